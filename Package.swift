@@ -1,0 +1,76 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Every target of ours is built in Swift 6 language mode (strict concurrency) and
+// any warning fails the build: the bar is "no warnings", enforced rather than hoped for.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "beaconctl",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "beaconctl", targets: ["beaconctl"]),
+        .library(name: "BeaconCore", targets: ["BeaconCore"]),
+        .library(name: "FleetManifest", targets: ["FleetManifest"]),
+        .library(name: "HCI", targets: ["HCI"]),
+        .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // System libraries: libyaml for the manifest, libbluetooth for kernel sockets.
+        .systemLibrary(
+            name: "CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(
+            name: "CBlueZ", pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]),
+
+        // Identity, frames, regions, ranging maths: no I/O, no dependencies.
+        .target(name: "BeaconCore", swiftSettings: strict),
+        // YAML → fleet model with source locations, validation, export/import.
+        .target(name: "FleetManifest", dependencies: ["CYAML", "BeaconCore"], swiftSettings: strict),
+        // HCI packets, commands, events, H4 framing, host-controller actor, TCP/serial, btsnoop.
+        .target(name: "HCI", dependencies: ["BeaconCore"], swiftSettings: strict),
+        // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
+        .target(name: "HCILinux", dependencies: ["HCI", "CBlueZ"], swiftSettings: strict),
+        // Use cases: advertise, validate, export/import, controller inventory.
+        .target(
+            name: "BeaconFleet",
+            dependencies: [
+                "BeaconCore", "FleetManifest", "HCI", "HCILinux",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // The command line: argument parsing, output formatting, logging setup.
+        .target(
+            name: "BeaconCLI",
+            dependencies: [
+                "BeaconFleet",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(name: "beaconctl", dependencies: ["BeaconCLI"], swiftSettings: strict),
+        // Release-built benchmark: manifest load+validate against libyaml's bare event parse.
+        .executableTarget(
+            name: "manifest-benchmark", dependencies: ["FleetManifest", "CYAML"],
+            swiftSettings: strict),
+
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .testTarget(
+            name: "FleetManifestTests", dependencies: ["FleetManifest"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "HCITests", dependencies: ["HCI"], swiftSettings: strict),
+        .testTarget(name: "HCILinuxTests", dependencies: ["HCILinux"], swiftSettings: strict),
+        .testTarget(name: "BeaconFleetTests", dependencies: ["BeaconFleet"], swiftSettings: strict),
+        .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI"], swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["BeaconFleet", "HCI"], swiftSettings: strict),
+    ]
+)
