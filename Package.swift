@@ -19,8 +19,8 @@ let package = Package(
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // System libraries: libyaml for the manifest, libbluetooth for kernel sockets.

@@ -1,0 +1,54 @@
+import ArgumentParser
+
+/// The `beaconctl` command: the root of every subcommand.
+public struct BeaconCtl: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "beaconctl",
+        abstract: "Turn Linux boxes into iBeacons, plan fleets of them, and check the air against the plan.",
+        discussion: """
+            Exit codes: 0 all good; 1 findings (an invalid manifest, a failed verification); \
+            2 usage error or unreadable input; 3 controller or transport failure.
+            Controllers are named by one transport string everywhere: hci0, hci-socket:0, \
+            hci-user:0, tcp-client:HOST:PORT, serial:/dev/ttyACM0[,BAUD], virtual.
+            """,
+        version: BeaconCtlVersion.current,
+        subcommands: BeaconCtl.subcommandTypes)
+
+    public init() {}
+}
+
+public enum BeaconCtlVersion {
+    public static let current = "0.1.0"
+}
+
+/// Runs `beaconctl` with `arguments` (without the program name) on `Console.current` and
+/// returns the process exit code. `main` calls this; tests call it with a capturing console.
+public enum BeaconCtlRunner {
+    public static func run(_ arguments: [String]) async -> Int32 {
+        let console = Console.current
+        do {
+            var command = try BeaconCtl.parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return ExitStatus.clean.rawValue
+        } catch let failure as CommandFailure {
+            console.errorLine("beaconctl: error: \(failure.message)")
+            return failure.status.rawValue
+        } catch {
+            let code = BeaconCtl.exitCode(for: error)
+            let message = BeaconCtl.fullMessage(for: error)
+            if code == .success {
+                // --help and --version: their text is the requested output.
+                if !message.isEmpty { console.line(message) }
+                return ExitStatus.clean.rawValue
+            }
+            if !message.isEmpty { console.errorLine(message) }
+            // ArgumentParser reports usage errors as EX_USAGE (64); our contract says 2.
+            if code == .validationFailure { return ExitStatus.usageOrInput.rawValue }
+            return code.rawValue
+        }
+    }
+}

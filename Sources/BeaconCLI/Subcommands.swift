@@ -1,0 +1,6 @@
+import ArgumentParser
+
+extension BeaconCtl {
+    /// Every top-level subcommand, in the order `--help` lists them.
+    static let subcommandTypes: [any ParsableCommand.Type] = []
+}
