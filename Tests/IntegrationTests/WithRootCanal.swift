@@ -1,7 +1,20 @@
 import Testing
 
-/// Runs `body` against a fresh RootCanal and stops it afterwards, whether `body` returns,
-/// throws or records issues.
+/// Runs `body` against a fresh RootCanal and stops it afterwards (SIGTERM, then SIGKILL),
+/// whether `body` returns, throws or records issues.
+///
+///     @Suite("advertising", .requiresRootCanal, .timeLimit(.minutes(1)))
+///     struct AdvertisingTests {
+///         @Test func oneBeacon() async throws {
+///             try await withRootCanal { rootCanal in
+///                 // Each open of rootCanal.hciTransportSpec ("tcp-client:127.0.0.1:PORT")
+///                 // is a new controller on the same air.
+///             }
+///         }
+///     }
+///
+/// Run `scripts/setup-venv.sh` once, then `swift test --filter IntegrationTests`.
+/// RootCanal's RSSI is synthetic: never assert on it. Its timing is real.
 ///
 /// - When RootCanal is not installed: with `CI=true` the test fails, naming the setup
 ///   command; elsewhere it is cancelled with that reason (suites also carry

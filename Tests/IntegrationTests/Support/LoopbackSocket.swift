@@ -107,7 +107,8 @@ final class LoopbackSocket {
             }
             if got > 0 {
                 received.append(contentsOf: chunk[0..<got])
-            } else if got == 0 {
+            } else if got == 0 || errno == ECONNRESET {
+                // A process that dies with unread input in its socket resets the connection.
                 throw LoopbackSocketError.peerClosed(port: port, afterBytes: received.count, of: count)
             } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
                 guard ContinuousClock.now < deadline else {
