@@ -40,6 +40,10 @@ wanted_stamp="$requirements_hash python-$python_version"
 stamp_file="$venv_dir/.requirements-test.stamp"
 venv_python="$venv_dir/bin/python"
 
+venv_python_version() {
+  "$venv_python" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null
+}
+
 # The RootCanal binary sits inside its wheel, one folder per platform.
 rootcanal_binary() {
   local machine
@@ -49,17 +53,22 @@ rootcanal_binary() {
 
 if [[ -f "$stamp_file" && -x "$venv_python" ]] &&
   [[ "$(cat "$stamp_file")" == "$wanted_stamp" ]] &&
-  "$venv_python" -c 'import sys' >/dev/null 2>&1 &&
+  [[ "$(venv_python_version)" == "$python_version" ]] &&
   binary="$(rootcanal_binary)" && [[ -x "$binary" ]]; then
   say "$venv_dir is up to date (requirements ${requirements_hash:0:12}, Python $python_version)"
   say "RootCanal: $binary"
   exit 0
 fi
 
-if [[ -x "$venv_python" ]] && "$venv_python" -c 'import sys' >/dev/null 2>&1; then
+if [[ -x "$venv_python" ]] && [[ "$(venv_python_version)" == "$python_version" ]]; then
   say "updating the virtual environment in $venv_dir"
 else
-  # A missing or broken venv (its interpreter moved or was removed) is rebuilt from scratch.
+  # A missing or broken venv (its interpreter moved or was removed), or one built by
+  # another Python, is rebuilt from scratch. --clear empties DIR first: never do that to a
+  # folder that is not a venv (a mistyped argument must not wipe someone's files).
+  if [[ -d "$venv_dir" && ! -f "$venv_dir/pyvenv.cfg" ]] && [[ -n "$(ls -A "$venv_dir")" ]]; then
+    fail "$venv_dir exists, is not empty and is not a virtual environment (no pyvenv.cfg): choose another DIR, or remove it yourself"
+  fi
   say "creating a virtual environment in $venv_dir with $python (Python $python_version)"
   "$python" -m venv --clear "$venv_dir"
 fi
