@@ -281,14 +281,15 @@ extension ManifestReader {
                 "\(name) must be \(expectation), not \(written) (a boolean to YAML 1.1 readers, text to YAML 1.2 readers)",
                 at: token.mark)
         case .leadingZero:
+            let negative = token.text.hasPrefix("-")
             let digits = token.text.drop { $0 == "-" || $0 == "0" }
-            let decimal = digits.isEmpty ? "0" : String(digits)
-            let isOctal = token.text.allSatisfy { ("0"..."7").contains($0) || $0 == "-" }
-            let yaml11 = isOctal ? "octal (\(Int(token.text, radix: 8).map(String.init) ?? "?"))" : "text"
+            let decimal = (negative ? "-" : "") + (digits.isEmpty ? "0" : String(digits))
+            let octal = Int(token.text, radix: 8).map(String.init)
+            let yaml11 = octal.map { "octal \($0)" } ?? "text"
             report(
                 .ambiguousNumber,
-                "\(name) is written \(written): with a leading zero YAML 1.1 reads \(yaml11) and YAML 1.2 reads decimal \(token.text.hasPrefix("-") ? "-" : "")\(decimal)",
-                at: token.mark, hint: "write the number without leading zeros")
+                "\(name) is written \(written): with a leading zero YAML 1.1 reads \(yaml11) and YAML 1.2 reads decimal \(decimal)",
+                at: token.mark, hint: octal.map { "write \(decimal) (or \($0) if octal was meant)" } ?? "write \(decimal)")
         case .prefixedInteger(let base, let value):
             let baseName = base == 16 ? "hexadecimal" : base == 8 ? "octal" : "binary"
             report(

@@ -144,7 +144,10 @@ struct YAMLEventSource: ~Copyable {
         default: tag = nil
         }
         guard let tag else { return nil }
-        return String(cString: tag)
+        // libyaml hands out resolved tags; show the `!!int` shorthand people write.
+        let resolved = String(cString: tag)
+        let standardPrefix = "tag:yaml.org,2002:"
+        return resolved.hasPrefix(standardPrefix) ? "!!" + resolved.dropFirst(standardPrefix.count) : resolved
     }
 
     /// The name an alias event refers to (`*name`).
