@@ -187,6 +187,14 @@ struct DocumentResolver {
 
     private func resolveRegion(_ draft: RegionDraft, fleet: InheritableSettings, fleetName: String) -> Namespace.RegionEntry {
         var entry = Namespace.RegionEntry(id: draft.id, region: nil, location: location(draft.location))
+        let name = draft.id.map { "region `\($0)`" } ?? "a region"
+        if let minor = draft.minor, draft.major == nil {
+            log.emit(
+                .minorWithoutMajor, "\(name) gives a `minor` without a `major`",
+                at: location(minor.mark),
+                hint: "a region matches a UUID, a UUID and major, or a UUID, major and minor (as CLBeaconRegion does); add `major:`")
+            return entry
+        }
         guard !draft.isRejected, let id = draft.id else { return entry }
         let uuid: ProximityUUID
         if let own = draft.uuid {
@@ -196,16 +204,9 @@ struct DocumentResolver {
         } else {
             if !fleet.invalid.contains(.uuid) {
                 log.emit(
-                    .missingField, "region `\(id)` has no `uuid` and the manifest sets none at the top",
+                    .missingField, "\(name) has no `uuid` and the manifest sets none at the top",
                     at: entry.location, hint: "set `uuid:` on the region or at the top of the file")
             }
-            return entry
-        }
-        if let minor = draft.minor, draft.major == nil {
-            log.emit(
-                .minorWithoutMajor, "region `\(id)` gives a `minor` without a `major`",
-                at: location(minor.mark),
-                hint: "a region matches a UUID, a UUID and major, or a UUID, major and minor (as CLBeaconRegion does); add `major:`")
             return entry
         }
         guard let region = BeaconRegion(identifier: id, uuid: uuid, major: draft.major, minor: draft.minor?.value) else {

@@ -12,9 +12,8 @@ struct NamespaceChecks {
         checkBeaconIDs(&namespace)
         checkIdentities(&namespace)
         checkAddresses(&namespace)
-        let (fleet, budgets) = assemble(namespace)
-        checkHostBudgets(fleet.beacons, budgets: budgets)
-        return fleet
+        checkHostBudgets(namespace)
+        return assemble(namespace)
     }
 
     private func firstNote(_ location: SourceLocation, _ message: String) -> [DiagnosticNote] {
@@ -88,26 +87,26 @@ struct NamespaceChecks {
     }
 
     /// More beacons on one host than its controller can advertise at once: the extra
-    /// ones would never be on the air. `budgets[i]` is the budget declared by the manifest
-    /// of `beacons[i]`.
-    private func checkHostBudgets(_ beacons: [ResolvedBeacon], budgets: [Int]) {
+    /// ones would never be on the air. Every beacon meant for a host counts, errors or
+    /// not: fixing them will not make the host's controller any larger.
+    private func checkHostBudgets(_ namespace: Namespace) {
         struct HostLoad {
             var count = 0
             var budget = Int.max
         }
         var loads: [String: HostLoad] = [:]
-        for (index, beacon) in beacons.enumerated() {
+        for (index, beacon) in namespace.beacons.enumerated() {
             guard let host = beacon.host else { continue }
             // Manifests sharing a host may declare different budgets: the smallest wins,
             // the controller cannot do more than its tightest description says.
             var load = loads[host] ?? HostLoad()
             load.count += 1
-            load.budget = min(load.budget, budgets[index])
+            load.budget = min(load.budget, namespace.beaconStates[index].hostBudget)
             loads[host] = load
         }
         // Report each overloaded host once, at its first beacon beyond the budget.
         var seen: [String: Int] = [:]
-        for beacon in beacons {
+        for beacon in namespace.beacons {
             guard let host = beacon.host, let load = loads[host], load.count > load.budget else { continue }
             seen[host, default: 0] += 1
             guard seen[host] == load.budget + 1 else { continue }
@@ -120,20 +119,16 @@ struct NamespaceChecks {
     }
 
     /// The fleet: venues without errors, each with its usable beacons, in file order.
-    /// Also returns each fleet beacon's host budget, in the same order.
-    private func assemble(_ namespace: Namespace) -> (Fleet, budgets: [Int]) {
+    private func assemble(_ namespace: Namespace) -> Fleet {
         var venues: [ResolvedVenue] = []
         var beacons: [ResolvedBeacon] = []
-        var budgets: [Int] = []
         venues.reserveCapacity(namespace.venues.count)
         beacons.reserveCapacity(namespace.beacons.count)
-        budgets.reserveCapacity(namespace.beacons.count)
         for venue in namespace.venues where !venue.isRejected {
             var venueBeacons: [ResolvedBeacon] = []
             venueBeacons.reserveCapacity(venue.beaconRange.count)
             for index in venue.beaconRange where namespace.beaconStates[index].isUsable {
                 venueBeacons.append(namespace.beacons[index])
-                budgets.append(namespace.beaconStates[index].hostBudget)
             }
             beacons.append(contentsOf: venueBeacons)
             venues.append(
@@ -142,7 +137,7 @@ struct NamespaceChecks {
                     beacons: venueBeacons, location: venue.location))
         }
         let regions = checkRegions(namespace.regions, against: beacons)
-        return (Fleet(venues: venues, regions: regions, beacons: beacons, files: namespace.files), budgets)
+        return Fleet(venues: venues, regions: regions, beacons: beacons, files: namespace.files)
     }
 
     /// Unique region ids, and a warning for a region no beacon of the fleet would enter.
