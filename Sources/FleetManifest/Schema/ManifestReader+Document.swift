@@ -171,7 +171,9 @@ extension ManifestReader {
 
     /// Moves to a value that must be a mapping; `false` (after reporting, if needed) when
     /// it is not. An empty value (`plan:` with nothing after it) is reported as empty.
-    mutating func mappingStart(of field: ManifestField, expecting expectation: String) throws(YAMLStreamFailure) -> Bool {
+    mutating func mappingStart(
+        of field: ManifestField, expecting expectation: @autoclosure () -> String
+    ) throws(YAMLStreamFailure) -> Bool {
         switch try events.advance() {
         case .mappingStart:
             if let tag = events.explicitTag { reportTag(tag) }
@@ -179,9 +181,9 @@ extension ManifestReader {
         case .alias:
             reportAlias()
         case .scalar where ScalarKind(of: currentToken) == .null:
-            report(.emptyValue, "`\(field.key)` has no value; it must be \(expectation)", at: events.mark)
+            report(.emptyValue, "`\(field.key)` has no value; it must be \(expectation())", at: events.mark)
         case .scalar, .sequenceStart:
-            report(.wrongType, "`\(field.key)` must be \(expectation), not \(currentShape)", at: events.mark)
+            report(.wrongType, "`\(field.key)` must be \(expectation()), not \(currentShape)", at: events.mark)
             try skipNode()
         default:
             throw unexpectedEvent()
@@ -191,7 +193,9 @@ extension ManifestReader {
 
     /// Moves to a value that must be a list; `false` when it is not. An empty value
     /// (`regions:` with nothing after it) is an empty list.
-    mutating func listStart(of field: ManifestField, expecting expectation: String) throws(YAMLStreamFailure) -> Bool {
+    mutating func listStart(
+        of field: ManifestField, expecting expectation: @autoclosure () -> String
+    ) throws(YAMLStreamFailure) -> Bool {
         switch try events.advance() {
         case .sequenceStart:
             if let tag = events.explicitTag { reportTag(tag) }
@@ -201,7 +205,7 @@ extension ManifestReader {
         case .scalar where ScalarKind(of: currentToken) == .null:
             break
         case .scalar, .mappingStart:
-            report(.wrongType, "`\(field.key)` must be \(expectation), not \(currentShape)", at: events.mark)
+            report(.wrongType, "`\(field.key)` must be \(expectation()), not \(currentShape)", at: events.mark)
             try skipNode()
         default:
             throw unexpectedEvent()
@@ -230,12 +234,20 @@ extension ManifestReader {
     private func reportStreamFailure(_ failure: YAMLStreamFailure, bytes: UnsafeBufferPointer<UInt8>) {
         switch failure {
         case .encoding(let problem, let offset, let byte):
-            let position = TextPosition.of(byteOffset: offset, in: bytes)
-            let what = byte >= 0 ? " (byte 0x\(String(byte, radix: 16, uppercase: true)))" : ""
+            let (start, lead) = Self.malformedSequenceStart(
+                reportedOffset: offset, trailingByte: problem.contains("trailing"), in: bytes)
+            let what: String
+            if problem.hasPrefix("control characters") {
+                what = "control character \(Self.hexByte(byte)) at byte offset \(offset) (NUL and other control characters cannot appear in YAML)"
+            } else if problem.hasPrefix("incomplete") {
+                what = "the file ends inside a UTF-8 sequence that starts with byte \(Self.hexByte(Int32(lead))) at offset \(start)"
+            } else {
+                what = "invalid UTF-8 sequence starting with byte \(Self.hexByte(Int32(lead))) at offset \(start)"
+            }
             report(
-                .invalidEncoding, "not UTF-8 text: \(problem)\(what) at byte offset \(offset)",
-                at: position,
-                hint: "manifests are UTF-8 text files; is this a binary file, or saved in another encoding?")
+                .invalidEncoding, "not UTF-8 text: \(what)",
+                at: TextPosition.of(byteOffset: problem.hasPrefix("control characters") ? offset : start, in: bytes),
+                hint: "manifests are UTF-8 text files; is this a binary file, or saved in another encoding (Latin-1, Windows-1252)?")
         case .syntax(let problem, let mark, let context, let contextMark):
             var notes: [DiagnosticNote] = []
             if let context, let contextMark {
@@ -248,5 +260,26 @@ extension ManifestReader {
                 "mappings and lists are nested more than \(limit) levels deep here; a manifest needs 6",
                 at: mark, hint: "this is not a fleet manifest, or its structure is broken")
         }
+    }
+
+    /// libyaml reports a bad trailing byte at its own offset, inside the sequence; people
+    /// want the byte that started it (the Latin-1 `é`, not the letter after it). Other
+    /// problems are reported at the offending byte already.
+    static func malformedSequenceStart(
+        reportedOffset offset: Int, trailingByte: Bool, in bytes: UnsafeBufferPointer<UInt8>
+    ) -> (offset: Int, byte: UInt8) {
+        guard offset < bytes.count else { return (offset, 0) }
+        if trailingByte {
+            // A UTF-8 sequence is at most 4 bytes: its lead is at most 3 bytes back.
+            for start in stride(from: offset - 1, through: max(0, offset - 3), by: -1) where bytes[start] & 0xC0 == 0xC0 {
+                return (start, bytes[start])
+            }
+        }
+        return (offset, bytes[offset])
+    }
+
+    static func hexByte(_ value: Int32) -> String {
+        let digits = String(UInt8(truncatingIfNeeded: value), radix: 16, uppercase: true)
+        return "0x" + (digits.count == 1 ? "0" + digits : digits)
     }
 }

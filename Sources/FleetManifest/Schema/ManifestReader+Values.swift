@@ -6,8 +6,10 @@ import BeaconCore
 extension ManifestReader {
     /// The value's scalar, or `nil` after reporting a collection, alias or tag where a
     /// scalar belongs.
+    /// `expectation` is only built when a message needs it: values are read by the
+    /// hundred thousand, messages are rare.
     mutating func scalarValue(
-        of field: ManifestField, expecting expectation: String
+        of field: ManifestField, expecting expectation: @autoclosure () -> String
     ) throws(YAMLStreamFailure) -> ScalarToken? {
         switch try events.advance() {
         case .scalar:
@@ -21,7 +23,7 @@ extension ManifestReader {
             return nil
         case .mappingStart, .sequenceStart:
             let shape = events.kind == .mappingStart ? "a mapping" : "a list"
-            report(.wrongType, "`\(field.key)` must be \(expectation), not \(shape)", at: events.mark)
+            report(.wrongType, "`\(field.key)` must be \(expectation()), not \(shape)", at: events.mark)
             try skipNode()
             return nil
         default:
@@ -40,20 +42,22 @@ extension ManifestReader {
     mutating func integerValue(
         of field: ManifestField, in range: ClosedRange<Int>, unit: String? = nil
     ) throws(YAMLStreamFailure) -> Located<Int>? {
-        let units = unit.map { " \($0)" } ?? ""
-        let expectation = "an integer \(range.lowerBound)…\(range.upperBound)\(units)"
-        guard let token = try scalarValue(of: field, expecting: expectation) else { return nil }
+        func expectation() -> String {
+            "an integer \(range.lowerBound)…\(range.upperBound)" + (unit.map { " \($0)" } ?? "")
+        }
+        guard let token = try scalarValue(of: field, expecting: expectation()) else { return nil }
         switch ScalarKind(of: token) {
         case .integer(let value) where range.contains(value):
             return Located(value: value, mark: token.mark)
         case .integer, .integerOverflow:
+            let units = unit.map { " \($0)" } ?? ""
             report(
                 .valueOutOfRange,
                 "`\(field.key)` is \(token.excerpt)\(units); it must be \(range.lowerBound)…\(range.upperBound)\(units)",
                 at: token.mark, hint: rangeHint(for: field))
             return nil
         case let kind:
-            reportMismatch(kind, token, field: field, expectation: expectation, wantsInteger: true)
+            reportMismatch(kind, token, field: field, expectation: expectation(), wantsInteger: true)
             return nil
         }
     }
@@ -84,23 +88,26 @@ extension ManifestReader {
     // MARK: Real numbers
 
     /// A number of metres (plan sizes, positions). `field` names it in messages.
-    mutating func metresValue(of description: String, field: ManifestField) throws(YAMLStreamFailure) -> Located<Double>? {
-        let expectation = "a number of metres"
-        guard let token = try scalarValue(of: field, expecting: expectation) else { return nil }
-        return metres(from: token, description: description, field: field)
+    mutating func metresValue(
+        of description: @autoclosure () -> String, field: ManifestField
+    ) throws(YAMLStreamFailure) -> Located<Double>? {
+        guard let token = try scalarValue(of: field, expecting: "a number of metres") else { return nil }
+        return metres(from: token, description: description(), field: field)
     }
 
-    func metres(from token: ScalarToken, description: String, field: ManifestField) -> Located<Double>? {
+    func metres(
+        from token: ScalarToken, description: @autoclosure () -> String, field: ManifestField
+    ) -> Located<Double>? {
         switch ScalarKind(of: token) {
         case .integer(let value):
             return Located(value: Double(value), mark: token.mark)
         case .decimal(let value, _) where value.isFinite:
             return Located(value: value, mark: token.mark)
         case .nonFinite, .decimal, .integerOverflow:
-            report(.valueOutOfRange, "\(description) is \(token.excerpt); it must be a finite number of metres", at: token.mark)
+            report(.valueOutOfRange, "\(description()) is \(token.excerpt); it must be a finite number of metres", at: token.mark)
             return nil
         case let kind:
-            reportMismatch(kind, token, field: field, expectation: "a number of metres", wantsInteger: false, subject: description)
+            reportMismatch(kind, token, field: field, expectation: "a number of metres", wantsInteger: false, subject: description())
             return nil
         }
     }
@@ -186,7 +193,7 @@ extension ManifestReader {
     /// `auto` or a calibrated dBm value −127…−1; outside the plausible −100…−30 a warning.
     mutating func measuredPowerValue() throws(YAMLStreamFailure) -> MeasuredPower? {
         let field = ManifestField.measuredPower
-        let expectation = "`auto` or an integer −127…−1 (dBm at 1 m)"
+        let expectation = "`auto` or an integer −127…−1 (dBm at 1 m)"  // a literal: free to pass
         guard let token = try scalarValue(of: field, expecting: expectation) else { return nil }
         let kind = ScalarKind(of: token)
         if token.bytes.elementsEqual("auto".utf8), kind == .text || kind == .quoted {
@@ -229,18 +236,18 @@ extension ManifestReader {
         try integerValue(of: .txPower, in: -127...20, unit: "dBm")?.value
     }
 
-    /// The expected advertiser address, normalised to upper case.
-    mutating func macValue() throws(YAMLStreamFailure) -> Located<String>? {
-        guard let token = try scalarValue(of: .mac, expecting: "an address like AA:BB:CC:DD:EE:FF"),
-            let text = text(from: token, field: .mac)
-        else { return nil }
-        switch MACAddress.normalize(text.value) {
-        case .success(let canonical):
-            return Located(value: canonical, mark: token.mark)
-        case .failure(let problem):
-            report(.invalidMAC, "`mac` `\(token.excerpt)` is not a Bluetooth address: \(problem)", at: token.mark)
-            return nil
+    /// The expected advertiser address as 48 bits, read straight from the bytes.
+    mutating func macValue() throws(YAMLStreamFailure) -> Located<UInt64>? {
+        guard let token = try scalarValue(of: .mac, expecting: "an address like AA:BB:CC:DD:EE:FF") else { return nil }
+        if token.style != .block, let bits = MACAddress.pack(token.bytes) {
+            return Located(value: bits, mark: token.mark)
         }
+        guard let text = text(from: token, field: .mac) else { return nil }
+        report(
+            .invalidMAC,
+            "`mac` `\(token.excerpt)` is not a Bluetooth address: \(MACAddress.problem(in: text.value))",
+            at: token.mark)
+        return nil
     }
 
     // MARK: Mismatches

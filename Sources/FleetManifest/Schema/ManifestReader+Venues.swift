@@ -80,9 +80,7 @@ extension ManifestReader {
         // Values go straight into the box the beacon will be; inherited ones are filled
         // in when the document is complete (fleet-level keys may come after `venues`).
         var draft = BeaconDraft(
-            beacon: ResolvedBeacon(
-                id: "", venueID: "", fleetName: "",
-                identity: BeaconIdentity(uuid: .zero, major: 0, minor: 0), location: location(mark)))
+            beacon: ResolvedBeacon(venue: fileContext, line: Int(mark.line), column: Int(mark.column)))
         var seen = FieldSet()
         let frame = keyMarks.count
         while true {
@@ -160,7 +158,7 @@ extension ManifestReader {
             }
         case .mac:
             if let mac = try macValue() {
-                draft.beacon.expectedAddress = mac.value
+                draft.beacon.setExpectedAddress(packed: mac.value)
                 draft.macMark = mac.mark
             }
         default:
@@ -178,7 +176,7 @@ extension ManifestReader {
             return nil
         }
         let mark = events.mark
-        var coordinates: [Double] = []
+        var coordinates: (x: Double, y: Double) = (0, 0)
         var count = 0
         var failed = false
         while try events.advance() != .sequenceEnd {
@@ -187,7 +185,7 @@ extension ManifestReader {
             switch events.kind {
             case .scalar:
                 if let value = metres(from: currentToken, description: "the \(axis) of `position`", field: .position) {
-                    coordinates.append(value.value)
+                    if count == 1 { coordinates.x = value.value } else { coordinates.y = value.value }
                 } else {
                     failed = true
                 }
@@ -204,7 +202,7 @@ extension ManifestReader {
             report(.wrongType, "`position` has \(count) number\(count == 1 ? "" : "s"); it must be \(expectation)", at: mark)
             return nil
         }
-        guard !failed, coordinates.count == 2 else { return nil }
-        return Located(value: PlanPoint(x: coordinates[0], y: coordinates[1]), mark: mark)
+        guard !failed else { return nil }
+        return Located(value: PlanPoint(x: coordinates.x, y: coordinates.y), mark: mark)
     }
 }

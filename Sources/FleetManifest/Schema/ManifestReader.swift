@@ -13,11 +13,14 @@ struct ManifestReader: ~Copyable {
     /// Keys seen in the mappings being read, innermost last, for "first occurrence" notes
     /// on duplicate keys. Reused across mappings, so reading allocates nothing per key.
     var keyMarks: [(field: ManifestField, mark: Mark)] = []
+    /// Beacons start with this context (the file); resolution gives them their venue's.
+    let fileContext: VenueContext
 
     init(file: String, bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, log: DiagnosticLog) {
         events = YAMLEventSource(bytes: bytes, maxDepth: maxDepth)
         self.log = log
         self.file = file
+        fileContext = VenueContext(venueID: "", fleetName: "", file: file)
         keyMarks.reserveCapacity(64)
     }
 

@@ -39,9 +39,8 @@ struct DocumentResolver {
     ) {
         let start = namespace.beacons.count
         let venueName = venue.id
-        let venueID = venueName ?? ""
+        let context = VenueContext(venueID: venueName ?? "", fleetName: fleetName, file: file)
         let settings = venue.settings
-        namespace.beacons.reserveCapacity(start + venue.beacons.count)
         for index in venue.beacons.indices {
             // Mutate each box in place, where the draft holds its only reference: a copy
             // of the draft would make the box shared and every change would copy it.
@@ -53,18 +52,17 @@ struct DocumentResolver {
                 venue: settings, fleet: fleet)
             let hasIdentity = outcome.identityComplete && explicit.contains(.minor)
             let usable = !venue.beacons[index].isRejected && hasIdentity && outcome.settingsValid
-            venue.beacons[index].beacon.venueID = venueID
-            venue.beacons[index].beacon.fleetName = fleetName
+            venue.beacons[index].beacon.setVenue(context)
             let beacon = venue.beacons[index].beacon
             checkPosition(of: beacon, mark: venue.beacons[index].positionMark, venueID: venueName, plan: venue.plan)
             if let macMark = venue.beacons[index].macMark {
-                namespace.addressEntries.append((namespace.beacons.count, location(macMark)))
+                namespace.addressEntries.append((Int32(namespace.beacons.count), macMark))
             }
             namespace.beacons.append(beacon)
             namespace.beaconStates.append(
                 Namespace.BeaconState(
                     hasID: venue.beacons[index].hasID, hasIdentity: hasIdentity, isUsable: usable,
-                    hostBudget: hostBudget))
+                    hostBudget: Int32(clamping: hostBudget)))
         }
         namespace.venues.append(
             Namespace.VenueEntry(
@@ -167,7 +165,7 @@ struct DocumentResolver {
     /// coverage maps would draw the beacon somewhere it cannot be.
     private func checkPosition(of beacon: ResolvedBeacon, mark: Mark?, venueID: String?, plan: PlanSize?) {
         guard let position = beacon.position, let mark else { return }
-        let point = "(\(Self.metres(position.x)), \(Self.metres(position.y)))"
+        var point: String { "(\(Self.metres(position.x)), \(Self.metres(position.y)))" }
         if let plan {
             guard !plan.contains(position) else { return }
             log.emit(
