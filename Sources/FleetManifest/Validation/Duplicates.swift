@@ -1,0 +1,62 @@
+/// Finds repeated keys among many entries without a hash table of them all. Each entry
+/// becomes one 64-bit word, its key's hash in the high half and its position in the low
+/// half; sorted, equal keys end up next to each other with the first occurrence leading.
+/// Eight bytes per entry, which matters at a million beacons.
+enum Duplicates {
+    /// Every entry whose key equals an earlier entry's, as (first occurrence, repeat),
+    /// ordered by the repeat. `include` filters entries; `key` is asked only for those.
+    static func find<Key: Hashable>(
+        count: Int, include: (Int) -> Bool, key: (Int) -> Key
+    ) -> [(first: Int, repeated: Int)] {
+        // Positions must fit the low half of a word; past four billion entries (far beyond
+        // any memory this would need) a dictionary does the job.
+        guard count <= Int(UInt32.max) else { return findWithDictionary(count: count, include: include, key: key) }
+        var words: [UInt64] = []
+        words.reserveCapacity(count)
+        for index in 0..<count where include(index) {
+            // Half a hash is plenty to sort by: equal halves of different keys are told
+            // apart below by comparing the keys themselves.
+            let hash = UInt64(truncatingIfNeeded: key(index).hashValue) >> 32
+            words.append(hash << 32 | UInt64(index))
+        }
+        words.sort()
+
+        var found: [(first: Int, repeated: Int)] = []
+        var runStart = 0
+        while runStart < words.count {
+            var runEnd = runStart + 1
+            while runEnd < words.count, words[runEnd] >> 32 == words[runStart] >> 32 { runEnd += 1 }
+            if runEnd - runStart > 1 {
+                var firsts: [(key: Key, index: Int)] = []
+                for word in words[runStart..<runEnd] {
+                    let index = Int(word & 0xFFFF_FFFF)
+                    let entryKey = key(index)
+                    if let first = firsts.first(where: { $0.key == entryKey }) {
+                        found.append((first.index, index))
+                    } else {
+                        firsts.append((entryKey, index))
+                    }
+                }
+            }
+            runStart = runEnd
+        }
+        found.sort { $0.repeated < $1.repeated }
+        return found
+    }
+
+    private static func findWithDictionary<Key: Hashable>(
+        count: Int, include: (Int) -> Bool, key: (Int) -> Key
+    ) -> [(first: Int, repeated: Int)] {
+        var firstIndex: [Key: Int] = [:]
+        var found: [(first: Int, repeated: Int)] = []
+        for index in 0..<count where include(index) {
+            let entryKey = key(index)
+            if let first = firstIndex[entryKey] {
+                found.append((first, index))
+            } else {
+                firstIndex[entryKey] = index
+            }
+        }
+        return found
+    }
+}

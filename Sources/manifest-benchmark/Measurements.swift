@@ -1,0 +1,178 @@
+import CYAML
+import FleetManifest
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What one child process measured.
+struct Measurement {
+    var seconds: Double
+    /// Peak resident set of the whole child process, in bytes.
+    var peakBytes: Int
+    /// Peak resident set before the measured work started (runtime plus the input bytes).
+    var baselineBytes: Int
+    var detail: String
+
+    var line: String { "\(seconds) \(peakBytes) \(baselineBytes) \(detail)" }
+
+    init(seconds: Double, peakBytes: Int, baselineBytes: Int, detail: String) {
+        self.seconds = seconds
+        self.peakBytes = peakBytes
+        self.baselineBytes = baselineBytes
+        self.detail = detail
+    }
+
+    init?(line: String) {
+        let fields = line.split(separator: " ", maxSplits: 3)
+        guard fields.count >= 3, let seconds = Double(fields[0]), let peak = Int(fields[1]),
+            let baseline = Int(fields[2])
+        else { return nil }
+        self.init(seconds: seconds, peakBytes: peak, baselineBytes: baseline,
+                  detail: fields.count > 3 ? String(fields[3]) : "")
+    }
+}
+
+/// The measurements a child process runs: each in a fresh process, so peak memory is
+/// that of one measurement and nothing else.
+enum ChildMode: String, CaseIterable {
+    /// libyaml alone: the event loop over the same bytes, nothing kept.
+    case libyaml
+    /// `ManifestLoader.load(sources:)` over the bytes in memory.
+    case loadSources = "load-sources"
+    /// `ManifestLoader.load(paths:)` reading the file itself.
+    case loadPaths = "load-paths"
+
+    func run(file: String) -> Measurement? {
+        let clock = ContinuousClock()
+        switch self {
+        case .libyaml, .loadSources:
+            guard let bytes = readFile(file) else { return nil }
+            let baseline = peakResidentBytes()
+            var detail = ""
+            let elapsed = clock.measure {
+                if self == .libyaml {
+                    detail = "\(parseEvents(bytes)) events"
+                } else {
+                    let result = ManifestLoader.load(sources: [(file, bytes)])
+                    detail = "\(result.fleet.beacons.count) beacons, \(result.errorCount) errors, \(result.warningCount) warnings"
+                }
+            }
+            return Measurement(seconds: elapsed.seconds, peakBytes: peakResidentBytes(), baselineBytes: baseline, detail: detail)
+        case .loadPaths:
+            let baseline = peakResidentBytes()
+            var detail = ""
+            let elapsed = clock.measure {
+                let result = ManifestLoader.load(paths: [file])
+                detail = "\(result.fleet.beacons.count) beacons, \(result.errorCount) errors, \(result.warningCount) warnings"
+            }
+            return Measurement(seconds: elapsed.seconds, peakBytes: peakResidentBytes(), baselineBytes: baseline, detail: detail)
+        }
+    }
+}
+
+/// The baseline: every event of the document produced and freed, exactly as the loader's
+/// parser is set up (UTF-8 input from memory), with nothing done with them.
+func parseEvents(_ bytes: [UInt8]) -> Int {
+    var parser = yaml_parser_t()
+    var event = yaml_event_t()
+    guard yaml_parser_initialize(&parser) != 0 else { return -1 }
+    defer { yaml_parser_delete(&parser) }
+    var count = 0
+    bytes.withUnsafeBufferPointer { buffer in
+        yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+        yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+        while yaml_parser_parse(&parser, &event) != 0 {
+            let done = event.type == YAML_STREAM_END_EVENT
+            yaml_event_delete(&event)
+            count += 1
+            if done { break }
+        }
+    }
+    return count
+}
+
+/// `ru_maxrss` of this process, in bytes (Linux reports kilobytes).
+func peakResidentBytes() -> Int {
+    var usage = rusage()
+    #if canImport(Glibc)
+    let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+    #else
+    let who = RUSAGE_SELF
+    #endif
+    guard getrusage(who, &usage) == 0 else { return 0 }
+    return Int(usage.ru_maxrss) * 1024
+}
+
+/// Reads a whole file into an array sized once, so that the input costs its size in
+/// memory and no more (a growing array would briefly hold two copies).
+func readFile(_ path: String) -> [UInt8]? {
+    guard let handle = fopen(path, "rb") else { return nil }
+    defer { fclose(handle) }
+    guard fseek(handle, 0, SEEK_END) == 0 else { return nil }
+    let size = ftell(handle)
+    guard size >= 0, fseek(handle, 0, SEEK_SET) == 0 else { return nil }
+    var readCount = 0
+    let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+        readCount = fread(buffer.baseAddress, 1, size, handle)
+        initialized = readCount
+    }
+    return readCount == size ? bytes : nil
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+    guard let handle = fopen(path, "wb") else { return false }
+    defer { fclose(handle) }
+    return bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) } == bytes.count
+}
+
+extension Duration {
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}
+
+/// Runs this executable again as `--child MODE FILE` and reads its one-line answer.
+func runChild(_ mode: ChildMode, file: String) -> Measurement? {
+    let executable = "/proc/self/exe"
+    let arguments = [CommandLine.arguments.first ?? "manifest-benchmark", "--child", mode.rawValue, file]
+    var pipeEnds: [Int32] = [0, 0]
+    guard pipe(&pipeEnds) == 0 else { return nil }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], STDOUT_FILENO)
+    posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var child: pid_t = 0
+    let status = posix_spawn(&child, executable, &actions, nil, &argv, environ)
+    close(pipeEnds[1])
+    guard status == 0 else {
+        close(pipeEnds[0])
+        return nil
+    }
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
+        if count <= 0 { break }
+        output.append(contentsOf: buffer[0..<count])
+    }
+    close(pipeEnds[0])
+    var exitStatus: Int32 = 0
+    waitpid(child, &exitStatus, 0)
+    return Measurement(line: String(decoding: output, as: UTF8.self).trimmingNewlines)
+}
+
+extension String {
+    var trimmingNewlines: String {
+        var text = self
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+}
