@@ -1,0 +1,39 @@
+import ArgumentParser
+import FleetManifest
+
+/// `beaconctl fleet …`: manifests in, diagnostics and spreadsheets out.
+struct FleetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "Validate, export and import fleet manifests.",
+        subcommands: [FleetValidateCommand.self])
+}
+
+/// Options for reading manifests, shared by the commands that load them.
+struct ManifestInput: ParsableArguments {
+    @Argument(help: "Manifest files or folders. A folder is one namespace: every .yaml/.yml file in it, recursively.")
+    var paths: [String] = []
+
+    @Option(name: .customLong("max-beacons-per-host"),
+            help: "Advertising sets one controller holds, for the per-host warning (default: the manifest's max_beacons_per_host, else 16).")
+    var maxBeaconsPerHost: Int?
+
+    func validate() throws {
+        if paths.isEmpty {
+            throw ValidationError("Name at least one manifest file or folder, e.g. `beaconctl fleet validate fleets/`.")
+        }
+        if let maxBeaconsPerHost, maxBeaconsPerHost < 1 {
+            throw ValidationError("--max-beacons-per-host must be at least 1; got \(maxBeaconsPerHost).")
+        }
+    }
+
+    var options: ValidationOptions {
+        var options = ValidationOptions()
+        if let maxBeaconsPerHost { options.maxBeaconsPerHost = maxBeaconsPerHost }
+        return options
+    }
+
+    func load() -> ManifestLoadResult {
+        ManifestLoader.load(paths: paths, options: options)
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import FleetManifest
+import Foundation
+
+struct FleetValidateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check manifests: syntax, types, ranges, and identities unique across the namespace.",
+        discussion: """
+            Reports every problem as `file:line:col: error[code]: message` (codes are listed in \
+            docs/diagnostics.md). Exit 0 when clean, 1 when there are errors (or warnings under \
+            --strict), 2 when an input cannot be read.
+            """)
+
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var input: ManifestInput
+
+    @Option(help: "Output format: text (for people) or json (for programs).")
+    var format: OutputFormat = .text
+
+    @Flag(help: "Treat warnings as errors.")
+    var strict = false
+
+    func run() async throws {
+        let result = input.load()
+        let diagnostics = strict ? result.diagnostics.map(Self.promotingWarning) : result.diagnostics
+        let errors = diagnostics.filter { $0.severity == .error }.count
+        let warnings = diagnostics.filter { $0.severity == .warning }.count
+
+        switch format {
+        case .text:
+            printText(diagnostics, result: result, errors: errors, warnings: warnings)
+        case .json:
+            try printJSON(diagnostics, result: result, errors: errors, warnings: warnings)
+        }
+
+        if !result.unreadableInputs.isEmpty { throw ExitStatus.usageOrInput.exitCode }
+        if errors > 0 { throw ExitStatus.findings.exitCode }
+    }
+
+    private static func promotingWarning(_ diagnostic: Diagnostic) -> Diagnostic {
+        guard diagnostic.severity == .warning else { return diagnostic }
+        var promoted = diagnostic
+        promoted.severity = .error
+        return promoted
+    }
+
+    private func printText(_ diagnostics: [Diagnostic], result: ManifestLoadResult, errors: Int, warnings: Int) {
+        let console = Console.current
+        let style = globals.style()
+        for diagnostic in diagnostics {
+            console.line(Self.colored(diagnostic.rendered, diagnostic.severity, style))
+        }
+        let fleet = result.fleet
+        let summary = "\(Self.count(fleet.files.count, "file")), \(Self.count(fleet.beacons.count, "beacon")) in "
+            + "\(Self.count(fleet.venues.count, "venue")), \(Self.count(fleet.regions.count, "region")): "
+            + "\(Self.count(errors, "error")), \(Self.count(warnings, "warning"))"
+        if errors == 0 && warnings == 0 && result.unreadableInputs.isEmpty {
+            console.line(style.success("ok") + ": " + summary)
+        } else {
+            console.line(summary)
+        }
+    }
+
+    /// Colours the severity word of the first line of a rendered diagnostic and of its notes.
+    private static func colored(_ rendered: String, _ severity: DiagnosticSeverity, _ style: Style) -> String {
+        guard style.enabled else { return rendered }
+        return rendered
+            .replacingOccurrences(of: ": error[", with: ": " + style.error("error") + "[")
+            .replacingOccurrences(of: ": warning[", with: ": " + style.warning("warning") + "[")
+            .replacingOccurrences(of: ": note: ", with: ": " + style.note("note") + ": ")
+    }
+
+    static func count(_ value: Int, _ noun: String) -> String {
+        "\(value) \(noun)\(value == 1 ? "" : "s")"
+    }
+
+    private func printJSON(_ diagnostics: [Diagnostic], result: ManifestLoadResult, errors: Int, warnings: Int) throws {
+        let report = ValidationReport(
+            files: result.fleet.files,
+            unreadable: result.unreadableInputs,
+            summary: .init(
+                errors: errors, warnings: warnings, beacons: result.fleet.beacons.count,
+                venues: result.fleet.venues.count, regions: result.fleet.regions.count),
+            diagnostics: diagnostics.map(ValidationReport.Entry.init))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(report)
+        Console.current.line(String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// The `--format json` shape of `fleet validate` (documented in docs/diagnostics.md).
+struct ValidationReport: Encodable {
+    struct Summary: Encodable {
+        var errors: Int
+        var warnings: Int
+        var beacons: Int
+        var venues: Int
+        var regions: Int
+    }
+    struct Position: Encodable {
+        var file: String
+        var line: Int
+        var column: Int
+        init(_ location: SourceLocation) {
+            file = location.file
+            line = location.line
+            column = location.column
+        }
+    }
+    struct Note: Encodable {
+        var location: Position?
+        var message: String
+    }
+    struct Entry: Encodable {
+        var severity: String
+        var code: String
+        var message: String
+        var location: Position
+        var notes: [Note]
+        var hint: String?
+
+        init(_ diagnostic: Diagnostic) {
+            severity = diagnostic.severity.rawValue
+            code = diagnostic.code
+            message = diagnostic.message
+            location = Position(diagnostic.location)
+            notes = diagnostic.notes.map { Note(location: $0.location.map(Position.init), message: $0.message) }
+            hint = diagnostic.hint
+        }
+    }
+    var files: [String]
+    var unreadable: [String]
+    var summary: Summary
+    var diagnostics: [Entry]
+}
