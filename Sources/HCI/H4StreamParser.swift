@@ -122,17 +122,19 @@ public struct H4StreamParser: Sendable {
             .framing,
             "H4 framing lost at stream byte \(streamOffset): \(H4PacketLayout.hex(byte)) is not a "
                 + "packet indicator (expected \(H4PacketLayout.knownIndicators)); next bytes "
-                + "\(shown.joined(separator: " ")). The peer is not speaking H4 or bytes were lost; "
-                + "reopen the transport so the controller is reset")
+                + "\(shown.joined(separator: " ")). \(Self.recoveryAdvice)")
     }
+
+    /// H4 cannot resynchronise by itself (see the type's comment): only a fresh start helps.
+    private static let recoveryAdvice =
+        "The peer is not speaking H4 or bytes were lost; reopen the transport so the controller is reset"
 
     private func oversized(_ type: HCIPacketType, payloadLength: Int) -> HCITransportError {
         HCITransportError(
             .framing,
             "H4 framing lost at stream byte \(streamOffset): the header of this "
                 + "\(H4PacketLayout.kindName(type)) packet declares \(payloadLength) payload bytes, "
-                + "more than the \(maximumPayloadLength) this host accepts. The peer is not speaking H4 or bytes "
-                + "were lost; reopen the transport so the controller is reset")
+                + "more than the \(maximumPayloadLength) this host accepts. \(Self.recoveryAdvice)")
     }
 }
 

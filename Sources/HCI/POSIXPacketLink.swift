@@ -60,7 +60,8 @@ package struct PacketLinkConfiguration: Sendable {
             return HCITransportError(
                 .ioFailure,
                 "\(name): the controller closed the link"
-                    + (unfinished > 0 ? " in the middle of a packet (\(unfinished) bytes of it received)" : ""))
+                    + (unfinished > 0
+                        ? " in the middle of a packet (\(unfinished) bytes of it received)" : ""))
         case .writeStalled(let timeout):
             return HCITransportError(
                 .ioFailure,

@@ -23,7 +23,9 @@ public enum SerialTransport {
             descriptor: descriptor, io: SystemDescriptorIO(isSocket: false), configuration: configuration)
     }
 
-    static func explain(_ failure: LinkFailure, name: String, path: String, baudRate: Int) -> HCITransportError {
+    static func explain(
+        _ failure: LinkFailure, name: String, path: String, baudRate: Int
+    ) -> HCITransportError {
         switch failure {
         case .endOfStream:
             return gone(name: name, path: path)
@@ -144,9 +146,9 @@ private struct SerialPortSetup {
         guard cfsetispeed(&settings, speed) == 0, cfsetospeed(&settings, speed) == 0,
             tcsetattr(descriptor, TCSANOW, &settings) == 0
         else {
+            let error = POSIXCallError.lastError(of: "tcsetattr")
             throw HCITransportError(
-                .connectFailed,
-                "\(name): the driver of \(path) refused \(baudRate) baud 8N1: \(POSIXCallError.lastError(of: "tcsetattr"))")
+                .connectFailed, "\(name): the driver of \(path) refused \(baudRate) baud 8N1: \(error)")
         }
         // tcsetattr succeeds if any one setting took: read back what the driver kept.
         var applied = termios()

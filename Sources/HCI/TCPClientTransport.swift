@@ -42,7 +42,8 @@ public enum TCPClientTransport {
             return HCITransportError(
                 .ioFailure,
                 "\(name): the controller at \(endpoint) closed the connection"
-                    + (unfinished > 0 ? " in the middle of a packet (\(unfinished) bytes of it received)" : "")
+                    + (unfinished > 0
+                        ? " in the middle of a packet (\(unfinished) bytes of it received)" : "")
                     + "; did its process exit? (RootCanal aborts on a command it cannot parse)")
         case .readFailed(let error) where error.code == ECONNRESET,
             .writeFailed(let error) where error.code == ECONNRESET || error.code == EPIPE:
@@ -79,7 +80,9 @@ private struct TCPConnector {
         var addresses: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &addresses)
         guard status == 0, let first = addresses else {
-            let reason = status == EAI_SYSTEM ? POSIXCallError.lastError(of: "getaddrinfo").reason
+            let reason =
+                status == EAI_SYSTEM
+                ? POSIXCallError.lastError(of: "getaddrinfo").reason
                 : String(cString: gai_strerror(status))
             return .failure(
                 HCITransportError(
@@ -160,12 +163,13 @@ private struct TCPConnector {
         if timedOut {
             return HCITransportError(
                 .connectFailed,
-                "\(name): no answer from \(endpoint) within \(timeout.spokenForMessages): check the address and port, "
-                    + "and that no firewall drops the connection")
+                "\(name): no answer from \(endpoint) within \(timeout.spokenForMessages): check the "
+                    + "address and port, and that no firewall drops the connection")
         }
         if let unreachable = failures.first(where: { [ENETUNREACH, EHOSTUNREACH].contains($0.code) }) {
             return HCITransportError(
-                .connectFailed, "\(name): \(endpoint) is unreachable (\(unreachable.reason)); check the address")
+                .connectFailed,
+                "\(name): \(endpoint) is unreachable (\(unreachable.reason)); check the address")
         }
         let detail = failures.map(\.description).joined(separator: "; ")
         return HCITransportError(.connectFailed, "\(name): cannot connect to \(endpoint): \(detail)")

@@ -63,7 +63,8 @@ extension HCITransportSpec {
             }
         } else {
             guard let colon = endpoint.lastIndex(of: ":") else {
-                throw invalid(text, "missing port: write tcp-client:HOST:PORT, as in tcp-client:127.0.0.1:6402")
+                throw invalid(
+                    text, "missing port: write tcp-client:HOST:PORT, as in tcp-client:127.0.0.1:6402")
             }
             host = endpoint[..<colon]
             portText = endpoint[endpoint.index(after: colon)...]
@@ -121,16 +122,22 @@ extension HCITransportSpec {
     /// A DNS name or dotted IPv4 address; resolution decides whether it exists.
     private static func isHostName(_ host: Substring) -> Bool {
         !host.isEmpty && host.utf8.count <= 253
-            && host.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic
-                || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_") }
+            && host.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic
+                        || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_")
+            }
     }
 
     /// Hex groups and colons (an embedded IPv4 tail allowed), optionally `%zone`.
     private static func isIPv6Literal(_ host: Substring) -> Bool {
         let address = host.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
         guard let groups = address.first, groups.contains(":"),
-            groups.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isASCIIHexDigit
-                || $0 == ":" || $0 == ".") })
+            groups.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isASCIIHexDigit
+                        || $0 == ":" || $0 == ".")
+            })
         else { return false }
         if address.count == 2 {
             return isHostName(address[1])

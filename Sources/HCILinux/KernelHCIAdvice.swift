@@ -19,7 +19,8 @@ struct KernelHCIAdvice {
     private var controller: String { "hci\(device)" }
 
     static let grantCapabilities =
-        "grant them once with `sudo setcap cap_net_raw,cap_net_admin+eip $(command -v beaconctl)`, or run as root"
+        "grant them once with `sudo setcap cap_net_raw,cap_net_admin+eip $(command -v beaconctl)`, "
+        + "or run as root"
 
     /// What the kernel says when it was built or booted without Bluetooth (EAFNOSUPPORT).
     static func noBluetoothSupport(_ prefix: String) -> HCITransportError {

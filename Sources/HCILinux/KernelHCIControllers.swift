@@ -43,7 +43,8 @@ public enum KernelHCIControllers {
                 // Unplugged between the two calls: it is simply not there any more.
                 continue
             } catch {
-                throw HCITransportError(.ioFailure, "\(prefix): cannot read the state of hci\(index): \(error)")
+                throw HCITransportError(
+                    .ioFailure, "\(prefix): cannot read the state of hci\(index): \(error)")
             }
         }
         return controllers

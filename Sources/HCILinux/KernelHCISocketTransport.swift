@@ -27,7 +27,8 @@ public enum KernelHCISocketTransport {
             throw HCITransportError(.ioFailure, "\(advice.name): cannot start opening the socket: \(error)")
         }
         let socket = try opened.get()
-        let configuration = PacketLinkConfiguration(name: advice.name, framing: .onePacketPerRead) { failure in
+        let configuration = PacketLinkConfiguration(name: advice.name, framing: .onePacketPerRead) {
+            failure in
             advice.explain(failure)
         }
         return try POSIXPacketTransport.start(

@@ -13,7 +13,9 @@ public protocol KernelHCISyscalls: Sendable {
     /// `setsockopt(socket, level, option, value)`.
     func setSocketOption(_ socket: Int32, level: Int32, option: Int32, value: [UInt8]) throws(POSIXCallError)
     /// `getsockopt(socket, level, option)`, returning at most `length` bytes.
-    func socketOption(_ socket: Int32, level: Int32, option: Int32, length: Int) throws(POSIXCallError) -> [UInt8]
+    func socketOption(
+        _ socket: Int32, level: Int32, option: Int32, length: Int
+    ) throws(POSIXCallError) -> [UInt8]
     /// `ioctl(socket, HCIGETDEVLIST)`: the indices of the registered controllers.
     func deviceList(_ socket: Int32) throws(POSIXCallError) -> [UInt16]
     /// `ioctl(socket, HCIGETDEVINFO)` for one controller.
@@ -63,7 +65,9 @@ public struct KernelHCIDeviceInfo: Hashable, Sendable {
 
     /// The bus the controller sits on, e.g. "USB".
     public var bus: String {
-        let names = ["virtual", "USB", "PC Card", "UART", "RS232", "PCI", "SDIO", "SPI", "I2C", "SMD", "virtio"]
+        let names = [
+            "virtual", "USB", "PC Card", "UART", "RS232", "PCI", "SDIO", "SPI", "I2C", "SMD", "virtio",
+        ]
         let bus = Int(type & 0x0F)
         return bus < names.count ? names[bus] : "bus \(bus)"
     }

@@ -15,10 +15,11 @@ struct TransportFactoryTests {
                 _ = try await ControllerTransports.open(spec)
             }
             #expect(
-                error == HCITransportError(
-                    .unsupported,
-                    "\(text): the virtual radio is not built into this version yet; for a simulated "
-                        + "controller, run RootCanal and use tcp-client:127.0.0.1:PORT"))
+                error
+                    == HCITransportError(
+                        .unsupported,
+                        "\(text): the virtual radio is not built into this version yet; for a simulated "
+                            + "controller, run RootCanal and use tcp-client:127.0.0.1:PORT"))
         }
     }
 
@@ -42,7 +43,9 @@ struct TransportFactoryTests {
             _ = try await ControllerTransports.open(.tcpClient(host: "127.0.0.1", port: port))
         }
         #expect(error.kind == .connectFailed)
-        #expect(error.message.contains("connection refused: is the controller/RootCanal running on 127.0.0.1:\(port)?"))
+        #expect(
+            error.message.contains(
+                "connection refused: is the controller/RootCanal running on 127.0.0.1:\(port)?"))
     }
 
     @Test("serial: reaches the serial transport")
@@ -52,7 +55,9 @@ struct TransportFactoryTests {
             _ = try await ControllerTransports.open(spec)
         }
         #expect(error.kind == .connectFailed)
-        #expect(error.message.hasPrefix("serial:/dev/ttyACM-beaconctl-absent: there is no /dev/ttyACM-beaconctl-absent"))
+        #expect(
+            error.message.hasPrefix(
+                "serial:/dev/ttyACM-beaconctl-absent: there is no /dev/ttyACM-beaconctl-absent"))
     }
 
     @Test("hci0 and hci-user:0 reach the kernel socket transport")

@@ -48,7 +48,9 @@ final class FakeKernelHCISyscalls: KernelHCISyscalls {
 
     init(_ script: Script = Script()) throws {
         var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+        guard
+            socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
+        else {
             throw POSIXCallError.lastError(of: "socketpair")
         }
         socketEnd = ends[0]
@@ -102,7 +104,8 @@ final class FakeKernelHCISyscalls: KernelHCISyscalls {
         }
     }
 
-    func setSocketOption(_ socket: Int32, level: Int32, option: Int32, value: [UInt8]) throws(POSIXCallError) {
+    func setSocketOption(_ socket: Int32, level: Int32, option: Int32, value: [UInt8]) throws(POSIXCallError)
+    {
         state.withLock { state in
             state.log.socketOptions.append((level, option, value))
             var kept = value
@@ -116,7 +119,9 @@ final class FakeKernelHCISyscalls: KernelHCISyscalls {
         }
     }
 
-    func socketOption(_ socket: Int32, level: Int32, option: Int32, length: Int) throws(POSIXCallError) -> [UInt8] {
+    func socketOption(
+        _ socket: Int32, level: Int32, option: Int32, length: Int
+    ) throws(POSIXCallError) -> [UInt8] {
         state.withLock { Array($0.filter.prefix(length)) }
     }
 

@@ -13,7 +13,8 @@ struct KernelHCIControllersTests {
             .init(devices: [
                 .fake(index: 0, isUp: true),
                 KernelHCIDeviceInfo(
-                    index: 1, name: "hci1", addressBytes: [0x01, 0x02, 0x03, 0x04, 0x05, 0xC6], flags: 0, type: 3),
+                    index: 1, name: "hci1", addressBytes: [0x01, 0x02, 0x03, 0x04, 0x05, 0xC6], flags: 0,
+                    type: 3),
             ]))
         let controllers = try KernelHCIControllers.list(syscalls: kernel)
         #expect(controllers.map(\.name) == ["hci0", "hci1"])
@@ -27,7 +28,9 @@ struct KernelHCIControllersTests {
     @Test("no Bluetooth in the kernel is reported, not an empty list")
     func noBluetooth() throws {
         let kernel = try FakeKernelHCISyscalls(.init(socketError: EAFNOSUPPORT))
-        let error = try #require(throws: HCITransportError.self) { try KernelHCIControllers.list(syscalls: kernel) }
+        let error = try #require(throws: HCITransportError.self) {
+            try KernelHCIControllers.list(syscalls: kernel)
+        }
         #expect(error.kind == .bluetoothUnsupported)
         #expect(error.message.hasPrefix("kernel controllers: this kernel has no Bluetooth support"))
     }
@@ -38,7 +41,9 @@ struct KernelHCIControllersTests {
         #expect(filter.socketOptionBytes.count == 16)
         #expect(KernelHCIFilter(socketOptionBytes: filter.socketOptionBytes) == filter)
         #expect(KernelHCIFilter(socketOptionBytes: Array(filter.socketOptionBytes.prefix(13))) == nil)
-        #expect(filter.passes(eventCode: 0x3E) && filter.passes(eventCode: 0x0F) && !filter.passes(eventCode: 0x0E))
+        #expect(
+            filter.passes(eventCode: 0x3E) && filter.passes(eventCode: 0x0F)
+                && !filter.passes(eventCode: 0x0E))
         #expect(filter.passes(.acl) && filter.passes(.event) && !filter.passes(.command))
     }
 }

@@ -28,11 +28,12 @@ struct KernelHCIRealSocketTests {
                 #expect([.noSuchDevice, .deviceDown, .permissionDenied].contains(error.kind), "\(error)")
             } else {
                 #expect(
-                    error == HCITransportError(
-                        .bluetoothUnsupported,
-                        "hci0: this kernel has no Bluetooth support (AF_BLUETOOTH: address family not "
-                            + "supported). Load the module (`modprobe bluetooth`), use a kernel built with "
-                            + "CONFIG_BT, or use tcp-client:/serial:/virtual"))
+                    error
+                        == HCITransportError(
+                            .bluetoothUnsupported,
+                            "hci0: this kernel has no Bluetooth support (AF_BLUETOOTH: address family not "
+                                + "supported). Load the module (`modprobe bluetooth`), use a kernel built with "
+                                + "CONFIG_BT, or use tcp-client:/serial:/virtual"))
             }
         }
     }

@@ -37,7 +37,10 @@ struct KernelHCISocketTransportTests {
     @Test("a missing controller points at the listing command, and the socket is closed")
     func noSuchController() async throws {
         let (error, kernel) = try await openError(device: 3, channel: .raw, .init())
-        #expect(error == HCITransportError(.noSuchDevice, "hci3: no controller hci3; `beaconctl controllers` lists them"))
+        #expect(
+            error
+                == HCITransportError(
+                    .noSuchDevice, "hci3: no controller hci3; `beaconctl controllers` lists them"))
         #expect(kernel.log.closed == [kernel.socketEnd])
     }
 
@@ -46,9 +49,11 @@ struct KernelHCISocketTransportTests {
         let (error, kernel) = try await openError(
             device: 1, channel: .raw, .init(devices: [.fake(index: 1, isUp: false)]))
         #expect(
-            error == HCITransportError(
-                .deviceDown,
-                "hci1: hci1 is down; power it on with `sudo btmgmt --index 1 power on` (or `sudo hciconfig hci1 up`)"))
+            error
+                == HCITransportError(
+                    .deviceDown,
+                    "hci1: hci1 is down; power it on with `sudo btmgmt --index 1 power on` (or `sudo hciconfig hci1 up`)"
+                ))
         #expect(kernel.log.closed == [kernel.socketEnd])
     }
 
@@ -76,30 +81,41 @@ struct KernelHCISocketTransportTests {
         let (error, kernel) = try await openError(
             channel: .raw, .init(eventCodesKeptWithoutCapability: unprivileged))
         #expect(
-            error == HCITransportError(
-                .permissionDenied,
-                "hci0: the kernel filters LE events out for this process, which lacks the CAP_NET_RAW capability; "
-                    + Self.grant))
+            error
+                == HCITransportError(
+                    .permissionDenied,
+                    "hci0: the kernel filters LE events out for this process, which lacks the CAP_NET_RAW capability; "
+                        + Self.grant))
         #expect(kernel.log.closed == [kernel.socketEnd])
     }
 
     @Test(
         "each USER channel bind failure says what to do",
         arguments: [
-            (EPERM, HCITransportError.Kind.permissionDenied,
-             "hci-user:0: the user channel needs the CAP_NET_ADMIN capability; " + grant),
-            (EBUSY, .deviceBusy,
-             "hci-user:0: hci0 is up or being set up by the kernel, and the user channel needs it down and "
-                + "unused: power it off with `sudo btmgmt --index 0 power off` (or `sudo hciconfig hci0 down`) "
-                + "and stop bluetoothd (`sudo systemctl stop bluetooth`)"),
-            (EUSERS, .deviceBusy,
-             "hci-user:0: another program already holds the user channel of hci0; stop it first "
-                + "(another beaconctl, or a Bluetooth stack such as Bumble)"),
-            (EALREADY, .deviceBusy,
-             "hci-user:0: another program already holds the user channel of hci0; stop it first "
-                + "(another beaconctl, or a Bluetooth stack such as Bumble)"),
-            (ERFKILL, .deviceDown,
-             "hci-user:0: hci0 is blocked by RF-kill; unblock it with `rfkill unblock bluetooth`"),
+            (
+                EPERM, HCITransportError.Kind.permissionDenied,
+                "hci-user:0: the user channel needs the CAP_NET_ADMIN capability; " + grant
+            ),
+            (
+                EBUSY, .deviceBusy,
+                "hci-user:0: hci0 is up or being set up by the kernel, and the user channel needs it down and "
+                    + "unused: power it off with `sudo btmgmt --index 0 power off` (or `sudo hciconfig hci0 down`) "
+                    + "and stop bluetoothd (`sudo systemctl stop bluetooth`)"
+            ),
+            (
+                EUSERS, .deviceBusy,
+                "hci-user:0: another program already holds the user channel of hci0; stop it first "
+                    + "(another beaconctl, or a Bluetooth stack such as Bumble)"
+            ),
+            (
+                EALREADY, .deviceBusy,
+                "hci-user:0: another program already holds the user channel of hci0; stop it first "
+                    + "(another beaconctl, or a Bluetooth stack such as Bumble)"
+            ),
+            (
+                ERFKILL, .deviceDown,
+                "hci-user:0: hci0 is blocked by RF-kill; unblock it with `rfkill unblock bluetooth`"
+            ),
             (ENODEV, .noSuchDevice, "hci-user:0: no controller hci0; `beaconctl controllers` lists them"),
         ])
     func userChannelBindFailures(code: Int32, kind: HCITransportError.Kind, message: String) async throws {
@@ -125,13 +141,23 @@ struct KernelHCISocketTransportTests {
     func readsArePackets() async throws {
         let report: [UInt8] = [0x04, 0x3E, 0x03, 0x02, 0x01, 0x00]
         let cases: [([UInt8], String)] = [
-            ([0x04, 0x0E, 0x04, 0x01, 0x03], "hci0: bad packet from the kernel: received a malformed event packet: its header declares 4 payload bytes but 2 follow"),
-            ([0x04, 0x0E], "hci0: bad packet from the kernel: received a malformed event packet: 1 bytes is shorter than its 2-byte header"),
-            ([0xFF, 0x01, 0x02], "hci0: bad packet from the kernel: received a packet with unknown indicator 0xFF (expected 01 command, 02 ACL, 03 SCO, 04 event or 05 ISO)"),
+            (
+                [0x04, 0x0E, 0x04, 0x01, 0x03],
+                "hci0: bad packet from the kernel: received a malformed event packet: its header declares 4 payload bytes but 2 follow"
+            ),
+            (
+                [0x04, 0x0E],
+                "hci0: bad packet from the kernel: received a malformed event packet: 1 bytes is shorter than its 2-byte header"
+            ),
+            (
+                [0xFF, 0x01, 0x02],
+                "hci0: bad packet from the kernel: received a packet with unknown indicator 0xFF (expected 01 command, 02 ACL, 03 SCO, 04 event or 05 ISO)"
+            ),
         ]
         for (bad, message) in cases {
             let kernel = try FakeKernelHCISyscalls()
-            let transport = try await KernelHCISocketTransport.open(device: 0, channel: .raw, syscalls: kernel)
+            let transport = try await KernelHCISocketTransport.open(
+                device: 0, channel: .raw, syscalls: kernel)
             kernel.deliver(report)
             kernel.deliver(bad)
             var received: [HCIPacket] = []
@@ -151,10 +177,12 @@ struct KernelHCISocketTransportTests {
         kernel.script { $0.pendingReadErrors = [EINTR, EAGAIN] }
         kernel.deliver([0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
         var iterator = transport.incoming.makeAsyncIterator()
-        #expect(try await iterator.next() == HCIPacket(type: .event, body: [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]))
+        #expect(
+            try await iterator.next() == HCIPacket(type: .event, body: [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]))
         kernel.script { $0.pendingPollErrors = [EINTR] }
         kernel.deliver([0x04, 0x0F, 0x04, 0x00, 0x01, 0x06, 0x20])
-        #expect(try await iterator.next() == HCIPacket(type: .event, body: [0x0F, 0x04, 0x00, 0x01, 0x06, 0x20]))
+        #expect(
+            try await iterator.next() == HCIPacket(type: .event, body: [0x0F, 0x04, 0x00, 0x01, 0x06, 0x20]))
         await transport.close()
     }
 
@@ -169,10 +197,11 @@ struct KernelHCISocketTransportTests {
             for try await _ in transport.incoming {}
         }
         #expect(
-            error == HCITransportError(
-                .ioFailure,
-                "hci0: hci0 went away (unplugged, or its driver reset); `beaconctl controllers` lists the "
-                    + "controllers present"))
+            error
+                == HCITransportError(
+                    .ioFailure,
+                    "hci0: hci0 went away (unplugged, or its driver reset); `beaconctl controllers` lists the "
+                        + "controllers present"))
     }
 
     // MARK: Writing
@@ -190,19 +219,29 @@ struct KernelHCISocketTransportTests {
     @Test(
         "each send failure says what to do",
         arguments: [
-            (ENETDOWN, HCITransportError.Kind.deviceDown,
-             "hci0: hci0 is down; power it on with `sudo btmgmt --index 0 power on` (or `sudo hciconfig hci0 up`)"),
-            (EPERM, .permissionDenied,
-             "hci0: the kernel refused the command: LE and vendor commands on the RAW channel need the "
-                + "CAP_NET_RAW capability; " + grant),
-            (EINVAL, .framing,
-             "hci0: the kernel refused the packet as invalid (shorter than 4 bytes, larger than the socket's "
-                + "MTU, or of a type this channel does not carry)"),
-            (ENODEV, .ioFailure,
-             "hci0: hci0 went away (unplugged, or its driver reset); `beaconctl controllers` lists the "
-                + "controllers present"),
-            (ENOBUFS, .ioFailure,
-             "hci0: sending to the controller failed: write: No buffer space available (errno 105)"),
+            (
+                ENETDOWN, HCITransportError.Kind.deviceDown,
+                "hci0: hci0 is down; power it on with `sudo btmgmt --index 0 power on` (or `sudo hciconfig hci0 up`)"
+            ),
+            (
+                EPERM, .permissionDenied,
+                "hci0: the kernel refused the command: LE and vendor commands on the RAW channel need the "
+                    + "CAP_NET_RAW capability; " + grant
+            ),
+            (
+                EINVAL, .framing,
+                "hci0: the kernel refused the packet as invalid (shorter than 4 bytes, larger than the socket's "
+                    + "MTU, or of a type this channel does not carry)"
+            ),
+            (
+                ENODEV, .ioFailure,
+                "hci0: hci0 went away (unplugged, or its driver reset); `beaconctl controllers` lists the "
+                    + "controllers present"
+            ),
+            (
+                ENOBUFS, .ioFailure,
+                "hci0: sending to the controller failed: write: No buffer space available (errno 105)"
+            ),
         ])
     func sendFailures(code: Int32, kind: HCITransportError.Kind, message: String) async throws {
         let kernel = try FakeKernelHCISyscalls()

@@ -20,7 +20,10 @@ struct H4PacketLayoutTests {
         let lying = HCIPacket(type: .command, body: [0x08, 0x20, 0x20, 0x00])
         let error = try #require(throws: HCITransportError.self) { try H4PacketLayout.validate(lying) }
         #expect(error.kind == .framing)
-        #expect(error.message == "refusing to send a malformed command packet: its header declares 32 payload bytes but 1 follow")
+        #expect(
+            error.message
+                == "refusing to send a malformed command packet: its header declares 32 payload bytes but 1 follow"
+        )
         let headless = HCIPacket(type: .event, body: [0x0E])
         let short = try #require(throws: HCITransportError.self) { try H4PacketLayout.validate(headless) }
         #expect(short.message.contains("1 bytes is shorter than its 2-byte header"))
@@ -28,7 +31,9 @@ struct H4PacketLayoutTests {
 
     @Test("one read holding one whole packet decodes; anything else is a framing error")
     func decodeWholePacket() throws {
-        #expect(try H4PacketLayout.decodeWholePacket([0x04, 0x0E, 0x01, 0x01]) == HCIPacket(type: .event, body: [0x0E, 0x01, 0x01]))
+        #expect(
+            try H4PacketLayout.decodeWholePacket([0x04, 0x0E, 0x01, 0x01])
+                == HCIPacket(type: .event, body: [0x0E, 0x01, 0x01]))
         let cases: [([UInt8], String)] = [
             ([], "received an empty packet"),
             ([0xFF, 0x00], "unknown indicator 0xFF"),

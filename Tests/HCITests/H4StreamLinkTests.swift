@@ -12,7 +12,9 @@ struct H4StreamLinkTests {
     private func socketPair() throws -> (link: Int32, peer: H4TestPeer) {
         var ends: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        guard socketpair(AF_UNIX, type, 0, &ends) == 0 else { throw POSIXCallError.lastError(of: "socketpair") }
+        guard socketpair(AF_UNIX, type, 0, &ends) == 0 else {
+            throw POSIXCallError.lastError(of: "socketpair")
+        }
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
         return (ends[0], H4TestPeer(descriptor: ends[1], isSocket: true))
     }
@@ -21,7 +23,8 @@ struct H4StreamLinkTests {
         _ descriptor: Int32, writeTimeout: Duration = .seconds(5), incomingBufferLimit: Int = 4096
     ) throws -> POSIXPacketTransport {
         let configuration = PacketLinkConfiguration(
-            name: "test-link", framing: .h4Stream(maximumPayloadLength: H4StreamParser.largestPossiblePayload),
+            name: "test-link",
+            framing: .h4Stream(maximumPayloadLength: H4StreamParser.largestPossiblePayload),
             writeTimeout: writeTimeout, incomingBufferLimit: incomingBufferLimit
         ) { failure in
             PacketLinkConfiguration.genericExplanation(of: failure, name: "test-link")
@@ -45,10 +48,11 @@ struct H4StreamLinkTests {
         }
         #expect(received == Array(repeating: report, count: 4))
         #expect(
-            error == HCITransportError(
-                .ioFailure,
-                "test-link: 4 packets from the controller were left unread; stopping rather than "
-                    + "dropping controller events silently"))
+            error
+                == HCITransportError(
+                    .ioFailure,
+                    "test-link: 4 packets from the controller were left unread; stopping rather than "
+                        + "dropping controller events silently"))
     }
 
     @Test("a peer that stops reading makes a send fail after the write timeout")
@@ -58,7 +62,8 @@ struct H4StreamLinkTests {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         let transport = try start(descriptor, writeTimeout: .milliseconds(200))
         // 1 KiB ACL packets until the peer's receive buffer and our send buffer are full.
-        let packet = HCIPacket(type: .acl, body: [0x40, 0x00, 0x00, 0x04] + [UInt8](repeating: 0xA5, count: 1024))
+        let packet = HCIPacket(
+            type: .acl, body: [0x40, 0x00, 0x00, 0x04] + [UInt8](repeating: 0xA5, count: 1024))
         var sent = 0
         let error = try await #require(throws: HCITransportError.self) {
             while sent < 100_000 {
@@ -67,7 +72,10 @@ struct H4StreamLinkTests {
             }
         }
         #expect(sent > 0)
-        #expect(error == HCITransportError(.ioFailure, "test-link: the controller accepted no data for 200 ms; it may be hung"))
+        #expect(
+            error
+                == HCITransportError(
+                    .ioFailure, "test-link: the controller accepted no data for 200 ms; it may be hung"))
         await transport.close()
         peer.close()
     }
@@ -78,7 +86,8 @@ struct H4StreamLinkTests {
         var small: Int32 = 4096
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         let transport = try start(descriptor, writeTimeout: .seconds(30))
-        let packet = HCIPacket(type: .acl, body: [0x40, 0x00, 0x00, 0x04] + [UInt8](repeating: 0x5A, count: 1024))
+        let packet = HCIPacket(
+            type: .acl, body: [0x40, 0x00, 0x00, 0x04] + [UInt8](repeating: 0x5A, count: 1024))
         let sender = Task { () throws(HCITransportError) -> Int in
             var sent = 0
             while true {

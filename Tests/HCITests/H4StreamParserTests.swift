@@ -56,8 +56,10 @@ struct H4StreamParserTests {
         let headerLength = H4PacketLayout.headerLength(of: type)
         let largest = H4PacketLayout.largestDeclarablePayload(of: type)
         let packets = [0, 1, largest].map { payloadLength in
-            HCIPacket(type: type, body: Self.header(of: type, payloadLength: payloadLength)
-                + (0..<payloadLength).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            HCIPacket(
+                type: type,
+                body: Self.header(of: type, payloadLength: payloadLength)
+                    + (0..<payloadLength).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         }
         #expect(packets.allSatisfy { $0.body.count >= headerLength })
         var parser = H4StreamParser()
@@ -84,8 +86,11 @@ struct H4StreamParserTests {
         var parser = H4StreamParser()
         let packet: [UInt8] = [0x05, 0x60, 0x00, 0x02, 0xC0, 0xAA, 0xBB]
         let result = parser.parse(packet)
-        #expect(result == H4ParseResult(
-            packets: [HCIPacket(type: .iso, body: [0x60, 0x00, 0x02, 0xC0, 0xAA, 0xBB])], failure: nil))
+        #expect(
+            result
+                == H4ParseResult(
+                    packets: [HCIPacket(type: .iso, body: [0x60, 0x00, 0x02, 0xC0, 0xAA, 0xBB])], failure: nil
+                ))
     }
 
     @Test("an unknown indicator fails the stream after the packets before it are delivered")

@@ -14,10 +14,11 @@ final class SerialPseudoTerminal: Sendable {
     let path: String
     private let follower: Int32
 
-    private typealias OpenPTY = @convention(c) (
-        UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<CChar>?,
-        UnsafeRawPointer?, UnsafeRawPointer?
-    ) -> Int32
+    private typealias OpenPTY =
+        @convention(c) (
+            UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<CChar>?,
+            UnsafeRawPointer?, UnsafeRawPointer?
+        ) -> Int32
 
     /// `openpty(3)`, looked up at run time: the C library has it, but Swift's Glibc module
     /// does not export <pty.h>.

@@ -61,7 +61,8 @@ struct SerialTransportTests {
             _ = try await SerialTransport.open(path: terminal.path)
         }
         #expect(error.kind == .deviceBusy)
-        #expect(error.message.contains("another program has \(terminal.path) open (`fuser -v \(terminal.path)`"))
+        #expect(
+            error.message.contains("another program has \(terminal.path) open (`fuser -v \(terminal.path)`"))
         await first.close()
         // Closing releases the port for the next program.
         let second = try await SerialTransport.open(path: terminal.path)
@@ -86,7 +87,8 @@ struct SerialTransportTests {
             _ = try await SerialTransport.open(path: "/dev/null")
         }
         #expect(error.kind == .connectFailed)
-        #expect(error.message == "serial:/dev/null: /dev/null is not a serial port (it has no terminal settings)")
+        #expect(
+            error.message == "serial:/dev/null: /dev/null is not a serial port (it has no terminal settings)")
     }
 
     @Test("an unsupported speed is refused before the device is touched")
@@ -95,7 +97,8 @@ struct SerialTransportTests {
             _ = try await SerialTransport.open(path: "/dev/null", baudRate: 115_201)
         }
         #expect(error.kind == .invalidSpec)
-        #expect(error.message.hasPrefix("serial:/dev/null,115201: 115201 baud is not supported; use one of 9600"))
+        #expect(
+            error.message.hasPrefix("serial:/dev/null,115201: 115201 baud is not supported; use one of 9600"))
     }
 
     @Test("the device going away ends the stream with an error")

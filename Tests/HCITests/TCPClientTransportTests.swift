@@ -69,7 +69,9 @@ struct TCPClientTransportTests {
         let error = try await #require(throws: HCITransportError.self) {
             for try await _ in transport.incoming {}
         }
-        #expect(error.message.contains("closed the connection in the middle of a packet (5 bytes of it received)"))
+        #expect(
+            error.message.contains("closed the connection in the middle of a packet (5 bytes of it received)")
+        )
     }
 
     @Test("a refused connection asks whether the controller is running")
@@ -114,7 +116,9 @@ struct TCPClientTransportTests {
             _ = try await TCPClientTransport.connect(host: "controller.invalid", port: 6402)
         }
         #expect(error.kind == .connectFailed)
-        #expect(error.message.hasPrefix("tcp-client:controller.invalid:6402: cannot resolve host \"controller.invalid\""))
+        #expect(
+            error.message.hasPrefix(
+                "tcp-client:controller.invalid:6402: cannot resolve host \"controller.invalid\""))
     }
 
     @Test("close() stops a reader parked in poll, ends the stream cleanly and is idempotent")
@@ -135,7 +139,9 @@ struct TCPClientTransportTests {
         let error = try await #require(throws: HCITransportError.self) {
             try await transport.send(H4Captures.resetCommand)
         }
-        #expect(error == HCITransportError(.closed, "tcp-client:127.0.0.1:\(server.port): the transport is closed"))
+        #expect(
+            error
+                == HCITransportError(.closed, "tcp-client:127.0.0.1:\(server.port): the transport is closed"))
     }
 
     @Test("bytes that are not H4 end the stream with a framing error naming the endpoint")
@@ -161,7 +167,9 @@ struct TCPClientTransportTests {
             try await transport.send(HCIPacket(type: .command, body: [0x03, 0x0C, 0x05]))
         }
         #expect(error.kind == .framing)
-        #expect(error.message.hasPrefix("tcp-client:127.0.0.1:\(server.port): refusing to send a malformed command"))
+        #expect(
+            error.message.hasPrefix(
+                "tcp-client:127.0.0.1:\(server.port): refusing to send a malformed command"))
         await transport.close()
         #expect(try await peer.readUntilClosed() == [])
     }
@@ -172,7 +180,8 @@ struct TCPClientTransportTests {
         let (transport, peer) = try await connect(to: server)
         // LE Set Advertising Data commands, 36 bytes each, every one distinct.
         let packets = (0..<64).map { index in
-            HCIPacket(type: .command, body: [0x08, 0x20, 0x20, 0x1F] + [UInt8](repeating: UInt8(index), count: 31))
+            HCIPacket(
+                type: .command, body: [0x08, 0x20, 0x20, 0x1F] + [UInt8](repeating: UInt8(index), count: 31))
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for packet in packets {

@@ -41,7 +41,8 @@ final class TCPLoopbackServer: Sendable {
             }
             let peer = Glibc.accept(listener, nil, nil)
             guard peer >= 0 else {
-                return .failure(H4TestFailure(description: "accept: \(POSIXCallError.lastError(of: "accept"))"))
+                return .failure(
+                    H4TestFailure(description: "accept: \(POSIXCallError.lastError(of: "accept"))"))
             }
             return .success(peer)
         }

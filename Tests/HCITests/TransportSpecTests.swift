@@ -14,13 +14,28 @@ struct TransportSpecTests {
             ("hci-user:3", .kernelUserChannel(device: 3)),
             ("tcp-client:127.0.0.1:6402", .tcpClient(host: "127.0.0.1", port: 6402)),
             ("tcp-client:localhost:1", .tcpClient(host: "localhost", port: 1)),
-            ("tcp-client:rootcanal.lab-2.example:65535", .tcpClient(host: "rootcanal.lab-2.example", port: 65535)),
+            (
+                "tcp-client:rootcanal.lab-2.example:65535",
+                .tcpClient(host: "rootcanal.lab-2.example", port: 65535)
+            ),
             ("tcp-client:[::1]:6402", .tcpClient(host: "::1", port: 6402)),
             ("tcp-client:[fe80::1%eth0]:6402", .tcpClient(host: "fe80::1%eth0", port: 6402)),
-            ("serial:/dev/ttyACM0", .serial(path: "/dev/ttyACM0", baudRate: 115_200, hardwareFlowControl: false)),
-            ("serial:/dev/ttyUSB1,1000000", .serial(path: "/dev/ttyUSB1", baudRate: 1_000_000, hardwareFlowControl: false)),
-            ("serial:/dev/ttyAMA0,rtscts", .serial(path: "/dev/ttyAMA0", baudRate: 115_200, hardwareFlowControl: true)),
-            ("serial:/dev/serial/by-id/usb-ZEPHYR,921600,rtscts", .serial(path: "/dev/serial/by-id/usb-ZEPHYR", baudRate: 921_600, hardwareFlowControl: true)),
+            (
+                "serial:/dev/ttyACM0",
+                .serial(path: "/dev/ttyACM0", baudRate: 115_200, hardwareFlowControl: false)
+            ),
+            (
+                "serial:/dev/ttyUSB1,1000000",
+                .serial(path: "/dev/ttyUSB1", baudRate: 1_000_000, hardwareFlowControl: false)
+            ),
+            (
+                "serial:/dev/ttyAMA0,rtscts",
+                .serial(path: "/dev/ttyAMA0", baudRate: 115_200, hardwareFlowControl: true)
+            ),
+            (
+                "serial:/dev/serial/by-id/usb-ZEPHYR,921600,rtscts",
+                .serial(path: "/dev/serial/by-id/usb-ZEPHYR", baudRate: 921_600, hardwareFlowControl: true)
+            ),
             ("virtual", .virtual(scenario: nil)),
             ("virtual:cupertino", .virtual(scenario: "cupertino")),
             ("virtual:venues/cupertino.yaml", .virtual(scenario: "venues/cupertino.yaml")),
@@ -83,10 +98,11 @@ struct TransportSpecTests {
         let error = try #require(throws: HCITransportError.self) { try HCITransportSpec(parsing: text) }
         #expect(error.kind == .invalidSpec)
         #expect(error.message.hasPrefix("invalid transport \"\(text)\": \(reason)"), "\(error.message)")
-        #expect(error.message.hasSuffix(
-            "Accepted forms: hciN or hci-socket:N (kernel socket); hci-user:N (kernel user channel); "
-                + "tcp-client:HOST:PORT (IPv6: tcp-client:[::1]:PORT); serial:PATH[,BAUD][,rtscts]; "
-                + "virtual[:SCENARIO]"))
+        #expect(
+            error.message.hasSuffix(
+                "Accepted forms: hciN or hci-socket:N (kernel socket); hci-user:N (kernel user channel); "
+                    + "tcp-client:HOST:PORT (IPv6: tcp-client:[::1]:PORT); serial:PATH[,BAUD][,rtscts]; "
+                    + "virtual[:SCENARIO]"))
         #expect(HCITransportSpec(text) == nil)
     }
 
