@@ -83,11 +83,11 @@ public enum H4PacketLayout {
     static func layoutProblem(of packet: HCIPacket) -> String? {
         let headerLength = headerLength(of: packet.type)
         guard let declared = declaredPayloadLength(of: packet.type, header: packet.body) else {
-            return "\(packet.body.count) bytes is shorter than its \(headerLength)-byte header"
+            return "it stops after \(packet.body.count) of its \(headerLength) header bytes"
         }
         let carried = packet.body.count - headerLength
         guard declared == carried else {
-            return "its header declares \(declared) payload bytes but \(carried) follow"
+            return "its header declares \(declared) payload bytes, the packet carries \(carried)"
         }
         return nil
     }

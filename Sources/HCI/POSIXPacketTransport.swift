@@ -55,6 +55,9 @@ package final class POSIXPacketTransport: HCITransport {
         return POSIXPacketTransport(name: configuration.name, incoming: stream, link: link)
     }
 
+    /// Writes the whole packet or fails. HCI packets are small and the descriptor normally
+    /// takes them at once; only when its send buffer is full does the caller wait, in
+    /// `poll`, for at most the configured write timeout.
     package func send(_ packet: HCIPacket) async throws(HCITransportError) {
         do {
             try H4PacketLayout.validate(packet)

@@ -143,11 +143,11 @@ struct KernelHCISocketTransportTests {
         let cases: [([UInt8], String)] = [
             (
                 [0x04, 0x0E, 0x04, 0x01, 0x03],
-                "hci0: bad packet from the kernel: received a malformed event packet: its header declares 4 payload bytes but 2 follow"
+                "hci0: bad packet from the kernel: received a malformed event packet: its header declares 4 payload bytes, the packet carries 2"
             ),
             (
                 [0x04, 0x0E],
-                "hci0: bad packet from the kernel: received a malformed event packet: 1 bytes is shorter than its 2-byte header"
+                "hci0: bad packet from the kernel: received a malformed event packet: it stops after 1 of its 2 header bytes"
             ),
             (
                 [0xFF, 0x01, 0x02],

@@ -22,11 +22,11 @@ struct H4PacketLayoutTests {
         #expect(error.kind == .framing)
         #expect(
             error.message
-                == "refusing to send a malformed command packet: its header declares 32 payload bytes but 1 follow"
+                == "refusing to send a malformed command packet: its header declares 32 payload bytes, the packet carries 1"
         )
         let headless = HCIPacket(type: .event, body: [0x0E])
         let short = try #require(throws: HCITransportError.self) { try H4PacketLayout.validate(headless) }
-        #expect(short.message.contains("1 bytes is shorter than its 2-byte header"))
+        #expect(short.message.contains("it stops after 1 of its 2 header bytes"))
     }
 
     @Test("one read holding one whole packet decodes; anything else is a framing error")
@@ -37,9 +37,9 @@ struct H4PacketLayoutTests {
         let cases: [([UInt8], String)] = [
             ([], "received an empty packet"),
             ([0xFF, 0x00], "unknown indicator 0xFF"),
-            ([0x04, 0x0E], "1 bytes is shorter than its 2-byte header"),
-            ([0x04, 0x0E, 0x04, 0x01], "declares 4 payload bytes but 1 follow"),
-            ([0x04, 0x0E, 0x00, 0x01], "declares 0 payload bytes but 1 follow"),
+            ([0x04, 0x0E], "it stops after 1 of its 2 header bytes"),
+            ([0x04, 0x0E, 0x04, 0x01], "declares 4 payload bytes, the packet carries 1"),
+            ([0x04, 0x0E, 0x00, 0x01], "declares 0 payload bytes, the packet carries 1"),
         ]
         for (bytes, expected) in cases {
             let error = try #require(throws: HCITransportError.self) {

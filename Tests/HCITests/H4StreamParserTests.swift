@@ -2,7 +2,7 @@ import Testing
 
 @testable import HCI
 
-@Suite("H4 stream parser")
+@Suite("H4 stream parser", .timeLimit(.minutes(1)))
 struct H4StreamParserTests {
     private let session = H4Captures.rootCanalScanSession
     private var sessionStream: [UInt8] { session.flatMap(\.h4Bytes) }
