@@ -6,7 +6,8 @@ public enum TCPClientTransport {
     public static let defaultConnectTimeout: Duration = .seconds(5)
 
     /// Connects to `host:port` (a name, an IPv4 address or a bare IPv6 address), trying each
-    /// address the name resolves to, and starts reading H4 packets from it.
+    /// address the name resolves to for up to `connectTimeout`, and starts reading H4
+    /// packets from the first that answers.
     ///
     /// The connection uses TCP_NODELAY: HCI commands are a few bytes each and the host waits
     /// for every answer, so Nagle's delay would only add latency.

@@ -9,6 +9,12 @@ public struct LinuxKernelHCISyscalls: KernelHCISyscalls {
     /// kernel accepts up to two pages' worth.
     static let deviceListCapacity = 64
 
+    /// struct hci_dev_list_req { u16 dev_num; struct hci_dev_req dev_req[]; } with
+    /// struct hci_dev_req { u16 dev_id; u32 dev_opt; }: the array starts at the first offset
+    /// aligned for hci_dev_req.
+    static let deviceListEntriesOffset = max(
+        MemoryLayout<UInt16>.size, MemoryLayout<hci_dev_req>.alignment)
+
     public init() {}
 
     public func openHCISocket() throws(POSIXCallError) -> Int32 {
@@ -55,11 +61,8 @@ public struct LinuxKernelHCISyscalls: KernelHCISyscalls {
     }
 
     public func deviceList(_ socket: Int32) throws(POSIXCallError) -> [UInt16] {
-        // struct hci_dev_list_req { u16 dev_num; struct hci_dev_req dev_req[]; } with
-        // struct hci_dev_req { u16 dev_id; u32 dev_opt; }: the array starts at the first
-        // offset aligned for hci_dev_req.
         let entryStride = MemoryLayout<hci_dev_req>.stride
-        let entriesOffset = max(MemoryLayout<UInt16>.size, MemoryLayout<hci_dev_req>.alignment)
+        let entriesOffset = Self.deviceListEntriesOffset
         let capacity = Self.deviceListCapacity
         let request = UnsafeMutableRawBufferPointer.allocate(
             byteCount: entriesOffset + capacity * entryStride, alignment: MemoryLayout<hci_dev_req>.alignment)

@@ -1,4 +1,5 @@
 #if os(Linux)
+import CBlueZ
 import Glibc
 import HCI
 import Testing
@@ -33,6 +34,21 @@ struct KernelHCIControllersTests {
         }
         #expect(error.kind == .bluetoothUnsupported)
         #expect(error.message.hasPrefix("kernel controllers: this kernel has no Bluetooth support"))
+    }
+
+    @Test("the structures handed to the kernel have the kernel's layout")
+    func kernelStructureLayouts() {
+        #expect(MemoryLayout<sockaddr_hci>.size == 6)
+        #expect(MemoryLayout<hci_filter>.size == 16)
+        #expect(MemoryLayout<hci_dev_req>.stride == 8)
+        #expect(LinuxKernelHCISyscalls.deviceListEntriesOffset == 4)
+        #expect(MemoryLayout<hci_dev_info>.offset(of: \.flags) == 16)
+        #expect(MemoryLayout<hci_dev_info>.size == 92)
+        #if arch(x86_64) || arch(arm64)
+        // _IOR('H', 210, int) and _IOR('H', 211, int) in the generic ioctl encoding.
+        #expect(cbluez_hci_get_device_list_request() == 0x8004_48D2)
+        #expect(cbluez_hci_get_device_info_request() == 0x8004_48D3)
+        #endif
     }
 
     @Test("the filter survives the trip through its socket option bytes")
