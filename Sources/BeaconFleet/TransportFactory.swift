@@ -1,0 +1,43 @@
+import HCI
+
+#if os(Linux)
+import HCILinux
+#endif
+
+/// Opens the controller a transport spec names: the one entry point from the command line
+/// and the tests down to the transports.
+public enum ControllerTransports {
+    public static func open(_ spec: HCITransportSpec) async throws(HCITransportError) -> any HCITransport {
+        #if os(Linux)
+        switch spec {
+        case .kernelSocket(let device):
+            return try await KernelHCISocketTransport.open(device: device, channel: .raw)
+        case .kernelUserChannel(let device):
+            return try await KernelHCISocketTransport.open(device: device, channel: .user)
+        case .tcpClient(let host, let port):
+            return try await TCPClientTransport.connect(host: host, port: port)
+        case .serial(let path, let baudRate, let hardwareFlowControl):
+            return try await SerialTransport.open(
+                path: path, baudRate: baudRate, hardwareFlowControl: hardwareFlowControl)
+        case .virtual(let scenario):
+            return try await openVirtualRadio(scenario: scenario, spec: spec)
+        }
+        #else
+        if case .virtual(let scenario) = spec {
+            return try await openVirtualRadio(scenario: scenario, spec: spec)
+        }
+        throw HCITransportError(
+            .unsupported, "\(spec): kernel, TCP and serial transports are only built on Linux")
+        #endif
+    }
+
+    /// The virtual radio's entry point, once that module exists.
+    private static func openVirtualRadio(
+        scenario: String?, spec: HCITransportSpec
+    ) async throws(HCITransportError) -> any HCITransport {
+        throw HCITransportError(
+            .unsupported,
+            "\(spec): the virtual radio is not built into this version yet; for a simulated "
+                + "controller, run RootCanal and use tcp-client:127.0.0.1:PORT")
+    }
+}

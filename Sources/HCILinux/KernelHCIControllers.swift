@@ -1,0 +1,53 @@
+#if os(Linux)
+import Glibc
+import HCI
+
+/// A controller the kernel knows, as `beaconctl controllers` shows it.
+public struct KernelHCIController: Hashable, Sendable {
+    public var info: KernelHCIDeviceInfo
+
+    /// The spec that opens it through the RAW channel, e.g. `hci0`.
+    public var transportSpec: HCITransportSpec { .kernelSocket(device: info.index) }
+    public var name: String { info.name }
+    /// Most significant byte first, e.g. "00:1A:7D:DA:71:13".
+    public var address: String { info.address }
+    public var isUp: Bool { info.isUp }
+    public var bus: String { info.bus }
+}
+
+/// Lists the kernel's controllers (`HCIGETDEVLIST`, then `HCIGETDEVINFO` for each).
+public enum KernelHCIControllers {
+    public static func list(
+        syscalls: any KernelHCISyscalls = LinuxKernelHCISyscalls()
+    ) throws(HCITransportError) -> [KernelHCIController] {
+        let prefix = "kernel controllers"
+        let socket: Int32
+        do {
+            socket = try syscalls.openHCISocket()
+        } catch {
+            if error.code == EAFNOSUPPORT { throw KernelHCIAdvice.noBluetoothSupport(prefix) }
+            throw HCITransportError(.ioFailure, "\(prefix): cannot open a Bluetooth socket: \(error)")
+        }
+        defer { syscalls.close(socket) }
+        let indices: [UInt16]
+        do {
+            indices = try syscalls.deviceList(socket)
+        } catch {
+            throw HCITransportError(.ioFailure, "\(prefix): cannot list controllers: \(error)")
+        }
+        var controllers: [KernelHCIController] = []
+        for index in indices {
+            do {
+                controllers.append(KernelHCIController(info: try syscalls.deviceInfo(socket, device: index)))
+            } catch where error.code == ENODEV {
+                // Unplugged between the two calls: it is simply not there any more.
+                continue
+            } catch {
+                throw HCITransportError(
+                    .ioFailure, "\(prefix): cannot read the state of hci\(index): \(error)")
+            }
+        }
+        return controllers
+    }
+}
+#endif
