@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MINIMAL = {
     "version": 1,
     "fleet": "schema-check",
-    "uuid": "5A4BCFCE-174E-4BAC-A814-092E77F6B7E5",
+    "uuid": "28C6D9D0-CE8A-4A3B-B120-9E68B11E7F6B",
     "defaults": {"measured_power": "auto", "interval_ms": 100, "tx_power": 0, "host": "pi-1"},
     "venues": [{
         "id": "venue-1",
@@ -64,7 +64,7 @@ NEGATIVE_CASES = [
     ("version 2", lambda m: m.update(version=2)),
     ("missing fleet name", lambda m: m.pop("fleet")),
     ("UUID without hyphens", lambda m: m.update(uuid="5A4BCFCE174E4BACA814092E77F6B7E5")),
-    ("UUID in braces", lambda m: m.update(uuid="{5A4BCFCE-174E-4BAC-A814-092E77F6B7E5}")),
+    ("UUID in braces", lambda m: m.update(uuid="{28C6D9D0-CE8A-4A3B-B120-9E68B11E7F6B}")),
     ("unknown top-level key", lambda m: m.update(venue=[])),
     ("misspelt default", lambda m: m["defaults"].update(interval=100)),
     ("measured power 0 dBm", lambda m: beacon(m).update(measured_power=0)),
