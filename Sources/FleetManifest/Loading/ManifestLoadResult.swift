@@ -1,0 +1,19 @@
+/// What loading a set of manifests produced: the fleet and every problem found.
+public struct ManifestLoadResult: Sendable {
+    /// Everything that could be resolved; beacons (and venues) with errors are left out.
+    public var fleet: Fleet
+    /// Every problem, sorted by file, line and column.
+    public var diagnostics: [Diagnostic]
+    /// Paths that could not be read at all (missing, no permission, a folder without any
+    /// `.yaml`/`.yml` file). Each also has an `unreadable-input` diagnostic.
+    public var unreadableInputs: [String]
+
+    public init(fleet: Fleet, diagnostics: [Diagnostic], unreadableInputs: [String] = []) {
+        self.fleet = fleet
+        self.diagnostics = diagnostics
+        self.unreadableInputs = unreadableInputs
+    }
+
+    public var errorCount: Int { diagnostics.count { $0.severity == .error } }
+    public var warningCount: Int { diagnostics.count { $0.severity == .warning } }
+}

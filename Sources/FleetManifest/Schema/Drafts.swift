@@ -1,0 +1,79 @@
+import BeaconCore
+
+/// A value and where it was written.
+struct Located<Value> {
+    var value: Value
+    var mark: Mark
+}
+
+/// Values one level of the manifest gives to the levels below it (fleet → venue → beacon).
+struct InheritableSettings {
+    var uuid: Located<ProximityUUID>?
+    var major: Located<UInt16>?
+    var measuredPower: MeasuredPower?
+    var intervalMilliseconds: Int?
+    var txPower: Int?
+    var host: String?
+    /// Fields written at this level but invalid (already reported): whatever would
+    /// inherit them is unusable.
+    var invalid = FieldSet()
+}
+
+/// Which inheritable values a beacon sets itself; the rest come from its venue or the fleet.
+struct ExplicitFields: OptionSet {
+    let rawValue: UInt8
+    static let uuid = ExplicitFields(rawValue: 1 << 0)
+    static let major = ExplicitFields(rawValue: 1 << 1)
+    static let minor = ExplicitFields(rawValue: 1 << 2)
+    static let measuredPower = ExplicitFields(rawValue: 1 << 3)
+    static let intervalMilliseconds = ExplicitFields(rawValue: 1 << 4)
+    static let txPower = ExplicitFields(rawValue: 1 << 5)
+    static let host = ExplicitFields(rawValue: 1 << 6)
+}
+
+/// A beacon as read, before inheritance. Its values are written straight into the
+/// `ResolvedBeacon` box it will become, so a beacon is stored once while reading.
+struct BeaconDraft {
+    var beacon: ResolvedBeacon
+    var explicit: ExplicitFields = []
+    var hasID = false
+    var positionMark: Mark?
+    var macMark: Mark?
+    /// An error makes the beacon unusable: it stays out of the fleet.
+    var isRejected = false
+}
+
+struct VenueDraft {
+    var id: String?
+    var name: String?
+    var settings = InheritableSettings()
+    var plan: PlanSize?
+    var beacons: [BeaconDraft] = []
+    var location: Mark
+    var isRejected = false
+}
+
+struct RegionDraft {
+    var id: String?
+    var uuid: Located<ProximityUUID>?
+    var major: UInt16?
+    var minor: Located<UInt16>?
+    var notifyOnEntry = true
+    var notifyOnExit = true
+    var notifyStateOnStart = false
+    var location: Mark
+    var isRejected = false
+}
+
+/// One YAML document of a manifest, as read.
+struct DocumentDraft {
+    var version: Located<Int>?
+    var fleetName: String?
+    /// The top-level `uuid` and the `defaults` mapping.
+    var settings = InheritableSettings()
+    var maxBeaconsPerHost: Int?
+    var venues: [VenueDraft] = []
+    var regions: [RegionDraft] = []
+    /// Where the top-level mapping starts, for "missing field" errors.
+    var location = Mark.startOfFile
+}

@@ -1,0 +1,336 @@
+import BeaconCore
+
+/// Typed values. Each reader moves to the value of the key just read, returns it, or
+/// reports precisely why it is not acceptable and returns `nil`. Nothing is coerced: a
+/// value is taken only when its text and style say unambiguously what it is.
+extension ManifestReader {
+    /// The value's scalar, or `nil` after reporting a collection, alias or tag where a
+    /// scalar belongs.
+    mutating func scalarValue(
+        of field: ManifestField, expecting expectation: String
+    ) throws(YAMLStreamFailure) -> ScalarToken? {
+        switch try events.advance() {
+        case .scalar:
+            if let tag = events.explicitTag {
+                reportTag(tag)
+                return nil
+            }
+            return ScalarToken(bytes: events.scalarBytes, style: events.scalarStyle, mark: events.mark)
+        case .alias:
+            reportAlias()
+            return nil
+        case .mappingStart, .sequenceStart:
+            let shape = events.kind == .mappingStart ? "a mapping" : "a list"
+            report(.wrongType, "`\(field.key)` must be \(expectation), not \(shape)", at: events.mark)
+            try skipNode()
+            return nil
+        default:
+            throw unexpectedEvent()
+        }
+    }
+
+    func reportTag(_ tag: String) {
+        report(
+            .yamlTag, "explicit YAML tags (`\(tag)`) are not used in manifests", at: events.mark,
+            hint: "remove the tag; quote the value if it is meant as text")
+    }
+
+    // MARK: Integers
+
+    mutating func integerValue(
+        of field: ManifestField, in range: ClosedRange<Int>, unit: String? = nil
+    ) throws(YAMLStreamFailure) -> Located<Int>? {
+        let units = unit.map { " \($0)" } ?? ""
+        let expectation = "an integer \(range.lowerBound)…\(range.upperBound)\(units)"
+        guard let token = try scalarValue(of: field, expecting: expectation) else { return nil }
+        switch ScalarKind(of: token) {
+        case .integer(let value) where range.contains(value):
+            return Located(value: value, mark: token.mark)
+        case .integer, .integerOverflow:
+            report(
+                .valueOutOfRange,
+                "`\(field.key)` is \(token.excerpt)\(units); it must be \(range.lowerBound)…\(range.upperBound)\(units)",
+                at: token.mark, hint: rangeHint(for: field))
+            return nil
+        case let kind:
+            reportMismatch(kind, token, field: field, expectation: expectation, wantsInteger: true)
+            return nil
+        }
+    }
+
+    /// Why a field has its range, where that helps the reader fix the value.
+    private func rangeHint(for field: ManifestField) -> String? {
+        switch field {
+        case .major, .minor:
+            return "major and minor are unsigned 16-bit numbers in the iBeacon frame"
+        case .intervalMilliseconds:
+            return "Bluetooth allows advertising intervals of 20 ms to 10.24 s (Core v5.4 Vol 4 Part E 7.8.5)"
+        case .txPower:
+            return "controllers accept −127…+20 dBm (Core v5.4 Vol 4 Part E 7.8.53)"
+        case .measuredPower:
+            return "measured power is the RSSI 1 m from the beacon, a negative dBm value; or write `auto`"
+        case .maxBeaconsPerHost:
+            return "a controller has at most 240 advertising sets (handles 0x00…0xEF, Core v5.4 Vol 4 Part E 7.8.53)"
+        default:
+            return nil
+        }
+    }
+
+    mutating func uint16Value(of field: ManifestField) throws(YAMLStreamFailure) -> Located<UInt16>? {
+        guard let value = try integerValue(of: field, in: 0...Int(UInt16.max)) else { return nil }
+        return Located(value: UInt16(truncatingIfNeeded: value.value), mark: value.mark)
+    }
+
+    // MARK: Real numbers
+
+    /// A number of metres (plan sizes, positions). `field` names it in messages.
+    mutating func metresValue(of description: String, field: ManifestField) throws(YAMLStreamFailure) -> Located<Double>? {
+        let expectation = "a number of metres"
+        guard let token = try scalarValue(of: field, expecting: expectation) else { return nil }
+        return metres(from: token, description: description, field: field)
+    }
+
+    func metres(from token: ScalarToken, description: String, field: ManifestField) -> Located<Double>? {
+        switch ScalarKind(of: token) {
+        case .integer(let value):
+            return Located(value: Double(value), mark: token.mark)
+        case .decimal(let value, _) where value.isFinite:
+            return Located(value: value, mark: token.mark)
+        case .nonFinite, .decimal, .integerOverflow:
+            report(.valueOutOfRange, "\(description) is \(token.excerpt); it must be a finite number of metres", at: token.mark)
+            return nil
+        case let kind:
+            reportMismatch(kind, token, field: field, expectation: "a number of metres", wantsInteger: false, subject: description)
+            return nil
+        }
+    }
+
+    // MARK: Booleans
+
+    mutating func boolValue(of field: ManifestField) throws(YAMLStreamFailure) -> Bool? {
+        guard let token = try scalarValue(of: field, expecting: "true or false") else { return nil }
+        switch ScalarKind(of: token) {
+        case .boolean(let value):
+            return value
+        case .yaml11Boolean:
+            let meant = ["yes", "on", "y"].contains(token.text.lowercased())
+            report(
+                .ambiguousBoolean,
+                "`\(field.key)` is `\(token.excerpt)`: a boolean to YAML 1.1 readers but text to YAML 1.2 readers",
+                at: token.mark, hint: "write `\(field.key): \(meant)`")
+            return nil
+        case let kind:
+            reportMismatch(kind, token, field: field, expectation: "true or false", wantsInteger: false)
+            return nil
+        }
+    }
+
+    // MARK: Text
+
+    /// A one-line, non-empty text such as an id, a name or a host. Plain scalars are taken
+    /// as written: `zone: 010` is the zone named "010".
+    mutating func textValue(of field: ManifestField) throws(YAMLStreamFailure) -> Located<String>? {
+        guard let token = try scalarValue(of: field, expecting: "a text") else { return nil }
+        return text(from: token, field: field)
+    }
+
+    func text(from token: ScalarToken, field: ManifestField) -> Located<String>? {
+        switch ScalarKind(of: token) {
+        case .null:
+            report(.emptyValue, "`\(field.key)` has no value", at: token.mark, hint: "write a value after `\(field.key):` or remove the line")
+            return nil
+        case .block:
+            report(.wrongType, "`\(field.key)` must be text on one line, not a block scalar", at: token.mark)
+            return nil
+        default:
+            guard !token.bytes.isEmpty else {
+                report(.emptyValue, "`\(field.key)` is empty", at: token.mark, hint: "write a value between the quotes or remove the line")
+                return nil
+            }
+            return Located(value: token.text, mark: token.mark)
+        }
+    }
+
+    // MARK: Identity values
+
+    /// A proximity UUID in the canonical 8-4-4-4-12 form. The nil UUID is refused; a
+    /// vendor's factory default is accepted with a warning.
+    mutating func uuidValue(of field: ManifestField) throws(YAMLStreamFailure) -> Located<ProximityUUID>? {
+        guard let token = try scalarValue(of: field, expecting: "a UUID (8-4-4-4-12 hexadecimal)"),
+            let text = text(from: token, field: field)
+        else { return nil }
+        let uuid: ProximityUUID
+        do {
+            uuid = try ProximityUUID(parsing: text.value)
+        } catch {
+            report(.invalidUUID, "`\(field.key)` `\(token.excerpt)` is not a UUID: \(error)", at: token.mark)
+            return nil
+        }
+        if uuid.isZero {
+            report(
+                .nilUUID, "`\(field.key)` is the nil UUID, which unconfigured beacons send and apps cannot tell apart",
+                at: token.mark, hint: "generate a UUID for the fleet (uuidgen) and use it everywhere")
+            return nil
+        }
+        if let vendor = VendorUUIDs.vendor(of: uuid) {
+            report(
+                .vendorDefaultUUID,
+                "\(uuid) is the default UUID of \(vendor); other beacons nearby are likely to use it too",
+                at: token.mark, hint: "generate a UUID of your own (uuidgen) so regions match only your beacons")
+        }
+        return Located(value: uuid, mark: token.mark)
+    }
+
+    // MARK: Radio settings
+
+    /// `auto` or a calibrated dBm value −127…−1; outside the plausible −100…−30 a warning.
+    mutating func measuredPowerValue() throws(YAMLStreamFailure) -> MeasuredPower? {
+        let field = ManifestField.measuredPower
+        let expectation = "`auto` or an integer −127…−1 (dBm at 1 m)"
+        guard let token = try scalarValue(of: field, expecting: expectation) else { return nil }
+        let kind = ScalarKind(of: token)
+        if token.bytes.elementsEqual("auto".utf8), kind == .text || kind == .quoted {
+            return .auto
+        }
+        switch kind {
+        case .integer(let value) where (-127)...(-1) ~= value:
+            if !((-100)...(-30) ~= value) {
+                report(
+                    .implausibleMeasuredPower,
+                    "`measured_power` \(value) dBm is unusual for the RSSI at 1 m (typically −100…−30 dBm); distances computed from it will be off",
+                    at: token.mark, hint: "measure it again (`beaconctl calibrate`) or write `auto`")
+            }
+            return .dBm(Int8(value))
+        case .integer, .integerOverflow:
+            report(
+                .valueOutOfRange,
+                "`measured_power` is \(token.excerpt); it must be −127…−1 dBm or `auto`",
+                at: token.mark, hint: rangeHint(for: field))
+            return nil
+        default:
+            reportMismatch(kind, token, field: field, expectation: expectation, wantsInteger: true)
+            return nil
+        }
+    }
+
+    /// Advertising interval in ms, 20…10240; below 100 ms a warning.
+    mutating func intervalValue() throws(YAMLStreamFailure) -> Int? {
+        guard let interval = try integerValue(of: .intervalMilliseconds, in: 20...10240, unit: "ms") else { return nil }
+        if interval.value < 100 {
+            report(
+                .shortInterval,
+                "`interval_ms` \(interval.value) ms is below the iBeacon convention of 100 ms: more airtime and battery for no benefit to iOS, and controllers before Bluetooth 5.0 refuse non-connectable advertising below 100 ms",
+                at: interval.mark, hint: "use 100 unless a test needs faster advertising")
+        }
+        return interval.value
+    }
+
+    mutating func txPowerValue() throws(YAMLStreamFailure) -> Int? {
+        try integerValue(of: .txPower, in: -127...20, unit: "dBm")?.value
+    }
+
+    /// The expected advertiser address, normalised to upper case.
+    mutating func macValue() throws(YAMLStreamFailure) -> Located<String>? {
+        guard let token = try scalarValue(of: .mac, expecting: "an address like AA:BB:CC:DD:EE:FF"),
+            let text = text(from: token, field: .mac)
+        else { return nil }
+        switch MACAddress.normalize(text.value) {
+        case .success(let canonical):
+            return Located(value: canonical, mark: token.mark)
+        case .failure(let problem):
+            report(.invalidMAC, "`mac` `\(token.excerpt)` is not a Bluetooth address: \(problem)", at: token.mark)
+            return nil
+        }
+    }
+
+    // MARK: Mismatches
+
+    /// Reports a scalar that is not of the expected type, naming what it is instead.
+    func reportMismatch(
+        _ kind: ScalarKind, _ token: ScalarToken, field: ManifestField, expectation: String,
+        wantsInteger: Bool, subject: String? = nil
+    ) {
+        let name = subject ?? "`\(field.key)`"
+        let written = "`\(token.excerpt)`"
+        switch kind {
+        case .null:
+            report(.emptyValue, "\(name) has no value; it must be \(expectation)", at: token.mark)
+        case .quoted:
+            if token.bytes.isEmpty {
+                report(.emptyValue, "\(name) is empty; it must be \(expectation)", at: token.mark)
+                return
+            }
+            let unquoted = ScalarKind(of: ScalarToken(bytes: token.bytes, style: .plain, mark: token.mark))
+            let looksRight: Bool
+            switch unquoted {
+            case .integer: looksRight = true
+            case .decimal: looksRight = !wantsInteger
+            case .boolean: looksRight = expectation == "true or false"
+            default: looksRight = false
+            }
+            report(
+                .wrongType, "\(name) must be \(expectation), not the quoted text \"\(token.excerpt)\"",
+                at: token.mark, hint: looksRight ? "remove the quotes: quoted values are always text" : nil)
+        case .block:
+            report(.wrongType, "\(name) must be \(expectation), not a block of text", at: token.mark)
+        case .boolean:
+            report(.wrongType, "\(name) must be \(expectation), not the boolean \(written)", at: token.mark)
+        case .yaml11Boolean:
+            report(
+                .wrongType,
+                "\(name) must be \(expectation), not \(written) (a boolean to YAML 1.1 readers, text to YAML 1.2 readers)",
+                at: token.mark)
+        case .leadingZero:
+            let negative = token.text.hasPrefix("-")
+            let digits = token.text.drop { $0 == "-" || $0 == "0" }
+            let decimal = (negative ? "-" : "") + (digits.isEmpty ? "0" : String(digits))
+            let octal = Int(token.text, radix: 8).map(String.init)
+            let yaml11 = octal.map { "octal \($0)" } ?? "text"
+            report(
+                .ambiguousNumber,
+                "\(name) is written \(written): with a leading zero YAML 1.1 reads \(yaml11) and YAML 1.2 reads decimal \(decimal)",
+                at: token.mark, hint: octal.map { "write \(decimal) (or \($0) if octal was meant)" } ?? "write \(decimal)")
+        case .prefixedInteger(let base, let value):
+            let baseName = base == 16 ? "hexadecimal" : base == 8 ? "octal" : "binary"
+            report(
+                .ambiguousNumber,
+                "\(name) is written in \(baseName) (\(written)); manifests take decimal numbers, which every YAML reader agrees on",
+                at: token.mark, hint: value.map { "write \($0)" })
+        case .digitSeparators(let value):
+            report(
+                .ambiguousNumber,
+                "\(name) is written with digit separators (\(written)): a number to YAML 1.1 readers, text to YAML 1.2 readers",
+                at: token.mark, hint: value.map { "write \(Self.plainNumber($0))" })
+        case .plusSign(let value):
+            report(
+                .ambiguousNumber,
+                "\(name) is written with a plus sign (\(written)), which YAML's JSON schema reads as text",
+                at: token.mark, hint: value.map { "write \(Self.plainNumber($0))" })
+        case .decimal(let value, let hasExponent):
+            if hasExponent && wantsInteger {
+                report(
+                    .ambiguousNumber,
+                    "\(name) is written with an exponent (\(written)): a floating-point number to YAML 1.2 readers, text to YAML 1.1 readers; it must be \(expectation)",
+                    at: token.mark,
+                    hint: value.rounded() == value && abs(value) < 1e15 ? "write \(Self.plainNumber(value))" : nil)
+            } else {
+                report(
+                    .wrongType, "\(name) must be \(expectation), not the fractional number \(written)",
+                    at: token.mark,
+                    hint: value.rounded() == value && abs(value) < 1e15 ? "write \(Self.plainNumber(value))" : nil)
+            }
+        case .nonFinite:
+            report(.wrongType, "\(name) must be \(expectation), not \(written)", at: token.mark)
+        case .integer, .integerOverflow:
+            report(.wrongType, "\(name) must be \(expectation), not the number \(written)", at: token.mark)
+        case .text:
+            report(.wrongType, "\(name) must be \(expectation), not the text \(written)", at: token.mark)
+        }
+    }
+
+    /// `1000` rather than `1000.0` when the value is whole.
+    private static func plainNumber(_ value: Double) -> String {
+        if value.rounded() == value, abs(value) < 1e15 { return String(Int(value)) }
+        return String(value)
+    }
+}

@@ -1,0 +1,130 @@
+import BeaconCore
+
+/// Reads one manifest file's YAML events straight into a `DocumentDraft`, reporting every
+/// problem on the way. There is no node tree: each event is looked at once, scalars are
+/// compared as bytes and turned into values on the spot.
+///
+/// The schema itself nests six levels, so the recursion here is bounded by the schema;
+/// whatever the schema does not know is skipped iteratively (`skipNode`), however deep.
+struct ManifestReader: ~Copyable {
+    var events: YAMLEventSource
+    let log: DiagnosticLog
+    let file: String
+    /// Keys seen in the mappings being read, innermost last, for "first occurrence" notes
+    /// on duplicate keys. Reused across mappings, so reading allocates nothing per key.
+    var keyMarks: [(field: ManifestField, mark: Mark)] = []
+
+    init(file: String, bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, log: DiagnosticLog) {
+        events = YAMLEventSource(bytes: bytes, maxDepth: maxDepth)
+        self.log = log
+        self.file = file
+        keyMarks.reserveCapacity(64)
+    }
+
+    func location(_ mark: Mark) -> SourceLocation {
+        SourceLocation(file: file, line: Int(mark.line), column: Int(mark.column))
+    }
+
+    func report(
+        _ code: DiagnosticCode, _ message: String, at mark: Mark, notes: [DiagnosticNote] = [],
+        hint: String? = nil
+    ) {
+        log.emit(code, message, at: location(mark), notes: notes, hint: hint)
+    }
+
+    // MARK: Mappings
+
+    /// One step through a mapping of the schema.
+    enum KeyStep {
+        /// A known, allowed, first-time key; the value is the next event.
+        case field(ManifestField, Mark)
+        /// A key that was reported (unknown, repeated, not a plain name); its value is skipped.
+        case skipped
+        /// The mapping ended.
+        case end
+    }
+
+    /// Reads the next key of a mapping of `kind`. `frame` is `keyMarks.count` when the
+    /// mapping started.
+    mutating func nextKey(
+        in kind: ManifestMappingKind, seen: inout FieldSet, frame: Int
+    ) throws(YAMLStreamFailure) -> KeyStep {
+        switch try events.advance() {
+        case .mappingEnd:
+            keyMarks.removeSubrange(frame...)
+            return .end
+        case .scalar:
+            let mark = events.mark
+            let bytes = events.scalarBytes
+            guard let field = ManifestField(key: bytes), kind.allows(field) else {
+                let key = String(decoding: bytes, as: UTF8.self)
+                report(
+                    .unknownField, "unknown field `\(key)` in \(kind.phrase)", at: mark,
+                    hint: FieldSuggestion.hint(forUnknownKey: key, in: kind))
+                try skipValue()
+                return .skipped
+            }
+            if seen.contains(field) {
+                let first = keyMarks[frame...].first { $0.field == field }
+                report(
+                    .duplicateKey,
+                    "`\(field.key)` appears twice in \(kind.phrase); YAML would silently keep only one of the values",
+                    at: mark,
+                    notes: first.map { [DiagnosticNote(location: location($0.mark), message: "first `\(field.key)` is here")] } ?? [],
+                    hint: "keep one `\(field.key)`; a mapping cannot hold the same key twice")
+                try skipValue()
+                return .skipped
+            }
+            seen.insert(field)
+            keyMarks.append((field, mark))
+            return .field(field, mark)
+        case .alias:
+            reportAlias()
+            try skipValue()
+            return .skipped
+        case .mappingStart, .sequenceStart:
+            report(
+                .wrongType, "a key in \(kind.phrase) must be a field name, not a \(events.kind == .mappingStart ? "mapping" : "sequence")",
+                at: events.mark)
+            try skipNode()
+            try skipValue()
+            return .skipped
+        default:
+            throw unexpectedEvent()
+        }
+    }
+
+    // MARK: Skipping
+
+    /// Skips the node that starts with the current event (all of it, however deep).
+    mutating func skipNode() throws(YAMLStreamFailure) {
+        guard events.kind == .mappingStart || events.kind == .sequenceStart else { return }
+        var open = 1
+        while open > 0 {
+            switch try events.advance() {
+            case .mappingStart, .sequenceStart: open += 1
+            case .mappingEnd, .sequenceEnd: open -= 1
+            case .scalar, .alias: break
+            default: throw unexpectedEvent()
+            }
+        }
+    }
+
+    /// Skips the value that follows a key.
+    mutating func skipValue() throws(YAMLStreamFailure) {
+        _ = try events.advance()
+        try skipNode()
+    }
+
+    func unexpectedEvent() -> YAMLStreamFailure {
+        .syntax(problem: "unexpected YAML event", at: events.mark, context: nil, contextMark: nil)
+    }
+
+    func reportAlias() {
+        report(
+            .yamlAlias,
+            "YAML aliases (`*\(events.aliasName)`) are not supported in manifests",
+            at: events.mark,
+            hint: "put shared values in `defaults:` or on the venue; beacons inherit them")
+    }
+}

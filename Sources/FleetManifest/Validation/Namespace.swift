@@ -1,0 +1,43 @@
+import BeaconCore
+
+/// Everything read so far across the files of one load: the namespace in which ids,
+/// identities and addresses must be unique. Entries are kept in file order, so "the first
+/// one" of a duplicate is always the one that comes first in load order.
+struct Namespace {
+    var files: [String] = []
+    var venues: [VenueEntry] = []
+    /// Every beacon read, usable or not, in file order; `beaconStates` runs in parallel.
+    var beacons: [ResolvedBeacon] = []
+    var beaconStates: [BeaconState] = []
+    /// Where each expected address was written (only beacons that have one).
+    var addressEntries: [(beaconIndex: Int, location: SourceLocation)] = []
+    var regions: [RegionEntry] = []
+
+    struct VenueEntry {
+        var id: String?
+        var name: String?
+        var fleetName: String
+        var plan: PlanSize?
+        var location: SourceLocation
+        /// This venue's beacons in `Namespace.beacons`.
+        var beaconRange: Range<Int>
+        var isRejected: Bool
+    }
+
+    struct BeaconState {
+        /// Whether the beacon had an id (an empty placeholder otherwise).
+        var hasID: Bool
+        /// Its uuid, major and minor all resolved to valid values.
+        var hasIdentity: Bool
+        /// Free of errors so far; cross-file checks may still reject it.
+        var isUsable: Bool
+        /// The advertising-set budget its manifest declares for a host.
+        var hostBudget: Int
+    }
+
+    struct RegionEntry {
+        var id: String?
+        var region: ResolvedRegion?
+        var location: SourceLocation
+    }
+}

@@ -1,0 +1,178 @@
+import CYAML
+
+/// A 1-based line and column (in characters) inside one file, the compact form kept while
+/// reading; `SourceLocation` adds the file name when a diagnostic needs it.
+struct Mark: Hashable, Comparable, Sendable {
+    var line: Int32
+    var column: Int32
+
+    /// libyaml counts lines and columns from 0; people and editors count from 1.
+    init(_ mark: yaml_mark_t) {
+        line = Int32(truncatingIfNeeded: mark.line + 1)
+        column = Int32(truncatingIfNeeded: mark.column + 1)
+    }
+
+    init(line: Int32, column: Int32) {
+        self.line = line
+        self.column = column
+    }
+
+    static let startOfFile = Mark(line: 1, column: 1)
+
+    static func < (lhs: Mark, rhs: Mark) -> Bool {
+        (lhs.line, lhs.column) < (rhs.line, rhs.column)
+    }
+}
+
+enum YAMLEventKind: Equatable {
+    case streamStart, streamEnd, documentStart, documentEnd
+    case mappingStart, mappingEnd, sequenceStart, sequenceEnd
+    case scalar, alias
+}
+
+/// How a scalar was written, which decides its type: `010` and `"010"` are different things.
+enum ScalarStyle: Equatable {
+    case plain
+    /// Single- or double-quoted.
+    case quoted
+    /// Literal `|` or folded `>`.
+    case block
+}
+
+/// Why the event stream cannot go on; the reader turns it into a diagnostic and gives up
+/// on the file (nothing after a syntax error can be trusted).
+enum YAMLStreamFailure: Error {
+    /// The bytes are not UTF-8 text: invalid sequences, NUL or other control characters.
+    case encoding(problem: String, byteOffset: Int, byte: Int32)
+    /// The text is not well-formed YAML.
+    case syntax(problem: String, at: Mark, context: String?, contextMark: Mark?)
+    /// Mappings and sequences nested deeper than the limit.
+    case tooDeep(at: Mark, limit: Int)
+}
+
+/// Pulls libyaml events from an in-memory UTF-8 buffer one at a time. The current event's
+/// scalar bytes are borrowed from libyaml and valid until the next `advance()`; nothing is
+/// copied per event.
+///
+/// The bytes must outlive the source (callers create it inside `withUnsafeBufferPointer`).
+struct YAMLEventSource: ~Copyable {
+    private let parser: UnsafeMutablePointer<yaml_parser_t>
+    private let event: UnsafeMutablePointer<yaml_event_t>
+    private var holdsEvent = false
+    private(set) var kind: YAMLEventKind = .streamStart
+    /// Mappings and sequences open around the current event.
+    private(set) var depth = 0
+    private let maxDepth: Int
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        parser = .allocate(capacity: 1)
+        event = .allocate(capacity: 1)
+        event.initialize(to: yaml_event_t())
+        self.maxDepth = maxDepth
+        // yaml_parser_initialize only fails when malloc does; the parser then reports
+        // YAML_MEMORY_ERROR from the first yaml_parser_parse, which advance() handles.
+        _ = yaml_parser_initialize(parser)
+        // Manifests are UTF-8. Without this libyaml would silently decode UTF-16 files
+        // that start with a byte-order mark.
+        yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+        yaml_parser_set_input_string(parser, bytes.baseAddress, bytes.count)
+    }
+
+    deinit {
+        if holdsEvent { yaml_event_delete(event) }
+        yaml_parser_delete(parser)
+        event.deallocate()
+        parser.deallocate()
+    }
+
+    /// Moves to the next event and returns its kind.
+    mutating func advance() throws(YAMLStreamFailure) -> YAMLEventKind {
+        if holdsEvent {
+            yaml_event_delete(event)
+            holdsEvent = false
+        }
+        guard yaml_parser_parse(parser, event) != 0 else { throw failure() }
+        holdsEvent = true
+        switch event.pointee.type {
+        case YAML_STREAM_START_EVENT: kind = .streamStart
+        case YAML_STREAM_END_EVENT: kind = .streamEnd
+        case YAML_DOCUMENT_START_EVENT: kind = .documentStart
+        case YAML_DOCUMENT_END_EVENT: kind = .documentEnd
+        case YAML_MAPPING_START_EVENT, YAML_SEQUENCE_START_EVENT:
+            kind = event.pointee.type == YAML_MAPPING_START_EVENT ? .mappingStart : .sequenceStart
+            depth += 1
+            if depth > maxDepth { throw .tooDeep(at: mark, limit: maxDepth) }
+        case YAML_MAPPING_END_EVENT:
+            kind = .mappingEnd
+            depth -= 1
+        case YAML_SEQUENCE_END_EVENT:
+            kind = .sequenceEnd
+            depth -= 1
+        case YAML_SCALAR_EVENT: kind = .scalar
+        case YAML_ALIAS_EVENT: kind = .alias
+        default:
+            throw .syntax(problem: "libyaml produced no event", at: mark, context: nil, contextMark: nil)
+        }
+        return kind
+    }
+
+    /// Where the current event starts.
+    var mark: Mark { Mark(event.pointee.start_mark) }
+
+    /// The current scalar's text; empty for other events.
+    var scalarBytes: UnsafeBufferPointer<UInt8> {
+        guard kind == .scalar else { return UnsafeBufferPointer(start: nil, count: 0) }
+        let scalar = event.pointee.data.scalar
+        return UnsafeBufferPointer(start: scalar.value, count: scalar.length)
+    }
+
+    var scalarStyle: ScalarStyle {
+        switch event.pointee.data.scalar.style {
+        case YAML_SINGLE_QUOTED_SCALAR_STYLE, YAML_DOUBLE_QUOTED_SCALAR_STYLE: return .quoted
+        case YAML_LITERAL_SCALAR_STYLE, YAML_FOLDED_SCALAR_STYLE: return .block
+        default: return .plain
+        }
+    }
+
+    /// The explicit tag (`!!str`, `!custom`) of the current node, if it has one.
+    var explicitTag: String? {
+        let tag: UnsafeMutablePointer<yaml_char_t>?
+        switch kind {
+        case .scalar: tag = event.pointee.data.scalar.tag
+        case .mappingStart: tag = event.pointee.data.mapping_start.tag
+        case .sequenceStart: tag = event.pointee.data.sequence_start.tag
+        default: tag = nil
+        }
+        guard let tag else { return nil }
+        // libyaml hands out resolved tags; show the `!!int` shorthand people write.
+        let resolved = String(cString: tag)
+        let standardPrefix = "tag:yaml.org,2002:"
+        return resolved.hasPrefix(standardPrefix) ? "!!" + resolved.dropFirst(standardPrefix.count) : resolved
+    }
+
+    /// The name an alias event refers to (`*name`).
+    var aliasName: String {
+        guard kind == .alias, let anchor = event.pointee.data.alias.anchor else { return "" }
+        return String(cString: anchor)
+    }
+
+    private func failure() -> YAMLStreamFailure {
+        let problem = parser.pointee.problem.map { String(cString: $0) } ?? "unknown problem"
+        switch parser.pointee.error {
+        case YAML_READER_ERROR:
+            // The reader reports a byte offset; its marks are not set.
+            return .encoding(
+                problem: problem, byteOffset: parser.pointee.problem_offset,
+                byte: parser.pointee.problem_value)
+        case YAML_MEMORY_ERROR:
+            return .syntax(
+                problem: "out of memory while parsing", at: Mark(parser.pointee.mark), context: nil,
+                contextMark: nil)
+        default:
+            let context = parser.pointee.context.map { String(cString: $0) }
+            return .syntax(
+                problem: problem, at: Mark(parser.pointee.problem_mark), context: context,
+                contextMark: context == nil ? nil : Mark(parser.pointee.context_mark))
+        }
+    }
+}
