@@ -87,6 +87,8 @@ NEGATIVE_CASES = [
     ("region minor without major", lambda m: region(m).pop("major")),
     ("region notify flag as text", lambda m: region(m).update(notify_on_exit="yes")),
     ("max beacons per host of 0", lambda m: m.update(max_beacons_per_host=0)),
+    ("max beacons per host above 240", lambda m: m.update(max_beacons_per_host=241)),
+    ("empty beacon name", lambda m: beacon(m).update(name="")),
 ]
 
 

@@ -132,7 +132,7 @@ enum CSVReader {
         private mutating func readCell() -> Result<CSVCell, CSVSyntaxError> {
             let startLine = line
             let startColumn = column
-            var text = 
+            var text = ""
             if current == Self.quote {
                 advance()
                 while true {
