@@ -10,9 +10,16 @@ public enum FleetExport {
     /// records end with CRLF; cells holding a comma, quote or line break are quoted.
     /// Absent optional values are empty cells; measured power is `auto` or dBm.
     public static func csv(_ beacons: [ResolvedBeacon]) -> String {
-        var text = CSVField.record(ExportColumn.allCases.map(\.rawValue))
+        var text = CSVField.record(ExportColumn.allCases.map(\.name))
+        // About 150 bytes a row: one allocation for a fleet of typical beacons.
+        text.reserveCapacity(text.utf8.count + beacons.count * 160)
+        var reader = ExportValueReader()
         for beacon in beacons {
-            text += CSVField.record(beacon.exportValues.map(\.csvText))
+            for column in ExportColumn.allCases {
+                if column != .fleet { text += "," }
+                CSVField.append(reader.value(column, of: beacon).csvText, to: &text)
+            }
+            text += "\r\n"
         }
         return text
     }
@@ -22,7 +29,14 @@ public enum FleetExport {
     /// except measured power `"auto"`.
     public static func json(_ beacons: [ResolvedBeacon]) -> String {
         guard !beacons.isEmpty else { return "[]\n" }
-        let objects = beacons.map { "  " + ExportJSON.object($0.exportValues) }
-        return "[\n" + objects.joined(separator: ",\n") + "\n]\n"
+        var text = "[\n"
+        text.reserveCapacity(beacons.count * 330)
+        var reader = ExportValueReader()
+        for (index, beacon) in beacons.enumerated() {
+            text += index == 0 ? "  " : ",\n  "
+            ExportJSON.appendObject(of: beacon, reading: &reader, to: &text)
+        }
+        text += "\n]\n"
+        return text
     }
 }

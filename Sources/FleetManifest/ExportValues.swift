@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// One cell of an exported row before it is written as CSV or JSON text.
 enum ExportValue: Equatable, Sendable {
     case text(String)
@@ -30,12 +32,25 @@ enum ExportNumber {
     }
 }
 
-extension ResolvedBeacon {
-    /// The beacon's values in `ExportColumn.allCases` order.
-    var exportValues: [ExportValue] {
-        ExportColumn.allCases.map(exportValue)
+/// Reads a beacon's export values, column by column. Fleets have a handful of UUIDs and
+/// many beacons: each UUID's text is made once.
+struct ExportValueReader {
+    private var uuidTexts: [ProximityUUID: String] = [:]
+
+    private mutating func text(of uuid: ProximityUUID) -> String {
+        if let text = uuidTexts[uuid] { return text }
+        let text = uuid.description
+        uuidTexts[uuid] = text
+        return text
     }
 
+    mutating func value(_ column: ExportColumn, of beacon: ResolvedBeacon) -> ExportValue {
+        if column == .uuid { return .text(text(of: beacon.identity.uuid)) }
+        return beacon.exportValue(column)
+    }
+}
+
+extension ResolvedBeacon {
     func exportValue(_ column: ExportColumn) -> ExportValue {
         switch column {
         case .fleet: return .text(fleetName)

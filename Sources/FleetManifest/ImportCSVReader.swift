@@ -1,5 +1,6 @@
-/// One cell of a CSV file, with the place it starts at (1-based line and column, columns
-/// counting characters as editors do) so a complaint about its value can point at it.
+/// One cell of a CSV file, with the place it starts at so a complaint about its value can
+/// point at it: 1-based line and column, columns counting Unicode scalars as the manifest
+/// loader's do.
 struct CSVCell: Equatable, Sendable {
     var text: String
     var line: Int
@@ -48,14 +49,19 @@ struct CSVSyntaxError: Error, Equatable, Sendable {
 /// record as CRLF does, a leading UTF-8 byte order mark is skipped, and empty lines are
 /// ignored. Strict where a guess could silently change a value: a quote inside an unquoted
 /// cell, text after a closing quote and a quote left open are errors.
+///
+/// Works on UTF-8 bytes: every delimiter is ASCII, and no byte of a multi-byte UTF-8
+/// sequence is ASCII, so a delimiter can never be found inside another character.
 enum CSVReader {
     static func records(in text: String) -> Result<[CSVRecord], CSVSyntaxError> {
-        var scanner = Scanner(text: text)
+        var bytes = Array(text.utf8)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        var scanner = Scanner(bytes: bytes)
         return scanner.run()
     }
 
     private struct Scanner {
-        private let characters: [Character]
+        private let bytes: [UInt8]
         private var index = 0
         private var line = 1
         private var column = 1
@@ -63,60 +69,57 @@ enum CSVReader {
         private var cells: [CSVCell] = []
         private var recordLine = 1
 
-        init(text: String) {
-            var scalars = Substring(text).unicodeScalars[...]
-            if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
-            self.characters = Array(Substring(scalars))
+        init(bytes: [UInt8]) {
+            self.bytes = bytes
         }
 
-        private static let quote: Character = "\""
-        private static let comma: Character = ","
+        private static let quote = UInt8(ascii: "\"")
+        private static let comma = UInt8(ascii: ",")
+        private static let lineFeed = UInt8(ascii: "\n")
+        private static let carriageReturn = UInt8(ascii: "\r")
 
-        private var current: Character? { index < characters.count ? characters[index] : nil }
+        private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-        /// Moves past one character. CRLF is a single `Character` in Swift, so each line
-        /// break, whatever its convention, counts once.
+        private static func isLineBreak(_ byte: UInt8) -> Bool { byte == lineFeed || byte == carriageReturn }
+
+        /// Moves past one byte. CRLF counts as one line break; a UTF-8 continuation byte
+        /// (10xxxxxx) does not start a new column.
         private mutating func advance() {
-            guard let character = current else { return }
+            guard let byte = current else { return }
             index += 1
-            if Self.isLineBreak(character) {
+            if byte == Self.lineFeed || (byte == Self.carriageReturn && current != Self.lineFeed) {
                 line += 1
                 column = 1
-            } else {
+            } else if byte != Self.carriageReturn && byte & 0xC0 != 0x80 {
                 column += 1
             }
         }
 
-        private static func isLineBreak(_ character: Character) -> Bool {
-            character == "\n" || character == "\r\n" || character == "\r"
-        }
-
         mutating func run() -> Result<[CSVRecord], CSVSyntaxError> {
-            while current != nil {
+            while let byte = current {
                 // A line with nothing on it is not a record of one empty cell.
-                if cells.isEmpty, let character = current, Self.isLineBreak(character) {
+                if cells.isEmpty, Self.isLineBreak(byte) {
                     advance()
                     continue
                 }
                 if cells.isEmpty { recordLine = line }
-                let cell: CSVCell
                 switch readCell() {
-                case .success(let read): cell = read
+                case .success(let cell): cells.append(cell)
                 case .failure(let error): return .failure(error)
                 }
-                cells.append(cell)
                 switch current {
                 case Self.comma?:
                     advance()
                     // A comma at the very end of the text still opens one more, empty, cell.
                     if current == nil { cells.append(CSVCell(text: "", line: line, column: column)) }
-                case let character? where Self.isLineBreak(character):
+                case let next? where Self.isLineBreak(next):
                     advance()
                     endRecord()
                 case nil:
                     break
-                case let character?:
-                    return .failure(CSVSyntaxError(kind: .textAfterClosingQuote(character), line: line, column: column))
+                case .some:
+                    return .failure(CSVSyntaxError(
+                        kind: .textAfterClosingQuote(characterAtIndex()), line: line, column: column))
                 }
             }
             endRecord()
@@ -132,30 +135,38 @@ enum CSVReader {
         private mutating func readCell() -> Result<CSVCell, CSVSyntaxError> {
             let startLine = line
             let startColumn = column
-            var text = ""
-            if current == Self.quote {
-                advance()
-                while true {
-                    guard let character = current else {
-                        return .failure(CSVSyntaxError(kind: .unterminatedQuote, line: startLine, column: startColumn))
-                    }
-                    advance()
-                    if character == Self.quote {
-                        guard current == Self.quote else { break }
-                        advance()
-                    }
-                    text.append(character)
-                }
-            } else {
-                while let character = current, character != Self.comma, !Self.isLineBreak(character) {
-                    if character == Self.quote {
+            guard current == Self.quote else {
+                let start = index
+                while let byte = current, byte != Self.comma, !Self.isLineBreak(byte) {
+                    if byte == Self.quote {
                         return .failure(CSVSyntaxError(kind: .quoteInUnquotedCell, line: line, column: column))
                     }
-                    text.append(character)
                     advance()
                 }
+                let text = String(decoding: bytes[start..<index], as: UTF8.self)
+                return .success(CSVCell(text: text, line: startLine, column: startColumn))
             }
-            return .success(CSVCell(text: text, line: startLine, column: startColumn))
+            advance()
+            var text: [UInt8] = []
+            while true {
+                guard let byte = current else {
+                    return .failure(CSVSyntaxError(kind: .unterminatedQuote, line: startLine, column: startColumn))
+                }
+                advance()
+                if byte == Self.quote {
+                    guard current == Self.quote else { break }
+                    advance()
+                }
+                text.append(byte)
+            }
+            return .success(CSVCell(text: String(decoding: text, as: UTF8.self), line: startLine, column: startColumn))
+        }
+
+        /// The whole character starting at the current byte, for messages.
+        private func characterAtIndex() -> Character {
+            var end = index + 1
+            while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
+            return String(decoding: bytes[index..<min(end, bytes.count)], as: UTF8.self).first ?? "?"
         }
     }
 }

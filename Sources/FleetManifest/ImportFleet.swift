@@ -93,7 +93,7 @@ private struct ImportRun {
             diagnostics.append(Diagnostic(
                 .csvMissingHeader, "the file is empty; a fleet CSV starts with a header row",
                 at: SourceLocation(file: file, line: 1, column: 1),
-                hint: "the first row names the columns: \(ExportColumn.allCases.map(\.rawValue).joined(separator: ","))"))
+                hint: "the first row names the columns: \(ExportColumn.allCases.map(\.name).joined(separator: ","))"))
             return
         }
         let (header, headerProblems) = ImportHeader.read(headerRecord, file: file)

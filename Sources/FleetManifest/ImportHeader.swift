@@ -17,13 +17,13 @@ struct ImportHeader {
         var diagnostics: [Diagnostic] = []
         for (index, cell) in record.cells.enumerated() {
             let name = cell.text.trimmingASCIISpaces().lowercased()
-            guard let column = ExportColumn(rawValue: name) else {
+            guard let column = ExportColumn(name: name) else {
                 unknown.append(cell)
                 continue
             }
             if positions[column] != nil {
                 diagnostics.append(Diagnostic(
-                    .csvDuplicateColumn, "column `\(column.rawValue)` appears twice in the header",
+                    .csvDuplicateColumn, "column `\(column.name)` appears twice in the header",
                     at: cell.location(in: file), hint: "remove one of the two columns"))
                 continue
             }
@@ -31,16 +31,17 @@ struct ImportHeader {
             columns.append(column)
         }
         if let first = unknown.first {
-            let names = unknown.map { "`\($0.text)`" }.joined(separator: ", ")
+            // An empty header cell usually comes from a trailing comma.
+            let names = unknown.map { $0.text.isEmpty ? "`` (empty)" : "`\($0.text)`" }.joined(separator: ", ")
             let noun = unknown.count == 1 ? "column" : "columns"
             diagnostics.append(Diagnostic(
                 .csvUnknownColumn, "unknown \(noun) \(names) in the header",
                 at: first.location(in: file),
-                hint: "the columns are \(ExportColumn.allCases.map(\.rawValue).joined(separator: ", ")); remove or rename the others"))
+                hint: "the columns are \(ExportColumn.allCases.map(\.name).joined(separator: ", ")); remove or rename the others"))
         }
         let missing = required.filter { positions[$0] == nil }
         if !missing.isEmpty {
-            let names = missing.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+            let names = missing.map { "`\($0.name)`" }.joined(separator: ", ")
             diagnostics.append(Diagnostic(
                 .csvMissingColumn, "the header has no \(names) column\(missing.count == 1 ? "" : "s")",
                 at: SourceLocation(file: file, line: record.line, column: 1),
@@ -60,10 +61,13 @@ extension CSVCell {
 extension String {
     /// The text without leading and trailing spaces and tabs; other whitespace is content.
     func trimmingASCIISpaces() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = firstIndex(where: { !isSpace($0) }),
-              let end = lastIndex(where: { !isSpace($0) })
+        let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let bytes = utf8
+        // Almost every cell has nothing to trim.
+        guard let first = bytes.first, let last = bytes.last, isSpace(first) || isSpace(last) else { return self }
+        guard let start = bytes.firstIndex(where: { !isSpace($0) }),
+              let end = bytes.lastIndex(where: { !isSpace($0) })
         else { return "" }
-        return String(self[start...end])
+        return String(decoding: bytes[start...end], as: UTF8.self)
     }
 }

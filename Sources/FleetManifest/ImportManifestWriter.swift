@@ -3,18 +3,20 @@ import BeaconCore
 /// A manifest being written line by line, each line remembering the CSV cell its value came
 /// from, so a diagnostic about line N of the manifest can be shown at that cell instead.
 struct ManifestLines {
-    private(set) var lines: [(text: String, origin: SourceLocation?)] = []
+    private(set) var text = ""
+    /// The origin of each line, in order.
+    private var origins: [SourceLocation?] = []
 
-    mutating func append(_ text: String, from origin: SourceLocation? = nil) {
-        lines.append((text, origin))
+    mutating func append(_ line: String, from origin: SourceLocation? = nil) {
+        text += line
+        text += "\n"
+        origins.append(origin)
     }
-
-    var text: String { lines.map(\.text).joined(separator: "\n") + "\n" }
 
     /// The cell behind 1-based manifest line `line`, if that line holds a value.
     func origin(ofLine line: Int) -> SourceLocation? {
-        guard line >= 1, line <= lines.count else { return nil }
-        return lines[line - 1].origin
+        guard line >= 1, line <= origins.count else { return nil }
+        return origins[line - 1]
     }
 }
 

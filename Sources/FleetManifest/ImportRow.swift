@@ -15,10 +15,20 @@ struct ImportedRow {
     var position: PlanPoint?
     var host: String?
     var mac: String?
-    /// The cell each value was read from; for a value left empty, the row's first cell.
-    var origins: [ExportColumn: SourceLocation]
+    /// The cell each value was read from.
+    var origins: CellOrigins
 
     func origin(_ column: ExportColumn) -> SourceLocation? { origins[column] }
+}
+
+/// Where each column's cell of a row starts, by column.
+struct CellOrigins {
+    private var locations = [SourceLocation?](repeating: nil, count: ExportColumn.allCases.count)
+
+    subscript(column: ExportColumn) -> SourceLocation? {
+        get { locations[column.rawValue] }
+        set { locations[column.rawValue] = newValue }
+    }
 }
 
 /// Turns a record into an `ImportedRow`, reporting every bad cell of it.
@@ -29,11 +39,13 @@ struct ImportRowReader {
     func read(_ record: CSVRecord) -> (row: ImportedRow?, diagnostics: [Diagnostic]) {
         guard record.cells.count == header.columns.count else {
             let count = record.cells.count
+            let hint = count > header.columns.count
+                ? "a comma inside a value needs the value in double quotes: \"Harbour, east\""
+                : "every row has a cell for each column of the header; an empty value is nothing between two commas"
             return (nil, [Diagnostic(
                 .csvCellCount,
                 "this row has \(count) cell\(count == 1 ? "" : "s") but the header has \(header.columns.count)",
-                at: SourceLocation(file: file, line: record.line, column: 1),
-                hint: "a comma inside a value needs the value in double quotes: \"Harbour, east\"")])
+                at: SourceLocation(file: file, line: record.line, column: 1), hint: hint)])
         }
         var cells = CellReader(record: record, header: header, file: file)
         let fleet = cells.requiredText(.fleet)
@@ -42,11 +54,11 @@ struct ImportRowReader {
         let name = cells.text(.name)
         let zone = cells.text(.zone)
         let uuid = cells.uuid()
-        let major = cells.integer(.major, in: 0...65535, required: true)
-        let minor = cells.integer(.minor, in: 0...65535, required: true)
+        let major = cells.integer(.major, in: 0...65535, required: true).flatMap(UInt16.init(exactly:))
+        let minor = cells.integer(.minor, in: 0...65535, required: true).flatMap(UInt16.init(exactly:))
         let measuredPower = cells.measuredPower()
-        let interval = cells.integer(.intervalMilliseconds, in: 20...10240, required: false)
-        let txPower = cells.integer(.txPower, in: -127...20, required: false)
+        let interval = cells.integer(.intervalMilliseconds, in: 20...10240, unit: " ms", required: false)
+        let txPower = cells.integer(.txPower, in: -127...20, unit: " dBm", required: false)
         let position = cells.position()
         let host = cells.text(.host)
         let mac = cells.mac()
@@ -56,7 +68,7 @@ struct ImportRowReader {
         // An empty cell is an absent value, which in a manifest means the built-in default.
         let row = ImportedRow(
             fleet: fleet, venue: venue, beacon: beacon, name: name, zone: zone,
-            identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
+            identity: BeaconIdentity(uuid: uuid, major: major, minor: minor),
             measuredPower: measuredPower ?? DocumentResolver.builtInMeasuredPower,
             intervalMilliseconds: interval ?? DocumentResolver.builtInIntervalMilliseconds,
             txPower: txPower ?? DocumentResolver.builtInTxPower,
@@ -71,7 +83,7 @@ private struct CellReader {
     let header: ImportHeader
     let file: String
     var diagnostics: [Diagnostic] = []
-    var origins: [ExportColumn: SourceLocation] = [:]
+    var origins = CellOrigins()
 
     init(record: CSVRecord, header: ImportHeader, file: String) {
         self.record = record
@@ -102,7 +114,7 @@ private struct CellReader {
     mutating func requiredText(_ column: ExportColumn) -> String? {
         if let text = text(column) { return text }
         diagnostics.append(Diagnostic(
-            .csvMissingValue, "the `\(column.rawValue)` cell is empty; every beacon needs one",
+            .csvMissingValue, "the `\(column.name)` cell is empty; every beacon needs one",
             at: origins[column] ?? rowStart))
         return nil
     }
@@ -136,22 +148,22 @@ private struct CellReader {
         return uuid
     }
 
-    mutating func integer(_ column: ExportColumn, in range: ClosedRange<Int>, required: Bool) -> Int? {
+    mutating func integer(_ column: ExportColumn, in range: ClosedRange<Int>, unit: String = "", required: Bool) -> Int? {
         guard let (cell, text) = trimmed(column) else {
             if required {
                 diagnostics.append(Diagnostic(
-                    .csvMissingValue, "the `\(column.rawValue)` cell is empty; every beacon needs one",
+                    .csvMissingValue, "the `\(column.name)` cell is empty; every beacon needs one",
                     at: origins[column] ?? rowStart))
             }
             return nil
         }
-        let expectation = "an integer \(range.lowerBound)…\(range.upperBound)"
+        let expectation = "an integer \(range.lowerBound)…\(range.upperBound)\(unit)"
         guard ImportNumberSyntax.isInteger(text) else {
-            report(.wrongType, "`\(column.rawValue)` is `\(text)`; it must be \(expectation)", cell)
+            report(.wrongType, "`\(column.name)` is `\(text)`; it must be \(expectation)", cell)
             return nil
         }
         guard let value = Int(text), range.contains(value) else {
-            report(.valueOutOfRange, "`\(column.rawValue)` is \(text); it must be \(expectation)", cell)
+            report(.valueOutOfRange, "`\(column.name)` is \(text); it must be \(expectation)", cell)
             return nil
         }
         return value
@@ -159,7 +171,7 @@ private struct CellReader {
 
     mutating func measuredPower() -> MeasuredPower? {
         guard let (cell, text) = trimmed(.measuredPower) else { return nil }
-        if text.lowercased() == "auto" { return .auto }
+        if text == "auto" || text.lowercased() == "auto" { return .auto }
         let expectation = "`auto` or an integer −127…−1 (dBm at 1 m)"
         guard ImportNumberSyntax.isInteger(text) else {
             report(.wrongType, "`measured_power` is `\(text)`; it must be \(expectation)", cell)
@@ -200,7 +212,7 @@ private struct CellReader {
         guard let (cell, text) = trimmed(column) else { return .empty }
         guard ImportNumberSyntax.isDecimal(text), let value = Double(text), value.isFinite else {
             let hint = text.contains(",") ? "write the decimal separator as a point: 3.5, not 3,5" : nil
-            report(.wrongType, "`\(column.rawValue)` is `\(text)`; it must be a number of metres", cell, hint: hint)
+            report(.wrongType, "`\(column.name)` is `\(text)`; it must be a number of metres", cell, hint: hint)
             return .invalid
         }
         return .value(value)
@@ -223,25 +235,29 @@ private struct CellReader {
 enum ImportNumberSyntax {
     /// An optional sign and decimal digits.
     static func isInteger(_ text: String) -> Bool {
-        var digits = Substring(text)
-        if let first = digits.first, first == "-" || first == "+" { digits = digits.dropFirst() }
-        return !digits.isEmpty && digits.allSatisfy(isDigit)
+        isInteger(text.utf8[...])
     }
 
     /// An optional sign, digits with an optional fraction (`3`, `3.5`, `.5`, `3.`), and an
     /// optional exponent (`1e-3`).
     static func isDecimal(_ text: String) -> Bool {
-        var rest = Substring(text)
-        if let first = rest.first, first == "-" || first == "+" { rest = rest.dropFirst() }
-        let mantissa = rest.prefix { $0 != "e" && $0 != "E" }
+        var rest = text.utf8[...]
+        if let first = rest.first, isSign(first) { rest = rest.dropFirst() }
+        let mantissa = rest.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
         let exponent = rest.dropFirst(mantissa.count)
-        let parts = mantissa.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let parts = mantissa.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.allSatisfy({ $0.allSatisfy(isDigit) }), parts.contains(where: { !$0.isEmpty }) else { return false }
         guard !exponent.isEmpty else { return true }
-        return isInteger(String(exponent.dropFirst()))
+        return isInteger(exponent.dropFirst())
     }
 
-    private static func isDigit(_ character: Character) -> Bool {
-        character.isASCII && character.isNumber
+    private static func isInteger(_ bytes: Substring.UTF8View) -> Bool {
+        var digits = bytes
+        if let first = digits.first, isSign(first) { digits = digits.dropFirst() }
+        return !digits.isEmpty && digits.allSatisfy(isDigit)
     }
+
+    private static func isSign(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 }

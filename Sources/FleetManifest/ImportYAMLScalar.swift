@@ -37,21 +37,21 @@ enum YAMLScalar {
     ]
 
     private static func isSafePlain(_ text: String) -> Bool {
-        let scalars = Array(text.unicodeScalars)
-        guard let first = scalars.first, let last = scalars.last,
-              isASCIILetter(first), last != " ",
-              !reservedWords.contains(text.lowercased())
+        let bytes = text.utf8
+        guard let first = bytes.first, let last = bytes.last, isASCIILetter(first), last != UInt8(ascii: " ")
         else { return false }
-        for scalar in scalars.dropFirst() {
-            let allowed = isASCIILetter(scalar) || ("0"..."9").contains(scalar)
-                || scalar == "-" || scalar == "_" || scalar == "." || scalar == "/" || scalar == " "
+        for byte in bytes.dropFirst() {
+            let allowed = isASCIILetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "/") || byte == UInt8(ascii: " ")
             guard allowed else { return false }
         }
-        return true
+        // The reserved words are short; only short text needs the (allocating) comparison.
+        return bytes.count > 5 || !reservedWords.contains(text.lowercased())
     }
 
-    private static func isASCIILetter(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
 
     private static func hex(_ value: UInt32, digits: Int) -> String {

@@ -144,7 +144,7 @@ import Testing
         let json = FleetExport.json(result.fleet.beacons)
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         #expect(parsed.count == result.fleet.beacons.count)
-        #expect(parsed.allSatisfy { Set($0.keys) == Set(ExportColumn.allCases.map(\.rawValue)) })
+        #expect(parsed.allSatisfy { Set($0.keys) == Set(ExportColumn.allCases.map(\.name)) })
     }
 
     // MARK: Reading CSV
@@ -233,8 +233,8 @@ import Testing
         ("minor", "99999999999999999999999", "value-out-of-range", "`minor` is 99999999999999999999999; it must be an integer 0…65535"),
         ("measured_power", "0", "value-out-of-range", "`measured_power` is 0; it must be `auto` or an integer −127…−1 (dBm at 1 m)"),
         ("measured_power", "-59.5", "wrong-type", "`measured_power` is `-59.5`; it must be `auto` or an integer −127…−1 (dBm at 1 m)"),
-        ("interval_ms", "10", "value-out-of-range", "`interval_ms` is 10; it must be an integer 20…10240"),
-        ("tx_power", "21", "value-out-of-range", "`tx_power` is 21; it must be an integer -127…20"),
+        ("interval_ms", "10", "value-out-of-range", "`interval_ms` is 10; it must be an integer 20…10240 ms"),
+        ("tx_power", "21", "value-out-of-range", "`tx_power` is 21; it must be an integer -127…20 dBm"),
         ("x", "nan", "wrong-type", "`x` is `nan`; it must be a number of metres"),
         ("x", "0x1p3", "wrong-type", "`x` is `0x1p3`; it must be a number of metres"),
         ("y", "3,5", "wrong-type", "`y` is `3,5`; it must be a number of metres"),
