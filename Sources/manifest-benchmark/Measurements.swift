@@ -9,6 +9,9 @@ import Darwin
 
 /// What one child process measured.
 struct Measurement {
+    /// CPU time of the measured work (user + system). Wall-clock time would also count
+    /// the time other processes held the CPU, which on a shared machine swamps the
+    /// difference being measured.
     var seconds: Double
     /// Peak resident set of the whole child process, in bytes.
     var peakBytes: Int
@@ -46,7 +49,7 @@ enum ChildMode: String, CaseIterable {
     case loadPaths = "load-paths"
 
     func run(file: String) -> Measurement? {
-        let clock = ContinuousClock()
+        let clock = ProcessCPUClock()
         switch self {
         case .libyaml, .loadSources:
             guard let bytes = readFile(file) else { return nil }
@@ -128,11 +131,24 @@ func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
     return bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) } == bytes.count
 }
 
-extension Duration {
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+/// CPU time consumed by this process (it is single-threaded while measuring).
+struct ProcessCPUClock {
+    func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+
+    /// CPU seconds spent in `work`.
+    func measure(_ work: () -> Void) -> CPUSeconds {
+        let start = now()
+        work()
+        return CPUSeconds(seconds: now() - start)
+    }
+}
+
+struct CPUSeconds {
+    var seconds: Double
 }
 
 /// Runs this executable again as `--child MODE FILE` and reads its one-line answer.

@@ -146,11 +146,67 @@ enum ScalarKind: Equatable {
             return .digitSeparators(value: Double(String(decoding: cleaned, as: UTF8.self)))
         }
         if hasDot || hasExponent {
+            if let value = exactDecimal(body, negative: negative) {
+                return .decimal(value, hasExponent: hasExponent)
+            }
             guard let value = Double(String(decoding: bytes, as: UTF8.self)) else { return .text }
             return .decimal(value, hasExponent: hasExponent)
         }
         if body.count > 1 && body[0] == UInt8(ascii: "0") { return .leadingZero }
         return decimalInteger(body, negative: negative)
+    }
+
+    /// Powers of ten that a Double holds exactly.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// The common case of a decimal such as `12.5` or `1e3`, without a trip through
+    /// `strtod`: when the digits form an integer below 2^53 and the power of ten is exact,
+    /// one multiplication or division gives the correctly rounded value (Clinger's fast
+    /// path). `nil` sends anything else to the general conversion. `body` has been checked
+    /// to be digits, at most one dot and at most one exponent.
+    private static func exactDecimal(_ body: UnsafeBufferPointer<UInt8>, negative: Bool) -> Double? {
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var inFraction = false
+        var position = 0
+        while position < body.count {
+            let byte = body[position]
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+            } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                break
+            } else {
+                digits += 1
+                guard digits <= 15 else { return nil }
+                mantissa = mantissa * 10 + UInt64(byte &- UInt8(ascii: "0"))
+                if inFraction { fractionDigits += 1 }
+            }
+            position += 1
+        }
+        var exponent = 0
+        if position < body.count {
+            position += 1
+            var exponentNegative = false
+            if body[position] == UInt8(ascii: "-") || body[position] == UInt8(ascii: "+") {
+                exponentNegative = body[position] == UInt8(ascii: "-")
+                position += 1
+            }
+            while position < body.count {
+                exponent = exponent * 10 + Int(body[position] &- UInt8(ascii: "0"))
+                guard exponent <= 1000 else { return nil }
+                position += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        let scale = exponent - fractionDigits
+        guard abs(scale) < exactPowersOfTen.count else { return nil }
+        let magnitude =
+            scale < 0 ? Double(mantissa) / exactPowersOfTen[-scale] : Double(mantissa) * exactPowersOfTen[scale]
+        return negative ? -magnitude : magnitude
     }
 
     private static func decimalInteger(_ digits: UnsafeBufferPointer<UInt8>, negative: Bool) -> ScalarKind {
