@@ -99,7 +99,7 @@ func measure(_ modes: [ChildMode], file: String, repeats: Int) -> [ChildMode: Me
 }
 
 func runBenchmark(_ options: BenchmarkOptions) -> Int32 {
-    let directory = String(cString: getenv("TMPDIR") ?? strdup("/tmp"))
+    let directory = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
     var missed: [String] = []
     print("CPU time, best of \(options.repeats); peak resident memory of a process doing only that")
     print("beacons      bytes   libyaml   load(sources:)  ratio   peak RSS  (input+runtime)  load(paths:) peak RSS")

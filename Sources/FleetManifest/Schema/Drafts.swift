@@ -78,8 +78,8 @@ struct DocumentDraft {
     var beacons: [ResolvedBeacon] = []
     var beaconNotes: [BeaconNotes] = []
     /// Where positions and addresses were written, by index into `beacons`, in order.
-    var positionMarks: [(beacon: Int32, mark: Mark)] = []
-    var addressMarks: [(beacon: Int32, mark: Mark)] = []
+    var positionMarks: [(beacon: Int, mark: Mark)] = []
+    var addressMarks: [(beacon: Int, mark: Mark)] = []
     var regions: [RegionDraft] = []
     /// Where the top-level mapping starts, for "missing field" errors.
     var location = Mark.startOfFile

@@ -59,7 +59,7 @@ extension ManifestReader {
             case .field(let field, _):
                 guard let value = try metresValue(of: "`plan.\(field.key)`", field: field) else { continue }
                 guard value.value > 0 else {
-                    report(.valueOutOfRange, "`plan.\(field.key)` is \(value.value) m; a plan's size must be more than 0 m", at: value.mark)
+                    report(.valueOutOfRange, "`plan.\(field.key)` is \(metresText(value.value)) m; a plan's size must be more than 0 m", at: value.mark)
                     continue
                 }
                 if field == .width { width = value.value } else { height = value.value }
@@ -73,7 +73,7 @@ extension ManifestReader {
         while try events.advance() != .sequenceEnd {
             guard try isMappingItem("each beacon must be a mapping (id, minor, …)") else { continue }
             let read = try readBeacon(at: events.mark)
-            let index = Int32(truncatingIfNeeded: document.beacons.count)
+            let index = document.beacons.count
             document.beacons.append(read.beacon)
             document.beaconNotes.append(read.notes)
             if let mark = read.positionMark { document.positionMarks.append((index, mark)) }

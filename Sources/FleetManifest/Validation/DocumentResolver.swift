@@ -56,7 +56,7 @@ struct DocumentResolver {
                     isRejected: venue.isRejected))
         }
         for entry in draft.addressMarks {
-            namespace.addressEntries.append((Int32(truncatingIfNeeded: base + Int(entry.beacon)), entry.mark))
+            namespace.addressEntries.append((base + entry.beacon, entry.mark))
         }
         if namespace.beacons.isEmpty {
             namespace.beacons = beacons
@@ -162,22 +162,18 @@ struct DocumentResolver {
     /// coverage maps would draw the beacon somewhere it cannot be.
     private func checkPosition(of beacon: ResolvedBeacon, mark: Mark, venueID: String?, plan: PlanSize?) {
         guard let position = beacon.position else { return }
-        var point: String { "(\(Self.metres(position.x)), \(Self.metres(position.y)))" }
+        var point: String { "(\(metresText(position.x)), \(metresText(position.y)))" }
         if let plan {
             guard !plan.contains(position) else { return }
             log.emit(
                 .positionOutsidePlan,
-                "beacon `\(beacon.id)` at \(point) is outside the plan of venue `\(venueID ?? "")`, which is \(Self.metres(plan.width)) × \(Self.metres(plan.height)) m",
+                "beacon `\(beacon.id)` at \(point) is outside the plan of venue `\(venueID ?? "")`, which is \(metresText(plan.width)) × \(metresText(plan.height)) m",
                 at: location(mark), hint: "positions are metres from the plan's top-left corner")
         } else if position.x < 0 || position.y < 0 {
             log.emit(
                 .positionOutsidePlan, "beacon `\(beacon.id)` is at negative coordinates \(point)",
                 at: location(mark), hint: "positions are metres from the plan's top-left corner, never negative")
         }
-    }
-
-    private static func metres(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     private func resolveRegion(_ draft: RegionDraft, fleet: InheritableSettings, fleetName: String) -> Namespace.RegionEntry {
