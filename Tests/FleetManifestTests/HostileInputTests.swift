@@ -75,11 +75,11 @@ import Testing
     }
 
     @Test func deepNestingUnderTheLimitIsSkippedWithoutRecursion() {
-        // A raised limit lets 20 000 levels through into an unknown field, which is
+        // A raised limit lets 5 000 levels through into an unknown field, which is
         // skipped iteratively: no stack to overflow.
-        let depth = 20_000
+        let depth = 5_000
         let text = header + "extra: " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "\n"
-        let result = loadQuickly(Array(text.utf8), options: ValidationOptions(maxDepth: 30_000))
+        let result = loadQuickly(Array(text.utf8), options: ValidationOptions(maxDepth: 10_000))
         #expect(codesAndPositions(result) == ["4:1 unknown-field"])
     }
 
@@ -88,16 +88,25 @@ import Testing
         let result = loadQuickly(bytes)
         let found = try diagnostic("invalid-encoding", in: result)
         #expect(found.location.line == 2 && found.location.column == 12)
-        #expect(found.message == "not UTF-8 text: control characters are not allowed (byte 0x0) at byte offset 22")
+        #expect(found.message == "not UTF-8 text: control character 0x00 at byte offset 22 (NUL and other control characters cannot appear in YAML)")
     }
 
     @Test func invalidUTF8() throws {
         var bytes = Array("version: 1\nfleet: caf".utf8)
-        bytes += [0xE9, 0x0A]  // Latin-1 "é"
+        bytes += [0xE9, 0x2D, 0x0A]  // Latin-1 "é-"
         let result = loadQuickly(bytes)
         let found = try diagnostic("invalid-encoding", in: result)
+        // libyaml notices at the "-"; the report names the "é" that started the sequence.
         #expect(found.location.line == 2 && found.location.column == 11)
-        #expect(found.message.hasPrefix("not UTF-8 text: "))
+        #expect(found.message == "not UTF-8 text: invalid UTF-8 sequence starting with byte 0xE9 at offset 21")
+    }
+
+    @Test func strayContinuationByteAndTruncatedSequence() throws {
+        let stray = try diagnostic("invalid-encoding", in: loadQuickly(Array("fleet: a".utf8) + [0x80]))
+        #expect(stray.message == "not UTF-8 text: invalid UTF-8 sequence starting with byte 0x80 at offset 8")
+        #expect(stray.location.column == 9)
+        let truncated = try diagnostic("invalid-encoding", in: loadQuickly(Array("fleet: a".utf8) + [0xE2, 0x82]))
+        #expect(truncated.message == "not UTF-8 text: the file ends inside a UTF-8 sequence that starts with byte 0xE2 at offset 8")
     }
 
     @Test func binaryData() {
@@ -197,6 +206,20 @@ import Testing
         let last = try #require(result.diagnostics.last)
         #expect(last.code == "too-many-diagnostics")
         #expect(last.message == "40 more problems found but not reported; the report stops at 10")
+    }
+
+    @Test func aHugeKeyIsShownShortened() throws {
+        // Plain keys stop at 1024 characters in libyaml; an explicit `?` key has no limit.
+        let key = String(repeating: "k", count: 200_000)
+        let found = try diagnostic("unknown-field", in: loadQuickly(Array((header + "? " + key + "\n: 1\n").utf8)))
+        #expect(found.message == "unknown field `\(String(repeating: "k", count: 40))…` in the top level of a manifest")
+    }
+
+    @Test func problemsPastTheLimitCostLittle() {
+        // 50 000 unknown keys, 10 reported: the other messages and hints are never built.
+        let text = header + (0..<50_000).map { "unknown_\($0): 1\n" }.joined()
+        let result = loadQuickly(Array(text.utf8), options: ValidationOptions(maxDiagnostics: 10))
+        #expect(result.diagnostics.last?.message == "49990 more problems found but not reported; the report stops at 10")
     }
 
     @Test func complexKeysAreRefused() {

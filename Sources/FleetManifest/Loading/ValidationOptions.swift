@@ -7,7 +7,8 @@ public struct ValidationOptions: Sendable {
     /// 200 MiB, so the default leaves room while keeping a stray disk image out.
     public var maxFileBytes: Int = 512 << 20
     /// Deepest nesting of mappings and sequences accepted. The schema needs 6 levels; the
-    /// limit stops pathological inputs early.
+    /// limit stops pathological inputs early (libyaml's scanner slows down quadratically
+    /// with the depth of flow collections).
     public var maxDepth: Int = 64
     /// Diagnostics kept before the rest are only counted, so that a hostile file cannot
     /// grow the report without bound. `Int.max` keeps everything.

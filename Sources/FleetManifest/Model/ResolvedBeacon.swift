@@ -3,9 +3,11 @@ import BeaconCore
 /// A beacon of the manifest with every inherited value applied (fleet `defaults` → venue →
 /// beacon): what gets advertised and what an audit expects to hear.
 ///
-/// A fleet holds each beacon twice, in `Fleet.beacons` and in its venue's `beacons`. The
-/// fields live in a shared copy-on-write box so both lists point at one copy: a million
-/// beacons stay a million boxes, and copying a beacon costs one reference count.
+/// Stored compactly, because fleets get large: the fields live in a copy-on-write box, so
+/// `Fleet.beacons` and the venue's `beacons` share one copy and copying a beacon costs a
+/// reference count; the venue id, fleet name and file, identical for all beacons of a
+/// venue, are shared by those beacons; a canonical address is packed into 48 bits instead
+/// of a 17-character String. None of this shows: it behaves as a plain value.
 public struct ResolvedBeacon: Hashable, Sendable {
     private var storage: Storage
 
@@ -16,10 +18,23 @@ public struct ResolvedBeacon: Hashable, Sendable {
         host: String? = nil, expectedAddress: String? = nil, location: SourceLocation
     ) {
         storage = Storage(
-            id: id, name: name, zone: zone, venueID: venueID, fleetName: fleetName,
-            identity: identity, measuredPower: measuredPower,
-            intervalMilliseconds: intervalMilliseconds, txPower: txPower, position: position,
-            host: host, expectedAddress: expectedAddress, location: location)
+            venue: VenueContext(venueID: venueID, fleetName: fleetName, file: location.file),
+            id: id, identity: identity, line: location.line, column: location.column)
+        storage.name = name
+        storage.zone = zone
+        storage.measuredPower = measuredPower
+        storage.intervalMilliseconds = intervalMilliseconds
+        storage.txPower = txPower
+        storage.position = position
+        storage.host = host
+        storage.address = expectedAddress.map(AddressStorage.init)
+    }
+
+    /// An empty beacon for the reader to fill in: no id yet, the zero identity.
+    init(venue: VenueContext, line: Int, column: Int) {
+        storage = Storage(
+            venue: venue, id: "", identity: BeaconIdentity(uuid: .zero, major: 0, minor: 0),
+            line: line, column: column)
     }
 
     public var id: String {
@@ -35,12 +50,18 @@ public struct ResolvedBeacon: Hashable, Sendable {
         set { uniqueStorage().zone = newValue }
     }
     public var venueID: String {
-        get { storage.venueID }
-        set { uniqueStorage().venueID = newValue }
+        get { storage.venue.venueID }
+        set {
+            let venue = storage.venue
+            uniqueStorage().venue = VenueContext(venueID: newValue, fleetName: venue.fleetName, file: venue.file)
+        }
     }
     public var fleetName: String {
-        get { storage.fleetName }
-        set { uniqueStorage().fleetName = newValue }
+        get { storage.venue.fleetName }
+        set {
+            let venue = storage.venue
+            uniqueStorage().venue = VenueContext(venueID: venue.venueID, fleetName: newValue, file: venue.file)
+        }
     }
     public var identity: BeaconIdentity {
         get { storage.identity }
@@ -72,13 +93,37 @@ public struct ResolvedBeacon: Hashable, Sendable {
     }
     /// The advertiser address the audit expects, upper case `AA:BB:CC:DD:EE:FF`.
     public var expectedAddress: String? {
-        get { storage.expectedAddress }
-        set { uniqueStorage().expectedAddress = newValue }
+        get { storage.address?.text }
+        set { uniqueStorage().address = newValue.map(AddressStorage.init) }
     }
     /// Where the beacon's mapping starts (its `- id:` line).
     public var location: SourceLocation {
-        get { storage.location }
-        set { uniqueStorage().location = newValue }
+        get { SourceLocation(file: storage.venue.file, line: storage.line, column: storage.column) }
+        set {
+            let venue = storage.venue
+            let box = uniqueStorage()
+            if venue.file != newValue.file {
+                box.venue = VenueContext(venueID: venue.venueID, fleetName: venue.fleetName, file: newValue.file)
+            }
+            box.line = newValue.line
+            box.column = newValue.column
+        }
+    }
+
+    /// The expected address as 48 bits, when it is in canonical form.
+    var packedExpectedAddress: UInt64? {
+        if case .packed(let bits) = storage.address { return bits }
+        return nil
+    }
+
+    /// Sets the address from its 48 bits (the loader has them already).
+    mutating func setExpectedAddress(packed bits: UInt64) {
+        uniqueStorage().address = .packed(bits)
+    }
+
+    /// Gives the beacon its venue's shared context (one object per venue).
+    mutating func setVenue(_ venue: VenueContext) {
+        uniqueStorage().venue = venue
     }
 
     private mutating func uniqueStorage() -> Storage {
@@ -91,80 +136,105 @@ public struct ResolvedBeacon: Hashable, Sendable {
     }
 
     public func hash(into hasher: inout Hasher) {
-        storage.hash(into: &hasher)
+        hasher.combine(id)
+        hasher.combine(name)
+        hasher.combine(zone)
+        hasher.combine(venueID)
+        hasher.combine(fleetName)
+        hasher.combine(identity)
+        hasher.combine(measuredPower)
+        hasher.combine(intervalMilliseconds)
+        hasher.combine(txPower)
+        hasher.combine(position)
+        hasher.combine(host)
+        hasher.combine(expectedAddress)
+        hasher.combine(location)
+    }
+}
+
+/// What all beacons of one venue have in common, shared by reference.
+final class VenueContext: Sendable {
+    let venueID: String
+    let fleetName: String
+    let file: String
+
+    init(venueID: String, fleetName: String, file: String) {
+        self.venueID = venueID
+        self.fleetName = fleetName
+        self.file = file
     }
 }
 
 extension ResolvedBeacon {
+    /// An expected address: 48 bits when canonical, else the text as it was set.
+    fileprivate enum AddressStorage: Hashable {
+        case packed(UInt64)
+        case text(String)
+
+        init(_ text: String) {
+            if let bits = MACAddress.packCanonical(text.utf8) {
+                self = .packed(bits)
+            } else {
+                self = .text(text)
+            }
+        }
+
+        var text: String {
+            switch self {
+            case .packed(let bits): return MACAddress.format(bits)
+            case .text(let text): return text
+            }
+        }
+    }
+
     /// The box behind `ResolvedBeacon`. Mutated only through `uniqueStorage()` (never while
-    /// shared), which is what makes the unchecked `Sendable` sound.
+    /// shared), which is what makes the unchecked `Sendable` sound. Fields are ordered to
+    /// keep the object small.
     private final class Storage: @unchecked Sendable {
+        var venue: VenueContext
         var id: String
         var name: String?
         var zone: String?
-        var venueID: String
-        var fleetName: String
-        var identity: BeaconIdentity
-        var measuredPower: MeasuredPower
-        var intervalMilliseconds: Int
-        var txPower: Int
-        var position: PlanPoint?
         var host: String?
-        var expectedAddress: String?
-        var location: SourceLocation
+        var line: Int
+        var column: Int
+        var identity: BeaconIdentity
+        var measuredPower: MeasuredPower = .auto
+        var intervalMilliseconds = 100
+        var txPower = 0
+        var position: PlanPoint?
+        var address: AddressStorage?
 
-        init(
-            id: String, name: String?, zone: String?, venueID: String, fleetName: String,
-            identity: BeaconIdentity, measuredPower: MeasuredPower, intervalMilliseconds: Int,
-            txPower: Int, position: PlanPoint?, host: String?, expectedAddress: String?,
-            location: SourceLocation
-        ) {
+        init(venue: VenueContext, id: String, identity: BeaconIdentity, line: Int, column: Int) {
+            self.venue = venue
             self.id = id
-            self.name = name
-            self.zone = zone
-            self.venueID = venueID
-            self.fleetName = fleetName
             self.identity = identity
-            self.measuredPower = measuredPower
-            self.intervalMilliseconds = intervalMilliseconds
-            self.txPower = txPower
-            self.position = position
-            self.host = host
-            self.expectedAddress = expectedAddress
-            self.location = location
+            self.line = line
+            self.column = column
         }
 
         func copy() -> Storage {
-            Storage(
-                id: id, name: name, zone: zone, venueID: venueID, fleetName: fleetName,
-                identity: identity, measuredPower: measuredPower,
-                intervalMilliseconds: intervalMilliseconds, txPower: txPower, position: position,
-                host: host, expectedAddress: expectedAddress, location: location)
+            let copy = Storage(venue: venue, id: id, identity: identity, line: line, column: column)
+            copy.name = name
+            copy.zone = zone
+            copy.host = host
+            copy.measuredPower = measuredPower
+            copy.intervalMilliseconds = intervalMilliseconds
+            copy.txPower = txPower
+            copy.position = position
+            copy.address = address
+            return copy
         }
 
         func hasSameValue(as other: Storage) -> Bool {
-            id == other.id && name == other.name && zone == other.zone
-                && venueID == other.venueID && fleetName == other.fleetName
-                && identity == other.identity && measuredPower == other.measuredPower
+            id == other.id && name == other.name && zone == other.zone && host == other.host
+                && line == other.line && column == other.column && identity == other.identity
+                && measuredPower == other.measuredPower
                 && intervalMilliseconds == other.intervalMilliseconds && txPower == other.txPower
-                && position == other.position && host == other.host
-                && expectedAddress == other.expectedAddress && location == other.location
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(id)
-            hasher.combine(name)
-            hasher.combine(zone)
-            hasher.combine(venueID)
-            hasher.combine(fleetName)
-            hasher.combine(identity)
-            hasher.combine(measuredPower)
-            hasher.combine(intervalMilliseconds)
-            hasher.combine(txPower)
-            hasher.combine(position)
-            hasher.combine(host)
-            hasher.combine(expectedAddress)
-            hasher.combine(location)
+                && position == other.position && address?.text == other.address?.text
+                && (venue === other.venue
+                    || (venue.venueID == other.venue.venueID && venue.fleetName == other.venue.fleetName
+                        && venue.file == other.venue.file))
         }
     }
 }

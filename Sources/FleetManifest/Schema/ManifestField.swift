@@ -36,18 +36,20 @@ enum ManifestField: UInt8, CaseIterable {
         }
     }
 
-    /// The keys as UTF-8 bytes, indexed by raw value, to compare with libyaml's buffers
-    /// without making a String per key.
-    private static let keyBytes: [[UInt8]] = allCases.map { Array($0.key.utf8) }
+    /// The keys as UTF-8 bytes grouped by length, to compare libyaml's buffers without
+    /// making a String per key: the length picks one to five candidates.
+    private static let keysByLength: [[(bytes: [UInt8], field: ManifestField)]] = {
+        var table = [[(bytes: [UInt8], field: ManifestField)]](repeating: [], count: 32)
+        for field in allCases { table[field.key.utf8.count].append((Array(field.key.utf8), field)) }
+        return table
+    }()
 
-    /// The field a key names, compared byte by byte; `nil` for a key the schema lacks.
+    /// The field a key names; `nil` for a key the schema lacks.
     init?(key: UnsafeBufferPointer<UInt8>) {
-        // Keys are short and few: the length check rules out almost every candidate.
-        for (index, bytes) in Self.keyBytes.enumerated() where bytes.count == key.count {
-            if bytes.withUnsafeBufferPointer({ $0.elementsEqual(key) }) {
-                self.init(rawValue: UInt8(index))
-                return
-            }
+        guard key.count < Self.keysByLength.count else { return nil }
+        for candidate in Self.keysByLength[key.count] where candidate.bytes.elementsEqual(key) {
+            self = candidate.field
+            return
         }
         return nil
     }

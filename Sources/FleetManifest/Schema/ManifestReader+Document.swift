@@ -117,7 +117,7 @@ extension ManifestReader {
         case .integerOverflow:
             return Located(value: Int.max, mark: token.mark)
         case let kind:
-            reportMismatch(kind, token, field: .version, expectation: expectation, wantsInteger: true)
+            reportMismatch(kind, token, field: .version, wants: .integer, expectation: expectation)
             return nil
         }
     }
@@ -165,88 +165,5 @@ extension ManifestReader {
             try skipValue()
         }
         if !valid { settings.invalid.insert(field) }
-    }
-
-    // MARK: Collections
-
-    /// Moves to a value that must be a mapping; `false` (after reporting, if needed) when
-    /// it is not. An empty value (`plan:` with nothing after it) is reported as empty.
-    mutating func mappingStart(of field: ManifestField, expecting expectation: String) throws(YAMLStreamFailure) -> Bool {
-        switch try events.advance() {
-        case .mappingStart:
-            if let tag = events.explicitTag { reportTag(tag) }
-            return true
-        case .alias:
-            reportAlias()
-        case .scalar where ScalarKind(of: currentToken) == .null:
-            report(.emptyValue, "`\(field.key)` has no value; it must be \(expectation)", at: events.mark)
-        case .scalar, .sequenceStart:
-            report(.wrongType, "`\(field.key)` must be \(expectation), not \(currentShape)", at: events.mark)
-            try skipNode()
-        default:
-            throw unexpectedEvent()
-        }
-        return false
-    }
-
-    /// Moves to a value that must be a list; `false` when it is not. An empty value
-    /// (`regions:` with nothing after it) is an empty list.
-    mutating func listStart(of field: ManifestField, expecting expectation: String) throws(YAMLStreamFailure) -> Bool {
-        switch try events.advance() {
-        case .sequenceStart:
-            if let tag = events.explicitTag { reportTag(tag) }
-            return true
-        case .alias:
-            reportAlias()
-        case .scalar where ScalarKind(of: currentToken) == .null:
-            break
-        case .scalar, .mappingStart:
-            report(.wrongType, "`\(field.key)` must be \(expectation), not \(currentShape)", at: events.mark)
-            try skipNode()
-        default:
-            throw unexpectedEvent()
-        }
-        return false
-    }
-
-    /// Inside a list of mappings: `true` when the current item is a mapping; otherwise it
-    /// is reported and skipped.
-    mutating func isMappingItem(_ itemPhrase: String) throws(YAMLStreamFailure) -> Bool {
-        switch events.kind {
-        case .mappingStart:
-            if let tag = events.explicitTag { reportTag(tag) }
-            return true
-        case .alias:
-            reportAlias()
-        default:
-            report(.wrongType, "\(itemPhrase), not \(currentShape)", at: events.mark)
-            try skipNode()
-        }
-        return false
-    }
-
-    // MARK: Failures
-
-    private func reportStreamFailure(_ failure: YAMLStreamFailure, bytes: UnsafeBufferPointer<UInt8>) {
-        switch failure {
-        case .encoding(let problem, let offset, let byte):
-            let position = TextPosition.of(byteOffset: offset, in: bytes)
-            let what = byte >= 0 ? " (byte 0x\(String(byte, radix: 16, uppercase: true)))" : ""
-            report(
-                .invalidEncoding, "not UTF-8 text: \(problem)\(what) at byte offset \(offset)",
-                at: position,
-                hint: "manifests are UTF-8 text files; is this a binary file, or saved in another encoding?")
-        case .syntax(let problem, let mark, let context, let contextMark):
-            var notes: [DiagnosticNote] = []
-            if let context, let contextMark {
-                notes.append(DiagnosticNote(location: location(contextMark), message: "\(context) that starts here"))
-            }
-            report(.yamlSyntax, "YAML syntax error: \(problem)", at: mark, notes: notes)
-        case .tooDeep(let mark, let limit):
-            report(
-                .nestingTooDeep,
-                "mappings and lists are nested more than \(limit) levels deep here; a manifest needs 6",
-                at: mark, hint: "this is not a fleet manifest, or its structure is broken")
-        }
     }
 }

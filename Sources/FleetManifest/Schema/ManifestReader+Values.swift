@@ -5,9 +5,10 @@ import BeaconCore
 /// value is taken only when its text and style say unambiguously what it is.
 extension ManifestReader {
     /// The value's scalar, or `nil` after reporting a collection, alias or tag where a
-    /// scalar belongs.
+    /// scalar belongs. `expectation` is only built when a message needs it: values are
+    /// read by the hundred thousand, messages are rare.
     mutating func scalarValue(
-        of field: ManifestField, expecting expectation: String
+        of field: ManifestField, expecting expectation: @autoclosure () -> String
     ) throws(YAMLStreamFailure) -> ScalarToken? {
         switch try events.advance() {
         case .scalar:
@@ -21,7 +22,7 @@ extension ManifestReader {
             return nil
         case .mappingStart, .sequenceStart:
             let shape = events.kind == .mappingStart ? "a mapping" : "a list"
-            report(.wrongType, "`\(field.key)` must be \(expectation), not \(shape)", at: events.mark)
+            report(.wrongType, "`\(field.key)` must be \(expectation()), not \(shape)", at: events.mark)
             try skipNode()
             return nil
         default:
@@ -40,20 +41,22 @@ extension ManifestReader {
     mutating func integerValue(
         of field: ManifestField, in range: ClosedRange<Int>, unit: String? = nil
     ) throws(YAMLStreamFailure) -> Located<Int>? {
-        let units = unit.map { " \($0)" } ?? ""
-        let expectation = "an integer \(range.lowerBound)…\(range.upperBound)\(units)"
-        guard let token = try scalarValue(of: field, expecting: expectation) else { return nil }
+        func expectation() -> String {
+            "an integer \(range.lowerBound)…\(range.upperBound)" + (unit.map { " \($0)" } ?? "")
+        }
+        guard let token = try scalarValue(of: field, expecting: expectation()) else { return nil }
         switch ScalarKind(of: token) {
         case .integer(let value) where range.contains(value):
             return Located(value: value, mark: token.mark)
         case .integer, .integerOverflow:
+            let units = unit.map { " \($0)" } ?? ""
             report(
                 .valueOutOfRange,
                 "`\(field.key)` is \(token.excerpt)\(units); it must be \(range.lowerBound)…\(range.upperBound)\(units)",
                 at: token.mark, hint: rangeHint(for: field))
             return nil
         case let kind:
-            reportMismatch(kind, token, field: field, expectation: expectation, wantsInteger: true)
+            reportMismatch(kind, token, field: field, wants: .integer, expectation: expectation())
             return nil
         }
     }
@@ -84,23 +87,26 @@ extension ManifestReader {
     // MARK: Real numbers
 
     /// A number of metres (plan sizes, positions). `field` names it in messages.
-    mutating func metresValue(of description: String, field: ManifestField) throws(YAMLStreamFailure) -> Located<Double>? {
-        let expectation = "a number of metres"
-        guard let token = try scalarValue(of: field, expecting: expectation) else { return nil }
-        return metres(from: token, description: description, field: field)
+    mutating func metresValue(
+        of description: @autoclosure () -> String, field: ManifestField
+    ) throws(YAMLStreamFailure) -> Located<Double>? {
+        guard let token = try scalarValue(of: field, expecting: "a number of metres") else { return nil }
+        return metres(from: token, description: description(), field: field)
     }
 
-    func metres(from token: ScalarToken, description: String, field: ManifestField) -> Located<Double>? {
+    func metres(
+        from token: ScalarToken, description: @autoclosure () -> String, field: ManifestField
+    ) -> Located<Double>? {
         switch ScalarKind(of: token) {
         case .integer(let value):
             return Located(value: Double(value), mark: token.mark)
         case .decimal(let value, _) where value.isFinite:
             return Located(value: value, mark: token.mark)
         case .nonFinite, .decimal, .integerOverflow:
-            report(.valueOutOfRange, "\(description) is \(token.excerpt); it must be a finite number of metres", at: token.mark)
+            report(.valueOutOfRange, "\(description()) is \(token.excerpt); it must be a finite number of metres", at: token.mark)
             return nil
         case let kind:
-            reportMismatch(kind, token, field: field, expectation: "a number of metres", wantsInteger: false, subject: description)
+            reportMismatch(kind, token, field: field, wants: .number, expectation: "a number of metres", subject: description())
             return nil
         }
     }
@@ -120,7 +126,7 @@ extension ManifestReader {
                 at: token.mark, hint: "write `\(field.key): \(meant)`")
             return nil
         case let kind:
-            reportMismatch(kind, token, field: field, expectation: "true or false", wantsInteger: false)
+            reportMismatch(kind, token, field: field, wants: .boolean, expectation: "true or false")
             return nil
         }
     }
@@ -208,12 +214,13 @@ extension ManifestReader {
                 at: token.mark, hint: rangeHint(for: field))
             return nil
         default:
-            reportMismatch(kind, token, field: field, expectation: expectation, wantsInteger: true)
+            reportMismatch(kind, token, field: field, wants: .integer, expectation: expectation)
             return nil
         }
     }
 
-    /// Advertising interval in ms, 20…10240; below 100 ms a warning.
+    /// Advertising interval in ms, 20…10240; below 100 ms a warning (Core v4.2 Vol 2 Part E
+    /// 7.8.5 required 100 ms for non-connectable advertising; v5.0 dropped the rule).
     mutating func intervalValue() throws(YAMLStreamFailure) -> Int? {
         guard let interval = try integerValue(of: .intervalMilliseconds, in: 20...10240, unit: "ms") else { return nil }
         if interval.value < 100 {
@@ -229,108 +236,17 @@ extension ManifestReader {
         try integerValue(of: .txPower, in: -127...20, unit: "dBm")?.value
     }
 
-    /// The expected advertiser address, normalised to upper case.
-    mutating func macValue() throws(YAMLStreamFailure) -> Located<String>? {
-        guard let token = try scalarValue(of: .mac, expecting: "an address like AA:BB:CC:DD:EE:FF"),
-            let text = text(from: token, field: .mac)
-        else { return nil }
-        switch MACAddress.normalize(text.value) {
-        case .success(let canonical):
-            return Located(value: canonical, mark: token.mark)
-        case .failure(let problem):
-            report(.invalidMAC, "`mac` `\(token.excerpt)` is not a Bluetooth address: \(problem)", at: token.mark)
-            return nil
+    /// The expected advertiser address as 48 bits, read straight from the bytes.
+    mutating func macValue() throws(YAMLStreamFailure) -> Located<UInt64>? {
+        guard let token = try scalarValue(of: .mac, expecting: "an address like AA:BB:CC:DD:EE:FF") else { return nil }
+        if token.style != .block, let bits = MACAddress.pack(token.bytes) {
+            return Located(value: bits, mark: token.mark)
         }
-    }
-
-    // MARK: Mismatches
-
-    /// Reports a scalar that is not of the expected type, naming what it is instead.
-    func reportMismatch(
-        _ kind: ScalarKind, _ token: ScalarToken, field: ManifestField, expectation: String,
-        wantsInteger: Bool, subject: String? = nil
-    ) {
-        let name = subject ?? "`\(field.key)`"
-        let written = "`\(token.excerpt)`"
-        switch kind {
-        case .null:
-            report(.emptyValue, "\(name) has no value; it must be \(expectation)", at: token.mark)
-        case .quoted:
-            if token.bytes.isEmpty {
-                report(.emptyValue, "\(name) is empty; it must be \(expectation)", at: token.mark)
-                return
-            }
-            let unquoted = ScalarKind(of: ScalarToken(bytes: token.bytes, style: .plain, mark: token.mark))
-            let looksRight: Bool
-            switch unquoted {
-            case .integer: looksRight = true
-            case .decimal: looksRight = !wantsInteger
-            case .boolean: looksRight = expectation == "true or false"
-            default: looksRight = false
-            }
-            report(
-                .wrongType, "\(name) must be \(expectation), not the quoted text \"\(token.excerpt)\"",
-                at: token.mark, hint: looksRight ? "remove the quotes: quoted values are always text" : nil)
-        case .block:
-            report(.wrongType, "\(name) must be \(expectation), not a block of text", at: token.mark)
-        case .boolean:
-            report(.wrongType, "\(name) must be \(expectation), not the boolean \(written)", at: token.mark)
-        case .yaml11Boolean:
-            report(
-                .wrongType,
-                "\(name) must be \(expectation), not \(written) (a boolean to YAML 1.1 readers, text to YAML 1.2 readers)",
-                at: token.mark)
-        case .leadingZero:
-            let negative = token.text.hasPrefix("-")
-            let digits = token.text.drop { $0 == "-" || $0 == "0" }
-            let decimal = (negative ? "-" : "") + (digits.isEmpty ? "0" : String(digits))
-            let octal = Int(token.text, radix: 8).map(String.init)
-            let yaml11 = octal.map { "octal \($0)" } ?? "text"
-            report(
-                .ambiguousNumber,
-                "\(name) is written \(written): with a leading zero YAML 1.1 reads \(yaml11) and YAML 1.2 reads decimal \(decimal)",
-                at: token.mark, hint: octal.map { "write \(decimal) (or \($0) if octal was meant)" } ?? "write \(decimal)")
-        case .prefixedInteger(let base, let value):
-            let baseName = base == 16 ? "hexadecimal" : base == 8 ? "octal" : "binary"
-            report(
-                .ambiguousNumber,
-                "\(name) is written in \(baseName) (\(written)); manifests take decimal numbers, which every YAML reader agrees on",
-                at: token.mark, hint: value.map { "write \($0)" })
-        case .digitSeparators(let value):
-            report(
-                .ambiguousNumber,
-                "\(name) is written with digit separators (\(written)): a number to YAML 1.1 readers, text to YAML 1.2 readers",
-                at: token.mark, hint: value.map { "write \(Self.plainNumber($0))" })
-        case .plusSign(let value):
-            report(
-                .ambiguousNumber,
-                "\(name) is written with a plus sign (\(written)), which YAML's JSON schema reads as text",
-                at: token.mark, hint: value.map { "write \(Self.plainNumber($0))" })
-        case .decimal(let value, let hasExponent):
-            if hasExponent && wantsInteger {
-                report(
-                    .ambiguousNumber,
-                    "\(name) is written with an exponent (\(written)): a floating-point number to YAML 1.2 readers, text to YAML 1.1 readers; it must be \(expectation)",
-                    at: token.mark,
-                    hint: value.rounded() == value && abs(value) < 1e15 ? "write \(Self.plainNumber(value))" : nil)
-            } else {
-                report(
-                    .wrongType, "\(name) must be \(expectation), not the fractional number \(written)",
-                    at: token.mark,
-                    hint: value.rounded() == value && abs(value) < 1e15 ? "write \(Self.plainNumber(value))" : nil)
-            }
-        case .nonFinite:
-            report(.wrongType, "\(name) must be \(expectation), not \(written)", at: token.mark)
-        case .integer, .integerOverflow:
-            report(.wrongType, "\(name) must be \(expectation), not the number \(written)", at: token.mark)
-        case .text:
-            report(.wrongType, "\(name) must be \(expectation), not the text \(written)", at: token.mark)
-        }
-    }
-
-    /// `1000` rather than `1000.0` when the value is whole.
-    private static func plainNumber(_ value: Double) -> String {
-        if value.rounded() == value, abs(value) < 1e15 { return String(Int(value)) }
-        return String(value)
+        guard let text = text(from: token, field: .mac) else { return nil }
+        report(
+            .invalidMAC,
+            "`mac` `\(token.excerpt)` is not a Bluetooth address: \(MACAddress.problem(in: text.value))",
+            at: token.mark)
+        return nil
     }
 }

@@ -9,8 +9,9 @@ struct Namespace {
     /// Every beacon read, usable or not, in file order; `beaconStates` runs in parallel.
     var beacons: [ResolvedBeacon] = []
     var beaconStates: [BeaconState] = []
-    /// Where each expected address was written (only beacons that have one).
-    var addressEntries: [(beaconIndex: Int, location: SourceLocation)] = []
+    /// Where each expected address was written (only beacons that have one; the file is
+    /// the beacon's).
+    var addressEntries: [(beaconIndex: Int, mark: Mark)] = []
     var regions: [RegionEntry] = []
 
     struct VenueEntry {
@@ -32,7 +33,7 @@ struct Namespace {
         /// Free of errors so far; cross-file checks may still reject it.
         var isUsable: Bool
         /// The advertising-set budget its manifest declares for a host.
-        var hostBudget: Int
+        var hostBudget: Int32
     }
 
     struct RegionEntry {

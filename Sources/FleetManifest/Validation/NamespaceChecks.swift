@@ -70,17 +70,22 @@ struct NamespaceChecks {
     private func checkAddresses(_ namespace: inout Namespace) {
         let entries = namespace.addressEntries
         let beacons = namespace.beacons
+        func location(_ entry: Int) -> SourceLocation {
+            let mark = entries[entry].mark
+            let file = beacons[entries[entry].beaconIndex].location.file
+            return SourceLocation(file: file, line: Int(mark.line), column: Int(mark.column))
+        }
         for (first, repeated) in Duplicates.find(
             count: entries.count, include: { _ in true },
-            key: { beacons[entries[$0].beaconIndex].expectedAddress ?? "" })
+            key: { beacons[entries[$0].beaconIndex].packedExpectedAddress ?? 0 })
         {
             let beacon = beacons[entries[repeated].beaconIndex]
             let firstBeacon = beacons[entries[first].beaconIndex]
             log.emit(
                 .duplicateMAC,
                 "beacon `\(beacon.id)` expects address \(beacon.expectedAddress ?? ""), already expected for beacon `\(firstBeacon.id)`",
-                at: entries[repeated].location,
-                notes: firstNote(entries[first].location, "beacon `\(firstBeacon.id)` expects it here"),
+                at: location(repeated),
+                notes: firstNote(location(first), "beacon `\(firstBeacon.id)` expects it here"),
                 hint: "one radio has one address; check which beacon is installed where")
             namespace.beaconStates[entries[repeated].beaconIndex].isUsable = false
         }
@@ -101,7 +106,7 @@ struct NamespaceChecks {
             // the controller cannot do more than its tightest description says.
             var load = loads[host] ?? HostLoad()
             load.count += 1
-            load.budget = min(load.budget, namespace.beaconStates[index].hostBudget)
+            load.budget = min(load.budget, Int(namespace.beaconStates[index].hostBudget))
             loads[host] = load
         }
         // Report each overloaded host once, at its first beacon beyond the budget.
