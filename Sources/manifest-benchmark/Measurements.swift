@@ -9,6 +9,9 @@ import Darwin
 
 /// What one child process measured.
 struct Measurement {
+    /// CPU time of the measured work (user + system). Wall-clock time would also count
+    /// the time other processes held the CPU, which on a shared machine swamps the
+    /// difference being measured.
     var seconds: Double
     /// Peak resident set of the whole child process, in bytes.
     var peakBytes: Int
@@ -46,7 +49,7 @@ enum ChildMode: String, CaseIterable {
     case loadPaths = "load-paths"
 
     func run(file: String) -> Measurement? {
-        let clock = ContinuousClock()
+        let clock = ProcessCPUClock()
         switch self {
         case .libyaml, .loadSources:
             guard let bytes = readFile(file) else { return nil }
@@ -128,51 +131,22 @@ func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
     return bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) } == bytes.count
 }
 
-extension Duration {
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+/// CPU time consumed by this process (it is single-threaded while measuring).
+struct ProcessCPUClock {
+    func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// CPU seconds spent in `work`.
+    func measure(_ work: () -> Void) -> CPUSeconds {
+        let start = now()
+        work()
+        return CPUSeconds(seconds: now() - start)
     }
 }
 
-/// Runs this executable again as `--child MODE FILE` and reads its one-line answer.
-func runChild(_ mode: ChildMode, file: String) -> Measurement? {
-    let executable = "/proc/self/exe"
-    let arguments = [CommandLine.arguments.first ?? "manifest-benchmark", "--child", mode.rawValue, file]
-    var pipeEnds: [Int32] = [0, 0]
-    guard pipe(&pipeEnds) == 0 else { return nil }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], STDOUT_FILENO)
-    posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-
-    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var child: pid_t = 0
-    let status = posix_spawn(&child, executable, &actions, nil, &argv, environ)
-    close(pipeEnds[1])
-    guard status == 0 else {
-        close(pipeEnds[0])
-        return nil
-    }
-    var output: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
-        if count <= 0 { break }
-        output.append(contentsOf: buffer[0..<count])
-    }
-    close(pipeEnds[0])
-    var exitStatus: Int32 = 0
-    waitpid(child, &exitStatus, 0)
-    return Measurement(line: String(decoding: output, as: UTF8.self).trimmingNewlines)
-}
-
-extension String {
-    var trimmingNewlines: String {
-        var text = self
-        while text.last == "\n" { text.removeLast() }
-        return text
-    }
+struct CPUSeconds {
+    var seconds: Double
 }

@@ -1,3 +1,4 @@
+import BeaconCore
 import Testing
 
 @testable import FleetManifest
@@ -146,5 +147,27 @@ import Testing
         #expect(found.message == "beacon `b` expects address AA:BB:CC:DD:EE:FF, already expected for beacon `a`")
         #expect(found.notes.first?.location == fixture.location("first"))
         #expect(result.fleet.beacons.map(\.id) == ["a"])
+    }
+
+    @Test func addressesNormaliseAndPack() {
+        #expect(MACAddress.normalize("dc:a6:32:0f:00:01") == .success("DC:A6:32:0F:00:01"))
+        #expect(MACAddress.normalize("DC:A6:32:0F:00") == .failure(.wrongOctetCount(5)))
+        #expect(MACAddress.pack("dc:a6:32:0f:00:01".utf8) == 0xDCA6_320F_0001)
+        #expect(MACAddress.packCanonical("dc:a6:32:0f:00:01".utf8) == nil)
+        #expect(MACAddress.format(0xDCA6_320F_0001) == "DC:A6:32:0F:00:01")
+    }
+
+    @Test func addressesSetThroughTheAPIRoundTrip() {
+        var beacon = ResolvedBeacon(
+            id: "b", venueID: "v", fleetName: "f",
+            identity: BeaconIdentity(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 1),
+            expectedAddress: "AA:BB:CC:DD:EE:FF",
+            location: FleetManifest.SourceLocation(file: "f.yaml", line: 1, column: 1))
+        #expect(beacon.expectedAddress == "AA:BB:CC:DD:EE:FF")
+        // Text that is not canonical is kept exactly as set.
+        beacon.expectedAddress = "aa:bb:cc:dd:ee:ff"
+        #expect(beacon.expectedAddress == "aa:bb:cc:dd:ee:ff")
+        beacon.expectedAddress = nil
+        #expect(beacon.expectedAddress == nil)
     }
 }

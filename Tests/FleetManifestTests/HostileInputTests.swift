@@ -208,6 +208,20 @@ import Testing
         #expect(last.message == "40 more problems found but not reported; the report stops at 10")
     }
 
+    @Test func aHugeKeyIsShownShortened() throws {
+        // Plain keys stop at 1024 characters in libyaml; an explicit `?` key has no limit.
+        let key = String(repeating: "k", count: 200_000)
+        let found = try diagnostic("unknown-field", in: loadQuickly(Array((header + "? " + key + "\n: 1\n").utf8)))
+        #expect(found.message == "unknown field `\(String(repeating: "k", count: 40))…` in the top level of a manifest")
+    }
+
+    @Test func problemsPastTheLimitCostLittle() {
+        // 50 000 unknown keys, 10 reported: the other messages and hints are never built.
+        let text = header + (0..<50_000).map { "unknown_\($0): 1\n" }.joined()
+        let result = loadQuickly(Array(text.utf8), options: ValidationOptions(maxDiagnostics: 10))
+        #expect(result.diagnostics.last?.message == "49990 more problems found but not reported; the report stops at 10")
+    }
+
     @Test func complexKeysAreRefused() {
         expectDiagnostics(MarkedFixture(header + """
             ? ⟨wrong-type⟩[a, b]

@@ -18,9 +18,12 @@ final class DiagnosticLog {
 
     var count: Int { diagnostics.count }
 
+    /// Records a problem. The texts are built only if the diagnostic is kept: past the
+    /// limit, a hostile file costs a counter increment per problem, not a message.
     func emit(
-        _ code: DiagnosticCode, _ message: String, at location: SourceLocation,
-        notes: [DiagnosticNote] = [], hint: String? = nil
+        _ code: DiagnosticCode, _ message: @autoclosure () -> String,
+        at location: @autoclosure () -> SourceLocation,
+        notes: @autoclosure () -> [DiagnosticNote] = [], hint: @autoclosure () -> String? = nil
     ) {
         if code.severity == .error { errorCount += 1 }
         guard diagnostics.count < limit else {
@@ -29,8 +32,8 @@ final class DiagnosticLog {
         }
         diagnostics.append(
             Diagnostic(
-                severity: code.severity, code: code.rawValue, message: message, location: location,
-                notes: notes, hint: hint))
+                severity: code.severity, code: code.rawValue, message: message(), location: location(),
+                notes: notes(), hint: hint()))
     }
 
     /// Drops everything emitted after the first `count` diagnostics (used when a document

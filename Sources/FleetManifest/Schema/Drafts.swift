@@ -31,14 +31,12 @@ struct ExplicitFields: OptionSet {
     static let host = ExplicitFields(rawValue: 1 << 6)
 }
 
-/// A beacon as read, before inheritance. Its values are written straight into the
-/// `ResolvedBeacon` box it will become, so a beacon is stored once while reading.
-struct BeaconDraft {
-    var beacon: ResolvedBeacon
+/// What the reader learnt about a beacon besides its values, kept in parallel with
+/// `DocumentDraft.beacons` until inheritance is applied.
+struct BeaconNotes {
+    /// The inheritable values the beacon sets itself.
     var explicit: ExplicitFields = []
     var hasID = false
-    var positionMark: Mark?
-    var macMark: Mark?
     /// An error makes the beacon unusable: it stays out of the fleet.
     var isRejected = false
 }
@@ -48,7 +46,8 @@ struct VenueDraft {
     var name: String?
     var settings = InheritableSettings()
     var plan: PlanSize?
-    var beacons: [BeaconDraft] = []
+    /// This venue's beacons in `DocumentDraft.beacons`.
+    var beaconRange: Range<Int> = 0..<0
     var location: Mark
     var isRejected = false
 }
@@ -73,6 +72,14 @@ struct DocumentDraft {
     var settings = InheritableSettings()
     var maxBeaconsPerHost: Int?
     var venues: [VenueDraft] = []
+    /// Every beacon of the document, venue after venue. Values are written straight into
+    /// the `ResolvedBeacon` boxes they will be, so a beacon is stored once while reading;
+    /// inherited values are filled in when the document is complete.
+    var beacons: [ResolvedBeacon] = []
+    var beaconNotes: [BeaconNotes] = []
+    /// Where positions and addresses were written, by index into `beacons`, in order.
+    var positionMarks: [(beacon: Int, mark: Mark)] = []
+    var addressMarks: [(beacon: Int, mark: Mark)] = []
     var regions: [RegionDraft] = []
     /// Where the top-level mapping starts, for "missing field" errors.
     var location = Mark.startOfFile

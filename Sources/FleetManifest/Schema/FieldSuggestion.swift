@@ -6,6 +6,11 @@ enum FieldSuggestion {
         if key == "<<" {
             return "YAML merge keys are not supported; put shared values in `defaults:` or on the venue"
         }
+        // No field name is longer than this; a longer key is no typo of one, and comparing
+        // it would cost time proportional to its length for nothing.
+        guard key.utf8.count <= 64 else {
+            return "fields of \(kind.phrase): " + kind.fields.map(\.key).joined(separator: ", ")
+        }
         let normalized = snakeCased(key)
         if let exact = kind.fields.first(where: { $0.key == normalized }) {
             return "did you mean `\(exact.key)`?"

@@ -5,9 +5,8 @@ import BeaconCore
 /// value is taken only when its text and style say unambiguously what it is.
 extension ManifestReader {
     /// The value's scalar, or `nil` after reporting a collection, alias or tag where a
-    /// scalar belongs.
-    /// `expectation` is only built when a message needs it: values are read by the
-    /// hundred thousand, messages are rare.
+    /// scalar belongs. `expectation` is only built when a message needs it: values are
+    /// read by the hundred thousand, messages are rare.
     mutating func scalarValue(
         of field: ManifestField, expecting expectation: @autoclosure () -> String
     ) throws(YAMLStreamFailure) -> ScalarToken? {
@@ -57,7 +56,7 @@ extension ManifestReader {
                 at: token.mark, hint: rangeHint(for: field))
             return nil
         case let kind:
-            reportMismatch(kind, token, field: field, expectation: expectation(), wantsInteger: true)
+            reportMismatch(kind, token, field: field, wants: .integer, expectation: expectation())
             return nil
         }
     }
@@ -107,7 +106,7 @@ extension ManifestReader {
             report(.valueOutOfRange, "\(description()) is \(token.excerpt); it must be a finite number of metres", at: token.mark)
             return nil
         case let kind:
-            reportMismatch(kind, token, field: field, expectation: "a number of metres", wantsInteger: false, subject: description())
+            reportMismatch(kind, token, field: field, wants: .number, expectation: "a number of metres", subject: description())
             return nil
         }
     }
@@ -127,7 +126,7 @@ extension ManifestReader {
                 at: token.mark, hint: "write `\(field.key): \(meant)`")
             return nil
         case let kind:
-            reportMismatch(kind, token, field: field, expectation: "true or false", wantsInteger: false)
+            reportMismatch(kind, token, field: field, wants: .boolean, expectation: "true or false")
             return nil
         }
     }
@@ -193,7 +192,7 @@ extension ManifestReader {
     /// `auto` or a calibrated dBm value −127…−1; outside the plausible −100…−30 a warning.
     mutating func measuredPowerValue() throws(YAMLStreamFailure) -> MeasuredPower? {
         let field = ManifestField.measuredPower
-        let expectation = "`auto` or an integer −127…−1 (dBm at 1 m)"  // a literal: free to pass
+        let expectation = "`auto` or an integer −127…−1 (dBm at 1 m)"
         guard let token = try scalarValue(of: field, expecting: expectation) else { return nil }
         let kind = ScalarKind(of: token)
         if token.bytes.elementsEqual("auto".utf8), kind == .text || kind == .quoted {
@@ -215,12 +214,13 @@ extension ManifestReader {
                 at: token.mark, hint: rangeHint(for: field))
             return nil
         default:
-            reportMismatch(kind, token, field: field, expectation: expectation, wantsInteger: true)
+            reportMismatch(kind, token, field: field, wants: .integer, expectation: expectation)
             return nil
         }
     }
 
-    /// Advertising interval in ms, 20…10240; below 100 ms a warning.
+    /// Advertising interval in ms, 20…10240; below 100 ms a warning (Core v4.2 Vol 2 Part E
+    /// 7.8.5 required 100 ms for non-connectable advertising; v5.0 dropped the rule).
     mutating func intervalValue() throws(YAMLStreamFailure) -> Int? {
         guard let interval = try integerValue(of: .intervalMilliseconds, in: 20...10240, unit: "ms") else { return nil }
         if interval.value < 100 {
@@ -248,96 +248,5 @@ extension ManifestReader {
             "`mac` `\(token.excerpt)` is not a Bluetooth address: \(MACAddress.problem(in: text.value))",
             at: token.mark)
         return nil
-    }
-
-    // MARK: Mismatches
-
-    /// Reports a scalar that is not of the expected type, naming what it is instead.
-    func reportMismatch(
-        _ kind: ScalarKind, _ token: ScalarToken, field: ManifestField, expectation: String,
-        wantsInteger: Bool, subject: String? = nil
-    ) {
-        let name = subject ?? "`\(field.key)`"
-        let written = "`\(token.excerpt)`"
-        switch kind {
-        case .null:
-            report(.emptyValue, "\(name) has no value; it must be \(expectation)", at: token.mark)
-        case .quoted:
-            if token.bytes.isEmpty {
-                report(.emptyValue, "\(name) is empty; it must be \(expectation)", at: token.mark)
-                return
-            }
-            let unquoted = ScalarKind(of: ScalarToken(bytes: token.bytes, style: .plain, mark: token.mark))
-            let looksRight: Bool
-            switch unquoted {
-            case .integer: looksRight = true
-            case .decimal: looksRight = !wantsInteger
-            case .boolean: looksRight = expectation == "true or false"
-            default: looksRight = false
-            }
-            report(
-                .wrongType, "\(name) must be \(expectation), not the quoted text \"\(token.excerpt)\"",
-                at: token.mark, hint: looksRight ? "remove the quotes: quoted values are always text" : nil)
-        case .block:
-            report(.wrongType, "\(name) must be \(expectation), not a block of text", at: token.mark)
-        case .boolean:
-            report(.wrongType, "\(name) must be \(expectation), not the boolean \(written)", at: token.mark)
-        case .yaml11Boolean:
-            report(
-                .wrongType,
-                "\(name) must be \(expectation), not \(written) (a boolean to YAML 1.1 readers, text to YAML 1.2 readers)",
-                at: token.mark)
-        case .leadingZero:
-            let negative = token.text.hasPrefix("-")
-            let digits = token.text.drop { $0 == "-" || $0 == "0" }
-            let decimal = (negative ? "-" : "") + (digits.isEmpty ? "0" : String(digits))
-            let octal = Int(token.text, radix: 8).map(String.init)
-            let yaml11 = octal.map { "octal \($0)" } ?? "text"
-            report(
-                .ambiguousNumber,
-                "\(name) is written \(written): with a leading zero YAML 1.1 reads \(yaml11) and YAML 1.2 reads decimal \(decimal)",
-                at: token.mark, hint: octal.map { "write \(decimal) (or \($0) if octal was meant)" } ?? "write \(decimal)")
-        case .prefixedInteger(let base, let value):
-            let baseName = base == 16 ? "hexadecimal" : base == 8 ? "octal" : "binary"
-            report(
-                .ambiguousNumber,
-                "\(name) is written in \(baseName) (\(written)); manifests take decimal numbers, which every YAML reader agrees on",
-                at: token.mark, hint: value.map { "write \($0)" })
-        case .digitSeparators(let value):
-            report(
-                .ambiguousNumber,
-                "\(name) is written with digit separators (\(written)): a number to YAML 1.1 readers, text to YAML 1.2 readers",
-                at: token.mark, hint: value.map { "write \(Self.plainNumber($0))" })
-        case .plusSign(let value):
-            report(
-                .ambiguousNumber,
-                "\(name) is written with a plus sign (\(written)), which YAML's JSON schema reads as text",
-                at: token.mark, hint: value.map { "write \(Self.plainNumber($0))" })
-        case .decimal(let value, let hasExponent):
-            if hasExponent && wantsInteger {
-                report(
-                    .ambiguousNumber,
-                    "\(name) is written with an exponent (\(written)): a floating-point number to YAML 1.2 readers, text to YAML 1.1 readers; it must be \(expectation)",
-                    at: token.mark,
-                    hint: value.rounded() == value && abs(value) < 1e15 ? "write \(Self.plainNumber(value))" : nil)
-            } else {
-                report(
-                    .wrongType, "\(name) must be \(expectation), not the fractional number \(written)",
-                    at: token.mark,
-                    hint: value.rounded() == value && abs(value) < 1e15 ? "write \(Self.plainNumber(value))" : nil)
-            }
-        case .nonFinite:
-            report(.wrongType, "\(name) must be \(expectation), not \(written)", at: token.mark)
-        case .integer, .integerOverflow:
-            report(.wrongType, "\(name) must be \(expectation), not the number \(written)", at: token.mark)
-        case .text:
-            report(.wrongType, "\(name) must be \(expectation), not the text \(written)", at: token.mark)
-        }
-    }
-
-    /// `1000` rather than `1000.0` when the value is whole.
-    private static func plainNumber(_ value: Double) -> String {
-        if value.rounded() == value, abs(value) < 1e15 { return String(Int(value)) }
-        return String(value)
     }
 }

@@ -6,11 +6,11 @@ extension ManifestReader {
         guard try listStart(of: .venues, expecting: "a list of venues") else { return }
         while try events.advance() != .sequenceEnd {
             guard try isMappingItem("each venue must be a mapping (id, major, beacons, …)") else { continue }
-            draft.venues.append(try readVenue(at: events.mark))
+            draft.venues.append(try readVenue(at: events.mark, document: &draft))
         }
     }
 
-    private mutating func readVenue(at mark: Mark) throws(YAMLStreamFailure) -> VenueDraft {
+    private mutating func readVenue(at mark: Mark, document: inout DocumentDraft) throws(YAMLStreamFailure) -> VenueDraft {
         var venue = VenueDraft(location: mark)
         var seen = FieldSet()
         let frame = keyMarks.count
@@ -31,7 +31,7 @@ extension ManifestReader {
                 case .id: venue.id = try textValue(of: .id)?.value
                 case .name: venue.name = try textValue(of: .name)?.value
                 case .plan: venue.plan = try readPlan()
-                case .beacons: try readBeacons(into: &venue)
+                case .beacons: try readBeacons(into: &venue, document: &document)
                 default: try readInheritable(field, into: &venue.settings)
                 }
             }
@@ -59,7 +59,7 @@ extension ManifestReader {
             case .field(let field, _):
                 guard let value = try metresValue(of: "`plan.\(field.key)`", field: field) else { continue }
                 guard value.value > 0 else {
-                    report(.valueOutOfRange, "`plan.\(field.key)` is \(value.value) m; a plan's size must be more than 0 m", at: value.mark)
+                    report(.valueOutOfRange, "`plan.\(field.key)` is \(metresText(value.value)) m; a plan's size must be more than 0 m", at: value.mark)
                     continue
                 }
                 if field == .width { width = value.value } else { height = value.value }
@@ -67,19 +67,34 @@ extension ManifestReader {
         }
     }
 
-    private mutating func readBeacons(into venue: inout VenueDraft) throws(YAMLStreamFailure) {
+    private mutating func readBeacons(into venue: inout VenueDraft, document: inout DocumentDraft) throws(YAMLStreamFailure) {
         guard try listStart(of: .beacons, expecting: "a list of beacons") else { return }
+        let start = document.beacons.count
         while try events.advance() != .sequenceEnd {
             guard try isMappingItem("each beacon must be a mapping (id, minor, …)") else { continue }
-            venue.beacons.append(try readBeacon(at: events.mark))
+            let read = try readBeacon(at: events.mark)
+            let index = document.beacons.count
+            document.beacons.append(read.beacon)
+            document.beaconNotes.append(read.notes)
+            if let mark = read.positionMark { document.positionMarks.append((index, mark)) }
+            if let mark = read.addressMark { document.addressMarks.append((index, mark)) }
         }
+        venue.beaconRange = start..<document.beacons.count
     }
 
-    private mutating func readBeacon(at mark: Mark) throws(YAMLStreamFailure) -> BeaconDraft {
+    /// One beacon as read, on its way into the document's arrays.
+    private struct BeaconRead {
+        var beacon: ResolvedBeacon
+        var notes = BeaconNotes()
+        var positionMark: Mark?
+        var addressMark: Mark?
+    }
+
+    private mutating func readBeacon(at mark: Mark) throws(YAMLStreamFailure) -> BeaconRead {
         let errorsBefore = log.errorCount
         // Values go straight into the box the beacon will be; inherited ones are filled
         // in when the document is complete (fleet-level keys may come after `venues`).
-        var draft = BeaconDraft(
+        var draft = BeaconRead(
             beacon: ResolvedBeacon(venue: fileContext, line: Int(mark.line), column: Int(mark.column)))
         var seen = FieldSet()
         let frame = keyMarks.count
@@ -90,12 +105,12 @@ extension ManifestReader {
                     report(.missingField, "a beacon has no `id`", at: mark, hint: "give every beacon an `id`, unique across the fleet")
                 }
                 if !seen.contains(.minor) {
-                    let name = draft.hasID ? "beacon `\(draft.beacon.id)`" : "a beacon"
+                    let name = draft.notes.hasID ? "beacon `\(draft.beacon.id)`" : "a beacon"
                     report(
                         .missingField, "\(name) has no `minor`", at: mark,
                         hint: "every beacon needs its own `minor` (0…65535); uuid and major may come from the venue or fleet")
                 }
-                draft.isRejected = log.errorCount > errorsBefore
+                draft.notes.isRejected = log.errorCount > errorsBefore
                 return draft
             case .skipped:
                 continue
@@ -105,12 +120,12 @@ extension ManifestReader {
         }
     }
 
-    private mutating func readBeaconField(_ field: ManifestField, into draft: inout BeaconDraft) throws(YAMLStreamFailure) {
+    private mutating func readBeaconField(_ field: ManifestField, into draft: inout BeaconRead) throws(YAMLStreamFailure) {
         switch field {
         case .id:
             if let id = try textValue(of: .id) {
                 draft.beacon.id = id.value
-                draft.hasID = true
+                draft.notes.hasID = true
             }
         case .name:
             draft.beacon.name = try textValue(of: .name)?.value
@@ -119,37 +134,37 @@ extension ManifestReader {
         case .uuid:
             if let uuid = try uuidValue(of: .uuid) {
                 draft.beacon.identity.uuid = uuid.value
-                draft.explicit.insert(.uuid)
+                draft.notes.explicit.insert(.uuid)
             }
         case .major:
             if let major = try uint16Value(of: .major) {
                 draft.beacon.identity.major = major.value
-                draft.explicit.insert(.major)
+                draft.notes.explicit.insert(.major)
             }
         case .minor:
             if let minor = try uint16Value(of: .minor) {
                 draft.beacon.identity.minor = minor.value
-                draft.explicit.insert(.minor)
+                draft.notes.explicit.insert(.minor)
             }
         case .measuredPower:
             if let power = try measuredPowerValue() {
                 draft.beacon.measuredPower = power
-                draft.explicit.insert(.measuredPower)
+                draft.notes.explicit.insert(.measuredPower)
             }
         case .intervalMilliseconds:
             if let interval = try intervalValue() {
                 draft.beacon.intervalMilliseconds = interval
-                draft.explicit.insert(.intervalMilliseconds)
+                draft.notes.explicit.insert(.intervalMilliseconds)
             }
         case .txPower:
             if let power = try txPowerValue() {
                 draft.beacon.txPower = power
-                draft.explicit.insert(.txPower)
+                draft.notes.explicit.insert(.txPower)
             }
         case .host:
             if let host = try textValue(of: .host) {
                 draft.beacon.host = host.value
-                draft.explicit.insert(.host)
+                draft.notes.explicit.insert(.host)
             }
         case .position:
             if let position = try readPosition() {
@@ -159,7 +174,7 @@ extension ManifestReader {
         case .mac:
             if let mac = try macValue() {
                 draft.beacon.setExpectedAddress(packed: mac.value)
-                draft.macMark = mac.mark
+                draft.addressMark = mac.mark
             }
         default:
             try skipValue()

@@ -29,10 +29,10 @@ struct ManifestReader: ~Copyable {
     }
 
     func report(
-        _ code: DiagnosticCode, _ message: String, at mark: Mark, notes: [DiagnosticNote] = [],
-        hint: String? = nil
+        _ code: DiagnosticCode, _ message: @autoclosure () -> String, at mark: Mark,
+        notes: @autoclosure () -> [DiagnosticNote] = [], hint: @autoclosure () -> String? = nil
     ) {
-        log.emit(code, message, at: location(mark), notes: notes, hint: hint)
+        log.emit(code, message(), at: location(mark), notes: notes(), hint: hint())
     }
 
     // MARK: Mappings
@@ -60,10 +60,10 @@ struct ManifestReader: ~Copyable {
             let mark = events.mark
             let bytes = events.scalarBytes
             guard let field = ManifestField(key: bytes), kind.allows(field) else {
-                let key = String(decoding: bytes, as: UTF8.self)
+                let key = ScalarToken(bytes: bytes, style: events.scalarStyle, mark: mark)
                 report(
-                    .unknownField, "unknown field `\(key)` in \(kind.phrase)", at: mark,
-                    hint: FieldSuggestion.hint(forUnknownKey: key, in: kind))
+                    .unknownField, "unknown field `\(key.excerpt)` in \(kind.phrase)", at: mark,
+                    hint: FieldSuggestion.hint(forUnknownKey: key.text, in: kind))
                 try skipValue()
                 return .skipped
             }

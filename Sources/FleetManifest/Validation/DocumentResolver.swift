@@ -20,55 +20,52 @@ struct DocumentResolver {
     func resolve(_ draft: consuming DocumentDraft, into namespace: inout Namespace) {
         let fleetName = draft.fleetName ?? ""
         let fleet = draft.settings
-        let hostBudget = draft.maxBeaconsPerHost ?? options.maxBeaconsPerHost
-        var venues = draft.venues
-        draft.venues = []
-        for index in venues.indices {
-            resolveVenue(&venues[index], fleet: fleet, fleetName: fleetName, hostBudget: hostBudget, into: &namespace)
-            // Release the drafts venue by venue: the boxes now live in the namespace.
-            venues[index].beacons = []
+        let hostBudget = Int32(clamping: draft.maxBeaconsPerHost ?? options.maxBeaconsPerHost)
+        let base = namespace.beacons.count
+        // Take the beacons out of the draft so that each box has a single owner and is
+        // completed in place, without a copy.
+        var beacons = draft.beacons
+        draft.beacons = []
+        var positions = draft.positionMarks[...]
+        for venue in draft.venues {
+            let context = VenueContext(venueID: venue.id ?? "", fleetName: fleetName, file: file)
+            for index in venue.beaconRange {
+                let notes = draft.beaconNotes[index]
+                // Inherit even for a beacon with errors: its identity still takes part in
+                // the uniqueness check, so one run reports every problem.
+                let outcome = inherit(
+                    into: &beacons[index], explicit: notes.explicit, venueID: venue.id,
+                    venue: venue.settings, fleet: fleet)
+                beacons[index].setVenue(context)
+                let hasIdentity = outcome.identityComplete && notes.explicit.contains(.minor)
+                if let position = positions.first, position.beacon == index {
+                    checkPosition(of: beacons[index], mark: position.mark, venueID: venue.id, plan: venue.plan)
+                    positions = positions.dropFirst()
+                }
+                namespace.beaconStates.append(
+                    Namespace.BeaconState(
+                        hasID: notes.hasID, hasIdentity: hasIdentity,
+                        isUsable: !notes.isRejected && hasIdentity && outcome.settingsValid,
+                        hostBudget: hostBudget))
+            }
+            namespace.venues.append(
+                Namespace.VenueEntry(
+                    id: venue.id, name: venue.name, fleetName: fleetName, plan: venue.plan,
+                    location: location(venue.location),
+                    beaconRange: (base + venue.beaconRange.lowerBound)..<(base + venue.beaconRange.upperBound),
+                    isRejected: venue.isRejected))
+        }
+        for entry in draft.addressMarks {
+            namespace.addressEntries.append((base + entry.beacon, entry.mark))
+        }
+        if namespace.beacons.isEmpty {
+            namespace.beacons = beacons
+        } else {
+            namespace.beacons.append(contentsOf: beacons)
         }
         for region in draft.regions {
             namespace.regions.append(resolveRegion(region, fleet: fleet, fleetName: fleetName))
         }
-    }
-
-    private func resolveVenue(
-        _ venue: inout VenueDraft, fleet: InheritableSettings, fleetName: String, hostBudget: Int,
-        into namespace: inout Namespace
-    ) {
-        let start = namespace.beacons.count
-        let venueName = venue.id
-        let context = VenueContext(venueID: venueName ?? "", fleetName: fleetName, file: file)
-        let settings = venue.settings
-        for index in venue.beacons.indices {
-            // Mutate each box in place, where the draft holds its only reference: a copy
-            // of the draft would make the box shared and every change would copy it.
-            let explicit = venue.beacons[index].explicit
-            // Inherit even for a beacon with errors: its identity still takes part in the
-            // uniqueness check, so one run reports every problem.
-            let outcome = inherit(
-                into: &venue.beacons[index].beacon, explicit: explicit, venueID: venueName,
-                venue: settings, fleet: fleet)
-            let hasIdentity = outcome.identityComplete && explicit.contains(.minor)
-            let usable = !venue.beacons[index].isRejected && hasIdentity && outcome.settingsValid
-            venue.beacons[index].beacon.setVenue(context)
-            let beacon = venue.beacons[index].beacon
-            checkPosition(of: beacon, mark: venue.beacons[index].positionMark, venueID: venueName, plan: venue.plan)
-            if let macMark = venue.beacons[index].macMark {
-                namespace.addressEntries.append((Int32(namespace.beacons.count), macMark))
-            }
-            namespace.beacons.append(beacon)
-            namespace.beaconStates.append(
-                Namespace.BeaconState(
-                    hasID: venue.beacons[index].hasID, hasIdentity: hasIdentity, isUsable: usable,
-                    hostBudget: Int32(clamping: hostBudget)))
-        }
-        namespace.venues.append(
-            Namespace.VenueEntry(
-                id: venue.id, name: venue.name, fleetName: fleetName, plan: venue.plan,
-                location: location(venue.location), beaconRange: start..<namespace.beacons.count,
-                isRejected: venue.isRejected))
     }
 
     /// What a beacon ends up with for one inheritable value.
@@ -163,24 +160,20 @@ struct DocumentResolver {
 
     /// A position off the venue's plan (or negative when there is no plan) is a warning:
     /// coverage maps would draw the beacon somewhere it cannot be.
-    private func checkPosition(of beacon: ResolvedBeacon, mark: Mark?, venueID: String?, plan: PlanSize?) {
-        guard let position = beacon.position, let mark else { return }
-        var point: String { "(\(Self.metres(position.x)), \(Self.metres(position.y)))" }
+    private func checkPosition(of beacon: ResolvedBeacon, mark: Mark, venueID: String?, plan: PlanSize?) {
+        guard let position = beacon.position else { return }
+        var point: String { "(\(metresText(position.x)), \(metresText(position.y)))" }
         if let plan {
             guard !plan.contains(position) else { return }
             log.emit(
                 .positionOutsidePlan,
-                "beacon `\(beacon.id)` at \(point) is outside the plan of venue `\(venueID ?? "")`, which is \(Self.metres(plan.width)) × \(Self.metres(plan.height)) m",
+                "beacon `\(beacon.id)` at \(point) is outside the plan of venue `\(venueID ?? "")`, which is \(metresText(plan.width)) × \(metresText(plan.height)) m",
                 at: location(mark), hint: "positions are metres from the plan's top-left corner")
         } else if position.x < 0 || position.y < 0 {
             log.emit(
                 .positionOutsidePlan, "beacon `\(beacon.id)` is at negative coordinates \(point)",
                 at: location(mark), hint: "positions are metres from the plan's top-left corner, never negative")
         }
-    }
-
-    private static func metres(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     private func resolveRegion(_ draft: RegionDraft, fleet: InheritableSettings, fleetName: String) -> Namespace.RegionEntry {

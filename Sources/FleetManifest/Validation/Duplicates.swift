@@ -19,7 +19,7 @@ enum Duplicates {
             let hash = UInt64(truncatingIfNeeded: key(index).hashValue) >> 32
             words.append(hash << 32 | UInt64(index))
         }
-        words.sort()
+        sortByHash(&words)
 
         var found: [(first: Int, repeated: Int)] = []
         var runStart = 0
@@ -42,6 +42,29 @@ enum Duplicates {
         }
         found.sort { $0.repeated < $1.repeated }
         return found
+    }
+
+    /// Sorts the words by their high half (the hash), keeping positions in order among
+    /// equal hashes: a least-significant-digit radix sort, two stable passes of 16 bits,
+    /// linear where a comparison sort is n log n. Small inputs use the standard sort.
+    static func sortByHash(_ words: inout [UInt64]) {
+        guard words.count > 4096 else {
+            words.sort()
+            return
+        }
+        var buffer = [UInt64](repeating: 0, count: words.count)
+        var counts = [Int](repeating: 0, count: 1 << 16 + 1)
+        for shift: UInt64 in [32, 48] {
+            for index in counts.indices { counts[index] = 0 }
+            for word in words { counts[Int((word >> shift) & 0xFFFF) + 1] += 1 }
+            for digit in 1..<counts.count { counts[digit] += counts[digit - 1] }
+            for word in words {
+                let digit = Int((word >> shift) & 0xFFFF)
+                buffer[counts[digit]] = word
+                counts[digit] += 1
+            }
+            swap(&words, &buffer)
+        }
     }
 
     private static func findWithDictionary<Key: Hashable>(

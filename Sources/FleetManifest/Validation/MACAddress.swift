@@ -33,6 +33,12 @@ enum MACAddress {
         return bits
     }
 
+    /// The canonical upper-case form of `text`, or what is wrong with it.
+    static func normalize(_ text: String) -> Result<String, MACAddressProblem> {
+        guard let bits = pack(text.utf8) else { return .failure(problem(in: text)) }
+        return .success(format(bits))
+    }
+
     /// The canonical text of 48 bits: `AA:BB:CC:DD:EE:FF`.
     static func format(_ bits: UInt64) -> String {
         let digits = Array("0123456789ABCDEF".utf8)

@@ -72,22 +72,22 @@ struct NamespaceChecks {
         let beacons = namespace.beacons
         func location(_ entry: Int) -> SourceLocation {
             let mark = entries[entry].mark
-            let file = beacons[Int(entries[entry].beaconIndex)].location.file
+            let file = beacons[entries[entry].beaconIndex].location.file
             return SourceLocation(file: file, line: Int(mark.line), column: Int(mark.column))
         }
         for (first, repeated) in Duplicates.find(
             count: entries.count, include: { _ in true },
-            key: { beacons[Int(entries[$0].beaconIndex)].packedExpectedAddress ?? 0 })
+            key: { beacons[entries[$0].beaconIndex].packedExpectedAddress ?? 0 })
         {
-            let beacon = beacons[Int(entries[repeated].beaconIndex)]
-            let firstBeacon = beacons[Int(entries[first].beaconIndex)]
+            let beacon = beacons[entries[repeated].beaconIndex]
+            let firstBeacon = beacons[entries[first].beaconIndex]
             log.emit(
                 .duplicateMAC,
                 "beacon `\(beacon.id)` expects address \(beacon.expectedAddress ?? ""), already expected for beacon `\(firstBeacon.id)`",
                 at: location(repeated),
                 notes: firstNote(location(first), "beacon `\(firstBeacon.id)` expects it here"),
                 hint: "one radio has one address; check which beacon is installed where")
-            namespace.beaconStates[Int(entries[repeated].beaconIndex)].isUsable = false
+            namespace.beaconStates[entries[repeated].beaconIndex].isUsable = false
         }
     }
 

@@ -8,8 +8,8 @@ struct Mark: Hashable, Comparable, Sendable {
 
     /// libyaml counts lines and columns from 0; people and editors count from 1.
     init(_ mark: yaml_mark_t) {
-        line = Int32(truncatingIfNeeded: mark.line + 1)
-        column = Int32(truncatingIfNeeded: mark.column + 1)
+        line = Int32(clamping: mark.line + 1)
+        column = Int32(clamping: mark.column + 1)
     }
 
     init(line: Int32, column: Int32) {
