@@ -200,10 +200,24 @@ extension ResolvedBeacon {
         var column: Int
         var identity: BeaconIdentity
         var measuredPower: MeasuredPower = .auto
+        /// Whether `positionX`/`positionY` hold a position. Kept apart from the
+        /// coordinates because an optional `PlanPoint` takes a padded 24 bytes, and those
+        /// 8 bytes would push every box into the next allocation size.
+        private var hasPosition = false
         var intervalMilliseconds = 100
         var txPower = 0
-        var position: PlanPoint?
+        private var positionX = 0.0
+        private var positionY = 0.0
         var address: AddressStorage?
+
+        var position: PlanPoint? {
+            get { hasPosition ? PlanPoint(x: positionX, y: positionY) : nil }
+            set {
+                hasPosition = newValue != nil
+                positionX = newValue?.x ?? 0
+                positionY = newValue?.y ?? 0
+            }
+        }
 
         init(venue: VenueContext, id: String, identity: BeaconIdentity, line: Int, column: Int) {
             self.venue = venue
