@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "BeaconCore", targets: ["BeaconCore"]),
         .library(name: "FleetManifest", targets: ["FleetManifest"]),
         .library(name: "HCI", targets: ["HCI"]),
+        .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
     ],
     dependencies: [
@@ -39,11 +40,13 @@ let package = Package(
         .target(name: "HCI", dependencies: ["BeaconCore"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["HCI", "CBlueZ"], swiftSettings: strict),
+        // The built-in virtual radio: controllers speaking HCI on a simulated air.
+        .target(name: "VirtualRadio", dependencies: ["HCI", "BeaconCore"], swiftSettings: strict),
         // Use cases: advertise, validate, export/import, controller inventory.
         .target(
             name: "BeaconFleet",
             dependencies: [
-                "BeaconCore", "FleetManifest", "HCI", "HCILinux",
+                "BeaconCore", "FleetManifest", "HCI", "HCILinux", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -67,6 +70,7 @@ let package = Package(
             name: "FleetManifestTests", dependencies: ["FleetManifest"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI"], swiftSettings: strict),
+        .testTarget(name: "VirtualRadioTests", dependencies: ["VirtualRadio"], swiftSettings: strict),
         .testTarget(name: "HCILinuxTests", dependencies: ["HCILinux"], swiftSettings: strict),
         .testTarget(name: "BeaconFleetTests", dependencies: ["BeaconFleet"], swiftSettings: strict),
         .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI"], swiftSettings: strict),

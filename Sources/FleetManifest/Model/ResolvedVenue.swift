@@ -1,3 +1,4 @@
+import BeaconCore
 /// A venue of the manifest with its beacons, every inherited value applied.
 public struct ResolvedVenue: Hashable, Sendable {
     public var id: String
