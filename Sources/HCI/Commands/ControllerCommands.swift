@@ -1,6 +1,6 @@
 /// Reset (Core v5.4 Vol 4 Part E 7.3.2): the controller returns to its power-on state,
 /// which also forgets which advertising command family was in use.
-public struct Reset: HCIParameterlessCommand {
+public struct Reset: HCIParameterlessCommand, Hashable {
     public typealias ReturnParameters = Void
     public static let opcode = HCIOpcode.reset
     public init() {}
@@ -30,7 +30,7 @@ public struct SetEventMask: HCICommand, Hashable {
 }
 
 /// Read Local Version Information (Core v5.4 Vol 4 Part E 7.4.1).
-public struct ReadLocalVersionInformation: HCIParameterlessCommand {
+public struct ReadLocalVersionInformation: HCIParameterlessCommand, Hashable {
     public static let opcode = HCIOpcode.readLocalVersionInformation
     public init() {}
 
@@ -107,7 +107,7 @@ public struct BluetoothCoreVersion: RawRepresentable, Hashable, Comparable, Send
 
 /// Read BD_ADDR (Core v5.4 Vol 4 Part E 7.4.6): the controller's public address.
 /// All zeros when the controller has none (common on development boards).
-public struct ReadBDADDR: HCIParameterlessCommand {
+public struct ReadBDADDR: HCIParameterlessCommand, Hashable {
     public typealias ReturnParameters = BluetoothAddress
     public static let opcode = HCIOpcode.readBDADDR
     public init() {}
@@ -124,7 +124,7 @@ public struct ReadBDADDR: HCIParameterlessCommand {
 
 /// Read Local Supported Commands (Core v5.4 Vol 4 Part E 7.4.2): a 64-octet bit field,
 /// one bit per command (the table is Core v5.4 Vol 4 Part E 6.27).
-public struct ReadLocalSupportedCommands: HCIParameterlessCommand {
+public struct ReadLocalSupportedCommands: HCIParameterlessCommand, Hashable {
     public typealias ReturnParameters = SupportedCommands
     public static let opcode = HCIOpcode.readLocalSupportedCommands
     public init() {}

@@ -174,7 +174,7 @@ public struct LESetExtendedAdvertisingEnable: HCICommand, Hashable {
 
 /// LE Read Maximum Advertising Data Length (Core v5.4 Vol 4 Part E 7.8.57): how many bytes
 /// of data one advertising set can hold (31 to 1650).
-public struct LEReadMaximumAdvertisingDataLength: HCIParameterlessCommand {
+public struct LEReadMaximumAdvertisingDataLength: HCIParameterlessCommand, Hashable {
     public typealias ReturnParameters = UInt16
     public static let opcode = HCIOpcode.leReadMaximumAdvertisingDataLength
     public init() {}
@@ -191,7 +191,7 @@ public struct LEReadMaximumAdvertisingDataLength: HCIParameterlessCommand {
 
 /// LE Read Number of Supported Advertising Sets (Core v5.4 Vol 4 Part E 7.8.58): how many
 /// beacons the controller can advertise at once (an upper bound: memory may run out first).
-public struct LEReadNumberOfSupportedAdvertisingSets: HCIParameterlessCommand {
+public struct LEReadNumberOfSupportedAdvertisingSets: HCIParameterlessCommand, Hashable {
     public typealias ReturnParameters = UInt8
     public static let opcode = HCIOpcode.leReadNumberOfSupportedAdvertisingSets
     public init() {}
@@ -230,7 +230,7 @@ public struct LERemoveAdvertisingSet: HCICommand, Hashable {
 }
 
 /// LE Clear Advertising Sets (Core v5.4 Vol 4 Part E 7.8.60): removes every set.
-public struct LEClearAdvertisingSets: HCIParameterlessCommand {
+public struct LEClearAdvertisingSets: HCIParameterlessCommand, Hashable {
     public typealias ReturnParameters = Void
     public static let opcode = HCIOpcode.leClearAdvertisingSets
     public init() {}

@@ -22,7 +22,7 @@ public struct LESetEventMask: HCICommand, Hashable {
 }
 
 /// LE Read Buffer Size [v1] (Core v5.4 Vol 4 Part E 7.8.2).
-public struct LEReadBufferSize: HCIParameterlessCommand {
+public struct LEReadBufferSize: HCIParameterlessCommand, Hashable {
     public static let opcode = HCIOpcode.leReadBufferSize
     public init() {}
 
@@ -50,7 +50,7 @@ public struct LEReadBufferSize: HCIParameterlessCommand {
 }
 
 /// LE Read Local Supported Features (Core v5.4 Vol 4 Part E 7.8.3): `LE_Features[8]`.
-public struct LEReadLocalSupportedFeatures: HCIParameterlessCommand {
+public struct LEReadLocalSupportedFeatures: HCIParameterlessCommand, Hashable {
     public typealias ReturnParameters = LEFeatures
     public static let opcode = HCIOpcode.leReadLocalSupportedFeatures
     public init() {}

@@ -83,7 +83,7 @@ public struct LESetAdvertisingParameters: HCICommand, Hashable {
 
 /// LE Read Advertising Physical Channel Tx Power (Core v5.4 Vol 4 Part E 7.8.6): the power
 /// legacy advertising is sent with, in dBm (−127 to +20).
-public struct LEReadAdvertisingPhysicalChannelTxPower: HCIParameterlessCommand {
+public struct LEReadAdvertisingPhysicalChannelTxPower: HCIParameterlessCommand, Hashable {
     public typealias ReturnParameters = Int8
     public static let opcode = HCIOpcode.leReadAdvertisingPhysicalChannelTxPower
     public init() {}
