@@ -30,7 +30,7 @@ struct AdvertisingDataTests {
         #expect(IBeaconAdvertisement(advertisingData: truncated) == nil)
     }
 
-    @Test func ignoresOtherManufacturersAndEmptyData() {
+    @Test func ignoresOtherManufacturersAndEmptyData() throws {
         var other = IBeaconAdvertisementTests.airLocateData
         other[5] = 0x59  // Nordic's company id instead of Apple's
         #expect(IBeaconAdvertisement(advertisingData: other) == nil)
