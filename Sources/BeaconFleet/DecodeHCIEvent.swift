@@ -123,8 +123,9 @@ public enum DecodedInput: Hashable, Sendable {
 
     /// How to read the bytes.
     public enum Kind: String, Sendable, CaseIterable {
-        /// An event when the bytes start `04 3E` (H4 indicator, LE Meta) or `3E LL 02` /
-        /// `3E LL 0D` (LE Meta with an advertising report subevent); advertising data otherwise.
+        /// An event when the bytes start with the H4 indicator 04 followed by LE Meta (3E) or
+        /// by any event whose length octet matches, or with `3E LL 02` / `3E LL 0D` (LE Meta
+        /// with an advertising report subevent); advertising data otherwise.
         case auto
         case data
         /// An HCI event, with or without the H4 indicator 04.
@@ -156,8 +157,10 @@ public enum DecodedInput: Hashable, Sendable {
     }
 
     static func looksLikeEvent(_ bytes: [UInt8]) -> Bool {
+        let indicator = HCIPacketType.event.rawValue
         let leMeta = HCIEventCode.leMeta.rawValue
-        if bytes.count >= 2, bytes[0] == HCIPacketType.event.rawValue, bytes[1] == leMeta { return true }
+        // H4: 04, then an LE Meta code, or any code whose length octet matches the bytes.
+        if bytes.count >= 3, bytes[0] == indicator, bytes[1] == leMeta || Int(bytes[2]) == bytes.count - 3 { return true }
         let reportSubevents = [LESubeventCode.advertisingReport.rawValue, LESubeventCode.extendedAdvertisingReport.rawValue]
         return bytes.count >= 3 && bytes[0] == leMeta && reportSubevents.contains(bytes[2])
     }
