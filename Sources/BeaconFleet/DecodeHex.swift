@@ -33,8 +33,9 @@ public enum DecodeHex {
             while index < digits.endIndex {
                 guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else {
                     let offset = hexValue(digits[index]) == nil ? index : index + 1
-                    let character = Character(Unicode.Scalar(digits[offset]))
-                    throw Failure(position: groupStart + (offset - group.startIndex), reason: "'\(character)' is not a hex digit")
+                    let scalar = Unicode.Scalar(digits[offset])
+                    let shown = scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
+                    throw Failure(position: groupStart + (offset - group.startIndex), reason: "'\(shown)' is not a hex digit")
                 }
                 bytes.append(high << 4 | low)
                 index += 2
@@ -47,7 +48,9 @@ public enum DecodeHex {
                 continue
             }
             guard scalar.isASCII else {
-                throw Failure(position: position, reason: "'\(scalar.escaped(asASCII: true))' is not a hex digit")
+                // Shown as typed, unless it is an invisible control character.
+                let shown = (0x80..<0xA0).contains(scalar.value) ? scalar.escaped(asASCII: true) : String(scalar)
+                throw Failure(position: position, reason: "'\(shown)' is not a hex digit")
             }
             if group.isEmpty { groupStart = position }
             group.append(UInt8(truncatingIfNeeded: scalar.value))

@@ -69,7 +69,7 @@ public enum SightingJSONLines {
         let measuredPower = try fields.integer("measured_power", in: -128...127)
         let addressText = try fields.string("address")
         guard let address = BluetoothAddress(addressText) else {
-            throw SightingFields.Problem("\"address\" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got \(quoted(String(addressText.prefix(40)))))")
+            throw SightingFields.Problem("\"address\" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got \(quoted(String(addressText.prefix(40))))")
         }
         let addressIsRandom = try fields.optionalBool("address_random") ?? false
         // 127 is HCI's "RSSI not available"; in a sighting that is written null.
