@@ -88,7 +88,7 @@ public final class ScanSession: Sendable {
             switch element {
             case .event(let event):
                 if case .hardwareError(let code) = event {
-                    logger.warning("\(controller): the controller reported hardware error \(code); scanning may have stopped (a Reset follows if the controller restarts)")
+                    logger.warning("\(controller): the controller reported hardware error \(DecodeHex.code(code, digits: 2)); scanning may have stopped (a Reset follows if the controller restarts)")
                 }
                 guard case .le(let meta) = event, meta.isAdvertisingReport else { continue }
                 let time = elapsed()
@@ -180,9 +180,9 @@ public final class ScanSession: Sendable {
                 commands.logger.debug("\(message)")
             }
             do {
-                try await commands.startScanning(family)
+                try await commands.enableScanning(family)
             } catch {
-                // Command Disallowed here usually means scanning is still on: not a fault.
+                // Controllers before Core 5.0 refuse enabling an enabled scan: not a fault.
                 commands.logger.debug("re-enabling scanning was not accepted: \(error)")
             }
         }
