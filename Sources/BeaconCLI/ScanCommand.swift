@@ -130,8 +130,9 @@ struct ScanCommand: AsyncParsableCommand {
         }
         let interval = try parse(interval, "--interval")
         let window = try parse(window, "--window")
-        if let window, window > (interval ?? ScanInterval(units: 160) ?? window) {
-            throw ValidationError("--window (\(window)) must not be longer than the scan interval (\(interval.map { "\($0)" } ?? "100 ms")).")
+        let effectiveInterval = interval ?? (try? ScanInterval(milliseconds: ScanConfiguration.defaultMilliseconds))
+        if let window, let effectiveInterval, window > effectiveInterval {
+            throw ValidationError("--window (\(window)) must not be longer than the scan interval (\(effectiveInterval)).")
         }
         return (interval, window)
     }
@@ -199,6 +200,9 @@ struct ScanCommand: AsyncParsableCommand {
         await host.close()
         let elapsed = session.elapsed()
         logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "reports": "\(session.counts)"])
+        if session.droppedSightingCount > 0 {
+            logger.warning("\(session.droppedSightingCount) sightings were dropped because output could not keep up")
+        }
         if live {
             let lines = Self.frameLines(run, at: elapsed, header: header)
             console.write(display.frame(lines) + display.finish())
