@@ -42,16 +42,17 @@ public final class ScanSession: Sendable {
         self.startInstant = clock.now
         (sightings, continuation) = AsyncThrowingStream.makeStream(
             of: Sighting.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(Self.sightingBufferSize))
+        // A consumer that stops iterating stops the scan.
+        continuation.onTermination = { [weak self] termination in
+            if case .cancelled = termination, let self {
+                Task { await self.stop() }
+            }
+        }
         let reader = Task { [self] in await read(events) }
         let watchdog = Task { [self] in await watchForQuiet() }
         state.withLock {
             $0.readerTask = reader
             $0.watchdogTask = watchdog
-        }
-        continuation.onTermination = { [weak self] termination in
-            if case .cancelled = termination, let self {
-                Task { await self.stop() }
-            }
         }
     }
 
