@@ -199,7 +199,7 @@ struct ScanCommand: AsyncParsableCommand {
         await session.stop()
         await host.close()
         let elapsed = session.elapsed()
-        logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "reports": "\(session.counts)"])
+        logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
         if session.droppedSightingCount > 0 {
             logger.warning("\(session.droppedSightingCount) sightings were dropped because output could not keep up")
         }
@@ -277,7 +277,7 @@ struct ScanCommand: AsyncParsableCommand {
                     if let truncation = capture.truncation {
                         logger.warning("\(path): \(truncation); ranging what precedes it")
                     }
-                    logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(capture.recordCount)", "reports": "\(capture.counts)"])
+                    logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(capture.recordCount)", "counts": "\(capture.counts)"])
                     for sighting in capture.sightings {
                         if Task.isCancelled || Self.isPastDuration(sighting, run: run, duration: duration) { break }
                         run.take(sighting)
