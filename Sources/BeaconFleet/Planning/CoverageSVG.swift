@@ -1,0 +1,416 @@
+import BeaconCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Draws a coverage map as a standalone SVG: title, heat map of the strongest beacon's mean
+/// RSSI in stepped colours, dead zones hatched, crowded zones outlined, walls, beacons with
+/// their ids, the plan's border, a scale bar and the colour key.
+public struct CoverageSVG {
+    public let map: CoverageMap
+    let summary: CoverageSummary
+    let scale: CoverageColorScale
+    /// Pixels per metre.
+    let pixelsPerMetre: Double
+    /// Left edge of the text; the map sits further right to leave room for the y labels.
+    let margin = 24.0
+    let mapLeft = 56.0
+    let mapTop = 104.0
+
+    /// The largest map drawn, in pixels: fits a laptop screen and a README column zoomed out.
+    static let maximumMapWidth = 880.0
+    static let maximumMapHeight = 560.0
+    static let crowdedColour = "#d6006f"
+    /// The key needs this width whatever the plan's shape.
+    static let minimumWidth = 760.0
+    /// Rough width of a character of the 11.5 px key text, to lay the key out without a
+    /// font engine.
+    static let keyCharacterWidth = 6.3
+
+    public init(map: CoverageMap, summary: CoverageSummary? = nil) {
+        self.map = map
+        self.summary = summary ?? map.summary
+        scale = CoverageColorScale(threshold: map.settings.threshold, deadBelow: map.settings.deadBelow)
+        let plan = map.venue.plan
+        pixelsPerMetre = min(Self.maximumMapWidth / plan.width, Self.maximumMapHeight / plan.height)
+    }
+
+    var mapWidth: Double { map.venue.plan.width * pixelsPerMetre }
+    var mapHeight: Double { map.venue.plan.height * pixelsPerMetre }
+    var width: Double { max(mapLeft + mapWidth + margin, Self.minimumWidth) }
+    var height: Double { keyTop + 48 + Double(symbolRows.count) * 20 + 10 }
+    var keyTop: Double { mapTop + mapHeight + 34 }
+
+    func px(_ x: Double) -> String { numberText(mapLeft + x * pixelsPerMetre) }
+    func py(_ y: Double) -> String { numberText(mapTop + y * pixelsPerMetre) }
+    func length(_ metres: Double) -> String { numberText(metres * pixelsPerMetre) }
+
+    /// The document, with an XML declaration.
+    public func render() -> String {
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + renderElement()
+    }
+
+    /// The `<svg>` element alone, for embedding in an HTML page.
+    public func renderElement() -> String {
+        var out = ""
+        out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(numberText(width))\" height=\"\(numberText(height))\" "
+        out += "viewBox=\"0 0 \(numberText(width)) \(numberText(height))\" font-family=\"Helvetica, Arial, sans-serif\" "
+        out += "role=\"img\" aria-labelledby=\"coverage-title\">\n"
+        out += "<title id=\"coverage-title\">\(xmlEscaped(titleText))</title>\n"
+        out += definitions()
+        out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
+        out += heading()
+        out += heatMap()
+        out += axes()
+        out += overlay(id: "dead-zones", fill: "url(#dead-hatch)") { map.isDead($0) }
+        out += overlay(id: "crowded-dots", fill: "url(#crowded-dots)") { map.isCrowded($0) }
+        out += crowdedOutline()
+        out += walls()
+        out += border()
+        out += beacons()
+        out += key()
+        out += "</svg>\n"
+        return out
+    }
+
+    var titleText: String {
+        let venue = map.venue
+        var title = "Coverage of " + (venue.name ?? venue.id)
+        if let floor = venue.floor { title += ", \(floor)" }
+        return title
+    }
+
+    private func definitions() -> String {
+        """
+        <defs>
+        <pattern id="dead-hatch" patternUnits="userSpaceOnUse" width="8" height="8" patternTransform="rotate(45)">
+        <rect width="8" height="8" fill="\(CoverageColorScale.deadFill)"/>
+        <line x1="0" y1="0" x2="0" y2="8" stroke="\(CoverageColorScale.deadHatch)" stroke-width="2.5"/>
+        </pattern>
+        <pattern id="crowded-dots" patternUnits="userSpaceOnUse" width="9" height="9">
+        <circle cx="4.5" cy="4.5" r="1.6" fill="\(Self.crowdedColour)" stroke="#ffffff" stroke-width="0.6"/>
+        </pattern>
+        </defs>
+
+        """
+    }
+
+    private func heading() -> String {
+        let settings = map.settings
+        let venue = map.venue
+        var detail = "\(venue.id) · strongest beacon's mean RSSI · path-loss exponent \(numberText(settings.propagation.pathLossExponent))"
+        let wallCount = settings.propagation.obstacles.count
+        detail += wallCount == 0 ? ", no walls" : ", \(wallCount) wall\(wallCount == 1 ? "" : "s")"
+        detail += " · \(numberText(venue.plan.width)) × \(numberText(venue.plan.height)) m plan, \(numberText(settings.resolution)) m grid"
+        detail += " · \(venue.beacons.count) beacon\(venue.beacons.count == 1 ? "" : "s")"
+        let crowdedArea = summary.crowded.area >= summary.plan.area - 1e-6
+            ? "everywhere" : "\(numberText(summary.crowded.area, places: 1)) m²"
+        let headline = "Covered (≥ \(dBmText(settings.threshold))): \(numberText(summary.coverage.percent, places: 1)) %"
+            + "   ·   dead (< \(dBmText(settings.deadBelow))): \(numberText(summary.deadZones.area, places: 1)) m²"
+            + "   ·   crowded (\(settings.crowdedAt)+ beacons at ≥ \(dBmText(settings.crowdedLevel))): \(crowdedArea)"
+        return """
+            <text x="\(numberText(margin))" y="30" font-size="20" font-weight="bold" fill="#111">\(xmlEscaped(titleText))</text>
+            <text x="\(numberText(margin))" y="52" font-size="12.5" fill="#444">\(xmlEscaped(detail))</text>
+            <text x="\(numberText(margin))" y="72" font-size="13" font-weight="bold" fill="#111">\(xmlEscaped(headline))</text>
+
+            """
+    }
+
+    /// Metre ticks along the top and left edges, with faint lines across the map, so a
+    /// position from the summary can be found on the picture.
+    private func axes() -> String {
+        let plan = map.venue.plan
+        let step = Self.niceLength(near: max(plan.width, plan.height) / 8)
+        var lines = ""
+        var labels = ""
+        var x = 0.0
+        while x <= plan.width + 1e-9 {
+            if x > 0 && x < plan.width - 1e-9 { lines += "M\(px(x)) \(py(0))V\(py(plan.height))" }
+            labels += "<text x=\"\(px(x))\" y=\"\(numberText(mapTop - 8))\" text-anchor=\"middle\">\(numberText(x))</text>"
+            x += step
+        }
+        var y = 0.0
+        while y <= plan.height + 1e-9 {
+            if y > 0 && y < plan.height - 1e-9 { lines += "M\(px(0)) \(py(y))H\(px(plan.width))" }
+            labels += "<text x=\"\(numberText(mapLeft - 7))\" y=\"\(numberText(mapTop + y * pixelsPerMetre + 4))\" text-anchor=\"end\">\(numberText(y))</text>"
+            y += step
+        }
+        var out = ""
+        if !lines.isEmpty {
+            out += "<path id=\"metre-grid\" d=\"\(lines)\" stroke=\"#ffffff\" stroke-opacity=\"0.35\" stroke-width=\"1\" fill=\"none\"/>\n"
+        }
+        out += "<g id=\"axes\" font-size=\"11\" fill=\"#555\">\(labels)"
+        out += "<text x=\"\(numberText(mapLeft - 7))\" y=\"\(numberText(mapTop - 8))\" text-anchor=\"end\">m</text></g>\n"
+        return out
+    }
+
+    /// One rectangle per run of same-band cells in a row: a tenth of the size of one per cell.
+    private func heatMap() -> String {
+        let grid = map.grid
+        var out = "<g id=\"heat-map\" shape-rendering=\"crispEdges\">\n"
+        for row in 0..<grid.rows {
+            var column = 0
+            while column < grid.columns {
+                let band = scale.band(for: map.strongestRSSI[grid.index(column: column, row: row)])
+                var end = column + 1
+                while end < grid.columns, scale.band(for: map.strongestRSSI[grid.index(column: end, row: row)]) == band {
+                    end += 1
+                }
+                if band != scale.deadBand {
+                    out += rect(columns: column..<end, row: row, fill: scale.bands[band].fill)
+                }
+                column = end
+            }
+        }
+        return out + "</g>\n"
+    }
+
+    /// Cells where `included` holds, as one rectangle per run in a row, filled with `fill`.
+    private func overlay(id: String, fill: String, where included: (Int) -> Bool) -> String {
+        let grid = map.grid
+        var out = ""
+        for row in 0..<grid.rows {
+            var column = 0
+            while column < grid.columns {
+                guard included(grid.index(column: column, row: row)) else {
+                    column += 1
+                    continue
+                }
+                var end = column + 1
+                while end < grid.columns, included(grid.index(column: end, row: row)) { end += 1 }
+                out += rect(columns: column..<end, row: row, fill: fill)
+                column = end
+            }
+        }
+        guard !out.isEmpty else { return "" }
+        return "<g id=\"\(id)\" shape-rendering=\"crispEdges\">\n" + out + "</g>\n"
+    }
+
+    private func rect(columns: Range<Int>, row: Int, fill: String) -> String {
+        let first = map.grid.bounds(column: columns.lowerBound, row: row)
+        let last = map.grid.bounds(column: columns.upperBound - 1, row: row)
+        return "<rect x=\"\(px(first.minX))\" y=\"\(py(first.minY))\" width=\"\(length(last.maxX - first.minX))\" "
+            + "height=\"\(length(first.maxY - first.minY))\" fill=\"\(fill)\"/>\n"
+    }
+
+    /// The border of the crowded cells as one path: every cell edge between a crowded cell
+    /// and a non-crowded one (or the plan's edge), joined into runs along each grid line.
+    private func crowdedOutline() -> String {
+        let grid = map.grid
+        func crowded(_ column: Int, _ row: Int) -> Bool {
+            column >= 0 && column < grid.columns && row >= 0 && row < grid.rows
+                && map.isCrowded(grid.index(column: column, row: row))
+        }
+        var path = ""
+        // Horizontal edges: the line above row `row` (row == rows is the bottom edge).
+        for row in 0...grid.rows {
+            var column = 0
+            while column < grid.columns {
+                guard crowded(column, row - 1) != crowded(column, row) else {
+                    column += 1
+                    continue
+                }
+                var end = column + 1
+                while end < grid.columns, crowded(end, row - 1) != crowded(end, row) { end += 1 }
+                let y = row == grid.rows ? map.venue.plan.height : Double(row) * grid.resolution
+                let x0 = Double(column) * grid.resolution
+                let x1 = min(Double(end) * grid.resolution, map.venue.plan.width)
+                path += "M\(px(x0)) \(py(y))H\(px(x1))"
+                column = end
+            }
+        }
+        // Vertical edges: the line left of column `column`.
+        for column in 0...grid.columns {
+            var row = 0
+            while row < grid.rows {
+                guard crowded(column - 1, row) != crowded(column, row) else {
+                    row += 1
+                    continue
+                }
+                var end = row + 1
+                while end < grid.rows, crowded(column - 1, end) != crowded(column, end) { end += 1 }
+                let x = column == grid.columns ? map.venue.plan.width : Double(column) * grid.resolution
+                let y0 = Double(row) * grid.resolution
+                let y1 = min(Double(end) * grid.resolution, map.venue.plan.height)
+                path += "M\(px(x)) \(py(y0))V\(py(y1))"
+                row = end
+            }
+        }
+        guard !path.isEmpty else { return "" }
+        // A white line under a dark dashed one: visible on dark and bright bands alike.
+        return """
+            <g id="crowded-zones" fill="none">
+            <path d="\(path)" stroke="#ffffff" stroke-width="3.5"/>
+            <path d="\(path)" stroke="\(Self.crowdedColour)" stroke-width="2" stroke-dasharray="7 4"/>
+            </g>
+
+            """
+    }
+
+    private func walls() -> String {
+        let obstacles = map.settings.propagation.obstacles
+        guard !obstacles.isEmpty else { return "" }
+        var out = "<g id=\"walls\" stroke=\"#222\" stroke-width=\"4\" stroke-linecap=\"round\">\n"
+        for wall in obstacles {
+            out += "<line x1=\"\(px(wall.from.x))\" y1=\"\(py(wall.from.y))\" x2=\"\(px(wall.to.x))\" y2=\"\(py(wall.to.y))\">"
+            out += "<title>wall, \(numberText(wall.attenuation, places: 1)) dB</title></line>\n"
+        }
+        return out + "</g>\n"
+    }
+
+    private func border() -> String {
+        "<rect id=\"plan-border\" x=\"\(px(0))\" y=\"\(py(0))\" width=\"\(length(map.venue.plan.width))\" "
+            + "height=\"\(length(map.venue.plan.height))\" fill=\"none\" stroke=\"#111\" stroke-width=\"2\"/>\n"
+    }
+
+    /// A marker per beacon and its id beside it, on a white halo so it reads on any band.
+    /// Ids go right of the marker unless they would run off the plan, then left.
+    private func beacons() -> String {
+        var out = "<g id=\"beacons\" font-size=\"12\">\n"
+        let rightEdge = mapLeft + mapWidth
+        for beacon in map.venue.beacons {
+            let x = mapLeft + beacon.position.x * pixelsPerMetre
+            let y = mapTop + beacon.position.y * pixelsPerMetre
+            let estimatedWidth = Double(beacon.id.count) * 6.6
+            let onRight = x + 9 + estimatedWidth <= rightEdge || x - 9 - estimatedWidth < mapLeft
+            let labelX = onRight ? x + 9 : x - 9
+            // Near the top edge the label goes below the marker's centre line, else beside it.
+            let labelY = y + 4
+            var tooltip = "\(beacon.id): TX \(numberText(beacon.txPower)) dBm, measured power \(numberText(beacon.measuredPower)) dBm"
+            if let zone = beacon.zone { tooltip += ", zone \(zone)" }
+            out += "<g class=\"beacon\"><title>\(xmlEscaped(tooltip))</title>"
+            out += "<circle cx=\"\(numberText(x))\" cy=\"\(numberText(y))\" r=\"5.5\" fill=\"#ffffff\" stroke=\"#111\" stroke-width=\"2\"/>"
+            out += "<circle cx=\"\(numberText(x))\" cy=\"\(numberText(y))\" r=\"1.8\" fill=\"#111\"/>"
+            out += "<text x=\"\(numberText(labelX))\" y=\"\(numberText(labelY))\" text-anchor=\"\(onRight ? "start" : "end")\" "
+            out += "fill=\"#111\" stroke=\"#ffffff\" stroke-width=\"3.5\" stroke-linejoin=\"round\" paint-order=\"stroke\">"
+            out += "\(xmlEscaped(beacon.id))</text></g>\n"
+        }
+        return out + "</g>\n"
+    }
+
+    /// Under the map: the scale bar on the left, the colour key on the right, and a row
+    /// (or two) explaining the symbols.
+    private func key() -> String {
+        var out = "<g id=\"key\" font-size=\"11.5\" fill=\"#222\">\n"
+        out += scaleBar(top: keyTop)
+        out += colourKey(top: keyTop)
+        for (row, items) in symbolRows.enumerated() {
+            var x = margin
+            let y = keyTop + 52 + Double(row) * 20
+            for item in items {
+                out += symbol(item.kind, x: x, y: y)
+                out += "<text x=\"\(numberText(x + 26))\" y=\"\(numberText(y + 4))\">\(xmlEscaped(item.text))</text>\n"
+                x += item.width
+            }
+        }
+        return out + "</g>\n"
+    }
+
+    private func scaleBar(top: Double) -> String {
+        let metres = Self.niceLength(near: map.venue.plan.width / 4)
+        let half = metres / 2 * pixelsPerMetre
+        var out = "<rect x=\"\(numberText(margin))\" y=\"\(numberText(top))\" width=\"\(numberText(half))\" height=\"8\" fill=\"#111\"/>"
+        out += "<rect x=\"\(numberText(margin + half))\" y=\"\(numberText(top))\" width=\"\(numberText(half))\" height=\"8\" fill=\"#ffffff\" stroke=\"#111\"/>\n"
+        for (offset, label) in [(0.0, "0"), (half, numberText(metres / 2)), (2 * half, numberText(metres) + " m")] {
+            out += "<text x=\"\(numberText(margin + offset))\" y=\"\(numberText(top + 24))\" text-anchor=\"\(offset == 0 ? "start" : "middle")\">\(label)</text>"
+        }
+        return out + "\n"
+    }
+
+    /// A round length (1, 2 or 5 × a power of ten) nearest to `target` metres.
+    static func niceLength(near target: Double) -> Double {
+        guard target.isFinite, target > 0 else { return 1 }
+        var power = 1.0
+        while power * 10 <= target { power *= 10 }
+        while power > target { power /= 10 }
+        let candidates = [power, 2 * power, 5 * power, 10 * power]
+        return candidates.min { abs(log10($0 / target)) < abs(log10($1 / target)) } ?? power
+    }
+
+    /// A row of swatches, one per band, labelled at the boundaries where each band starts.
+    private func colourKey(top: Double) -> String {
+        let swatch = 44.0
+        let left = width - margin - 28 - swatch * Double(scale.bands.count)
+        var out = "<text x=\"\(numberText(left))\" y=\"\(numberText(top - 7))\" font-weight=\"bold\">strongest beacon's mean RSSI (dBm)</text>\n"
+        for (index, band) in scale.bands.enumerated() {
+            let x = left + Double(index) * swatch
+            let fill = index == scale.deadBand ? "url(#dead-hatch)" : band.fill
+            out += "<rect x=\"\(numberText(x))\" y=\"\(numberText(top))\" width=\"\(numberText(swatch))\" height=\"14\" fill=\"\(fill)\" stroke=\"#666\" stroke-width=\"0.5\"/>"
+            if let lower = band.lower {
+                out += "<text x=\"\(numberText(x))\" y=\"\(numberText(top + 28))\" text-anchor=\"middle\">\(signedText(lower))</text>"
+            }
+            out += "\n"
+        }
+        return out
+    }
+
+    private enum SymbolKind { case dead, marginal, crowded, beacon, wall }
+
+    /// The symbol explanations, laid out in rows that fit the picture's width.
+    private var symbolRows: [[(kind: SymbolKind, text: String, width: Double)]] {
+        let settings = map.settings
+        var items: [(SymbolKind, String)] = [
+            (.dead, "dead zone: nothing at \(dBmText(settings.deadBelow)) or better"),
+            (.marginal, "heard, below the \(dBmText(settings.threshold)) threshold"),
+            (.crowded, "crowded: \(settings.crowdedAt)+ beacons at \(dBmText(settings.crowdedLevel)) or better"),
+            (.beacon, "beacon"),
+        ]
+        if !settings.propagation.obstacles.isEmpty { items.append((.wall, "wall")) }
+        var rows: [[(kind: SymbolKind, text: String, width: Double)]] = [[]]
+        var used = margin
+        for (kind, text) in items {
+            let itemWidth = 26 + Double(text.count) * Self.keyCharacterWidth + 22
+            if used + itemWidth > width - margin, !(rows[rows.count - 1].isEmpty) {
+                rows.append([])
+                used = margin
+            }
+            rows[rows.count - 1].append((kind, text, itemWidth))
+            used += itemWidth
+        }
+        return rows
+    }
+
+    private func symbol(_ kind: SymbolKind, x: Double, y: Double) -> String {
+        let left = numberText(x)
+        switch kind {
+        case .dead, .marginal:
+            let fill = kind == .dead ? "url(#dead-hatch)" : CoverageColorScale.marginalFill
+            return "<rect x=\"\(left)\" y=\"\(numberText(y - 6))\" width=\"20\" height=\"12\" fill=\"\(fill)\" stroke=\"#666\" stroke-width=\"0.5\"/>"
+        case .crowded:
+            return "<rect x=\"\(left)\" y=\"\(numberText(y - 6))\" width=\"20\" height=\"12\" fill=\"url(#crowded-dots)\" stroke=\"#ffffff\" stroke-width=\"3.5\"/>"
+                + "<rect x=\"\(left)\" y=\"\(numberText(y - 6))\" width=\"20\" height=\"12\" fill=\"none\" stroke=\"\(Self.crowdedColour)\" stroke-width=\"2\" stroke-dasharray=\"7 4\"/>"
+        case .beacon:
+            return "<circle cx=\"\(numberText(x + 10))\" cy=\"\(numberText(y))\" r=\"5.5\" fill=\"#ffffff\" stroke=\"#111\" stroke-width=\"2\"/>"
+                + "<circle cx=\"\(numberText(x + 10))\" cy=\"\(numberText(y))\" r=\"1.8\" fill=\"#111\"/>"
+        case .wall:
+            return "<path d=\"M\(numberText(x + 2)) \(numberText(y))h16\" stroke=\"#222\" stroke-width=\"4\" stroke-linecap=\"round\"/>"
+        }
+    }
+}
+
+/// `−85`, with a true minus sign.
+func signedText(_ value: Double) -> String {
+    (value < 0 ? "\u{2212}" : "") + numberText(abs(value), places: 1)
+}
+
+/// Text made safe for XML character data and attribute values.
+func xmlEscaped(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    for character in text.unicodeScalars {
+        switch character {
+        case "&": result += "&amp;"
+        case "<": result += "&lt;"
+        case ">": result += "&gt;"
+        case "\"": result += "&quot;"
+        case "'": result += "&apos;"
+        // XML 1.0 forbids most C0 controls even escaped; a manifest's text never needs them.
+        case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": result += "\u{FFFD}"
+        default: result.unicodeScalars.append(character)
+        }
+    }
+    return result
+}
