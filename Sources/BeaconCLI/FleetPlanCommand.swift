@@ -89,10 +89,13 @@ struct FleetPlanCommand: AsyncParsableCommand {
             fleetName: fleet ?? appendFileFleet(namespace.fleet), venueID: venue, venueName: venueName,
             plan: try planSize(), host: host, uuid: try proximityUUID(), groups: try groups(), majorScheme: majorPer,
             major: major, firstMinor: firstMinor, minorStep: minorStep, zoneGap: gap, zoneAlignment: align)
+        // The venue's and fleet's own `major:`/`uuid:` are what new beacons inherit.
         let existing = namespace.fleet.venues.first { $0.id == venue }
-        if let existing {
-            request.declaredVenueMajor = AllocationAppend.declaredMajor(
-                of: existing, in: try readBytes(existing.location.file))
+        if let file = existing?.location.file ?? append ?? fleetFile(request.fleetName, in: namespace.fleet) {
+            let declared = AllocationAppend.declarations(of: existing, in: try readBytes(file))
+            request.declaredVenueMajor = declared.venueMajor
+            request.declaredVenueUUID = declared.venueUUID
+            request.declaredFleetUUID = declared.fleetUUID
         }
         let allocation: AllocationPlan
         do {
@@ -174,6 +177,13 @@ struct FleetPlanCommand: AsyncParsableCommand {
         let result = ManifestLoader.load(paths: paths)
         try reportBlockingDiagnostics(result)
         return result
+    }
+
+    /// A manifest file of the fleet, to read its top-level UUID from.
+    private func fleetFile(_ name: String?, in fleet: Fleet) -> String? {
+        guard let name else { return nil }
+        return fleet.venues.first { $0.fleetName == name }?.location.file
+            ?? fleet.regions.first { $0.fleetName == name }?.location.file
     }
 
     /// The fleet of the --append file, for when --fleet is not given.

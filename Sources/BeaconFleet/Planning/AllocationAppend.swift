@@ -1,3 +1,4 @@
+import BeaconCore
 import FleetManifest
 
 /// New text to put into a manifest at one byte offset; every other byte stays as it was.
@@ -111,18 +112,36 @@ public enum AllocationAppend {
             "venues:" + newline + AllocationYAML.venue(plan, indentation: indentation, newline: newline))
     }
 
-    /// The `major:` a venue declares for its beacons, read from the file's text (the
-    /// resolved model keeps only each beacon's major); `nil` when it declares none.
-    public static func declaredMajor(of venue: ResolvedVenue, in bytes: [UInt8]) -> UInt16? {
+    /// What a manifest's text declares for new beacons to inherit, beyond what the resolved
+    /// model keeps (it keeps each beacon's values, not the venue's or fleet's defaults).
+    public struct Declarations: Hashable, Sendable {
+        public var venueMajor: UInt16?
+        public var venueUUID: ProximityUUID?
+        public var fleetUUID: ProximityUUID?
+    }
+
+    /// The `major:` and `uuid:` of `venue` (when given, and written in `bytes`) and the
+    /// top-level `uuid:` of the file.
+    public static func declarations(of venue: ResolvedVenue?, in bytes: [UInt8]) -> Declarations {
         let text = ManifestText(bytes)
+        var declarations = Declarations()
+        if !text.lines.isEmpty, let line = text.keyLine("uuid", column: 0, from: 0, through: text.lines.count - 1) {
+            declarations.fleetUUID = try? ProximityUUID(parsing: text.value(afterKeyOn: line, keyColumn: 0, key: "uuid"))
+        }
+        guard let venue else { return declarations }
         let line = venue.location.line - 1
         let keyColumn = venue.location.column - 1
         guard line >= 0, line < text.lines.count, keyColumn >= 0,
             let dash = text.dashColumn(line: line, keyColumn: keyColumn)
-        else { return nil }
+        else { return declarations }
         let end = text.lastLine(ofItemAt: line, dashColumn: dash)
-        guard let keyLine = text.keyLine("major", column: keyColumn, from: line, through: end) else { return nil }
-        return UInt16(text.value(afterKeyOn: keyLine, keyColumn: keyColumn, key: "major"))
+        if let keyLine = text.keyLine("major", column: keyColumn, from: line, through: end) {
+            declarations.venueMajor = UInt16(text.value(afterKeyOn: keyLine, keyColumn: keyColumn, key: "major"))
+        }
+        if let keyLine = text.keyLine("uuid", column: keyColumn, from: line, through: end) {
+            declarations.venueUUID = try? ProximityUUID(parsing: text.value(afterKeyOn: keyLine, keyColumn: keyColumn, key: "uuid"))
+        }
+        return declarations
     }
 
     /// Line, key column and dash column (all 0-based) of a list entry the loader located.

@@ -7,6 +7,7 @@ public enum AllocationError: Error, Hashable, Sendable, CustomStringConvertible 
     case badSetting(String)
     case fleetNotNamed
     case unknownFleet(String, known: [String])
+    case fleetWithoutUUID(String)
     case venueInAnotherFleet(venue: String, fleet: String, asked: String)
     case newVenueOptionOnExistingVenue(venue: String, options: [String], location: SourceLocation)
     case uuidDiffersFromVenue(venue: String, venueUUID: ProximityUUID)
@@ -28,6 +29,8 @@ public enum AllocationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .unknownFleet(let name, let known):
             let list = known.isEmpty ? "the namespace holds no fleet" : "fleets: \(known.joined(separator: ", "))"
             return "no fleet `\(name)` in the namespace (\(list)); to start a new fleet give its proximity UUID with --uuid (make one with `uuidgen`)"
+        case .fleetWithoutUUID(let name):
+            return "fleet `\(name)` shows no UUID to inherit (no beacons, regions or top-level `uuid:`); give the new beacons one with --uuid"
         case .venueInAnotherFleet(let venue, let fleet, let asked):
             return "venue `\(venue)` belongs to fleet `\(fleet)`, not `\(asked)`; venue ids are unique across the namespace, so choose another id or --fleet \(fleet)"
         case .newVenueOptionOnExistingVenue(let venue, let options, let location):

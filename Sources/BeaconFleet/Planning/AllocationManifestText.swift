@@ -93,7 +93,8 @@ struct ManifestText {
         return nil
     }
 
-    /// The value after `key:` on `line`, without a trailing comment, trimmed.
+    /// The value after `key:` on `line`, without a trailing comment, trimmed, and without
+    /// the quotes of a quoted scalar (escapes are not interpreted: numbers and UUIDs need none).
     func value(afterKeyOn line: Int, keyColumn: Int, key: String) -> String {
         let text = Array(content(line))
         let start = min(text.count, keyColumn + key.utf8.count + 1)
@@ -103,7 +104,11 @@ struct ManifestText {
         }) {
             value = Array(value[..<hash])
         }
-        return String(decoding: value, as: UTF8.self).trimmingSpaces
+        let trimmed = String(decoding: value, as: UTF8.self).trimmingSpaces
+        for quote in ["\"", "'"] where trimmed.count >= 2 && trimmed.hasPrefix(quote) && trimmed.hasSuffix(quote) {
+            return String(trimmed.dropFirst().dropLast())
+        }
+        return trimmed
     }
 
     /// Whether a blank line comes before `line`, above any comment lines that introduce it.

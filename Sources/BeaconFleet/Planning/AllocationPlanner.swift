@@ -19,17 +19,22 @@ public enum AllocationPlanner {
             }
         }
 
-        let fleetUUID = mostCommon(fleet.beacons.filter { $0.fleetName == fleetName }.map(\.identity.uuid))
-        let isNewFleet = !fleet.venues.contains { $0.fleetName == fleetName }
-            && !fleet.regions.contains { $0.fleetName == fleetName } && !fleet.beacons.contains { $0.fleetName == fleetName }
+        let fleetBeacons = fleet.beacons.filter { $0.fleetName == fleetName }
+        let fleetRegions = fleet.regions.filter { $0.fleetName == fleetName }
+        let isNewFleet = !fleet.venues.contains { $0.fleetName == fleetName } && fleetRegions.isEmpty && fleetBeacons.isEmpty
+        // Regions inherit only the fleet's UUID, so they show it even without beacons.
+        let fleetUUID = mostCommon(fleetBeacons.map(\.identity.uuid)) ?? mostCommon(fleetRegions.map(\.region.uuid))
+            ?? request.declaredFleetUUID
         let uuid: ProximityUUID
-        if let existing, let venueUUID = mostCommon(existing.beacons.map(\.identity.uuid)) {
+        if let existing, let venueUUID = mostCommon(existing.beacons.map(\.identity.uuid)) ?? request.declaredVenueUUID ?? fleetUUID {
             if let asked = request.uuid, asked != venueUUID { throw .uuidDiffersFromVenue(venue: existing.id, venueUUID: venueUUID) }
             uuid = venueUUID
         } else if let asked = request.uuid ?? fleetUUID {
             uuid = asked
-        } else {
+        } else if isNewFleet {
             throw .unknownFleet(fleetName, known: orderedUnique(fleet.venues.map(\.fleetName) + fleet.regions.map(\.fleetName)))
+        } else {
+            throw .fleetWithoutUUID(fleetName)
         }
 
         var notes: [String] = []

@@ -45,9 +45,12 @@ public struct AllocationRequest: Hashable, Sendable {
     public var majorScheme: MajorScheme
     /// The major to use (venue scheme); default: the venue's, or the next free one.
     public var major: UInt16?
-    /// The major the existing venue declares (its `major:` key), when its beacons do not
-    /// show it because it has none yet.
+    /// What the manifest text declares but the resolved model does not keep: the existing
+    /// venue's `major:` and `uuid:`, and its fleet's top-level `uuid:` (see
+    /// `AllocationAppend.declarations`). New beacons inherit these.
     public var declaredVenueMajor: UInt16?
+    public var declaredVenueUUID: ProximityUUID?
+    public var declaredFleetUUID: ProximityUUID?
     /// Where numbering starts; default: after what the major already holds, else 1.
     public var firstMinor: UInt16?
     /// Distance between consecutive minors of a zone.
@@ -60,7 +63,8 @@ public struct AllocationRequest: Hashable, Sendable {
     public init(
         fleetName: String? = nil, venueID: String, venueName: String? = nil, plan: PlanSize? = nil,
         host: String? = nil, uuid: ProximityUUID? = nil, groups: [Group], majorScheme: MajorScheme = .venue,
-        major: UInt16? = nil, declaredVenueMajor: UInt16? = nil, firstMinor: UInt16? = nil, minorStep: Int = 1,
+        major: UInt16? = nil, declaredVenueMajor: UInt16? = nil, declaredVenueUUID: ProximityUUID? = nil,
+        declaredFleetUUID: ProximityUUID? = nil, firstMinor: UInt16? = nil, minorStep: Int = 1,
         zoneGap: Int = 0, zoneAlignment: Int? = nil
     ) {
         self.fleetName = fleetName
@@ -73,6 +77,8 @@ public struct AllocationRequest: Hashable, Sendable {
         self.majorScheme = majorScheme
         self.major = major
         self.declaredVenueMajor = declaredVenueMajor
+        self.declaredVenueUUID = declaredVenueUUID
+        self.declaredFleetUUID = declaredFleetUUID
         self.firstMinor = firstMinor
         self.minorStep = minorStep
         self.zoneGap = zoneGap
