@@ -48,7 +48,7 @@ struct PlanCoverageCommand: AsyncParsableCommand {
     @Option(name: .customLong("dead-below"), parsing: .unconditional, help: "Dead zone: even the strongest beacon is below this many dBm.")
     var deadBelow: Double = -90
 
-    @Option(help: "Crowded: at least this many beacons reach the threshold.")
+    @Option(help: "Crowded: at least this many beacons reach the crowding level (--crowded-threshold).")
     var crowded: Int = 3
 
     @Option(name: .customLong("crowded-threshold"), parsing: .unconditional,

@@ -147,53 +147,47 @@ public struct CoverageSVG {
         return out
     }
 
-    /// One rectangle per run of same-band cells in a row: a tenth of the size of one per cell.
+    /// One path per colour band, each a rectangle per run of same-band cells in a row:
+    /// a small fraction of the size of a rectangle element per cell.
     private func heatMap() -> String {
-        let grid = map.grid
+        let bands = runs { cell in
+            let band = scale.band(for: map.strongestRSSI[cell])
+            return band == scale.deadBand ? nil : band
+        }
         var out = "<g id=\"heat-map\" shape-rendering=\"crispEdges\">\n"
-        for row in 0..<grid.rows {
-            var column = 0
-            while column < grid.columns {
-                let band = scale.band(for: map.strongestRSSI[grid.index(column: column, row: row)])
-                var end = column + 1
-                while end < grid.columns, scale.band(for: map.strongestRSSI[grid.index(column: end, row: row)]) == band {
-                    end += 1
-                }
-                if band != scale.deadBand {
-                    out += rect(columns: column..<end, row: row, fill: scale.bands[band].fill)
-                }
-                column = end
-            }
+        for band in bands.keys.sorted() {
+            out += "<path fill=\"\(scale.bands[band].fill)\" d=\"\(bands[band] ?? "")\"/>\n"
         }
         return out + "</g>\n"
     }
 
-    /// Cells where `included` holds, as one rectangle per run in a row, filled with `fill`.
+    /// Cells where `included` holds, as one path filled with `fill`.
     private func overlay(id: String, fill: String, where included: (Int) -> Bool) -> String {
+        guard let path = runs({ included($0) ? 0 : nil })[0] else { return "" }
+        return "<path id=\"\(id)\" shape-rendering=\"crispEdges\" fill=\"\(fill)\" d=\"\(path)\"/>\n"
+    }
+
+    /// Path data per key: a closed rectangle for each run of cells with that key in a row.
+    private func runs(_ key: (Int) -> Int?) -> [Int: String] {
         let grid = map.grid
-        var out = ""
+        var paths: [Int: String] = [:]
         for row in 0..<grid.rows {
             var column = 0
             while column < grid.columns {
-                guard included(grid.index(column: column, row: row)) else {
+                guard let value = key(grid.index(column: column, row: row)) else {
                     column += 1
                     continue
                 }
                 var end = column + 1
-                while end < grid.columns, included(grid.index(column: end, row: row)) { end += 1 }
-                out += rect(columns: column..<end, row: row, fill: fill)
+                while end < grid.columns, key(grid.index(column: end, row: row)) == value { end += 1 }
+                let first = grid.bounds(column: column, row: row)
+                let last = grid.bounds(column: end - 1, row: row)
+                let width = length(last.maxX - first.minX)
+                paths[value, default: ""] += "M\(px(first.minX)) \(py(first.minY))h\(width)v\(length(first.maxY - first.minY))h-\(width)z"
                 column = end
             }
         }
-        guard !out.isEmpty else { return "" }
-        return "<g id=\"\(id)\" shape-rendering=\"crispEdges\">\n" + out + "</g>\n"
-    }
-
-    private func rect(columns: Range<Int>, row: Int, fill: String) -> String {
-        let first = map.grid.bounds(column: columns.lowerBound, row: row)
-        let last = map.grid.bounds(column: columns.upperBound - 1, row: row)
-        return "<rect x=\"\(px(first.minX))\" y=\"\(py(first.minY))\" width=\"\(length(last.maxX - first.minX))\" "
-            + "height=\"\(length(first.maxY - first.minY))\" fill=\"\(fill)\"/>\n"
+        return paths
     }
 
     /// The border of the crowded cells as one path: every cell edge between a crowded cell
@@ -270,25 +264,76 @@ public struct CoverageSVG {
     /// Ids go right of the marker unless they would run off the plan, then left.
     private func beacons() -> String {
         var out = "<g id=\"beacons\" font-size=\"12\">\n"
-        let rightEdge = mapLeft + mapWidth
-        for beacon in map.venue.beacons {
+        let labels = labelPlacements()
+        for (beacon, label) in zip(map.venue.beacons, labels) {
             let x = mapLeft + beacon.position.x * pixelsPerMetre
             let y = mapTop + beacon.position.y * pixelsPerMetre
-            let estimatedWidth = Double(beacon.id.count) * 6.6
-            let onRight = x + 9 + estimatedWidth <= rightEdge || x - 9 - estimatedWidth < mapLeft
-            let labelX = onRight ? x + 9 : x - 9
-            // Near the top edge the label goes below the marker's centre line, else beside it.
-            let labelY = y + 4
             var tooltip = "\(beacon.id): TX \(numberText(beacon.txPower)) dBm, measured power \(numberText(beacon.measuredPower)) dBm"
             if let zone = beacon.zone { tooltip += ", zone \(zone)" }
             out += "<g class=\"beacon\"><title>\(xmlEscaped(tooltip))</title>"
             out += "<circle cx=\"\(numberText(x))\" cy=\"\(numberText(y))\" r=\"5.5\" fill=\"#ffffff\" stroke=\"#111\" stroke-width=\"2\"/>"
             out += "<circle cx=\"\(numberText(x))\" cy=\"\(numberText(y))\" r=\"1.8\" fill=\"#111\"/>"
-            out += "<text x=\"\(numberText(labelX))\" y=\"\(numberText(labelY))\" text-anchor=\"\(onRight ? "start" : "end")\" "
+            out += "<text x=\"\(numberText(label.x))\" y=\"\(numberText(label.y))\" text-anchor=\"\(label.anchor)\" "
             out += "fill=\"#111\" stroke=\"#ffffff\" stroke-width=\"3.5\" stroke-linejoin=\"round\" paint-order=\"stroke\">"
             out += "\(xmlEscaped(beacon.id))</text></g>\n"
         }
         return out + "</g>\n"
+    }
+
+    /// Where each beacon's id goes: beside the marker, or above or below it, wherever it
+    /// overlaps the markers and the labels placed so far least (right of the marker when
+    /// nothing is in the way). Widths are estimated without a font engine, generously.
+    private func labelPlacements() -> [(x: Double, y: Double, anchor: String)] {
+        struct Box {
+            var minX, minY, maxX, maxY: Double
+            func overlap(_ other: Box) -> Double {
+                max(0, min(maxX, other.maxX) - max(minX, other.minX)) * max(0, min(maxY, other.maxY) - max(minY, other.minY))
+            }
+        }
+        let points = map.venue.beacons.map { beacon in
+            (x: mapLeft + beacon.position.x * pixelsPerMetre, y: mapTop + beacon.position.y * pixelsPerMetre)
+        }
+        let markers = points.map { Box(minX: $0.x - 6, minY: $0.y - 6, maxX: $0.x + 6, maxY: $0.y + 6) }
+        let map = Box(minX: mapLeft - 2, minY: mapTop - 2, maxX: mapLeft + mapWidth + 2, maxY: mapTop + mapHeight + 2)
+        var placed: [Box] = []
+        var result: [(x: Double, y: Double, anchor: String)] = []
+        for (index, point) in points.enumerated() {
+            let (x, y) = point
+            let width = Double(self.map.venue.beacons[index].id.count) * 6.8
+            func box(_ left: Double, _ baseline: Double) -> Box {
+                Box(minX: left, minY: baseline - 11, maxX: left + width, maxY: baseline + 3)
+            }
+            // (text x, baseline, anchor, box): right, left, above, below, then the diagonals.
+            let candidates: [(Double, Double, String, Box)] = [
+                (x + 9, y + 4, "start", box(x + 9, y + 4)),
+                (x - 9, y + 4, "end", box(x - 9 - width, y + 4)),
+                (x, y - 10, "middle", box(x - width / 2, y - 10)),
+                (x, y + 19, "middle", box(x - width / 2, y + 19)),
+                (x + 5, y - 9, "start", box(x + 5, y - 9)),
+                (x + 5, y + 18, "start", box(x + 5, y + 18)),
+                (x - 5, y - 9, "end", box(x - 5 - width, y - 9)),
+                (x - 5, y + 18, "end", box(x - 5 - width, y + 18)),
+            ]
+            func cost(_ candidate: Box) -> Double {
+                let offMap = candidate.minX < map.minX || candidate.maxX > map.maxX
+                    || candidate.minY < map.minY || candidate.maxY > map.maxY
+                let labels = placed.reduce(0) { $0 + $1.overlap(candidate) }
+                let others = markers.enumerated().reduce(0) { $0 + ($1.offset == index ? 0 : 4 * $1.element.overlap(candidate)) }
+                return (offMap ? 1e9 : 0) + labels + others
+            }
+            var best = candidates[0]
+            var bestCost = cost(best.3)
+            for candidate in candidates.dropFirst() where bestCost > 0 {
+                let candidateCost = cost(candidate.3)
+                if candidateCost < bestCost {
+                    best = candidate
+                    bestCost = candidateCost
+                }
+            }
+            placed.append(best.3)
+            result.append((best.0, best.1, best.2))
+        }
+        return result
     }
 
     /// Under the map: the scale bar on the left, the colour key on the right, and a row
