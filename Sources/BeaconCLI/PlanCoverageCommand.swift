@@ -64,6 +64,10 @@ struct PlanCoverageCommand: AsyncParsableCommand {
     @Option(name: .customLong("near-below"), help: "Proximity: near below this distance estimate, metres (far beyond).")
     var nearBelow: Double = 3
 
+    @Flag(name: .customLong("air-from-measured-power"),
+          help: "Start each beacon's air from its measured power (calibrated RSSI at 1 m) instead of TX power − 41 dB.")
+    var airFromMeasuredPower = false
+
     @Option(name: .customLong("output-dir"), help: "Write VENUE.svg and VENUE.html for each map into this folder.")
     var outputDirectory: String?
 
@@ -75,7 +79,8 @@ struct PlanCoverageCommand: AsyncParsableCommand {
             resolution: resolution, propagation: PropagationModel(pathLossExponent: pathLossExponent),
             threshold: threshold, deadBelow: deadBelow, crowdedAt: crowded,
             crowdedThreshold: crowdedThreshold, tieMargin: tieMargin,
-            proximity: ProximityThresholds(immediateBelow: immediateBelow, nearBelow: nearBelow))
+            proximity: ProximityThresholds(immediateBelow: immediateBelow, nearBelow: nearBelow),
+            airFromMeasuredPower: airFromMeasuredPower)
     }
 
     func validate() throws {

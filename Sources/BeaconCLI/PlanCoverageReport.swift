@@ -13,6 +13,7 @@ enum CoverageReportText {
             + "\(count(summary.beacons.count, "beacon")), \(number(settings.resolution)) m grid, "
             + "path-loss exponent \(number(settings.pathLossExponent)), "
         setup += settings.walls == 0 ? "no walls" : count(settings.walls, "wall")
+        if settings.airFromMeasuredPower { setup += ", 1 m RSSI = measured power" }
         lines.append(setup)
         lines.append("  covered    \(percent(summary.coverage.percent)) of \(area(summary.plan.area)) at \(dBm(settings.threshold)) or better")
         lines.append("  dead       \(area(summary.deadZones.area)) below \(dBm(settings.deadBelow))")

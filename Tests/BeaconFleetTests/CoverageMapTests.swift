@@ -149,6 +149,24 @@ struct CoverageMapTests {
         #expect(abs(closer.proximity.near.area + closer.proximity.immediate.area - Double.pi * nearRadius * nearRadius) < 2)
     }
 
+    @Test("the air can start from the measured power instead of the TX power")
+    func airFromMeasuredPower() throws {
+        // Calibrated at −61 dBm where TX − 41 would say −49: 12 dB quieter.
+        let calibrated = [beacon("b", 20, 20, measuredPower: -61)]
+        var settings = CoverageSettings(resolution: 0.25)
+        let loud = try #require(CoverageMap(venue: venue(calibrated, width: 40, height: 40), settings: settings))
+        settings.airFromMeasuredPower = true
+        let quiet = try #require(CoverageMap(venue: venue(calibrated, width: 40, height: 40), settings: settings))
+        for cell in stride(from: 0, to: loud.grid.cellCount, by: 97) {
+            #expect(abs(loud.strongestRSSI[cell] - quiet.strongestRSSI[cell] - 12) < 1e-9)
+        }
+        let radius = pow(10, (-61 + 85) / 30.0)  // 6.3 m
+        #expect(abs(quiet.summary.coverage.area - Double.pi * radius * radius) < 2 * Double.pi * radius * 0.25 / 4)
+        // Ranged with the same measured power, the estimate is now exact: near is 3 m.
+        #expect(abs(quiet.summary.proximity.near.area + quiet.summary.proximity.immediate.area - 9 * Double.pi) < 1)
+        #expect(quiet.summary.settings.airFromMeasuredPower)
+    }
+
     @Test("partial cells at the plan's edge count only their part")
     func partialCellsCountTheirPart() throws {
         let map = try #require(CoverageMap(venue: venue([beacon("b", 1, 1)], width: 2.3, height: 1.2), settings: .init()))

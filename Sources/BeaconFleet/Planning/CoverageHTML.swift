@@ -63,8 +63,11 @@ public struct CoverageHTML {
     private var assumptions: String {
         let settings = map.settings
         let model = settings.propagation
-        var text = "Mean RSSI from the log-distance model: TX power − \(numberText(model.referenceLoss)) dB at 1 m, "
-            + "path-loss exponent \(numberText(model.pathLossExponent))"
+        var text = "Mean RSSI from the log-distance model: "
+            + (settings.airFromMeasuredPower
+                ? "each beacon's measured power at 1 m"
+                : "TX power − \(numberText(model.referenceLoss)) dB at 1 m")
+            + ", path-loss exponent \(numberText(model.pathLossExponent))"
         let walls = model.obstacles.count
         text += walls == 0 ? ", no walls" : ", \(walls) wall\(walls == 1 ? "" : "s") (each path loses the walls it crosses)"
         text += "; no fading or body loss, so real readings scatter several dB around these values. "

@@ -44,13 +44,14 @@ public struct CoverageMap: Sendable {
         let model = settings.propagation
         let ranging = settings.distanceModel
         let crowdedLevel = settings.crowdedLevel
+        let radiated = venue.beacons.map(settings.radiatedPower)
         for cell in 0..<grid.cellCount {
             let receiver = grid.centre(of: cell)
             var best: (index: Int, rssi: Double)?
             var second: (index: Int, rssi: Double)?
             var heard = 0
             for (index, beacon) in venue.beacons.enumerated() {
-                let rssi = model.meanRSSI(txPower: beacon.txPower, from: beacon.position, to: receiver)
+                let rssi = model.meanRSSI(txPower: radiated[index], from: beacon.position, to: receiver)
                 if rssi >= crowdedLevel { heard += 1 }
                 if rssi > best?.rssi ?? -.infinity {
                     second = best

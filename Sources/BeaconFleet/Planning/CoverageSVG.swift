@@ -18,7 +18,8 @@ public struct CoverageSVG {
     /// Left edge of the text; the map sits further right to leave room for the y labels.
     let margin = 24.0
     let mapLeft = 56.0
-    let mapTop = 104.0
+    /// The map starts under the heading: title, one or two detail lines, headline numbers.
+    var mapTop: Double { 104 + 16 * Double(detailLines.count - 1) }
 
     /// The largest map drawn, in pixels: fits a laptop screen and a README column zoomed out.
     static let maximumMapWidth = 880.0
@@ -98,25 +99,46 @@ public struct CoverageSVG {
         """
     }
 
-    private func heading() -> String {
+    /// What the map assumes, in as many lines as the picture's width needs (one or two).
+    var detailLines: [String] {
         let settings = map.settings
         let venue = map.venue
-        var detail = "\(venue.id) · strongest beacon's mean RSSI · path-loss exponent \(numberText(settings.propagation.pathLossExponent))"
-        let wallCount = settings.propagation.obstacles.count
-        detail += wallCount == 0 ? ", no walls" : ", \(wallCount) wall\(wallCount == 1 ? "" : "s")"
-        detail += " · \(numberText(venue.plan.width)) × \(numberText(venue.plan.height)) m plan, \(numberText(settings.resolution)) m grid"
-        detail += " · \(venue.beacons.count) beacon\(venue.beacons.count == 1 ? "" : "s")"
+        let walls = settings.propagation.obstacles.count
+        var parts = [
+            venue.id, "\(numberText(venue.plan.width)) × \(numberText(venue.plan.height)) m plan",
+            "\(venue.beacons.count) beacon\(venue.beacons.count == 1 ? "" : "s")",
+            "path-loss exponent \(numberText(settings.propagation.pathLossExponent))",
+            walls == 0 ? "no walls" : "\(walls) wall\(walls == 1 ? "" : "s")",
+        ]
+        if settings.airFromMeasuredPower { parts.append("1 m RSSI = measured power") }
+        parts.append("\(numberText(settings.resolution)) m grid")
+        // 6.6 px per character of 12.5 px text, rounded up: an estimate without a font engine.
+        let room = Int((width - 2 * margin) / 6.6)
+        var lines = [""]
+        for part in parts {
+            let candidate = lines[lines.count - 1].isEmpty ? part : lines[lines.count - 1] + " · " + part
+            if candidate.count > room, !lines[lines.count - 1].isEmpty, lines.count < 2 {
+                lines.append(part)
+            } else {
+                lines[lines.count - 1] = candidate
+            }
+        }
+        return lines
+    }
+
+    private func heading() -> String {
+        let settings = map.settings
         let crowdedArea = summary.crowded.area >= summary.plan.area - 1e-6
             ? "everywhere" : "\(numberText(summary.crowded.area, places: 1)) m²"
         let headline = "Covered (≥ \(dBmText(settings.threshold))): \(numberText(summary.coverage.percent, places: 1)) %"
             + "   ·   dead (< \(dBmText(settings.deadBelow))): \(numberText(summary.deadZones.area, places: 1)) m²"
             + "   ·   crowded (\(settings.crowdedAt)+ beacons at ≥ \(dBmText(settings.crowdedLevel))): \(crowdedArea)"
-        return """
-            <text x="\(numberText(margin))" y="30" font-size="20" font-weight="bold" fill="#111">\(xmlEscaped(titleText))</text>
-            <text x="\(numberText(margin))" y="52" font-size="12.5" fill="#444">\(xmlEscaped(detail))</text>
-            <text x="\(numberText(margin))" y="72" font-size="13" font-weight="bold" fill="#111">\(xmlEscaped(headline))</text>
-
-            """
+        var out = "<text x=\"\(numberText(margin))\" y=\"30\" font-size=\"20\" font-weight=\"bold\" fill=\"#111\">\(xmlEscaped(titleText))</text>\n"
+        for (index, line) in detailLines.enumerated() {
+            out += "<text x=\"\(numberText(margin))\" y=\"\(52 + 16 * index)\" font-size=\"12.5\" fill=\"#444\">\(xmlEscaped(line))</text>\n"
+        }
+        out += "<text x=\"\(numberText(margin))\" y=\"\(numberText(mapTop - 32))\" font-size=\"13\" font-weight=\"bold\" fill=\"#111\">\(xmlEscaped(headline))</text>\n"
+        return out
     }
 
     /// Metre ticks along the top and left edges, with faint lines across the map, so a

@@ -28,6 +28,11 @@ public struct CoverageSettings: Hashable, Sendable {
     public var tieMargin: Double
     /// The classes a phone would give the strongest beacon's distance estimate.
     public var proximity: ProximityThresholds
+    /// Whether a beacon's air starts from its advertised measured power (its RSSI at 1 m)
+    /// rather than from TX power − `propagation.referenceLoss`. A calibrated measured power
+    /// is what the venue really gives at 1 m; the default follows the TX power, as the
+    /// virtual radio does. Beacons with `auto` measured power are the same either way.
+    public var airFromMeasuredPower: Bool
 
     /// The path-loss exponent coverage assumes unless told otherwise. Free space (2.0, the
     /// virtual radio's default) would promise tens of metres more than a furnished shop or
@@ -39,7 +44,8 @@ public struct CoverageSettings: Hashable, Sendable {
         resolution: Double = 0.5,
         propagation: PropagationModel = PropagationModel(pathLossExponent: CoverageSettings.defaultPathLossExponent),
         threshold: Double = -85, deadBelow: Double = -90, crowdedAt: Int = 3, crowdedThreshold: Double? = nil,
-        tieMargin: Double = 1, proximity: ProximityThresholds = ProximityThresholds()
+        tieMargin: Double = 1, proximity: ProximityThresholds = ProximityThresholds(),
+        airFromMeasuredPower: Bool = false
     ) {
         self.resolution = resolution
         self.propagation = propagation
@@ -49,6 +55,12 @@ public struct CoverageSettings: Hashable, Sendable {
         self.crowdedThreshold = crowdedThreshold
         self.tieMargin = tieMargin
         self.proximity = proximity
+        self.airFromMeasuredPower = airFromMeasuredPower
+    }
+
+    /// The TX power the model of the air radiates for `beacon`.
+    public func radiatedPower(of beacon: CoverageBeacon) -> Double {
+        airFromMeasuredPower ? beacon.measuredPower + propagation.referenceLoss : beacon.txPower
     }
 
     /// The RSSI that counts towards crowding.

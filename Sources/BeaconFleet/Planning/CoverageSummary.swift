@@ -22,6 +22,7 @@ public struct CoverageSummary: Codable, Hashable, Sendable {
         public var tieMargin: Double
         public var immediateBelow: Double
         public var nearBelow: Double
+        public var airFromMeasuredPower: Bool
     }
 
     public struct Beacon: Codable, Hashable, Sendable {
@@ -143,7 +144,8 @@ extension CoverageMap {
                 walls: settings.propagation.obstacles.count, threshold: settings.threshold,
                 deadBelow: settings.deadBelow, crowdedAt: settings.crowdedAt,
                 crowdedThreshold: settings.crowdedLevel, tieMargin: settings.tieMargin,
-                immediateBelow: settings.proximity.immediateBelow, nearBelow: settings.proximity.nearBelow),
+                immediateBelow: settings.proximity.immediateBelow, nearBelow: settings.proximity.nearBelow,
+                airFromMeasuredPower: settings.airFromMeasuredPower),
             beacons: venue.beacons.enumerated().map { index, beacon in
                 .init(
                     id: beacon.id, zone: beacon.zone, x: beacon.position.x, y: beacon.position.y,
