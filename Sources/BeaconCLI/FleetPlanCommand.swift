@@ -154,9 +154,10 @@ struct FleetPlanCommand: AsyncParsableCommand {
             throw CommandFailure(.usageOrInput, error.description)
         }
         let added = allocation.beacons.count
-        let what = allocation.venue.isNew ? "venue `\(allocation.venue.id)` with \(added) beacon\(added == 1 ? "" : "s")"
-            : "\(added) beacon\(added == 1 ? "" : "s") to venue `\(allocation.venue.id)`"
-        Console.current.errorLine("added \(what) to \(file) at line \(insertion.line)")
+        let beacons = "\(added) beacon\(added == 1 ? "" : "s")"
+        let what = allocation.venue.isNew
+            ? "venue `\(allocation.venue.id)` with \(beacons)" : "\(beacons) to venue `\(allocation.venue.id)`"
+        Console.current.errorLine("added \(what) in \(file) at line \(insertion.line)")
     }
 
     /// The namespace's manifests, with the --append file among them. The default folder

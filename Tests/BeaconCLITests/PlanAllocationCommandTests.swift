@@ -62,7 +62,7 @@ struct PlanAllocationCommandTests {
             manchester-lift\tfloor-1\t\(uuid)/114/311
 
             """)
-        #expect(result.error.hasSuffix("added 4 beacons to venue `manchester` to \(file) at line 190\n"), "\(result.error)")
+        #expect(result.error.hasSuffix("added 4 beacons to venue `manchester` in \(file) at line 190\n"), "\(result.error)")
 
         let edited = try scratch.read("department-store.yaml")
         let originalLines = original.split(separator: "\n", omittingEmptySubsequences: false)
