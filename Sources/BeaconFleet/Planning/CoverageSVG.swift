@@ -18,8 +18,10 @@ public struct CoverageSVG {
     /// Left edge of the text; the map sits further right to leave room for the y labels.
     let margin = 24.0
     let mapLeft = 56.0
-    /// The map starts under the heading: title, one or two detail lines, headline numbers.
-    var mapTop: Double { 104 + 16 * Double(detailLines.count - 1) }
+    /// What the map assumes, in one or two lines under the title.
+    let detailLines: [String]
+    /// The map starts under the heading: title, detail lines, headline numbers.
+    let mapTop: Double
 
     /// The largest map drawn, in pixels: fits a laptop screen and a README column zoomed out.
     static let maximumMapWidth = 880.0
@@ -37,6 +39,9 @@ public struct CoverageSVG {
         scale = CoverageColorScale(threshold: map.settings.threshold, deadBelow: map.settings.deadBelow)
         let plan = map.venue.plan
         pixelsPerMetre = min(Self.maximumMapWidth / plan.width, Self.maximumMapHeight / plan.height)
+        let width = max(mapLeft + plan.width * pixelsPerMetre + margin, Self.minimumWidth)
+        detailLines = Self.detailLines(map, width: width - 2 * margin)
+        mapTop = 104 + 16 * Double(detailLines.count - 1)
     }
 
     var mapWidth: Double { map.venue.plan.width * pixelsPerMetre }
@@ -99,8 +104,8 @@ public struct CoverageSVG {
         """
     }
 
-    /// What the map assumes, in as many lines as the picture's width needs (one or two).
-    var detailLines: [String] {
+    /// What the map assumes, in as many lines as `room` pixels need (one or two).
+    private static func detailLines(_ map: CoverageMap, width room: Double) -> [String] {
         let settings = map.settings
         let venue = map.venue
         let walls = settings.propagation.obstacles.count
@@ -113,11 +118,11 @@ public struct CoverageSVG {
         if settings.airFromMeasuredPower { parts.append("1 m RSSI = measured power") }
         parts.append("\(numberText(settings.resolution)) m grid")
         // 6.6 px per character of 12.5 px text, rounded up: an estimate without a font engine.
-        let room = Int((width - 2 * margin) / 6.6)
+        let characters = Int(room / 6.6)
         var lines = [""]
         for part in parts {
             let candidate = lines[lines.count - 1].isEmpty ? part : lines[lines.count - 1] + " · " + part
-            if candidate.count > room, !lines[lines.count - 1].isEmpty, lines.count < 2 {
+            if candidate.count > characters, !lines[lines.count - 1].isEmpty, lines.count < 2 {
                 lines.append(part)
             } else {
                 lines[lines.count - 1] = candidate
