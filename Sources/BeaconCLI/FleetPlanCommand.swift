@@ -85,13 +85,17 @@ struct FleetPlanCommand: AsyncParsableCommand {
 
     func run() async throws {
         let namespace = try loadNamespace()
-        var request = AllocationRequest(
-            fleetName: fleet ?? appendFileFleet(namespace.fleet), venueID: venue, venueName: venueName,
-            plan: try planSize(), host: host, uuid: try proximityUUID(), groups: try groups(), majorScheme: majorPer,
-            major: major, firstMinor: firstMinor, minorStep: minorStep, zoneGap: gap, zoneAlignment: align)
-        // The venue's and fleet's own `major:`/`uuid:` are what new beacons inherit.
         let existing = namespace.fleet.venues.first { $0.id == venue }
-        if let file = existing?.location.file ?? append ?? fleetFile(request.fleetName, in: namespace.fleet) {
+        // What the manifest text declares and the resolved model does not keep: the venue's
+        // `major:`/`uuid:` and the fleet's `uuid:` (new beacons inherit them), and the
+        // --append file's `fleet:` (for a file without venues or regions yet).
+        let appendDeclared = try append.map { AllocationAppend.declarations(of: nil, in: try readBytes($0)) }
+        let fleetName = fleet ?? appendFileFleet(namespace.fleet) ?? appendDeclared?.fleetName
+        var request = AllocationRequest(
+            fleetName: fleetName, venueID: venue, venueName: venueName, plan: try planSize(), host: host,
+            uuid: try proximityUUID(), groups: try groups(), majorScheme: majorPer, major: major,
+            firstMinor: firstMinor, minorStep: minorStep, zoneGap: gap, zoneAlignment: align)
+        if let file = existing?.location.file ?? append ?? fleetFile(fleetName, in: namespace.fleet) {
             let declared = AllocationAppend.declarations(of: existing, in: try readBytes(file))
             request.declaredVenueMajor = declared.venueMajor
             request.declaredVenueUUID = declared.venueUUID

@@ -101,6 +101,29 @@ struct PlanAllocationCommandTests {
         #expect(coverage.error.contains("have no position and are left off the map"))
     }
 
+    @Test("a manifest with nothing in it yet takes its first venue")
+    func appendToEmptyManifest() async throws {
+        let scratch = try ScratchFolder()
+        let file = try scratch.write("bakery.yaml", "# Our bakeries.\nversion: 1\nfleet: bakery\nuuid: 3F1E6A52-7C1B-4C0B-9D0F-0B6C2A9B8E11\n")
+        let result = await runBeaconctl(["fleet", "plan", "--fleets", scratch.path, "--venue", "bakery-1", "--zones", "door", "--append", file])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output == "bakery-1-door\tdoor\t3F1E6A52-7C1B-4C0B-9D0F-0B6C2A9B8E11/1/1\n")
+        #expect(try scratch.read("bakery.yaml") == """
+            # Our bakeries.
+            version: 1
+            fleet: bakery
+            uuid: 3F1E6A52-7C1B-4C0B-9D0F-0B6C2A9B8E11
+            venues:
+              - id: bakery-1
+                major: 1
+                beacons:
+                  - id: bakery-1-door
+                    zone: door
+                    minor: 1
+
+            """)
+    }
+
     @Test("a new fleet gets a whole manifest, which validates")
     func newFleet() async throws {
         let scratch = try ScratchFolder()

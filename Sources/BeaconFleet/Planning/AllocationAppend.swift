@@ -118,15 +118,21 @@ public enum AllocationAppend {
         public var venueMajor: UInt16?
         public var venueUUID: ProximityUUID?
         public var fleetUUID: ProximityUUID?
+        /// The top-level `fleet:` name.
+        public var fleetName: String?
     }
 
     /// The `major:` and `uuid:` of `venue` (when given, and written in `bytes`) and the
-    /// top-level `uuid:` of the file.
+    /// top-level `uuid:` and `fleet:` of the file.
     public static func declarations(of venue: ResolvedVenue?, in bytes: [UInt8]) -> Declarations {
         let text = ManifestText(bytes)
         var declarations = Declarations()
         if !text.lines.isEmpty, let line = text.keyLine("uuid", column: 0, from: 0, through: text.lines.count - 1) {
             declarations.fleetUUID = try? ProximityUUID(parsing: text.value(afterKeyOn: line, keyColumn: 0, key: "uuid"))
+        }
+        if !text.lines.isEmpty, let line = text.keyLine("fleet", column: 0, from: 0, through: text.lines.count - 1) {
+            let name = text.value(afterKeyOn: line, keyColumn: 0, key: "fleet")
+            declarations.fleetName = name.isEmpty ? nil : name
         }
         guard let venue else { return declarations }
         let line = venue.location.line - 1

@@ -21,7 +21,9 @@ public enum AllocationPlanner {
 
         let fleetBeacons = fleet.beacons.filter { $0.fleetName == fleetName }
         let fleetRegions = fleet.regions.filter { $0.fleetName == fleetName }
-        let isNewFleet = !fleet.venues.contains { $0.fleetName == fleetName } && fleetRegions.isEmpty && fleetBeacons.isEmpty
+        // A fleet whose manifest holds nothing yet still has a file, which declared its UUID.
+        let isNewFleet = !fleet.venues.contains { $0.fleetName == fleetName } && fleetRegions.isEmpty
+            && fleetBeacons.isEmpty && request.declaredFleetUUID == nil
         // Regions inherit only the fleet's UUID, so they show it even without beacons.
         let fleetUUID = mostCommon(fleetBeacons.map(\.identity.uuid)) ?? mostCommon(fleetRegions.map(\.region.uuid))
             ?? request.declaredFleetUUID
