@@ -1,0 +1,89 @@
+extension HCIStatus {
+    /// What the user should know and do when `opcode` failed with this status on the
+    /// controller named `controller` (a transport spec such as `hci0` or `hci-user:0`).
+    /// `nil` for codes without specific advice.
+    ///
+    /// The advice depends on the command: Command Disallowed from an advertising command
+    /// has a different usual cause than from Reset.
+    public func advice(for opcode: HCIOpcode, controller: String) -> String? {
+        let route = ControllerRoute(controller)
+        let family = AdvertisingCommandFamily(opcode)
+        switch self {
+        case .unknownHCICommand:
+            if family == .extended {
+                return "this controller has no extended advertising (it predates Bluetooth 5.0 or disables it); use legacy advertising, one beacon per controller"
+            }
+            return "the controller does not implement this command; `beaconctl controllers` shows its Bluetooth version and LE features"
+        case .hardwareFailure:
+            return "the controller reports a hardware fault; unplug and replug it or power-cycle the machine, and replace it if the fault persists"
+        case .memoryCapacityExceeded:
+            return "the controller has no room left for another advertising set or for this much data; advertise fewer beacons on it or spread them over several controllers"
+        case .commandDisallowed:
+            return commandDisallowedAdvice(family: family, route: route)
+        case .unsupportedFeatureOrParameterValue:
+            return "the controller does not support a value in this command (interval, TX power, PHY or address type); `beaconctl controllers` shows what it supports"
+        case .invalidHCICommandParameters:
+            return "the controller rejected the parameters as out of range or inconsistent; if they were accepted by beaconctl's own checks, capture the traffic with --snoop FILE and report it"
+        case .unspecifiedError:
+            return "the controller gave no reason; retry, and reset the controller if it keeps failing"
+        case .controllerBusy:
+            return "the controller is busy with other work (scanning, connections or another program's requests); retry in a moment or stop the other activity"
+        case .unknownAdvertisingIdentifier:
+            return "the advertising set does not exist on the controller (removed, or the controller was reset since it was created); set it up again"
+        case .limitReached:
+            return "the controller cannot hold more advertising sets (or the set reached its event limit); `beaconctl controllers` shows how many sets it supports"
+        default:
+            return nil
+        }
+    }
+
+    private func commandDisallowedAdvice(family: AdvertisingCommandFamily?, route: ControllerRoute) -> String {
+        guard let family else {
+            return "the controller does not allow this command in its current state (for example while advertising or scanning is enabled); stop that activity first"
+        }
+        let other = family == .legacy ? "extended" : "legacy"
+        switch route {
+        case .kernelShared(let index):
+            return "another program (usually bluetoothd) is using \(other) advertising or scanning on this controller, and the two command families exclude each other until Reset; or advertising is enabled while its parameters change. Use hci-user:\(index) or stop bluetoothd"
+        case .exclusive:
+            return "the \(other) advertising command family was used on this controller since its last Reset (the two families exclude each other), or advertising is enabled while its parameters change; reset the controller and use one family"
+        }
+    }
+}
+
+/// Which of the two mutually exclusive LE command families an opcode belongs to
+/// (Core v5.4 Vol 4 Part E 3.1.1, "Legacy and extended advertising").
+enum AdvertisingCommandFamily: Equatable {
+    case legacy
+    case extended
+
+    init?(_ opcode: HCIOpcode) {
+        switch opcode.rawValue {
+        // Advertising parameters/data/enable, scan response, scanning, create connection.
+        case 0x2006...0x200D:
+            self = .legacy
+        // Advertising sets, periodic advertising, extended scanning and connection, v2 parameters.
+        case 0x2035...0x2049, 0x207F:
+            self = .extended
+        default:
+            return nil
+        }
+    }
+}
+
+/// How a controller is reached, as far as advice is concerned: through the kernel's shared
+/// RAW channel (where bluetoothd sends commands too) or exclusively.
+enum ControllerRoute: Equatable {
+    case kernelShared(index: Int)
+    case exclusive
+
+    init(_ controller: String) {
+        for prefix in ["hci-socket:", "hci"] where controller.hasPrefix(prefix) {
+            if let index = Int(controller.dropFirst(prefix.count)), index >= 0 {
+                self = .kernelShared(index: index)
+                return
+            }
+        }
+        self = .exclusive
+    }
+}
