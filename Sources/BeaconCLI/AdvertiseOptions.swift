@@ -9,21 +9,22 @@ struct AdvertiseBeaconOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Proximity UUID, 8-4-4-4-12 hexadecimal.", valueName: "uuid"))
     var uuid: String?
 
-    @Option(help: ArgumentHelp("Major, 0 to 65535.", valueName: "number"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Major, 0 to 65535.", valueName: "number"))
     var major: Int?
 
-    @Option(help: ArgumentHelp("Minor, 0 to 65535.", valueName: "number"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Minor, 0 to 65535.", valueName: "number"))
     var minor: Int?
 
-    @Option(help: ArgumentHelp(
+    // Unconditional: the value is negative, and must not be taken for an option.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "RSSI at 1 m in dBm (-127 to -1), or auto: the controller's advertising TX power - 41 dB (default: auto).",
         valueName: "dbm|auto"))
     var measuredPower: String?
 
-    @Option(name: .customLong("interval-ms"), help: ArgumentHelp("Advertising interval, 20 to 10240 ms (default: 100).", valueName: "ms"))
+    @Option(name: .customLong("interval-ms"), parsing: .unconditional, help: ArgumentHelp("Advertising interval, 20 to 10240 ms (default: 100).", valueName: "ms"))
     var intervalMilliseconds: Double?
 
-    @Option(help: ArgumentHelp("TX power to ask of the controller, -127 to 20 dBm (default: 0).", valueName: "dbm"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("TX power to ask of the controller, -127 to 20 dBm (default: 0).", valueName: "dbm"))
     var txPower: Int?
 
     var isAnyGiven: Bool {

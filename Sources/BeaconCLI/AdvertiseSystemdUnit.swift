@@ -20,11 +20,16 @@ struct AdvertiseSystemdUnit {
         let spec = specText()
         let usesSerial = spec.hasPrefix("serial:")
 
-        var lines = [
+        var lines: [String] = [
             "# beaconctl advertise as a service. To install it:",
             "#   sudo cp beaconctl-advertise.service /etc/systemd/system/",
             "#   sudo systemctl daemon-reload && sudo systemctl enable --now beaconctl-advertise",
             "# It runs as a transient unprivileged user (DynamicUser): manifests must be readable by any user.",
+        ]
+        if command.controller.snoop != nil {
+            lines.append("# --snoop writes to /var/log/beaconctl, the one folder the service may write (LogsDirectory).")
+        }
+        lines += [
             "[Unit]",
             "Description=beaconctl: advertise iBeacons on \(spec)",
             "After=bluetooth.target",
@@ -60,9 +65,8 @@ struct AdvertiseSystemdUnit {
             "LockPersonality=yes",
             "SystemCallArchitectures=native",
         ]
-        if let snoop = command.controller.snoop {
-            let directory = (absolute(snoop) as NSString).deletingLastPathComponent
-            lines += ["ReadWritePaths=\(Self.quoted(directory))"]
+        if command.controller.snoop != nil {
+            lines += ["LogsDirectory=beaconctl"]
         }
         lines += [
             "Environment=NO_COLOR=1",
@@ -95,7 +99,7 @@ struct AdvertiseSystemdUnit {
         if globals.quiet { arguments.append("--quiet") }
         if globals.verbose > 0 { arguments.append("-" + String(repeating: "v", count: globals.verbose)) }
         arguments += ["--hci", specText()]
-        if let snoop = command.controller.snoop { arguments += ["--snoop", absolute(snoop)] }
+        if let snoop = command.controller.snoop { arguments += ["--snoop", Self.serviceCapturePath(snoop)] }
         if command.controller.commandTimeout != 2 {
             arguments += ["--command-timeout", AdvertiseBeaconOptions.number(command.controller.commandTimeout)]
         }
@@ -117,6 +121,11 @@ struct AdvertiseSystemdUnit {
         if let slot = command.rotationSlotMilliseconds { arguments += ["--rotation-slot-ms", AdvertiseBeaconOptions.number(slot)] }
         if command.format != .text { arguments += ["--format", command.format.rawValue] }
         return arguments
+    }
+
+    /// Where the service writes a capture: its logs folder, under the file name asked for.
+    static func serviceCapturePath(_ path: String) -> String {
+        "/var/log/beaconctl/" + (path as NSString).lastPathComponent
     }
 
     private func absolute(_ path: String) -> String {
