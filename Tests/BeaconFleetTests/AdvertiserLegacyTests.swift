@@ -154,9 +154,9 @@ struct AdvertiserLegacyTests {
         #expect(
             error.description
                 == "hci0: LE Set Advertising Parameters was refused (0x0C Command Disallowed): another program "
-                + "(usually bluetoothd) is using extended advertising or scanning on this controller, and the two "
-                + "command families exclude each other until Reset; or advertising is enabled while its parameters "
-                + "change. Use hci-user:0 or stop bluetoothd (while setting legacy advertising parameters "
+                + "(usually bluetoothd) is using extended advertising or scanning on this controller (the two "
+                + "command families exclude each other until Reset), or advertising is enabled while its parameters "
+                + "change; use hci-user:0 or stop bluetoothd (while setting legacy advertising parameters "
                 + "(ADV_NONCONN_IND every 100 ms))")
         #expect(controller.opcodes.last == .leSetAdvertisingEnable)
         #expect(controller.commands.last == (try packet(LESetAdvertisingEnable(false))))
