@@ -69,7 +69,8 @@ final class AdvertiseEventPrinter: Sendable {
             }
         case .restartFailed(let reason, let attempt, let retryIn):
             console.errorLine(
-                errorStyle.warning("warning") + ": restart attempt \(attempt) failed: \(reason); next attempt in \(Self.seconds(retryIn))")
+                errorStyle.warning("warning") + ": attempt \(attempt) to bring the beacons up failed: \(reason); "
+                    + "next attempt in \(Self.seconds(retryIn))")
         case .stopped(let reason):
             let cause = state.withLock { $0.signal }.map { "\($0) received" } ?? reason.description
             let ran = uptime.map { " after \(Self.seconds($0))" } ?? ""

@@ -123,3 +123,25 @@ struct AdvertiserWatchdogTests {
         #expect(await run.stop() == .success(.cancelled))
     }
 }
+
+@Suite("Advertising watchdog: a flapping controller", .timeLimit(.minutes(1)))
+struct AdvertiserFlappingTests {
+    @Test("beacons that keep going off the air soon after each start end the run after the attempts allowed")
+    func flapping() async throws {
+        let controller = ScriptedController()
+        let policy = RestartPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), stableAfter: .seconds(60))
+        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], restart: policy)
+        for session in 1...3 {
+            try await run.recorder.waitForSessions(session)
+            try await controller.send(.hardwareError(code: 0x07))
+        }
+        let result = await run.task.value
+        guard case .failure(.restartsExhausted(let attempts, let last)) = result else {
+            Issue.record("expected the run to give up, got \(result)")
+            return
+        }
+        #expect(attempts == 3)
+        #expect(last.hasPrefix("the beacons went off the air 3 times in a row within 60 s of starting; the last time: "))
+        #expect(run.recorder.sessions.count == 3)
+    }
+}
