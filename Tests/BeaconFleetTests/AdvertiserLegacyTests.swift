@@ -140,7 +140,7 @@ struct AdvertiserLegacyTests {
         _ = await run.stop()
     }
 
-    @Test("Command Disallowed on hci0 becomes the message about bluetoothd, and nothing stays enabled")
+    @Test("Command Disallowed on hci0 becomes the message about bluetoothd, and nothing more is sent")
     func commandDisallowedOnSharedController() async throws {
         var configuration = Self.legacyController
         configuration.refusals[.leSetAdvertisingParameters] = .commandDisallowed
@@ -158,8 +158,8 @@ struct AdvertiserLegacyTests {
                 + "command families exclude each other until Reset), or advertising is enabled while its parameters "
                 + "change; use hci-user:0 or stop bluetoothd (while setting legacy advertising parameters "
                 + "(ADV_NONCONN_IND every 100 ms))")
-        #expect(controller.opcodes.last == .leSetAdvertisingEnable)
-        #expect(controller.commands.last == (try packet(LESetAdvertisingEnable(false))))
+        // Advertising was never enabled: no further legacy command, which would only be refused too.
+        #expect(controller.opcodes.last == .leSetAdvertisingParameters)
         #expect(run.recorder.sessions.isEmpty)
     }
 
@@ -192,5 +192,25 @@ struct AdvertiserLegacyTests {
         #expect(await run.task.value == .success(.durationElapsed))
         #expect(controller.commands.last == (try packet(LESetAdvertisingEnable(false))))
         #expect(run.recorder.events.last == .stopped(.durationElapsed))
+    }
+}
+
+@Suite("Legacy advertising: failures after enabling", .timeLimit(.minutes(1)))
+struct AdvertiserLegacyFailureTests {
+    @Test("a rotation whose data change is refused ends the run, and advertising is disabled")
+    func rotationFailure() async throws {
+        let controller = ScriptedController(configuration: AdvertiserLegacyTests.legacyController)
+        let run = try startAdvertiser(
+            on: [controller], requests: [request(minor: 1), request(minor: 2)], rotationSlot: .milliseconds(20))
+        try await run.recorder.waitForSessions()
+        controller.refuse(.leSetAdvertisingData, with: .controllerBusy)
+        let result = await run.task.value
+        guard case .failure(.fault(.commandFailed(let error))) = result else {
+            Issue.record("expected the rotation's failure, got \(result)")
+            return
+        }
+        #expect(error.opcode == .leSetAdvertisingData)
+        #expect(error.status == .controllerBusy)
+        #expect(controller.commands.last == (try packet(LESetAdvertisingEnable(false))))
     }
 }
