@@ -120,8 +120,12 @@ struct AdvertiseCommand: AsyncParsableCommand {
         let result = ManifestLoader.load(paths: manifest.manifest)
         let console = Console.current
         let errorStyle = globals.style(forStandardError: true)
-        for diagnostic in result.diagnostics where diagnostic.severity == .error {
-            console.errorLine(diagnostic.rendered.replacingOccurrences(of: ": error[", with: ": " + errorStyle.error("error") + "["))
+        // Errors stop the command; warnings (e.g. more beacons on a host than it has sets) are shown too.
+        for diagnostic in result.diagnostics where diagnostic.severity != .note {
+            console.errorLine(
+                diagnostic.rendered
+                    .replacingOccurrences(of: ": error[", with: ": " + errorStyle.error("error") + "[")
+                    .replacingOccurrences(of: ": warning[", with: ": " + errorStyle.warning("warning") + "["))
         }
         if !result.unreadableInputs.isEmpty {
             throw CommandFailure(.usageOrInput, "cannot read \(result.unreadableInputs.joined(separator: ", "))")
