@@ -55,9 +55,8 @@ public struct VirtualControllerSpec: Hashable, Sendable, CustomStringConvertible
             airName = String(airPart)
         } else if placeName != nil {
             throw VirtualRadioError("virtual:\(scenario ?? ""): name the air before the place, as in virtual:default/\(placeName ?? "")")
-        } else if point == nil {
-            throw VirtualRadioError("virtual:\(scenario ?? ""): expected AIR, AIR@X,Y or AIR/PLACE after \"virtual:\"")
         }
+        // Otherwise only "@X,Y" was given: a point on the default air.
     }
 
     private static func isAirNameCharacter(_ character: Character) -> Bool {
