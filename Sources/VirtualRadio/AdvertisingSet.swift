@@ -67,6 +67,15 @@ struct AdvertisingSet {
     }
 
     var isLegacy: Bool { properties.contains(.legacy) }
+
+    /// Counts the event that just ended and moves `eventStart` to the next one.
+    mutating func completeEvent(maximumDelayMicroseconds: UInt64) -> ControllerState.AdvertisingEventEnd {
+        completedEvents += 1
+        if maximumEvents > 0 && completedEvents >= maximumEvents { return .limitReached }
+        let delay = generator.next(upperBound: maximumDelayMicroseconds + 1)
+        eventStart = eventStart.advanced(byMicroseconds: intervalMicroseconds + delay)
+        return .next(eventStart)
+    }
     var isDirected: Bool { properties.contains(.directed) }
 
     /// Bytes of payload the primary-channel PDU carries besides the data (AdvA, TargetA),

@@ -175,24 +175,28 @@ struct AirState {
     // MARK: Delivery
 
     mutating func deliver(_ packet: HCIPacket?, to slot: Int, at time: AirTime) {
-        guard let packet, slots.indices.contains(slot), let target = slots[slot] else { return }
+        guard let packet, slots.indices.contains(slot), slots[slot] != nil else { return }
         statistics.deliveredPackets += 1
         recording?.append(AirDelivery(time: time, controller: VirtualControllerID(slot: slot), packet: packet))
-        target.toHost.yield(packet)
+        slots[slot]?.toHost.yield(packet)
     }
 
     // MARK: Advertising
 
     /// Sends one PDU of an advertising event to every scanner, then queues the next PDU of
     /// the event, or the next event: interval + a fresh advDelay after this one started.
+    ///
+    /// The hot path of the simulation: the controller and its sets are read and changed in
+    /// place, never copied (a copy would make the next write copy the whole set table).
     private mutating func sendAdvertisingPDU(_ work: ScheduledWork) {
         let slot = work.slot
-        guard let transmitter = controller(slot), var set = transmitter.runningSet(work.key, generation: work.generation)
+        guard slots.indices.contains(slot),
+            let set = slots[slot]?.controller.runningSet(work.key, generation: work.generation)
         else { return }
         let time = AirTime(microseconds: work.time)
         if work.channelIndex < set.channels.count {
             if work.channelIndex == 0 { statistics.advertisingEvents += 1 }
-            transmit(set, channel: set.channels[work.channelIndex], from: transmitter, at: time)
+            transmit(set, channel: set.channels[work.channelIndex], from: slot, at: time)
         }
         if work.channelIndex + 1 < set.channels.count {
             queue.push(ScheduledWork(
@@ -200,32 +204,30 @@ struct AirState {
                 channelIndex: work.channelIndex + 1, generation: set.generation))
             return
         }
-        // The event is over.
-        set.completedEvents += 1
-        if set.maximumEvents > 0 && set.completedEvents >= set.maximumEvents {
-            slots[slot]?.controller.sets[set.key] = set
+        switch slots[slot]?.controller.completeAdvertisingEvent(set.key) {
+        case .next(let start)?:
+            queue.push(ScheduledWork(
+                time: start.microseconds, slot: slot, key: set.key, kind: .advertisingPDU, channelIndex: 0,
+                generation: set.generation))
+        case .limitReached?:
             terminate(setKey: set.key, slot: slot, status: .limitReached)
-            return
+        case nil:
+            break
         }
-        let delay = set.generator.next(upperBound: ControllerState.maximumAdvertisingDelayMicroseconds + 1)
-        set.eventStart = set.eventStart.advanced(byMicroseconds: set.intervalMicroseconds + delay)
-        slots[slot]?.controller.sets[set.key] = set
-        queue.push(ScheduledWork(
-            time: set.eventStart.microseconds, slot: slot, key: set.key, kind: .advertisingPDU, channelIndex: 0,
-            generation: set.generation))
     }
 
-    private mutating func transmit(_ set: AdvertisingSet, channel: UInt8, from transmitter: ControllerState, at time: AirTime) {
+    private mutating func transmit(_ set: AdvertisingSet, channel: UInt8, from slot: Int, at time: AirTime) {
         statistics.transmittedPDUs += 1
-        guard !scanners.isEmpty else { return }
-        let (address, addressType) = transmitter.advertiserAddress(of: set)
-        let placed = set.beaconIdentity.flatMap { beaconPlacements[$0] }
+        guard !scanners.isEmpty,
+            let (address, addressType) = slots[slot]?.controller.advertiserAddress(of: set),
+            let position = set.beaconIdentity.flatMap({ beaconPlacements[$0] }) ?? slots[slot]?.controller.position(at: time)
+        else { return }
         let transmission = Transmission(
-            transmitter: transmitter.slot, time: time, durationMicroseconds: set.primaryPDUDurationMicroseconds,
+            transmitter: slot, time: time, durationMicroseconds: set.primaryPDUDurationMicroseconds,
             channel: channel, phy: set.primaryPHY, properties: set.properties, address: address,
             addressType: addressType, target: set.isDirected ? set.peerAddress : nil,
             data: set.isDirected && set.isLegacy ? [] : set.data, txPower: set.txPower, sid: set.sid,
-            secondaryPHY: set.secondaryPHY, position: placed ?? transmitter.position(at: time))
+            secondaryPHY: set.secondaryPHY, position: position)
         for receiver in scanners {
             guard let outcome = slots[receiver]?.controller.receive(transmission, model: propagation) else { continue }
             switch outcome {

@@ -25,6 +25,21 @@ extension ControllerState {
         return work
     }
 
+    /// How an advertising event of a set ended.
+    enum AdvertisingEventEnd {
+        /// The next event starts then.
+        case next(AirTime)
+        /// Max_Extended_Advertising_Events reached: the set must stop.
+        case limitReached
+    }
+
+    /// Counts the event just finished and draws when the next one starts: interval plus a
+    /// fresh advDelay after this one started. `nil` when the set does not exist.
+    mutating func completeAdvertisingEvent(_ key: UInt16) -> AdvertisingEventEnd? {
+        guard sets[key] != nil else { return nil }
+        return sets[key]?.completeEvent(maximumDelayMicroseconds: Self.maximumAdvertisingDelayMicroseconds)
+    }
+
     mutating func stopAdvertising(_ key: UInt16) {
         guard sets[key]?.isEnabled == true else { return }
         let generation = nextGeneration()

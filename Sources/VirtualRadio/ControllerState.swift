@@ -66,7 +66,9 @@ struct ControllerState {
 
     /// Where the controller is at `time`.
     func position(at time: AirTime) -> PlanPoint {
-        motion.position(afterSeconds: time.duration(since: motionStart).secondsValue)
+        guard case .walking = motion else { return motion.position(afterSeconds: 0) }
+        let elapsed = time.microseconds > motionStart.microseconds ? time.microseconds - motionStart.microseconds : 0
+        return motion.position(afterSeconds: Double(elapsed) / 1_000_000)
     }
 
     /// Whether the masks let an LE Meta event with `subevent` through (Core v5.4 Vol 4

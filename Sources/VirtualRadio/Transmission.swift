@@ -71,18 +71,16 @@ extension ControllerState {
                 return .duplicate
             }
             guard allows(.advertisingReport) else { return .masked }
-            let report = LEAdvertisingReport(
-                eventType: eventType, addressType: transmission.addressType, address: transmission.address,
-                data: transmission.data, rssi: reportedRSSI)
-            return .reported(Self.packets([.le(.advertisingReport([report]))]))
+            return .reported([ReportPackets.legacyReport(
+                eventType: eventType.rawValue, addressType: transmission.addressType.rawValue,
+                address: transmission.address, data: transmission.data, rssi: reportedRSSI)])
         case .extended:
-            let reports = extendedReports(transmission, rssi: reportedRSSI)
-            let eventType = reports.first?.eventType.rawValue ?? 0
-            guard scan.shouldReport(Self.duplicateKey(transmission, eventType: eventType), at: transmission.time) else {
+            let fields = extendedFields(transmission, rssi: reportedRSSI)
+            guard scan.shouldReport(Self.duplicateKey(transmission, eventType: fields.eventType), at: transmission.time) else {
                 return .duplicate
             }
             guard allows(.extendedAdvertisingReport) else { return .masked }
-            return .reported(Self.packets(reports.map { .le(.extendedAdvertisingReport([$0])) }))
+            return .reported(ReportPackets.extendedReports(fields, data: transmission.data))
         }
     }
 
@@ -100,52 +98,32 @@ extension ControllerState {
         return .advNonconnInd
     }
 
-    /// The most data one extended report can carry: an event holds 255 parameter bytes,
-    /// of which the subevent code, Num_Reports and the 24 bytes before Data take 26.
-    static let extendedReportDataLimit = 229
-
-    /// The extended reports of one reception (Core v5.4 Vol 4 Part E 7.7.65.13): one for a
-    /// legacy PDU, and for extended advertising as many as the data needs, every one but
-    /// the last marked "incomplete, more data to come".
-    private func extendedReports(_ transmission: Transmission, rssi: Int8) -> [LEExtendedAdvertisingReport] {
+    /// The fields of the extended reports of one reception (Core v5.4 Vol 4 Part E
+    /// 7.7.65.13). Legacy PDUs report their properties as they are (0x10, 0x12, 0x13,
+    /// 0x15), no SID, no secondary PHY, no TX power; extended ones their connectable,
+    /// scannable and directed bits, their SID and secondary PHY, and the TX power when the
+    /// set includes it. An undirected report has Direct_Address_Type 0x00 and an all-zero
+    /// Direct_Address.
+    private func extendedFields(_ transmission: Transmission, rssi: Int8) -> ReportPackets.ExtendedFields {
         let properties = transmission.properties
-        let anonymous = properties.contains(.anonymous) && !transmission.isLegacy
-        let target = transmission.target
-        func report(_ data: [UInt8], status: LEExtendedAdvertisingReport.EventType.DataStatus) -> LEExtendedAdvertisingReport {
-            // Legacy PDUs report their properties as they are (0x10, 0x12, 0x13, 0x15);
-            // extended ones their connectable, scannable and directed bits.
-            let eventType = LEExtendedAdvertisingReport.EventType(
-                connectable: properties.contains(.connectable), scannable: properties.contains(.scannable),
-                directed: properties.contains(.directed), legacy: transmission.isLegacy, dataStatus: status)
-            return LEExtendedAdvertisingReport(
-                eventType: eventType,
-                addressType: anonymous ? .anonymous : transmission.addressType,
-                address: anonymous ? .zero : transmission.address,
-                primaryPHY: transmission.phy,
-                secondaryPHY: transmission.isLegacy ? nil : transmission.secondaryPHY,
-                sid: transmission.isLegacy ? nil : transmission.sid,
-                txPower: !transmission.isLegacy && properties.contains(.includeTxPower) ? transmission.txPower : nil,
-                rssi: rssi,
-                directAddressType: target == nil ? .public : (scan.ownAddressType == .public ? .public : .random),
-                directAddress: target ?? .zero,
-                data: data)
-        }
-        let data = transmission.data
-        guard data.count > Self.extendedReportDataLimit else { return [report(data, status: .complete)] }
-        var reports: [LEExtendedAdvertisingReport] = []
-        var start = data.startIndex
-        while start < data.endIndex {
-            let end = min(start + Self.extendedReportDataLimit, data.endIndex)
-            reports.append(report(Array(data[start..<end]), status: end == data.endIndex ? .complete : .incompleteMoreToCome))
-            start = end
-        }
-        return reports
-    }
-
-    /// Events as packets. Every event built here fits in 255 parameter bytes by
-    /// construction (legacy data ≤ 31 bytes, extended fragments ≤ 229); one that did not
-    /// would be dropped rather than sent malformed.
-    static func packets(_ events: [HCIEvent]) -> [HCIPacket] {
-        events.compactMap { try? $0.packet() }
+        let legacy = transmission.isLegacy
+        let anonymous = properties.contains(.anonymous) && !legacy
+        let eventType = LEExtendedAdvertisingReport.EventType(
+            connectable: properties.contains(.connectable), scannable: properties.contains(.scannable),
+            directed: properties.contains(.directed), legacy: legacy)
+        let directAddressType: LEAddressType =
+            transmission.target == nil || scan.ownAddressType == .public || scan.ownAddressType == .resolvableOrPublic
+            ? .public : .random
+        return ReportPackets.ExtendedFields(
+            eventType: eventType.rawValue,
+            addressType: anonymous ? LEAddressType.anonymous.rawValue : transmission.addressType.rawValue,
+            address: anonymous ? .zero : transmission.address,
+            primaryPHY: transmission.phy.rawValue,
+            secondaryPHY: legacy ? 0x00 : transmission.secondaryPHY.rawValue,
+            sid: legacy ? 0xFF : transmission.sid,
+            txPower: !legacy && properties.contains(.includeTxPower) ? UInt8(bitPattern: transmission.txPower) : 0x7F,
+            rssi: rssi,
+            directAddressType: directAddressType.rawValue,
+            directAddress: transmission.target ?? .zero)
     }
 }
