@@ -200,7 +200,7 @@ struct AirState {
         }
         if work.channelIndex + 1 < set.channels.count {
             queue.push(ScheduledWork(
-                time: time.microseconds + set.pduSpacingMicroseconds, slot: slot, key: set.key, kind: .advertisingPDU,
+                time: time.advanced(byMicroseconds: set.pduSpacingMicroseconds).microseconds, slot: slot, key: set.key, kind: .advertisingPDU,
                 channelIndex: work.channelIndex + 1, generation: set.generation))
             return
         }

@@ -101,11 +101,18 @@ public final class VirtualAir: Sendable {
         state.withLock { $0.nextWorkTime }
     }
 
+    /// How many air seconds pass per wall second in real-time mode: the configured speed,
+    /// or 1 when that is not a positive finite number.
+    private var speed: Double? {
+        guard case .realTime(let speed) = configuration.timeMode else { return nil }
+        return speed.isFinite && speed > 0 ? speed : 1
+    }
+
     /// The air time the wall clock has reached, in real-time mode.
     private func wallClockTarget() -> AirTime? {
-        guard case .realTime(let speed) = configuration.timeMode else { return nil }
-        let elapsed = (ContinuousClock.now - wallOrigin).secondsValue * max(speed, 0)
-        return AirTime(microseconds: UInt64(min(max(elapsed * 1_000_000, 0), Double(UInt64.max / 2))))
+        guard let speed else { return nil }
+        let elapsed = (ContinuousClock.now - wallOrigin).secondsValue * speed * 1_000_000
+        return AirTime(microseconds: elapsed > 0 ? UInt64(min(elapsed, Double(UInt64.max / 2))) : 0)
     }
 
     private func startDriver() {
@@ -125,12 +132,10 @@ public final class VirtualAir: Sendable {
 
     /// Runs the air up to the wall clock; returns how long to sleep before the next work.
     private func catchUpWithWallClock() -> Duration {
-        guard let target = wallClockTarget(), case .realTime(let speed) = configuration.timeMode else {
-            return Self.realTimeIdleStep
-        }
+        guard let target = wallClockTarget(), let speed else { return Self.realTimeIdleStep }
         return state.withLock { air in
             air.run(until: target)
-            guard let next = air.nextWorkTime, speed > 0 else { return Self.realTimeIdleStep }
+            guard let next = air.nextWorkTime else { return Self.realTimeIdleStep }
             let wait = Duration.microseconds(Int64(clamping: next.microseconds - target.microseconds)) / speed
             return min(max(wait, .microseconds(100)), Self.realTimeIdleStep)
         }

@@ -102,6 +102,35 @@ struct VirtualScenarioTests {
         #expect(badName?.message.hasPrefix("invalid transport \"virtual:two words\": ") == true)
     }
 
+    @Test("`virtual` and `virtual:@X,Y` share the default air in real time: one advertises, the other hears it")
+    func defaultAirIsShared() async throws {
+        let advertiser = try await ScenarioHost(try HCITransportSpec(parsing: "virtual"))
+        let scanner = try await ScenarioHost(try HCITransportSpec(parsing: "virtual:@3,4"))
+        #expect(advertiser.host.name == "virtual" && scanner.host.name == "virtual:@3,4")
+        let air = try #require(VirtualAirRegistry.air(named: VirtualControllerSpec.defaultAirName))
+        #expect([advertiser.host.transport, scanner.host.transport].allSatisfy { ($0 as? VirtualControllerTransport)?.air === air })
+        let beacon = IBeaconAdvertisement(
+            identity: BeaconIdentity(uuid: try ProximityUUID(parsing: "89D6E936-F61F-4227-BCD2-6E94C5A6B2E3"), major: 7, minor: 7),
+            measuredPower: -41)
+        try await advertiser.host.send(try LESetAdvertisingParameters(intervalMin: .beaconDefault, intervalMax: .beaconDefault))
+        try await advertiser.host.send(try LESetAdvertisingData(data: beacon.advertisingData))
+        try await advertiser.host.send(LESetAdvertisingEnable(true))
+        try await scanner.host.send(try LESetScanParameters(
+            interval: try ScanInterval(milliseconds: 10), window: try ScanInterval(milliseconds: 10)))
+        try await scanner.host.send(LESetScanEnable(true))
+        // Real time: 100 ms advertising needs about half a second for a few reports.
+        var heard: [(address: BluetoothAddress, data: [UInt8], rssi: Int8?)] = []
+        for _ in 0..<40 where heard.count < 3 {
+            try await Task.sleep(for: .milliseconds(50))
+            heard += try await scanner.reports().filter { $0.data == beacon.advertisingData }
+        }
+        #expect(heard.count >= 3)
+        // 5 m away at 0 dBm: −41 − 20·log₁₀(5) ≈ −55 dBm, give or take the live air's 3 dB shadowing.
+        #expect(heard.allSatisfy { ($0.rssi.map(Int.init) ?? 0) < -40 && ($0.rssi.map(Int.init) ?? 0) > -75 })
+        await advertiser.close()
+        await scanner.close()
+    }
+
     @Test("prepare lays a fleet out only for virtual transports")
     func prepare() throws {
         let fleet = try loadFleet()
