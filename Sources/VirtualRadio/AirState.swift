@@ -30,7 +30,6 @@ struct AirState {
     }
 
     var nextWorkTime: AirTime? { queue.nextTime }
-    var scheduledWorkCount: Int { queue.count }
 
     // MARK: Controllers
 
@@ -44,11 +43,11 @@ struct AirState {
     }
 
     /// Takes the controller off the air: its advertising and scanning stop, its host's
-    /// stream finishes. Idempotent.
+    /// stream finishes. Idempotent. Its queued work stays and is dropped when due, as that
+    /// of a stopped set is: the slot is empty by then.
     mutating func detach(_ slot: Int) {
         guard slots.indices.contains(slot), let detached = slots[slot] else { return }
         slots[slot] = nil
-        queue.removeAll(ofSlot: slot)
         scanners.removeAll { $0 == slot }
         detached.toHost.finish()
     }

@@ -33,8 +33,6 @@ struct ScheduledWork: Comparable {
 struct WorkQueue {
     private var heap: [ScheduledWork] = []
 
-    var count: Int { heap.count }
-    var isEmpty: Bool { heap.isEmpty }
     /// When the earliest work is due.
     var nextTime: AirTime? { heap.first.map { AirTime(microseconds: $0.time) } }
 
@@ -67,13 +65,5 @@ struct WorkQueue {
             parent = smallest
         }
         return first
-    }
-
-    /// Drops every entry of controller `slot` (it left the air).
-    mutating func removeAll(ofSlot slot: Int) {
-        let kept = heap.filter { $0.slot != slot }
-        guard kept.count != heap.count else { return }
-        heap = []
-        kept.forEach { push($0) }
     }
 }
