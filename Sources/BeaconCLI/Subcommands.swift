@@ -3,6 +3,11 @@ import ArgumentParser
 extension BeaconCtl {
     /// Every top-level subcommand, in the order `--help` lists them.
     static let subcommandTypes: [any ParsableCommand.Type] = [
-        FleetCommand.self, ScanCommand.self, DecodeCommand.self,
+        FleetCommand.self,
+        AdvertiseCommand.self,
+        ScanCommand.self,
+        ControllersCommand.self,
+        PlanCommand.self,
+        DecodeCommand.self,
     ]
 }
