@@ -40,7 +40,7 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var controller: ScanHCIOptions
+    @OptionGroup(title: "Controller") var controller: HCIOptions
 
     @Option(help: ArgumentHelp("Only beacons with this proximity UUID.", valueName: "uuid"))
     var uuid: String?
@@ -167,14 +167,22 @@ struct ScanCommand: AsyncParsableCommand {
 
     private func scanController(run: ScanRun, live: Bool, textAtEnd: Bool, logger: Logger) async throws {
         let console = Console.current
-        let spec = try controller.spec(environment: console.environment)
+        let spec = try controller.transportSpec(environment: console.environment)
         let timing = try scanTiming()
-        let host = try await controller.openHost(spec, logger: logger)
+        let capture = try controller.openCapture()
+        defer { capture?.close() }
+        let transport: any HCITransport
+        do {
+            transport = try await HCIOptions.open(spec, capture: capture)
+        } catch {
+            throw CommandFailure(.controller, error.message)
+        }
+        let host = HostController(transport: transport, defaultTimeout: controller.timeout)
         let scanner = BeaconScanner(
             host: host,
             configuration: ScanConfiguration(
                 family: family.choice, interval: timing.interval, window: timing.window,
-                isExclusive: ScanConfiguration.isExclusive(spec), receiver: spec.description),
+                access: ControllerAccess(spec), receiver: spec.description),
             logger: logger)
         let session: ScanSession
         do {
@@ -186,16 +194,18 @@ struct ScanCommand: AsyncParsableCommand {
         let duration = self.duration
         let header = "Scanning \(spec) (\(session.family) scanning)"
         let display = ScanLiveDisplayBox()
-        var failure: (any Error)?
-        do {
-            try await ScanSignals.cancellingOnInterrupt {
+        // Ctrl-C or SIGTERM cancels the scan like the end of --duration does: a normal end.
+        let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, ScanConsumptionFailure> in
+            do {
                 try await Self.consume(session, run: run, duration: duration, live: live ? display : nil, header: header)
+                return .success(())
+            } catch is CancellationError {
+                return .success(())
+            } catch {
+                return .failure(ScanConsumptionFailure(message: "\(error)"))
             }
-        } catch is CancellationError {
-            // Ctrl-C or SIGTERM: a normal end.
-        } catch {
-            failure = error
         }
+        if let signal { logger.info("stopping on \(TerminationSignals.name(of: signal))") }
         await session.stop()
         await host.close()
         let elapsed = session.elapsed()
@@ -209,8 +219,8 @@ struct ScanCommand: AsyncParsableCommand {
         } else if textAtEnd {
             printFinalTable(run, at: elapsed, header: header + ", \(ScanTable.decimal(elapsed, places: 1)) s: \(Self.count(run.sightingCount, "sighting")) of ")
         }
-        if let failure {
-            throw CommandFailure(.controller, "\(failure)")
+        if case .failure(let failure) = outcome {
+            throw CommandFailure(.controller, failure.message)
         }
     }
 
@@ -270,8 +280,8 @@ struct ScanCommand: AsyncParsableCommand {
             throw CommandFailure(.usageOrInput, error.description)
         }
         let duration = self.duration
-        do {
-            try await ScanSignals.cancellingOnInterrupt {
+        let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, SightingStreamError> in
+            do {
                 switch recording {
                 case .capture(let capture):
                     if let truncation = capture.truncation {
@@ -288,10 +298,15 @@ struct ScanCommand: AsyncParsableCommand {
                         run.take(sighting)
                     }
                 }
+                return .success(())
+            } catch let error as SightingStreamError {
+                return .failure(error)
+            } catch {
+                // Ctrl-C or SIGTERM while reading: range what was read.
+                return .success(())
             }
-        } catch is CancellationError {
-            // Ctrl-C: range what was read.
-        } catch let error as SightingStreamError {
+        }
+        if case .failure(let error) = outcome {
             throw CommandFailure(.usageOrInput, error.description)
         }
     }
@@ -319,6 +334,11 @@ struct ScanCommand: AsyncParsableCommand {
     static func count(_ value: Int, _ noun: String) -> String {
         "\(value) \(noun)\(value == 1 ? "" : "s")"
     }
+}
+
+/// Why reading a scan's sightings stopped early, as the user reads it.
+struct ScanConsumptionFailure: Error {
+    var message: String
 }
 
 /// The live display shared by the redraw task and the final frame.

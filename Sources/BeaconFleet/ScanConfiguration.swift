@@ -41,7 +41,7 @@ public struct ScanConfiguration: Hashable, Sendable {
     /// virtual radio): then it starts with Reset and sets both event masks. On the kernel's
     /// RAW channel neither happens: a Reset would pull the controller from under bluetoothd,
     /// and the kernel already unmasks LE Meta and the report subevents it needs.
-    public var isExclusive: Bool
+    public var access: ControllerAccess
     /// After this long without any advertising report the controller is presumed quiet:
     /// it is logged and scanning is enabled again.
     public var quietAfter: Duration
@@ -53,20 +53,15 @@ public struct ScanConfiguration: Hashable, Sendable {
 
     public init(
         family: ScanFamilyChoice = .auto, interval: ScanInterval? = nil, window: ScanInterval? = nil,
-        isExclusive: Bool, quietAfter: Duration = .seconds(10), receiver: String? = nil
+        access: ControllerAccess, quietAfter: Duration = .seconds(10), receiver: String? = nil
     ) {
         self.family = family
         self.interval = interval
         self.window = window
-        self.isExclusive = isExclusive
+        self.access = access
         self.quietAfter = quietAfter
         self.receiver = receiver
     }
 
-    /// Whether a transport gives this program the controller to itself: everything except
-    /// the kernel's shared RAW channel (`hci0`, `hci-socket:0`).
-    public static func isExclusive(_ spec: HCITransportSpec) -> Bool {
-        if case .kernelSocket = spec { return false }
-        return true
-    }
+    public var isExclusive: Bool { access.isExclusive }
 }

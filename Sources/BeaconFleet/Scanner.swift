@@ -10,7 +10,7 @@ import Logging
 /// enables and disables scanning on it.
 ///
 /// - Bring-up: Reset and explicit event masks on exclusive transports only (see
-///   `ScanConfiguration.isExclusive`); LE feature bit 12 picks legacy or extended scanning
+///   `ScanConfiguration.access`); LE feature bit 12 picks legacy or extended scanning
 ///   (never both); passive, window = interval, duplicate filtering off.
 /// - Every report of a multi-report event is read, the iBeacon is found anywhere among the
 ///   AD structures, anything else is ignored; malformed reports and events are counted and

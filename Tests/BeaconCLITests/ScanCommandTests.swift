@@ -42,7 +42,7 @@ struct ScanCommandTests {
         (["--input", "x.jsonl", "--hci", "hci1", "--family", "legacy"], "--input ranges a recording; --hci, --family drive a controller: pass one or the other."),
         (["--interval", "50", "--window", "60"], "--window (60 ms) must not be longer than the scan interval (50 ms)."),
         (["--interval", "20000"], "--interval must be between 2.5 and 10240 ms; got 20000.0."),
-        (["--command-timeout", "0"], "--command-timeout must be between 0 and 120 seconds; got 0.0."),
+        (["--command-timeout", "0"], "--command-timeout must be between 0.1 and 60 seconds; got 0.0."),
     ])
     func badFlagsAreUsageErrors(arguments: [String], message: String) async {
         let result = await runBeaconctl(["scan"] + arguments)
@@ -54,10 +54,10 @@ struct ScanCommandTests {
     @Test func aBadTransportSpecIsAUsageError() async {
         let flag = await runBeaconctl(["scan", "--hci", "bluetooth0"])
         #expect(flag.status == 2)
-        #expect(flag.error.contains("Error: --hci bluetooth0: "), "\(flag.error)")
+        #expect(flag.error.contains("Error: --hci: "), "\(flag.error)")
         let environment = await runBeaconctl(["scan", "--duration", "1"], environment: ["BEACONCTL_HCI": "tcp-client:"])
         #expect(environment.status == 2)
-        #expect(environment.error.contains("$BEACONCTL_HCI tcp-client:: "), "\(environment.error)")
+        #expect(environment.error.hasPrefix("beaconctl: error: $BEACONCTL_HCI: "), "\(environment.error)")
     }
 
     @Test func anUnreachableControllerExitsThree() async throws {

@@ -13,7 +13,8 @@ struct ScannerTests {
                         quietAfter: Duration = .seconds(30)) -> BeaconScanner {
         BeaconScanner(
             host: controller.host,
-            configuration: ScanConfiguration(family: family, isExclusive: exclusive, quietAfter: quietAfter),
+            configuration: ScanConfiguration(
+                family: family, access: exclusive ? .exclusive : .sharedWithKernel(index: 0), quietAfter: quietAfter),
             logger: logger)
     }
 
