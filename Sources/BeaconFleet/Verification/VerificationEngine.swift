@@ -111,6 +111,21 @@ public struct VerificationEngine: Sendable {
     @discardableResult
     public mutating func finish(at time: Double, reason: VerificationEndReason) -> [VerificationEvent] {
         guard result == nil else { return [] }
+        return close(at: time, reason: reason).events
+    }
+
+    /// The result, ending the pass first at `time` with `reason` if it is still running
+    /// (then with the events of that ending).
+    public mutating func conclude(
+        at time: Double, reason: VerificationEndReason
+    ) -> (result: VerificationResult, events: [VerificationEvent]) {
+        if let result { return (result, []) }
+        return close(at: time, reason: reason)
+    }
+
+    private mutating func close(
+        at time: Double, reason: VerificationEndReason
+    ) -> (result: VerificationResult, events: [VerificationEvent]) {
         if time.isFinite { now = max(now, time) }
         let end = reason == .timeout ? min(now, policy.timeout) : now
         var events: [VerificationEvent] = []
@@ -121,9 +136,10 @@ public struct VerificationEngine: Sendable {
             events.append(.decided(verdict))
         }
         waiting.removeAll()
-        result = makeResult(duration: end, reason: reason)
+        let result = makeResult(duration: end, reason: reason)
+        self.result = result
         events.append(.finished(reason))
-        return events
+        return (result, events)
     }
 
     // MARK: Deciding

@@ -13,7 +13,8 @@ public struct VerificationPolicy: Hashable, Sendable {
     /// Receptions of a beacon needed before it can be judged (K).
     public var requiredSightings: Int
     /// How long to listen, from the start, before beacons still undecided are judged on
-    /// what was heard; a beacon never heard by then is missing.
+    /// what was heard; a beacon never heard by then is missing. `.infinity` waits for the
+    /// end of the input.
     public var timeout: Double
     /// The settle window after the K-th reception, in the beacon's advertising intervals.
     public var settleIntervals: Double
@@ -82,7 +83,8 @@ public struct VerificationPolicy: Hashable, Sendable {
     /// What is wrong with these settings, in a sentence naming the value; `nil` when usable.
     public var problem: String? {
         if requiredSightings < 1 { return "required sightings must be at least 1; got \(requiredSightings)" }
-        if !(timeout > 0) || !timeout.isFinite { return "the timeout must be a positive number of seconds; got \(timeout)" }
+        // An infinite timeout is allowed: a replayed capture is then read to its end.
+        if !(timeout > 0) { return "the timeout must be a positive number of seconds; got \(timeout)" }
         if !(settleIntervals >= 0) || !(minimumSettle >= 0) || !settleIntervals.isFinite || !minimumSettle.isFinite {
             return "the settle window must be zero or more; got \(settleIntervals) intervals, at least \(minimumSettle) s"
         }
