@@ -1,0 +1,61 @@
+import HCI
+
+/// Why advertising could not start or could not go on. `description` is the message for the
+/// user: what happened, on which controller, and what to do.
+public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Nothing to advertise, or a beacon whose values no controller accepts.
+    case invalidRequest(String)
+    /// The controller could not be opened.
+    case transport(HCITransportError)
+    /// A command failed while the controller was set up or the beacons started.
+    case command(HCIError, context: String?)
+    /// More beacons than the controller has advertising sets.
+    case tooManyBeacons(controller: String, requested: Int, supported: Int)
+    /// `--family extended` on a controller without LE Extended Advertising.
+    case extendedAdvertisingUnsupported(controller: String, version: BluetoothCoreVersion)
+    /// The beacons went off the air and no restart was asked for.
+    case fault(AdvertisingFault)
+    /// The beacons went off the air and every restart attempt failed.
+    case restartsExhausted(attempts: Int, last: String)
+
+    public var description: String {
+        switch self {
+        case .invalidRequest(let message):
+            return message
+        case .transport(let error):
+            return error.message
+        case .command(let error, let context):
+            guard let context else { return error.description }
+            return "\(error.description) (while \(context))"
+        case .tooManyBeacons(let controller, let requested, let supported):
+            return "\(controller): \(requested) beacons need \(requested) advertising sets but the controller has "
+                + "\(supported); advertise at most \(supported) here and put the rest on a second controller "
+                + "(another --hci), or use --family legacy to rotate them on one advertisement"
+        case .extendedAdvertisingUnsupported(let controller, let version):
+            return "\(controller): this Bluetooth \(version) controller has no LE Extended Advertising (LE feature "
+                + "bit 12 is clear): use --family legacy (or auto), which advertises several beacons in rotation"
+        case .fault(let fault):
+            return "\(fault.description); pass --restart to bring them back automatically"
+        case .restartsExhausted(let attempts, let last):
+            return "gave up after \(attempts) restart attempt\(attempts == 1 ? "" : "s"): \(last)"
+        }
+    }
+
+    /// Whether retrying could help: the controller or its link misbehaved, rather than
+    /// refusing what was asked.
+    var isTransient: Bool {
+        switch self {
+        case .transport, .fault: return true
+        case .command(let error, _):
+            switch error.kind {
+            case .timeout, .transport, .controllerReset, .hardwareError, .closed: return true
+            case .commandFailed(let status):
+                // Busy and hardware failure may pass; every other refusal will come again.
+                return [.controllerBusy, .hardwareFailure, .unspecifiedError].contains(status)
+            case .malformedAnswer, .unexpectedAnswer, .invalidCommand, .cancelled: return false
+            }
+        case .invalidRequest, .tooManyBeacons, .extendedAdvertisingUnsupported, .restartsExhausted:
+            return false
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import HCI
+
+/// Something that took the beacons off the air after they were started: what the watchdog
+/// reacts to.
+public enum AdvertisingFault: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The controller sent Hardware Error: it crashed or restarted, and lost its state.
+    case hardwareError(controller: String, code: UInt8)
+    /// A Reset this program did not send completed.
+    case unsolicitedReset(controller: String)
+    /// The controller ended an advertising set on its own.
+    case advertisingSetTerminated(controller: String, handle: AdvertisingHandle, beacon: String, status: HCIStatus)
+    /// The link to the controller ended (unplugged, RootCanal stopped, TCP dropped).
+    case transportEnded(HCITransportError)
+    /// A command of the running session failed (legacy rotation changes the data every slot).
+    case commandFailed(HCIError)
+
+    public var description: String {
+        switch self {
+        case .hardwareError(let controller, let code):
+            return "\(controller): the controller reported hardware error \(hexCode(code)): it crashed or restarted "
+                + "and the beacons are off the air"
+        case .unsolicitedReset(let controller):
+            return "\(controller): the controller was reset by someone else (another program on the shared kernel "
+                + "socket, or the controller restarting): the beacons are off the air"
+        case .advertisingSetTerminated(let controller, let handle, let beacon, let status):
+            return "\(controller): the controller stopped advertising \(handle) (beacon \(beacon)) on its own "
+                + "(\(status)): that beacon is off the air"
+        case .transportEnded(let error):
+            return "the connection to the controller ended: \(error.message)"
+        case .commandFailed(let error):
+            return error.description
+        }
+    }
+
+    /// Whether the link is gone, so that a restart must open the transport again.
+    public var transportIsGone: Bool {
+        switch self {
+        case .transportEnded: return true
+        case .commandFailed(let error):
+            switch error.kind {
+            case .transport, .closed: return true
+            default: return false
+            }
+        default: return false
+        }
+    }
+}

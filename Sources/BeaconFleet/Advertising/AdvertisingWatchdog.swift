@@ -1,0 +1,67 @@
+import HCI
+import Logging
+
+/// Watches a controller's events while beacons are on the air and says when they are not
+/// any more: Hardware Error, a Reset nobody here sent, an advertising set the controller
+/// ended, or the link going away. Another program's advertising commands on a shared
+/// controller are reported as warnings, once per command.
+struct AdvertisingWatchdog: Sendable {
+    let session: AdvertisingSession
+    let ledger: CommandLedger
+    let logger: Logger
+
+    /// Commands that change advertising: seen from someone else, they may have taken the
+    /// beacons off the air (Core v5.4 Vol 4 Part E 7.8.4–7.8.9, 7.8.52–7.8.60).
+    static let advertisingOpcodes: Set<HCIOpcode> = [
+        .leSetRandomAddress, .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetAdvertisingEnable,
+        .leSetAdvertisingSetRandomAddress, .leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData,
+        .leSetExtendedAdvertisingEnable, .leRemoveAdvertisingSet, .leClearAdvertisingSets,
+    ]
+
+    /// Returns the first fault, or `nil` when the stream ends without one (the task was
+    /// cancelled, or this program closed the controller).
+    func watch(_ events: AsyncStream<HostControllerEvent>, warn: @Sendable (String) -> Void) async -> AdvertisingFault? {
+        let name = session.controller.name
+        var reportedForeign: Set<HCIOpcode> = []
+        for await element in events {
+            switch element {
+            case .event(.hardwareError(let code)):
+                return .hardwareError(controller: name, code: code)
+            case .unsolicitedReset:
+                return .unsolicitedReset(controller: name)
+            case .event(.le(.advertisingSetTerminated(let terminated))):
+                if let beacon = session.beacons.first(where: { $0.handle == terminated.handle }) {
+                    return .advertisingSetTerminated(
+                        controller: name, handle: terminated.handle, beacon: beacon.request.label,
+                        status: terminated.status)
+                }
+            case .transportEnded(let error?):
+                return .transportEnded(error)
+            case .transportEnded(nil):
+                return nil
+            case .event(.commandComplete(let complete)):
+                noteAnswer(complete.opcode, reported: &reportedForeign, warn: warn)
+            case .event(.commandStatus(let status)):
+                noteAnswer(status.opcode, reported: &reportedForeign, warn: warn)
+            case .malformedPacket(_, let error):
+                logger.warning("\(name): skipped a packet from the controller that could not be read: \(error)")
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    private func noteAnswer(_ opcode: HCIOpcode, reported: inout Set<HCIOpcode>, warn: @Sendable (String) -> Void) {
+        guard opcode != .nop, !ledger.claimAnswer(opcode), Self.advertisingOpcodes.contains(opcode),
+            reported.insert(opcode).inserted
+        else { return }
+        let controller = session.controller
+        var message = "\(controller.name): another program sent \(opcode.displayName) to this controller while "
+            + "beaconctl advertises; if it changed or stopped advertising, beacons may be off the air"
+        if case .sharedWithKernel(let index) = controller.access {
+            message += ". Usually bluetoothd: stop its advertising, or use hci-user:\(index) to have the controller to yourself"
+        }
+        warn(message)
+    }
+}

@@ -1,0 +1,307 @@
+import HCI
+import Logging
+
+/// What to advertise, and how.
+public struct AdvertiserConfiguration: Sendable {
+    public var requests: [AdvertisingRequest]
+    public var family: AdvertisingFamilyChoice
+    /// Legacy rotation: how long each beacon keeps the air; `nil` for one advertising interval.
+    public var rotationSlot: Duration?
+    /// How to come back after a fault; `nil` ends the run with the fault.
+    public var restart: RestartPolicy?
+    /// Applies to every command (Reset gets at least `ControllerBringUp.minimumResetTimeout`).
+    public var commandTimeout: Duration
+    /// Stop on its own after this long; `nil` runs until cancelled.
+    public var duration: Duration?
+
+    public init(
+        requests: [AdvertisingRequest], family: AdvertisingFamilyChoice = .auto, rotationSlot: Duration? = nil,
+        restart: RestartPolicy? = nil, commandTimeout: Duration = .seconds(2), duration: Duration? = nil
+    ) {
+        self.requests = requests
+        self.family = family
+        self.rotationSlot = rotationSlot
+        self.restart = restart
+        self.commandTimeout = commandTimeout
+        self.duration = duration
+    }
+}
+
+/// The `advertise` use case: brings a controller up, puts the beacons on the air, watches
+/// that they stay there, and takes them off again.
+///
+/// `run` returns once the beacons are off the air and the controller closed: when its task
+/// is cancelled (the command cancels it on SIGINT/SIGTERM) or the duration elapsed. It
+/// throws when they cannot be started, or when they went off the air and no restart policy
+/// (or no attempt left) brings them back. Every path out takes the beacons off the air
+/// first, as far as the controller still answers.
+public struct BeaconAdvertiser: Sendable {
+    public typealias TransportOpener = @Sendable () async throws(HCITransportError) -> any HCITransport
+
+    public let controller: HCITransportSpec
+    public let configuration: AdvertiserConfiguration
+    let logger: Logger
+    let openTransport: TransportOpener
+
+    /// `openTransport` opens the controller `controller` names (the default does exactly
+    /// that); tests pass an in-memory controller. `controller` also decides whether the
+    /// controller is shared with the kernel (`hci0`) or exclusive.
+    public init(
+        controller: HCITransportSpec, configuration: AdvertiserConfiguration, logger: Logger,
+        openTransport: TransportOpener? = nil
+    ) {
+        self.controller = controller
+        self.configuration = configuration
+        self.logger = logger
+        if let openTransport {
+            self.openTransport = openTransport
+        } else {
+            self.openTransport = { () async throws(HCITransportError) -> any HCITransport in
+                try await ControllerTransports.open(controller)
+            }
+        }
+    }
+
+    public func run(onEvent: @escaping @Sendable (AdvertiserEvent) -> Void) async throws(AdvertisingError) -> StopReason {
+        guard !configuration.requests.isEmpty else { throw .invalidRequest("no beacons to advertise") }
+        let deadline = configuration.duration.map { ContinuousClock.now + $0 }
+        var host: HostController?
+        var failedAttempts = 0
+        var restartCount = 0
+
+        while true {
+            let outcome: SessionOutcome
+            do {
+                let current = try await connected(host)
+                host = current
+                outcome = await runSession(on: current, deadline: deadline, restartCount: restartCount, onEvent: onEvent)
+            } catch {
+                outcome = Task.isCancelled ? .stopped(.cancelled) : .startFailed(.transport(error))
+            }
+
+            let fault: String
+            switch outcome {
+            case .stopped(let reason):
+                await host?.close()
+                onEvent(.stopped(reason))
+                return reason
+            case .startFailed(let error):
+                guard let policy = configuration.restart, error.isTransient else {
+                    await host?.close()
+                    throw error
+                }
+                failedAttempts += 1
+                guard failedAttempts < policy.maximumAttempts else {
+                    await host?.close()
+                    throw .restartsExhausted(attempts: failedAttempts, last: error.description)
+                }
+                let delay = policy.backoff(beforeAttempt: failedAttempts)
+                logger.warning("attempt \(failedAttempts) of \(policy.maximumAttempts) failed: \(error)")
+                onEvent(.restartFailed(error.description, attempt: failedAttempts, retryIn: delay))
+                if case .transport = error { host = nil } else if error.linkIsGone { await host?.close(); host = nil }
+                fault = error.description
+                if await !pause(delay, until: deadline) {
+                    await host?.close()
+                    let reason: StopReason = Task.isCancelled ? .cancelled : .durationElapsed
+                    onEvent(.stopped(reason))
+                    return reason
+                }
+            case .fault(let sessionFault, let uptime):
+                guard let policy = configuration.restart else {
+                    onEvent(.interrupted(sessionFault, retryIn: nil))
+                    await host?.close()
+                    throw .fault(sessionFault)
+                }
+                if uptime >= policy.stableAfter { failedAttempts = 0 }
+                let delay = policy.backoff(beforeAttempt: failedAttempts + 1)
+                logger.warning("beacons off the air: \(sessionFault); restarting in \(delay)")
+                onEvent(.interrupted(sessionFault, retryIn: delay))
+                if sessionFault.transportIsGone {
+                    await host?.close()
+                    host = nil
+                }
+                fault = sessionFault.description
+                if await !pause(delay, until: deadline) {
+                    await host?.close()
+                    let reason: StopReason = Task.isCancelled ? .cancelled : .durationElapsed
+                    onEvent(.stopped(reason))
+                    return reason
+                }
+            }
+            restartCount += 1
+            logger.notice("restart \(restartCount): bringing the beacons back after: \(fault)")
+        }
+    }
+
+    /// The host of the open controller, opening it when there is none.
+    private func connected(_ host: HostController?) async throws(HCITransportError) -> HostController {
+        if let host { return host }
+        let transport = try await openTransport()
+        return HostController(transport: transport, defaultTimeout: configuration.commandTimeout)
+    }
+
+    /// Sleeps `delay`; false when the task was cancelled or the deadline came first.
+    private func pause(_ delay: Duration, until deadline: ContinuousClock.Instant?) async -> Bool {
+        let wake = ContinuousClock.now + delay
+        if let deadline, deadline <= wake {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            return false
+        }
+        do {
+            try await Task.sleep(until: wake, clock: .continuous)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    // MARK: One session
+
+    private enum SessionOutcome {
+        case stopped(StopReason)
+        case startFailed(AdvertisingError)
+        case fault(AdvertisingFault, uptime: Duration)
+    }
+
+    private enum SessionEnd: Sendable {
+        case stopped(StopReason)
+        case fault(AdvertisingFault)
+    }
+
+    /// Brings the controller up, starts the beacons, watches them, and takes them off the air
+    /// again (unless the link is gone).
+    private func runSession(
+        on host: HostController, deadline: ContinuousClock.Instant?, restartCount: Int,
+        onEvent: @escaping @Sendable (AdvertiserEvent) -> Void
+    ) async -> SessionOutcome {
+        // Subscribed before bring-up, so that a fault between two commands is not missed.
+        let events = await host.events()
+        let ledger = CommandLedger()
+        let commands = SessionCommands(host: host, logger: logger, ledger: ledger)
+        let access = ControllerAccess(controller)
+
+        let driver: any AdvertisingDriver
+        let start: AdvertisingStart
+        let info: ControllerInfo
+        do throws(AdvertisingError) {
+            info = try await bringUp(commands, access: access)
+            driver = try makeDriver(commands, controller: info)
+            do throws(AdvertisingError) {
+                start = try await driver.start()
+            } catch {
+                // A half-started controller must not keep advertising what was set up.
+                await withoutCancellation { await driver.stop() }
+                throw error
+            }
+        } catch {
+            return Task.isCancelled ? .stopped(.cancelled) : .startFailed(error)
+        }
+
+        let session = AdvertisingSession(
+            controller: info, family: driver is LegacyAdvertisingDriver ? .legacy : .extended,
+            beacons: start.beacons, rotationSlot: start.rotationSlot, restartCount: restartCount)
+        logger.info("advertising \(session.beacons.count) beacon(s) on \(info.name) (\(session.family))")
+        onEvent(.started(session))
+        for warning in start.warnings {
+            logger.debug("warning: \(warning)")
+            onEvent(.warning(warning))
+        }
+
+        let startedAt = ContinuousClock.now
+        let watchdog = AdvertisingWatchdog(session: session, ledger: ledger, logger: logger)
+        let end = await supervise(session, driver: driver, watchdog: watchdog, events: events, deadline: deadline, onEvent: onEvent)
+        switch end {
+        case .stopped(let reason):
+            await withoutCancellation { await driver.stop() }
+            return .stopped(reason)
+        case .fault(let fault):
+            if !fault.transportIsGone {
+                // Best effort: whatever is still enabled must not stay on the air unsupervised.
+                await withoutCancellation { await driver.stop() }
+            }
+            return .fault(fault, uptime: ContinuousClock.now - startedAt)
+        }
+    }
+
+    private func bringUp(_ commands: SessionCommands, access: ControllerAccess) async throws(AdvertisingError) -> ControllerInfo {
+        do {
+            return try await ControllerBringUp.run(on: commands.host, access: access, logger: logger, ledger: commands.ledger)
+        } catch {
+            throw .command(error, context: "setting up the controller")
+        }
+    }
+
+    private func makeDriver(_ commands: SessionCommands, controller info: ControllerInfo) throws(AdvertisingError) -> any AdvertisingDriver {
+        guard let family = configuration.family.family(controllerSupportsExtended: info.supportsExtendedAdvertising) else {
+            throw .extendedAdvertisingUnsupported(controller: info.name, version: info.version.hciVersion)
+        }
+        switch family {
+        case .legacy:
+            return LegacyAdvertisingDriver(
+                commands: commands, controller: info, requests: configuration.requests,
+                rotationSlot: configuration.rotationSlot)
+        case .extended:
+            return ExtendedAdvertisingDriver(commands: commands, controller: info, requests: configuration.requests)
+        }
+    }
+
+    /// Waits for the first of: a fault, a rotation failure, the deadline, cancellation.
+    private func supervise(
+        _ session: AdvertisingSession, driver: any AdvertisingDriver, watchdog: AdvertisingWatchdog,
+        events: AsyncStream<HostControllerEvent>, deadline: ContinuousClock.Instant?,
+        onEvent: @escaping @Sendable (AdvertiserEvent) -> Void
+    ) async -> SessionEnd {
+        let logger = self.logger
+        return await withTaskGroup(of: SessionEnd?.self) { group in
+            group.addTask {
+                await watchdog.watch(events) { warning in
+                    logger.debug("warning: \(warning)")
+                    onEvent(.warning(warning))
+                }.map(SessionEnd.fault)
+            }
+            if session.rotationSlot != nil {
+                group.addTask { await driver.maintain(session).map(SessionEnd.fault) }
+            }
+            if let deadline {
+                group.addTask {
+                    do {
+                        try await Task.sleep(until: deadline, clock: .continuous)
+                        return .stopped(.durationElapsed)
+                    } catch {
+                        return nil
+                    }
+                }
+            }
+            for await end in group {
+                if let end {
+                    group.cancelAll()
+                    return end
+                }
+            }
+            return .stopped(.cancelled)
+        }
+    }
+}
+
+/// Runs `body` in a task that does not inherit the caller's cancellation: the stop sequence
+/// must reach the controller even when the stop was caused by a cancellation (the host
+/// refuses to send commands from a cancelled task).
+func withoutCancellation(_ body: @escaping @Sendable () async -> Void) async {
+    await Task { await body() }.value
+}
+
+extension AdvertisingError {
+    /// Whether the error means the link to the controller is gone.
+    var linkIsGone: Bool {
+        switch self {
+        case .transport: return true
+        case .command(let error, _):
+            switch error.kind {
+            case .transport, .closed: return true
+            default: return false
+            }
+        case .fault(let fault): return fault.transportIsGone
+        default: return false
+        }
+    }
+}

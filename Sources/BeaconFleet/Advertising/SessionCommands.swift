@@ -1,0 +1,56 @@
+import HCI
+import Logging
+import Synchronization
+
+/// Sends one advertising session's commands, turns failures into `AdvertisingError` with
+/// what was being done, and keeps a ledger of the answers that are ours.
+///
+/// The ledger lets the watchdog tell another program's commands on a shared kernel socket:
+/// every Command Complete reaches every subscriber, and one for an advertising command this
+/// session did not send means someone else is changing the controller's advertising.
+struct SessionCommands: Sendable {
+    let host: HostController
+    let logger: Logger
+    let ledger: CommandLedger
+
+    var controllerName: String { host.name }
+
+    /// Sends `command`; a refusal or a missing answer becomes `.command(error, context:)`.
+    func send<Command: HCICommand>(_ command: Command, _ context: String) async throws(AdvertisingError) -> Command.ReturnParameters {
+        ledger.willSend(Command.opcode)
+        do {
+            return try await host.send(command)
+        } catch {
+            throw .command(error, context: context)
+        }
+    }
+
+    /// Sends `command` when taking beacons off the air: a failure is logged, not thrown, so
+    /// that the remaining stop commands still go out.
+    func sendBestEffort<Command: HCICommand>(_ command: Command) async where Command.ReturnParameters == Void {
+        ledger.willSend(Command.opcode)
+        do {
+            try await host.send(command)
+        } catch {
+            logger.warning("could not complete the stop sequence: \(error)")
+        }
+    }
+}
+
+/// Counts the answers this session expects, per opcode.
+final class CommandLedger: Sendable {
+    private let expected = Mutex<[HCIOpcode: Int]>([:])
+
+    func willSend(_ opcode: HCIOpcode) {
+        expected.withLock { $0[opcode, default: 0] += 1 }
+    }
+
+    /// Whether an answer with `opcode` is to one of this session's commands; consumes it.
+    func claimAnswer(_ opcode: HCIOpcode) -> Bool {
+        expected.withLock { counts in
+            guard let count = counts[opcode], count > 0 else { return false }
+            counts[opcode] = count - 1
+            return true
+        }
+    }
+}

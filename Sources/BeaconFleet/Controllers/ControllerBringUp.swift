@@ -1,0 +1,55 @@
+import HCI
+import Logging
+
+/// Prepares a controller for beaconctl and reads what it is.
+///
+/// - Exclusive transports start with Reset: it clears whatever a previous run left (enabled
+///   sets, the advertising family chosen since the last Reset) and any half-sent state.
+/// - On exclusive transports both event masks are then set explicitly: after Reset some
+///   controllers (RootCanal among them) leave LE Meta masked, and Advertising Set Terminated
+///   is off in the LE default mask.
+/// - On the kernel's RAW channel neither happens: a Reset would pull the controller from
+///   under bluetoothd, and the masks are the kernel's (it already unmasks LE Meta and the LE
+///   events it needs; narrowing them would break bluetoothd's connections).
+public enum ControllerBringUp {
+    /// Reset can take seconds on real hardware (firmware restarts), more than a usual command.
+    public static let minimumResetTimeout: Duration = .seconds(5)
+
+    public static func run(
+        on host: HostController, access: ControllerAccess, logger: Logger
+    ) async throws(HCIError) -> ControllerInfo {
+        try await run(on: host, access: access, logger: logger, ledger: nil)
+    }
+
+    /// As above, noting each command in `ledger` so that the watchdog knows its answers.
+    static func run(
+        on host: HostController, access: ControllerAccess, logger: Logger, ledger: CommandLedger?
+    ) async throws(HCIError) -> ControllerInfo {
+        func send<Command: HCICommand>(_ command: Command, timeout: Duration? = nil) async throws(HCIError) -> Command.ReturnParameters {
+            ledger?.willSend(Command.opcode)
+            return try await host.send(command, timeout: timeout)
+        }
+        if access.isExclusive {
+            logger.debug("resetting the controller", metadata: ["hci": "\(host.name)"])
+            try await send(Reset(), timeout: max(await host.defaultTimeout, minimumResetTimeout))
+            try await send(SetEventMask(mask: .beaconHost))
+            try await send(LESetEventMask(mask: .beaconHost))
+        } else {
+            logger.debug(
+                "shared kernel controller: no Reset and the kernel's event masks are kept",
+                metadata: ["hci": "\(host.name)"])
+        }
+        let version = try await send(ReadLocalVersionInformation())
+        let address = try await send(ReadBDADDR())
+        let features = try await send(LEReadLocalSupportedFeatures())
+        let info = ControllerInfo(
+            name: host.name, access: access, version: version, address: address, leFeatures: features)
+        logger.info(
+            "controller ready",
+            metadata: [
+                "hci": "\(host.name)", "version": "\(version.hciVersion)", "manufacturer": "\(info.manufacturer)",
+                "address": "\(address)", "extended_advertising": "\(info.supportsExtendedAdvertising)",
+            ])
+        return info
+    }
+}
