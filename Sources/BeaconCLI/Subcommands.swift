@@ -2,5 +2,7 @@ import ArgumentParser
 
 extension BeaconCtl {
     /// Every top-level subcommand, in the order `--help` lists them.
-    static let subcommandTypes: [any ParsableCommand.Type] = [FleetCommand.self]
+    static let subcommandTypes: [any ParsableCommand.Type] = [
+        FleetCommand.self, AdvertiseCommand.self, ControllersCommand.self,
+    ]
 }

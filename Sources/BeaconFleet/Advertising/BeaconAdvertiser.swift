@@ -66,7 +66,11 @@ public struct BeaconAdvertiser: Sendable {
         guard !configuration.requests.isEmpty else { throw .invalidRequest("no beacons to advertise") }
         let deadline = configuration.duration.map { ContinuousClock.now + $0 }
         var host: HostController?
+        // Consecutive bring-ups that failed since the last session started.
         var failedAttempts = 0
+        // Consecutive sessions that went off the air before `stableAfter`: a flapping
+        // controller must not be restarted forever either.
+        var quickFaults = 0
         var restartCount = 0
 
         while true {
@@ -79,7 +83,6 @@ public struct BeaconAdvertiser: Sendable {
                 outcome = Task.isCancelled ? .stopped(.cancelled) : .startFailed(.transport(error))
             }
 
-            let fault: String
             switch outcome {
             case .stopped(let reason):
                 await host?.close()
@@ -95,11 +98,11 @@ public struct BeaconAdvertiser: Sendable {
                     await host?.close()
                     throw .restartsExhausted(attempts: failedAttempts, last: error.description)
                 }
-                let delay = policy.backoff(beforeAttempt: failedAttempts)
-                logger.warning("attempt \(failedAttempts) of \(policy.maximumAttempts) failed: \(error)")
+                // The attempt after a fault waited `backoff(1)`: the failures that follow wait longer.
+                let delay = policy.backoff(beforeAttempt: failedAttempts + 1)
+                logger.info("attempt \(failedAttempts) of \(policy.maximumAttempts) failed: \(error)")
                 onEvent(.restartFailed(error.description, attempt: failedAttempts, retryIn: delay))
                 if case .transport = error { host = nil } else if error.linkIsGone { await host?.close(); host = nil }
-                fault = error.description
                 if await !pause(delay, until: deadline) {
                     await host?.close()
                     let reason: StopReason = Task.isCancelled ? .cancelled : .durationElapsed
@@ -112,24 +115,33 @@ public struct BeaconAdvertiser: Sendable {
                     await host?.close()
                     throw .fault(sessionFault)
                 }
-                if uptime >= policy.stableAfter { failedAttempts = 0 }
-                let delay = policy.backoff(beforeAttempt: failedAttempts + 1)
-                logger.warning("beacons off the air: \(sessionFault); restarting in \(delay)")
+                quickFaults = uptime < policy.stableAfter ? quickFaults + 1 : 0
+                guard quickFaults < policy.maximumAttempts else {
+                    onEvent(.interrupted(sessionFault, retryIn: nil))
+                    await host?.close()
+                    throw .restartsExhausted(
+                        attempts: quickFaults,
+                        last: "the beacons went off the air \(quickFaults) times in a row within \(policy.stableAfter.components.seconds) s of "
+                            + "starting; the last time: \(sessionFault)")
+                }
+                failedAttempts = 0
+                let delay = policy.backoff(beforeAttempt: max(1, quickFaults))
+                logger.info("beacons off the air: \(sessionFault); restarting in \(delay)")
                 onEvent(.interrupted(sessionFault, retryIn: delay))
                 if sessionFault.transportIsGone {
                     await host?.close()
                     host = nil
                 }
-                fault = sessionFault.description
                 if await !pause(delay, until: deadline) {
                     await host?.close()
                     let reason: StopReason = Task.isCancelled ? .cancelled : .durationElapsed
                     onEvent(.stopped(reason))
                     return reason
                 }
+                // Counts the sessions that ran before the next one, not the attempts.
+                restartCount += 1
+                logger.info("restart \(restartCount): bringing the beacons back after: \(sessionFault)")
             }
-            restartCount += 1
-            logger.notice("restart \(restartCount): bringing the beacons back after: \(fault)")
         }
     }
 

@@ -1,4 +1,5 @@
 import HCI
+import Synchronization
 
 /// Legacy advertising (Core v5.4 Vol 4 Part E 7.8.5–7.8.9): one advertisement per
 /// controller. One beacon advertises continuously; several take turns, the data changing
@@ -7,12 +8,22 @@ import HCI
 /// The advertisement comes from the controller's public address; a controller without one
 /// (all-zero BD_ADDR, common on development boards) advertises from the static random
 /// address derived for the first beacon, set with LE Set Random Address.
-struct LegacyAdvertisingDriver: AdvertisingDriver {
+final class LegacyAdvertisingDriver: AdvertisingDriver {
     let commands: SessionCommands
     let controller: ControllerInfo
     let requests: [AdvertisingRequest]
     /// The rotation slot asked for; `nil` for one advertising interval.
     let rotationSlot: Duration?
+    /// Whether LE Set Advertising Enable went out: only then is there something to disable
+    /// (and on a shared controller a needless legacy command could itself be refused).
+    private let enableSent = Mutex(false)
+
+    init(commands: SessionCommands, controller: ControllerInfo, requests: [AdvertisingRequest], rotationSlot: Duration?) {
+        self.commands = commands
+        self.controller = controller
+        self.requests = requests
+        self.rotationSlot = rotationSlot
+    }
 
     func start() async throws(AdvertisingError) -> AdvertisingStart {
         guard let first = requests.first, let interval = requests.map(\.interval).min() else {
@@ -67,6 +78,7 @@ struct LegacyAdvertisingDriver: AdvertisingDriver {
         }
         guard let firstBeacon = beacons.first else { throw .invalidRequest("no beacons to advertise") }
         try await setData(of: firstBeacon)
+        enableSent.withLock { $0 = true }
         try await commands.send(LESetAdvertisingEnable(true), "enabling advertising")
 
         let slot = beacons.count > 1 ? (rotationSlot ?? .microseconds(interval.microseconds)) : nil
@@ -103,7 +115,9 @@ struct LegacyAdvertisingDriver: AdvertisingDriver {
     }
 
     func stop() async {
+        guard enableSent.withLock({ $0 }) else { return }
         await commands.sendBestEffort(LESetAdvertisingEnable(false))
+        enableSent.withLock { $0 = false }
     }
 
     private func setData(of beacon: AcceptedBeacon) async throws(AdvertisingError) {

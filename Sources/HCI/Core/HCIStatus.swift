@@ -70,17 +70,95 @@ public enum HCIStatus: Hashable, Sendable, RawRepresentable, CustomStringConvert
     case limitReached
     case operationCancelledByHost
     case packetTooLong
-    /// A code missing from the table above. Build values with `init(rawValue:)`, which
-    /// never produces `.unknown` for a known code.
+    /// A code missing from the table below. `init(rawValue:)` never produces `.unknown`
+    /// for a known code.
     case unknown(UInt8)
 
     public init(rawValue: UInt8) {
         self = Self.byCode[rawValue]?.status ?? .unknown(rawValue)
     }
 
+    /// A switch rather than a table lookup: equality and hashing go through `rawValue`,
+    /// so it must not hash `HCIStatus` values itself.
     public var rawValue: UInt8 {
-        if case .unknown(let code) = self { return code }
-        return Self.codeByStatus[self] ?? 0xFF
+        switch self {
+        case .success: return 0x00
+        case .unknownHCICommand: return 0x01
+        case .unknownConnectionIdentifier: return 0x02
+        case .hardwareFailure: return 0x03
+        case .pageTimeout: return 0x04
+        case .authenticationFailure: return 0x05
+        case .pinOrKeyMissing: return 0x06
+        case .memoryCapacityExceeded: return 0x07
+        case .connectionTimeout: return 0x08
+        case .connectionLimitExceeded: return 0x09
+        case .synchronousConnectionLimitExceeded: return 0x0A
+        case .connectionAlreadyExists: return 0x0B
+        case .commandDisallowed: return 0x0C
+        case .connectionRejectedLimitedResources: return 0x0D
+        case .connectionRejectedSecurityReasons: return 0x0E
+        case .connectionRejectedUnacceptableAddress: return 0x0F
+        case .connectionAcceptTimeoutExceeded: return 0x10
+        case .unsupportedFeatureOrParameterValue: return 0x11
+        case .invalidHCICommandParameters: return 0x12
+        case .remoteUserTerminatedConnection: return 0x13
+        case .remoteDeviceTerminatedLowResources: return 0x14
+        case .remoteDeviceTerminatedPowerOff: return 0x15
+        case .connectionTerminatedByLocalHost: return 0x16
+        case .repeatedAttempts: return 0x17
+        case .pairingNotAllowed: return 0x18
+        case .unknownLMPPDU: return 0x19
+        case .unsupportedRemoteFeature: return 0x1A
+        case .scoOffsetRejected: return 0x1B
+        case .scoIntervalRejected: return 0x1C
+        case .scoAirModeRejected: return 0x1D
+        case .invalidLMPOrLLParameters: return 0x1E
+        case .unspecifiedError: return 0x1F
+        case .unsupportedLMPOrLLParameterValue: return 0x20
+        case .roleChangeNotAllowed: return 0x21
+        case .lmpOrLLResponseTimeout: return 0x22
+        case .lmpOrLLProcedureCollision: return 0x23
+        case .lmpPDUNotAllowed: return 0x24
+        case .encryptionModeNotAcceptable: return 0x25
+        case .linkKeyCannotBeChanged: return 0x26
+        case .requestedQoSNotSupported: return 0x27
+        case .instantPassed: return 0x28
+        case .pairingWithUnitKeyNotSupported: return 0x29
+        case .differentTransactionCollision: return 0x2A
+        case .qosUnacceptableParameter: return 0x2C
+        case .qosRejected: return 0x2D
+        case .channelClassificationNotSupported: return 0x2E
+        case .insufficientSecurity: return 0x2F
+        case .parameterOutOfMandatoryRange: return 0x30
+        case .roleSwitchPending: return 0x32
+        case .reservedSlotViolation: return 0x34
+        case .roleSwitchFailed: return 0x35
+        case .extendedInquiryResponseTooLarge: return 0x36
+        case .secureSimplePairingNotSupportedByHost: return 0x37
+        case .hostBusyPairing: return 0x38
+        case .connectionRejectedNoSuitableChannel: return 0x39
+        case .controllerBusy: return 0x3A
+        case .unacceptableConnectionParameters: return 0x3B
+        case .advertisingTimeout: return 0x3C
+        case .connectionTerminatedMICFailure: return 0x3D
+        case .connectionFailedToBeEstablished: return 0x3E
+        case .coarseClockAdjustmentRejected: return 0x40
+        case .type0SubmapNotDefined: return 0x41
+        case .unknownAdvertisingIdentifier: return 0x42
+        case .limitReached: return 0x43
+        case .operationCancelledByHost: return 0x44
+        case .packetTooLong: return 0x45
+        case .unknown(let code): return code
+        }
+    }
+
+    /// Equal when the codes are: `.unknown(0x0C)` equals `.commandDisallowed`.
+    public static func == (lhs: HCIStatus, rhs: HCIStatus) -> Bool {
+        lhs.rawValue == rhs.rawValue
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rawValue)
     }
 
     /// The specification's name for the code, e.g. `Command Disallowed`.
@@ -169,9 +247,6 @@ public enum HCIStatus: Hashable, Sendable, RawRepresentable, CustomStringConvert
 
     private static let byCode: [UInt8: (status: HCIStatus, name: String)] =
         Dictionary(uniqueKeysWithValues: table.map { ($0.code, ($0.status, $0.name)) })
-
-    private static let codeByStatus: [HCIStatus: UInt8] =
-        Dictionary(uniqueKeysWithValues: table.map { ($0.status, $0.code) })
 
     /// Every status with a name in the table, in code order.
     public static var allKnown: [HCIStatus] { table.map(\.status) }

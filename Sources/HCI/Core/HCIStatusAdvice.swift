@@ -44,7 +44,7 @@ extension HCIStatus {
         let other = family == .legacy ? "extended" : "legacy"
         switch route {
         case .kernelShared(let index):
-            return "another program (usually bluetoothd) is using \(other) advertising or scanning on this controller, and the two command families exclude each other until Reset; or advertising is enabled while its parameters change. Use hci-user:\(index) or stop bluetoothd"
+            return "another program (usually bluetoothd) is using \(other) advertising or scanning on this controller (the two command families exclude each other until Reset), or advertising is enabled while its parameters change; use hci-user:\(index) or stop bluetoothd"
         case .exclusive:
             return "the \(other) advertising command family was used on this controller since its last Reset (the two families exclude each other), or advertising is enabled while its parameters change; reset the controller and use one family"
         }

@@ -1,0 +1,147 @@
+import ArgumentParser
+import BeaconFleet
+import FleetManifest
+import Foundation
+import HCI
+
+/// `beaconctl advertise`: become one or many iBeacons until stopped.
+struct AdvertiseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "advertise",
+        abstract: "Become one or many iBeacons: from flags, or the beacons a manifest assigns to this host.",
+        discussion: """
+            Runs until SIGINT (Ctrl-C) or SIGTERM, or for --duration, then takes every beacon off the \
+            air. On start it prints what the controller accepted: interval, TX power, measured power and \
+            address of each beacon.
+
+            Controllers with LE Extended Advertising (Bluetooth 5) get one advertising set per beacon, \
+            all on the air at once; older ones advertise several beacons in rotation, and the effective \
+            interval of each is the slot times the number of beacons. Exclusive transports are reset \
+            first; the kernel's shared hci0 never is.
+
+            Exit codes: 0 after a clean stop; 1 when the manifest has errors; 2 for usage or input \
+            errors; 3 when the controller or its link fails. See docs/advertising.md.
+            """)
+
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup(title: "Controller") var controller: HCIOptions
+    @OptionGroup(title: "One beacon from flags") var beacon: AdvertiseBeaconOptions
+    @OptionGroup(title: "Beacons from a manifest") var manifest: AdvertiseManifestOptions
+
+    @Option(help: ArgumentHelp("Stop after this many seconds (default: run until SIGINT or SIGTERM).", valueName: "seconds"))
+    var duration: Double?
+
+    @Flag(help: "When the beacons go off the air (hardware error, controller reset, dropped link), bring them back, with backoff.")
+    var restart = false
+
+    @Option(help: "Advertising family: auto (extended when the controller has it), legacy or extended.")
+    var family: AdvertiseFamilyOption = .auto
+
+    @Option(
+        name: .customLong("rotation-slot-ms"),
+        help: ArgumentHelp("Legacy rotation: how long each beacon keeps the air (default: one advertising interval).", valueName: "ms"))
+    var rotationSlotMilliseconds: Double?
+
+    @Option(help: "Output: text (for people) or json (one JSON object per line and event).")
+    var format: AdvertiseFormat = .text
+
+    @Flag(help: "Print a systemd unit that runs this same command as a service, and exit.")
+    var printSystemdUnit = false
+
+    func validate() throws {
+        if beacon.isAnyGiven && manifest.isAnyGiven {
+            throw ValidationError(
+                "\(beacon.givenFlags.joined(separator: ", ")) describe one beacon and --manifest takes beacons from a "
+                    + "manifest; use one or the other.")
+        }
+        if !beacon.isAnyGiven && !manifest.isAnyGiven {
+            throw ValidationError(
+                "say what to advertise: --uuid UUID --major N --minor N, or --manifest PATH (with --beacon ID, --host NAME or --all).")
+        }
+        if beacon.isAnyGiven { _ = try beacon.request() }
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration must be a positive number of seconds; got \(AdvertiseBeaconOptions.number(duration)).")
+        }
+        if let slot = rotationSlotMilliseconds, !(slot.isFinite && slot >= 20 && slot <= 60_000) {
+            throw ValidationError("--rotation-slot-ms \(AdvertiseBeaconOptions.number(slot)) is outside 20 to 60000 ms.")
+        }
+        if rotationSlotMilliseconds != nil && family == .extended {
+            throw ValidationError("--rotation-slot-ms applies to legacy rotation; extended advertising puts every beacon on the air at once.")
+        }
+    }
+
+    func run() async throws {
+        let console = Console.current
+        if printSystemdUnit {
+            console.write(AdvertiseSystemdUnit(command: self).text())
+            return
+        }
+        let spec = try controller.transportSpec(environment: console.environment)
+        let requests = try loadRequests()
+        let capture = try controller.openCapture()
+        defer { capture?.close() }
+
+        let configuration = AdvertiserConfiguration(
+            requests: requests, family: family.choice,
+            rotationSlot: rotationSlotMilliseconds.map { .milliseconds(Int64($0.rounded())) },
+            restart: restart ? RestartPolicy() : nil, commandTimeout: controller.timeout,
+            duration: duration.map { .milliseconds(Int64(($0 * 1000).rounded())) })
+        let advertiser = BeaconAdvertiser(
+            controller: spec, configuration: configuration, logger: globals.makeLogger(),
+            openTransport: { () async throws(HCITransportError) -> any HCITransport in
+                try await HCIOptions.open(spec, capture: capture)
+            })
+        let printer = AdvertiseEventPrinter(
+            format: format, console: console, style: globals.style(), errorStyle: globals.style(forStandardError: true),
+            duration: duration)
+
+        let (outcome, _) = await TerminationSignals.cancellingOnSignal(onSignal: { signal in
+            printer.noteSignal(TerminationSignals.name(of: signal))
+        }) { () -> Result<StopReason, AdvertisingError> in
+            do throws(AdvertisingError) {
+                return .success(try await advertiser.run { printer.print($0) })
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success:
+            return
+        case .failure(let error):
+            if case .invalidRequest = error { throw CommandFailure(.usageOrInput, error.description) }
+            throw CommandFailure(.controller, error.description)
+        }
+    }
+
+    /// The beacons to advertise: the flags' one, or the manifest's selection. Manifest
+    /// errors are printed and end the command with exit 1.
+    private func loadRequests() throws -> [AdvertisingRequest] {
+        if beacon.isAnyGiven { return [try beacon.request()] }
+        let result = ManifestLoader.load(paths: manifest.manifest)
+        let console = Console.current
+        let errorStyle = globals.style(forStandardError: true)
+        // Errors stop the command; warnings (e.g. more beacons on a host than it has sets) are shown too.
+        for diagnostic in result.diagnostics where diagnostic.severity != .note {
+            console.errorLine(
+                diagnostic.rendered
+                    .replacingOccurrences(of: ": error[", with: ": " + errorStyle.error("error") + "[")
+                    .replacingOccurrences(of: ": warning[", with: ": " + errorStyle.warning("warning") + "["))
+        }
+        if !result.unreadableInputs.isEmpty {
+            throw CommandFailure(.usageOrInput, "cannot read \(result.unreadableInputs.joined(separator: ", "))")
+        }
+        if result.errorCount > 0 {
+            throw CommandFailure(
+                .findings,
+                "the manifest has \(result.errorCount) error\(result.errorCount == 1 ? "" : "s"); fix them (`beaconctl fleet validate` lists them too)")
+        }
+        do {
+            let beacons = try manifest.selection().beacons(in: result.fleet)
+            return try beacons.map { beacon throws(AdvertisingError) in try AdvertisingRequest(beacon) }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(.usageOrInput, "\(error)")
+        }
+    }
+}

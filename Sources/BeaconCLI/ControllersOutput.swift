@@ -1,0 +1,125 @@
+import BeaconFleet
+import Foundation
+import HCI
+
+#if os(Linux)
+import HCILinux
+#endif
+
+/// Text and JSON for `beaconctl controllers`.
+enum ControllersOutput {
+    static let otherTransports =
+        "--hci tcp-client:HOST:PORT (RootCanal, Bumble, HCI proxies), --hci serial:/dev/ttyACM0[,BAUD] (UART dongles) "
+        + "or --hci virtual"
+
+    static let noKernelBluetooth =
+        "This kernel has no Bluetooth support (AF_BLUETOOTH is not available), so there are no kernel controllers "
+        + "(hci0, hci-user:0). Controllers can still be reached with \(otherTransports)."
+
+    #if os(Linux)
+    static func printList(_ controllers: [KernelHCIController], style: Style) {
+        let console = Console.current
+        guard !controllers.isEmpty else {
+            console.line("The kernel lists no Bluetooth controller: plug one in, or reach one with \(otherTransports).")
+            return
+        }
+        let header = ["NAME", "ADDRESS", "STATE", "BUS"]
+        let rows = controllers.map { [$0.name, $0.address, $0.isUp ? "up" : "down", $0.bus] }
+        let widths = header.indices.map { column in ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
+        func render(_ cells: [String]) -> String {
+            cells.indices.map { column in
+                cells[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+        console.line(style.bold(render(header)))
+        for row in rows { console.line(render(row)) }
+        console.line(style.dim("`beaconctl controllers --hci hciN` shows what one can do; hci-user:N needs it down."))
+    }
+    #endif
+
+    static func printReport(_ report: ControllerReport, style: Style) {
+        let info = report.info
+        var rows: [(String, String)] = [
+            ("Bluetooth version", info.version.hciVersion.description),
+            ("Manufacturer", info.manufacturer),
+            ("Address", info.hasPublicAddress ? "\(info.address) (public)" : "none (the controller reports 00:00:00:00:00:00)"),
+            ("Access", info.access.isExclusive ? "exclusive (reset before use)" : "shared with the kernel and bluetoothd (never reset)"),
+            ("LE features", info.leFeatures.description),
+            ("Extended advertising", info.supportsExtendedAdvertising ? "yes" : "no: one advertisement, several beacons in rotation"),
+        ]
+        if let sets = report.advertisingSets {
+            rows.append(("Advertising sets", "\(sets) (beacons on the air at once)"))
+        }
+        if let length = report.maximumAdvertisingDataLength {
+            rows.append(("Max advertising data", "\(length) bytes"))
+        }
+        rows.append(("Advertising TX power", report.advertisingTxPower.description))
+        let console = Console.current
+        console.line(style.bold("Controller \(info.name)"))
+        let width = rows.map(\.0.count).max() ?? 0
+        for (label, value) in rows {
+            console.line("  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
+        }
+    }
+
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        Console.current.line(String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// `controllers --hci SPEC --format json`.
+struct ControllerReportJSON: Encodable {
+    var controller: ControllerJSON
+    var leFeatures: [String]
+    var advertisingSets: Int?
+    var maxAdvertisingDataLength: Int?
+    var advertisingTxPower: TxPower
+
+    struct TxPower: Encodable {
+        /// `fixed`, `range` or `per-set`.
+        var kind: String
+        var dBm: Int8?
+        var minimumDbm: Int8?
+        var maximumDbm: Int8?
+    }
+
+    init(_ report: ControllerReport) {
+        controller = ControllerJSON(report.info)
+        leFeatures = report.info.leFeatures.names
+        advertisingSets = report.advertisingSets
+        maxAdvertisingDataLength = report.maximumAdvertisingDataLength
+        switch report.advertisingTxPower {
+        case .fixed(let dBm): advertisingTxPower = TxPower(kind: "fixed", dBm: dBm)
+        case .range(let minimum, let maximum): advertisingTxPower = TxPower(kind: "range", minimumDbm: minimum, maximumDbm: maximum)
+        case .reportedPerSet: advertisingTxPower = TxPower(kind: "per-set")
+        }
+    }
+}
+
+/// `controllers --format json` without --hci.
+struct KernelControllerListJSON: Encodable {
+    var controllers: [KernelControllerJSON]
+    /// Set when the kernel has no Bluetooth at all.
+    var note: String?
+}
+
+struct KernelControllerJSON: Encodable {
+    var name: String
+    var hci: String
+    var address: String
+    var up: Bool
+    var bus: String
+
+    #if os(Linux)
+    init(_ controller: KernelHCIController) {
+        name = controller.name
+        hci = controller.transportSpec.description
+        address = controller.address
+        up = controller.isUp
+        bus = controller.bus
+    }
+    #endif
+}

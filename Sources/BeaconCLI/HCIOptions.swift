@@ -1,0 +1,98 @@
+import ArgumentParser
+import BeaconFleet
+import HCI
+
+/// The options of every command that talks to a controller.
+struct HCIOptions: ParsableArguments {
+    static let environmentVariable = "BEACONCTL_HCI"
+    static let defaultSpec = "hci0"
+
+    @Option(
+        name: .customLong("hci"),
+        help: ArgumentHelp(
+            "The controller: hci0, hci-user:0, tcp-client:HOST:PORT, serial:PATH[,BAUD] or virtual (default: $BEACONCTL_HCI, else hci0).",
+            valueName: "spec"))
+    var hci: String?
+
+    @Option(help: ArgumentHelp("Write the HCI traffic to FILE as btsnoop (open it with btmon -r FILE or Wireshark).", valueName: "file"))
+    var snoop: String?
+
+    @Option(help: ArgumentHelp("Seconds to wait for the controller to answer a command.", valueName: "seconds"))
+    var commandTimeout: Double = 2
+
+    func validate() throws {
+        if let hci {
+            do {
+                _ = try HCITransportSpec(parsing: hci)
+            } catch {
+                throw ValidationError("--hci: \(error.message)")
+            }
+        }
+        guard commandTimeout.isFinite, commandTimeout >= 0.1, commandTimeout <= 60 else {
+            throw ValidationError("--command-timeout must be between 0.1 and 60 seconds; got \(commandTimeout).")
+        }
+        if let snoop, snoop.isEmpty {
+            throw ValidationError("--snoop needs a file name.")
+        }
+    }
+
+    var timeout: Duration { .milliseconds(Int64((commandTimeout * 1000).rounded())) }
+
+    /// `--hci`, else `$BEACONCTL_HCI`, else `hci0`.
+    func transportSpec(environment: [String: String]) throws(CommandFailure) -> HCITransportSpec {
+        let text: String
+        let origin: String
+        if let hci {
+            (text, origin) = (hci, "--hci")
+        } else if let fromEnvironment = environment[Self.environmentVariable], !fromEnvironment.isEmpty {
+            (text, origin) = (fromEnvironment, "$\(Self.environmentVariable)")
+        } else {
+            (text, origin) = (Self.defaultSpec, "the default")
+        }
+        do {
+            return try HCITransportSpec(parsing: text)
+        } catch {
+            throw CommandFailure(.usageOrInput, "\(origin): \(error.message)")
+        }
+    }
+
+    /// The capture `--snoop` asks for, opened now so that a bad path fails before the
+    /// controller is touched.
+    func openCapture() throws(CommandFailure) -> BTSnoopWriter? {
+        guard let snoop else { return nil }
+        do {
+            return try BTSnoopWriter(path: snoop)
+        } catch {
+            throw CommandFailure(.usageOrInput, "--snoop \(snoop): \(error)")
+        }
+    }
+
+    /// Opens `spec`, recording into `capture` when there is one. The capture outlives the
+    /// connection, so that a restart after a dropped link goes on recording into it.
+    static func open(_ spec: HCITransportSpec, capture: BTSnoopWriter?) async throws(HCITransportError) -> any HCITransport {
+        let transport = try await ControllerTransports.open(spec)
+        guard let capture else { return transport }
+        return CaptureKeepingTransport(SnoopingTransport(wrapping: transport, writer: capture))
+    }
+}
+
+/// A snooping transport whose `close` leaves the capture file open: the command closes it
+/// once, at the end.
+final class CaptureKeepingTransport: HCITransport {
+    private let snooping: SnoopingTransport
+
+    init(_ snooping: SnoopingTransport) {
+        self.snooping = snooping
+    }
+
+    var name: String { snooping.name }
+    var incoming: AsyncThrowingStream<HCIPacket, any Error> { snooping.incoming }
+
+    func send(_ packet: HCIPacket) async throws(HCITransportError) {
+        try await snooping.send(packet)
+    }
+
+    func close() async {
+        await snooping.wrapped.close()
+    }
+}

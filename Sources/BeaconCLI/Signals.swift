@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
+
+/// Turns SIGINT (Ctrl-C) and SIGTERM (systemd, `kill`) into the cancellation of one task,
+/// so that a long-running command stops the way it stops on any other path: cleanly, with
+/// its beacons taken off the air.
+enum TerminationSignals {
+    static let handled: [Int32] = [SIGINT, SIGTERM]
+
+    /// Runs `operation`, cancelling it when SIGINT or SIGTERM arrives. Returns its result and
+    /// the signal that stopped it, if one did. The default dispositions are restored after.
+    /// `onSignal` runs (once) before the cancellation, so that the stop can be reported with its cause.
+    static func cancellingOnSignal<Result: Sendable>(
+        onSignal: @escaping @Sendable (Int32) -> Void = { _ in },
+        _ operation: @escaping @Sendable () async -> Result
+    ) async -> (result: Result, signal: Int32?) {
+        let received = Mutex<Int32?>(nil)
+        let task = Task { await operation() }
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in handled {
+            // Ignored first, so that the default action (ending the process at once) never
+            // runs; the dispatch source still sees every delivery.
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                let isFirst = received.withLock { first in
+                    guard first == nil else { return false }
+                    first = signalNumber
+                    return true
+                }
+                if isFirst { onSignal(signalNumber) }
+                task.cancel()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        let result = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        for source in sources { source.cancel() }
+        for signalNumber in handled { signal(signalNumber, SIG_DFL) }
+        return (result, received.withLock { $0 })
+    }
+
+    /// `SIGINT`, `SIGTERM`.
+    static func name(of signalNumber: Int32) -> String {
+        switch signalNumber {
+        case SIGINT: return "SIGINT"
+        case SIGTERM: return "SIGTERM"
+        default: return "signal \(signalNumber)"
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import BeaconCore
+import FleetManifest
+import HCI
+import Logging
+import Synchronization
+
+@testable import BeaconFleet
+
+/// A running `BeaconAdvertiser` wired to scripted controllers, and what it reported.
+struct AdvertiserRun {
+    let task: Task<Result<StopReason, AdvertisingError>, Never>
+    let recorder: EventRecorder
+
+    /// Cancels the run, as SIGINT does in the command, and waits for it to end.
+    func stop() async -> Result<StopReason, AdvertisingError> {
+        task.cancel()
+        return await task.value
+    }
+}
+
+/// Starts an advertiser on `controllers`: the first open gets the first controller, a
+/// re-open after a dropped link the next one.
+func startAdvertiser(
+    on controllers: [ScriptedController], spec: String = "tcp-client:127.0.0.1:6402",
+    requests: [AdvertisingRequest], family: AdvertisingFamilyChoice = .auto, rotationSlot: Duration? = nil,
+    restart: RestartPolicy? = nil, duration: Duration? = nil
+) throws -> AdvertiserRun {
+    let transportSpec = try HCITransportSpec(parsing: spec)
+    let queue = Mutex(controllers)
+    let recorder = EventRecorder()
+    let configuration = AdvertiserConfiguration(
+        requests: requests, family: family, rotationSlot: rotationSlot, restart: restart,
+        commandTimeout: .seconds(2), duration: duration)
+    var logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+    logger.logLevel = .critical
+    let advertiser = BeaconAdvertiser(
+        controller: transportSpec, configuration: configuration, logger: logger,
+        openTransport: { () async throws(HCITransportError) -> any HCITransport in
+            let next: ScriptedController? = queue.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            guard let next else {
+                throw HCITransportError(.connectFailed, "\(spec): no more scripted controllers")
+            }
+            return next.hostEnd
+        })
+    let task = Task { () -> Result<StopReason, AdvertisingError> in
+        do throws(AdvertisingError) {
+            return .success(try await advertiser.run { recorder.record($0) })
+        } catch {
+            return .failure(error)
+        }
+    }
+    return AdvertiserRun(task: task, recorder: recorder)
+}
+
+let fleetUUID = ProximityUUID(high: 0x89D6_E936_F61F_4227, low: 0xBCD2_6E94_C5A6_B2E3)
+
+func identity(major: UInt16 = 1, minor: UInt16) -> BeaconIdentity {
+    BeaconIdentity(uuid: fleetUUID, major: major, minor: minor)
+}
+
+func request(
+    minor: UInt16, id: String? = nil, measuredPower: MeasuredPower = .auto, intervalUnits: UInt32 = 160, txPower: Int8 = 0
+) -> AdvertisingRequest {
+    AdvertisingRequest(
+        beaconID: id, identity: identity(minor: minor), measuredPower: measuredPower,
+        interval: AdvertisingInterval(units: intervalUnits) ?? .beaconDefault, txPower: txPower)
+}
+
+/// The packet a host sends for `command`, to compare with what the controller received.
+func packet(_ command: some HCICommand) throws -> HCICommandPacket {
+    try HCICommandPacket(command)
+}
+
+/// The bring-up every exclusive transport gets, before the advertising commands.
+func exclusiveBringUp() throws -> [HCICommandPacket] {
+    [
+        try packet(Reset()), try packet(SetEventMask(mask: .beaconHost)), try packet(LESetEventMask(mask: .beaconHost)),
+        try packet(ReadLocalVersionInformation()), try packet(ReadBDADDR()), try packet(LEReadLocalSupportedFeatures()),
+    ]
+}
+
+func names(_ packets: [HCICommandPacket]) -> [String] {
+    packets.map(\.opcode.displayName)
+}

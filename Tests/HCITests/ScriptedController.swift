@@ -1,0 +1,108 @@
+import Synchronization
+@testable import HCI
+
+/// Plays the controller in host-controller tests: reads what the host sent through the
+/// controller end of an in-memory pair and answers with events.
+final class ScriptedController {
+    let end: InMemoryHCITransport
+    private var iterator: AsyncThrowingStream<HCIPacket, any Error>.AsyncIterator
+
+    init(_ end: InMemoryHCITransport) {
+        self.end = end
+        self.iterator = end.incoming.makeAsyncIterator()
+    }
+
+    /// The next command the host sent.
+    func nextCommand() async throws -> HCICommandPacket {
+        guard let packet = try await iterator.next() else { throw TestFailure("the host closed the link") }
+        return try HCICommandPacket(packet: packet)
+    }
+
+    func send(_ event: HCIEvent) async throws {
+        try await end.send(try event.packet())
+    }
+
+    /// Command Complete with success and `value` for `Command`.
+    func complete<Command: HCICommand>(_ command: Command.Type, credits: UInt8 = 1, returning value: Command.ReturnParameters) async throws {
+        try await send(.commandComplete(.init(numHCICommandPackets: credits, answering: command, returnParameters: value)))
+    }
+
+    /// Command Complete with success for a command without return parameters.
+    func complete<Command: HCICommand>(_ command: Command.Type, credits: UInt8 = 1) async throws where Command.ReturnParameters == Void {
+        try await send(.commandComplete(.init(numHCICommandPackets: credits, answering: command)))
+    }
+
+    /// A Command Complete with opcode 0x0000: only sets the host's credits.
+    func grantCredits(_ credits: UInt8) async throws {
+        try await send(.commandComplete(.init(numHCICommandPackets: credits, opcode: .nop, returnParameters: [])))
+    }
+}
+
+/// Counts what the host hands to the transport, to see whether a command went out.
+final class CountingTransport: HCITransport {
+    let inner: any HCITransport
+    private let count = Mutex(0)
+
+    init(_ inner: any HCITransport) {
+        self.inner = inner
+    }
+
+    var name: String { inner.name }
+    var incoming: AsyncThrowingStream<HCIPacket, any Error> { inner.incoming }
+    var sentCount: Int { count.withLock { $0 } }
+
+    func send(_ packet: HCIPacket) async throws(HCITransportError) {
+        count.withLock { $0 += 1 }
+        try await inner.send(packet)
+    }
+
+    func close() async {
+        await inner.close()
+    }
+}
+
+/// A command answered by Command Status, like LE Create Connection; used to test that path.
+struct StatusAnsweredCommand: HCICommand, Hashable {
+    typealias ReturnParameters = Void
+    static let opcode = HCIOpcode(rawValue: 0x200D)
+    static var completion: HCICommandCompletion { .commandStatus }
+
+    func encodeParameters(into bytes: inout [UInt8]) {}
+
+    static func decodeParameters(_ bytes: ArraySlice<UInt8>) throws(HCIDecodingError) -> StatusAnsweredCommand {
+        StatusAnsweredCommand()
+    }
+}
+
+/// A command whose parameters cannot fit in one packet.
+struct OversizedCommand: HCICommand {
+    typealias ReturnParameters = Void
+    static let opcode = HCIOpcode(rawValue: 0xFC00)
+
+    func encodeParameters(into bytes: inout [UInt8]) {
+        bytes += Array(repeating: 0, count: 300)
+    }
+
+    static func decodeParameters(_ bytes: ArraySlice<UInt8>) throws(HCIDecodingError) -> OversizedCommand {
+        OversizedCommand()
+    }
+}
+
+/// Reads `count` elements from a subscriber's stream.
+func collect(_ count: Int, from stream: AsyncStream<HostControllerEvent>) async -> [HostControllerEvent] {
+    var result: [HostControllerEvent] = []
+    for await element in stream {
+        result.append(element)
+        if result.count == count { break }
+    }
+    return result
+}
+
+/// Waits until `condition` holds, checking every 5 ms for at most 2 s.
+func eventually(_ condition: () async -> Bool) async throws {
+    for _ in 0..<400 {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    throw TestFailure("condition not met within 2 s")
+}
