@@ -64,6 +64,8 @@ let package = Package(
         .executableTarget(
             name: "manifest-benchmark", dependencies: ["FleetManifest", "CYAML"],
             swiftSettings: strict),
+        // Release-built benchmark: ranging accuracy against simulated ground truth.
+        .executableTarget(name: "ranging-benchmark", dependencies: ["BeaconFleet"], swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
@@ -75,6 +77,6 @@ let package = Package(
         .testTarget(name: "BeaconFleetTests", dependencies: ["BeaconFleet"], swiftSettings: strict),
         .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI"], swiftSettings: strict),
         .testTarget(
-            name: "IntegrationTests", dependencies: ["BeaconFleet", "HCI"], swiftSettings: strict),
+            name: "IntegrationTests", dependencies: ["BeaconFleet", "BeaconCLI", "HCI"], swiftSettings: strict),
     ]
 )
