@@ -38,34 +38,40 @@ public struct ProvisionConfiguration: Sendable {
 /// verifies them from a second one (expecting, for `auto` beacons, the measured power the
 /// advertiser actually sent), reports, and keeps advertising until cancelled.
 public struct BeaconProvisioner: Sendable {
-    /// Starts listening on a controller and yields what it hears; the stream ends when its
-    /// task is cancelled. The command passes the scanner; tests pass scripted sightings.
-    public typealias SightingSource = @Sendable (HCITransportSpec) -> AsyncThrowingStream<Sighting, any Error>
+    public typealias TransportOpener = BeaconAdvertiser.TransportOpener
 
     public let configuration: ProvisionConfiguration
     let logger: Logger
-    let openAdvertisingTransport: BeaconAdvertiser.TransportOpener?
-    let listen: SightingSource
-    let timing: VerificationTiming
+    let openAdvertisingTransport: TransportOpener?
+    let openListeningTransport: TransportOpener
 
+    /// The openers default to opening the configured transport specs; the command passes
+    /// ones that record `--snoop`, tests pass in-memory controllers.
     public init(
-        configuration: ProvisionConfiguration, logger: Logger, listen: @escaping SightingSource,
-        openAdvertisingTransport: BeaconAdvertiser.TransportOpener? = nil, timing: VerificationTiming = .live
+        configuration: ProvisionConfiguration, logger: Logger, openAdvertisingTransport: TransportOpener? = nil,
+        openListeningTransport: TransportOpener? = nil
     ) {
         self.configuration = configuration
         self.logger = logger
-        self.listen = listen
         self.openAdvertisingTransport = openAdvertisingTransport
-        self.timing = timing
+        if let openListeningTransport {
+            self.openListeningTransport = openListeningTransport
+        } else {
+            // Not `??`: an autoclosure around a typed-throws closure crashes the 6.3 compiler.
+            let listening = configuration.listeningController
+            self.openListeningTransport = { () async throws(HCITransportError) -> any HCITransport in
+                try await ControllerTransports.open(listening)
+            }
+        }
     }
 
     /// The manifest beacons this host advertises, as advertising requests.
     public func requests() throws(ProvisionError) -> [AdvertisingRequest] {
-        let beacons = configuration.fleet.beacons.filter { $0.host == configuration.host }
-        guard !beacons.isEmpty else {
-            throw .plan(VerificationPlanError.noBeaconsForHost(
-                configuration.host, known: Array(Set(configuration.fleet.beacons.compactMap(\.host))).sorted()
-            ).description)
+        let beacons: [ResolvedBeacon]
+        do throws(VerificationPlanError) {
+            beacons = try VerificationPlan.beacons(of: configuration.host, in: configuration.fleet)
+        } catch {
+            throw .plan(error.description)
         }
         do {
             return try beacons.map { beacon throws(AdvertisingError) in try AdvertisingRequest(beacon) }
@@ -144,6 +150,11 @@ public struct BeaconProvisioner: Sendable {
         case neverVerified
     }
 
+    private func openListeningHost() async throws(HCITransportError) -> HostController {
+        let transport = try await openListeningTransport()
+        return HostController(transport: transport, defaultTimeout: configuration.commandTimeout)
+    }
+
     /// Listens on the second controller and verifies what `session` put on the air.
     private func verify(
         _ session: AdvertisingSession, onEvent: @escaping @Sendable (ProvisionEvent) -> Void
@@ -160,16 +171,38 @@ public struct BeaconProvisioner: Sendable {
         } catch {
             return .failure(.plan(error.description))
         }
-        onEvent(.verifying(expected: plan.expected.count))
-        let verifier = BeaconVerifier(plan: plan, policy: configuration.policy)
         let listening = configuration.listeningController
-        do {
-            let result = try await verifier.run(listen(listening), timing: timing) { progress, events in
-                onEvent(.verification(progress, events))
-            }
-            return .success(result)
+        let host: HostController
+        let session: ScanSession
+        do throws(HCITransportError) {
+            host = try await openListeningHost()
         } catch {
             return .failure(.scanning(controller: listening.description, error))
         }
+        do throws(ScanError) {
+            let scanner = BeaconScanner(
+                host: host, configuration: ScanConfiguration(isExclusive: ScanConfiguration.isExclusive(listening)),
+                logger: logger)
+            session = try await scanner.start()
+        } catch {
+            await host.close()
+            return .failure(.scanning(controller: listening.description, error))
+        }
+
+        onEvent(.verifying(expected: plan.expected.count))
+        let verifier = BeaconVerifier(plan: plan, policy: configuration.policy)
+        let outcome: Result<VerificationResult, ProvisionError>
+        do {
+            let result = try await verifier.run(session.sightings, timing: .live) { progress, events in
+                onEvent(.verification(progress, events))
+            }
+            outcome = .success(result)
+        } catch {
+            outcome = .failure(.scanning(controller: listening.description, error))
+        }
+        // Scanning off before the link closes (sent even when this task was cancelled).
+        await session.stop()
+        await host.close()
+        return outcome
     }
 }

@@ -113,6 +113,31 @@ struct VerifyRootCanalTests {
         }
     }
 
+    /// Scans on a new controller of `spec` (the scanner use case) for the length of `body`.
+    private func listening<Value>(
+        on spec: HCITransportSpec, _ body: (ScanSession) async throws -> Value
+    ) async throws -> Value {
+        var logger = Logger(label: "verify-rootcanal-scan")
+        logger.logLevel = .warning
+        let host = HostController(transport: try await ControllerTransports.open(spec), defaultTimeout: .seconds(5))
+        let session: ScanSession
+        do {
+            session = try await BeaconScanner(host: host, configuration: ScanConfiguration(isExclusive: true), logger: logger).start()
+        } catch {
+            await host.close()
+            throw error
+        }
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = .success(try await body(session))
+        } catch {
+            outcome = .failure(error)
+        }
+        await session.stop()
+        await host.close()
+        return try outcome.get()
+    }
+
     /// A pass over the 32 beacons advertised correctly ends on its own, soon after the last
     /// of them is first heard.
     private func checkEarlyStop(fleet: Fleet, spec: HCITransportSpec) async throws {
@@ -120,9 +145,11 @@ struct VerifyRootCanalTests {
         let plan = try VerificationPlan(
             expected: correct, fleetUUIDs: Set(fleet.beacons.map(\.identity.uuid)), scope: "32 correct beacons")
         let verifier = BeaconVerifier(plan: plan, policy: VerificationPolicy(timeout: 20))
-        let started = ContinuousClock.now
-        let result = try await verifier.run(VerifyTestListener.listen(spec), timing: .live)
-        let wallClock = ContinuousClock.now - started
+        let (result, wallClock) = try await listening(on: spec) { session in
+            let started = ContinuousClock.now
+            let result = try await verifier.run(session.sightings, timing: .live)
+            return (result, ContinuousClock.now - started)
+        }
 
         #expect(result.endReason == .allDecided)
         #expect(result.verdicts.count == 32)
@@ -138,7 +165,9 @@ struct VerifyRootCanalTests {
     /// a short timeout.
     private func checkVerdicts(fleet: Fleet, spec: HCITransportSpec) async throws {
         let verifier = BeaconVerifier(plan: try VerificationPlan(fleet: fleet), policy: VerificationPolicy(timeout: 2.5))
-        let result = try await verifier.run(VerifyTestListener.listen(spec), timing: .live)
+        let result = try await listening(on: spec) { session in
+            try await verifier.run(session.sightings, timing: .live)
+        }
 
         let status = Dictionary(uniqueKeysWithValues: result.verdicts.map { ($0.beacon.beaconID, $0.status) })
         #expect(status.count == 36)

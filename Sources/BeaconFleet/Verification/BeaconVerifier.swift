@@ -32,8 +32,8 @@ public struct BeaconVerifier: Sendable {
     ///
     /// Cancelling the calling task ends the pass with `.interrupted`: beacons still open are
     /// judged on what was heard. An error from `sightings` ends the pass with that error.
-    /// `sightings` must end its iteration when its task is cancelled (as `AsyncStream`
-    /// and the scanner's stream do).
+    /// When the pass ends, a live `sightings` is cancelled (the scanner then stops) and not
+    /// waited for.
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming,
         onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void = { _, _ in }
@@ -84,44 +84,47 @@ public struct BeaconVerifier: Sendable {
         let elapsed: @Sendable () -> Double = { (clock.now - start).seconds }
         // One queue for both sources, so the engine is only ever touched by this task.
         let (inputs, continuation) = AsyncStream<LiveInput>.makeStream()
+        // Unstructured, and cancelled rather than awaited at the end: a source blocked in a
+        // read that ignores cancellation (standard input from a silent pipe) must not hold
+        // the pass open after its verdicts are in.
+        let pump = Task {
+            do {
+                for try await sighting in sightings {
+                    continuation.yield(.sighting(sighting, at: elapsed()))
+                }
+                continuation.yield(.ended(elapsed()))
+            } catch {
+                continuation.yield(.failed(error))
+            }
+        }
+        let ticker = Task {
+            while (try? await Task.sleep(for: tick)) != nil {
+                continuation.yield(.tick(elapsed()))
+            }
+        }
+        defer {
+            pump.cancel()
+            ticker.cancel()
+            continuation.finish()
+        }
 
         var failure: (any Error)?
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    for try await sighting in sightings {
-                        continuation.yield(.sighting(sighting, at: elapsed()))
-                    }
-                    continuation.yield(.ended(elapsed()))
-                } catch {
-                    continuation.yield(.failed(error))
-                }
+        // Ends early when this task is cancelled: the stream's iteration stops.
+        for await input in inputs {
+            let events: [VerificationEvent]
+            switch input {
+            case .sighting(let sighting, let time):
+                events = engine.observe(sighting, at: time)
+            case .tick(let time):
+                events = engine.advance(to: time)
+            case .ended(let time):
+                events = engine.finish(at: time, reason: .inputEnded)
+            case .failed(let error):
+                failure = error
+                events = []
             }
-            group.addTask {
-                while (try? await Task.sleep(for: tick)) != nil {
-                    continuation.yield(.tick(elapsed()))
-                }
-            }
-
-            for await input in inputs {
-                let events: [VerificationEvent]
-                switch input {
-                case .sighting(let sighting, let time):
-                    events = engine.observe(sighting, at: time)
-                case .tick(let time):
-                    events = engine.advance(to: time)
-                case .ended(let time):
-                    events = engine.finish(at: time, reason: .inputEnded)
-                case .failed(let error):
-                    failure = error
-                    events = []
-                }
-                onUpdate(engine.progress, events)
-                if engine.isFinished || failure != nil { break }
-            }
-            // Reached also when this task is cancelled: the stream then ends early.
-            group.cancelAll()
-            continuation.finish()
+            onUpdate(engine.progress, events)
+            if engine.isFinished || failure != nil { break }
         }
         if let failure, !engine.isFinished { throw failure }
         // Not finished here only when this task was cancelled.

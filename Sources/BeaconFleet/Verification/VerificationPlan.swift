@@ -50,13 +50,14 @@ public struct VerificationPlan: Sendable {
         if let venueID, !fleet.venues.contains(where: { $0.id == venueID }) {
             throw .unknownVenue(venueID, known: fleet.venues.map(\.id))
         }
-        if let host, !fleet.beacons.contains(where: { $0.host == host }) {
-            throw .noBeaconsForHost(host, known: Array(Set(fleet.beacons.compactMap(\.host))).sorted())
+        var hostBeacons: Set<String>?
+        if let host {
+            hostBeacons = Set(try Self.beacons(of: host, in: fleet).map(\.id))
         }
         var expected: [ExpectedBeacon] = []
         var others: [BeaconIdentity: String] = [:]
         for beacon in fleet.beacons {
-            let inScope = (venueID == nil || beacon.venueID == venueID) && (host == nil || beacon.host == host)
+            let inScope = (venueID == nil || beacon.venueID == venueID) && (hostBeacons?.contains(beacon.id) ?? true)
             if inScope {
                 expected.append(ExpectedBeacon(
                     beacon, advertisedMeasuredPower: advertisedMeasuredPower[beacon.identity],
@@ -74,6 +75,16 @@ public struct VerificationPlan: Sendable {
         try self.init(expected: expected, otherKnown: others, fleetUUIDs: uuids, scope: scope)
         // Unexpected identities are placed by every venue's majors, not only the judged ones.
         venueByMajor = Self.soleOwners(fleet.beacons.map { ($0.identity, $0.venueID) })
+    }
+
+    /// The beacons `host` advertises, matched as `advertise --host` matches them (case
+    /// aside; a fully qualified name also matches its first label).
+    public static func beacons(of host: String, in fleet: Fleet) throws(VerificationPlanError) -> [ResolvedBeacon] {
+        do {
+            return try ManifestBeaconSelection.host(host).beacons(in: fleet)
+        } catch {
+            throw .noBeaconsForHost(host, known: Array(Set(fleet.beacons.compactMap(\.host))).sorted())
+        }
     }
 
     /// The venue of each (UUID, major) pair that only one venue uses.
