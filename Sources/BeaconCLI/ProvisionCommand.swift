@@ -61,7 +61,9 @@ struct ProvisionCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("--verify-hci: \(error.message)")
         }
-        if let hci = controller.hci, (try? HCITransportSpec(parsing: hci)) == listening, !listening.isVirtual {
+        if let hci = controller.hci, let advertising = try? HCITransportSpec(parsing: hci),
+            advertising.isSameController(as: listening)
+        {
             throw ValidationError("--hci and --verify-hci name the same controller (\(listening)); a controller does not hear its own advertising: listen with a second one.")
         }
         if !(timeout > 0) {
@@ -130,11 +132,21 @@ struct ProvisionCommand: AsyncParsableCommand {
 }
 
 extension HCITransportSpec {
-    /// Each opening of `virtual` is a new controller on the same air, so it may advertise
-    /// and listen at once.
-    fileprivate var isVirtual: Bool {
-        if case .virtual = self { return true }
-        return false
+    /// Whether both specs reach one physical controller: the same kernel device (on either
+    /// channel) or the same serial port. A TCP server (RootCanal hands out a new controller
+    /// per connection) and the virtual radio may give two.
+    fileprivate func isSameController(as other: HCITransportSpec) -> Bool {
+        switch (self, other) {
+        case (.kernelSocket(let first), .kernelSocket(let second)),
+            (.kernelSocket(let first), .kernelUserChannel(let second)),
+            (.kernelUserChannel(let first), .kernelSocket(let second)),
+            (.kernelUserChannel(let first), .kernelUserChannel(let second)):
+            return first == second
+        case (.serial(let first, _, _), .serial(let second, _, _)):
+            return first == second
+        default:
+            return false
+        }
     }
 }
 
