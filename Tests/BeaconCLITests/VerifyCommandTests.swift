@@ -245,3 +245,20 @@ struct VerifyCommandTests {
         }
     }
 }
+
+@Suite("beaconctl verify on a terminal")
+struct VerifyTerminalTests {
+    @Test("progress is drawn in place on standard error and erased before the report; the report is coloured")
+    func progressAndColour() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", VerifyCommandTests.manifest)
+        let input = try scratch.write("walk.jsonl", VerifyCommandTests.allThere)
+        let result = await runBeaconctl(["verify", manifest, "--input", input], terminal: true)
+        #expect(result.status == 0)
+        #expect(result.error.hasPrefix("\r\u{1B}[Kverify: "), "\(result.error.debugDescription)")
+        #expect(result.error.hasSuffix("\r\u{1B}[K"), "the line is erased at the end")
+        #expect(result.output.contains("\u{1B}[1;32mok"), "verdicts coloured on a terminal")
+        let plain = await runBeaconctl(["verify", manifest, "--input", input], terminal: true, environment: ["NO_COLOR": "1"])
+        #expect(!plain.output.contains("\u{1B}["))
+    }
+}
