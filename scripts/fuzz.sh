@@ -40,6 +40,9 @@ fi
 command -v swiftc >/dev/null || fail "swiftc is not on PATH: install Swift 6.3 and try again"
 
 out="$root/.build/fuzz"
+# Swift's crash backtracer reads the stack in a way AddressSanitizer reports as a second,
+# bogus error; libFuzzer prints the stack of a real crash itself.
+export SWIFT_BACKTRACE=enable=no
 mkdir -p "$out/modules" "$out/artifacts"
 common=(-swift-version 6 -package-name beaconctl -parse-as-library -sanitize=fuzzer,address -O -g -I "$out/modules")
 

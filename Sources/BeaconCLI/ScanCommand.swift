@@ -130,8 +130,9 @@ struct ScanCommand: AsyncParsableCommand {
         }
         let interval = try parse(interval, "--interval")
         let window = try parse(window, "--window")
-        if let window, window > (interval ?? ScanInterval(units: 160) ?? window) {
-            throw ValidationError("--window (\(window)) must not be longer than the scan interval (\(interval.map { "\($0)" } ?? "100 ms")).")
+        let effectiveInterval = interval ?? (try? ScanInterval(milliseconds: ScanConfiguration.defaultMilliseconds))
+        if let window, let effectiveInterval, window > effectiveInterval {
+            throw ValidationError("--window (\(window)) must not be longer than the scan interval (\(effectiveInterval)).")
         }
         return (interval, window)
     }
@@ -198,7 +199,10 @@ struct ScanCommand: AsyncParsableCommand {
         await session.stop()
         await host.close()
         let elapsed = session.elapsed()
-        logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "reports": "\(session.counts)"])
+        logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
+        if session.droppedSightingCount > 0 {
+            logger.warning("\(session.droppedSightingCount) sightings were dropped because output could not keep up")
+        }
         if live {
             let lines = Self.frameLines(run, at: elapsed, header: header)
             console.write(display.frame(lines) + display.finish())
@@ -273,7 +277,7 @@ struct ScanCommand: AsyncParsableCommand {
                     if let truncation = capture.truncation {
                         logger.warning("\(path): \(truncation); ranging what precedes it")
                     }
-                    logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(capture.recordCount)", "reports": "\(capture.counts)"])
+                    logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(capture.recordCount)", "counts": "\(capture.counts)"])
                     for sighting in capture.sightings {
                         if Task.isCancelled || Self.isPastDuration(sighting, run: run, duration: duration) { break }
                         run.take(sighting)

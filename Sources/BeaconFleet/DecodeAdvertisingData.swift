@@ -87,7 +87,14 @@ enum DecodeIBeaconCheck {
         var reasons: [(rank: Int, text: String)] = []
         for structure in structures where structure.type == ADStructure.manufacturerSpecificType {
             if let beacon = IBeaconAdvertisement(manufacturerData: structure.data) {
-                return Verdict(iBeacon: DecodedIBeacon(offset: structure.offset, advertisement: beacon))
+                guard let truncated else {
+                    return Verdict(iBeacon: DecodedIBeacon(offset: structure.offset, advertisement: beacon))
+                }
+                // Scanners split the whole data before looking for an iBeacon (beaconctl's
+                // among them): a malformed structure anywhere loses the report.
+                let power = beacon.measuredPower
+                return Verdict(reason: "the structure at byte \(structure.offset) holds an iBeacon (\(beacon.identity), measured power \(power) dBm), "
+                    + "but the structure at byte \(truncated.offset) is malformed, so scanners discard the whole report")
             }
             reasons.append(reason(for: structure))
         }

@@ -69,6 +69,25 @@ struct ScanCommands: Sendable {
         }
     }
 
+    /// Enables scanning of `family` with the parameters already set. A controller that is
+    /// scanning accepts it (Core v5.4 Vol 4 Part E 7.8.11 and 7.8.65: only the duplicate
+    /// filter and duration change); one whose scan was disabled behind our back resumes.
+    /// The parameters are not sent again: while scanning they would be refused.
+    func enableScanning(_ family: ScanFamily) async throws(ScanError) {
+        do {
+            switch family {
+            case .legacy:
+                try await send(LESetScanEnable(true, filterDuplicates: false), "enabling scanning again")
+            case .extended:
+                try await send(try LESetExtendedScanEnable(true, filterDuplicates: .disabled), "enabling extended scanning again")
+            }
+        } catch let error as ScanError {
+            throw error
+        } catch {
+            throw ScanError(controller: controller, kind: .invalidParameters("\(error)"))
+        }
+    }
+
     /// Disables scanning of `family`.
     func stopScanning(_ family: ScanFamily) async throws(ScanError) {
         switch family {

@@ -28,24 +28,31 @@ public final class ScanSession: Sendable {
         var stopTask: Task<Void, Never>?
         var linkEnded = false
         var quietPeriods = 0
+        var droppedSightings = 0
     }
+
+    /// Sightings held for a consumer that falls behind (a slow pipe): about 15 MB. Beyond,
+    /// the oldest are dropped and counted rather than memory growing without bound.
+    public static let sightingBufferSize = 100_000
 
     init(commands: ScanCommands, family: ScanFamily, events: AsyncStream<HostControllerEvent>) {
         self.commands = commands
         self.family = family
         self.controller = commands.controller
         self.startInstant = clock.now
-        (sightings, continuation) = AsyncThrowingStream.makeStream(of: Sighting.self, throwing: (any Error).self)
+        (sightings, continuation) = AsyncThrowingStream.makeStream(
+            of: Sighting.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(Self.sightingBufferSize))
+        // A consumer that stops iterating stops the scan.
+        continuation.onTermination = { [weak self] termination in
+            if case .cancelled = termination, let self {
+                Task { await self.stop() }
+            }
+        }
         let reader = Task { [self] in await read(events) }
         let watchdog = Task { [self] in await watchForQuiet() }
         state.withLock {
             $0.readerTask = reader
             $0.watchdogTask = watchdog
-        }
-        continuation.onTermination = { [weak self] termination in
-            if case .cancelled = termination, let self {
-                Task { await self.stop() }
-            }
         }
     }
 
@@ -88,7 +95,7 @@ public final class ScanSession: Sendable {
             switch element {
             case .event(let event):
                 if case .hardwareError(let code) = event {
-                    logger.warning("\(controller): the controller reported hardware error \(code); scanning may have stopped (a Reset follows if the controller restarts)")
+                    logger.warning("\(controller): the controller reported hardware error \(DecodeHex.code(code, digits: 2)); scanning may have stopped (a Reset follows if the controller restarts)")
                 }
                 guard case .le(let meta) = event, meta.isAdvertisingReport else { continue }
                 let time = elapsed()
@@ -98,7 +105,7 @@ public final class ScanSession: Sendable {
                     logger.debug("ignored a malformed advertising report: \(problem)", metadata: ["hci": "\(controller)"])
                 }
                 for sighting in extraction.sightings {
-                    continuation.yield(sighting)
+                    if case .dropped = continuation.yield(sighting) { noteDroppedSighting() }
                 }
             case .malformedPacket(let packet, let error):
                 extractor.noteMalformedEvent()
@@ -115,6 +122,21 @@ public final class ScanSession: Sendable {
                 return
             }
         }
+    }
+
+    private func noteDroppedSighting() {
+        let dropped = state.withLock { state in
+            state.droppedSightings += 1
+            return state.droppedSightings
+        }
+        if dropped == 1 {
+            commands.logger.warning("\(controller): sightings arrive faster than they are consumed; the oldest are being dropped")
+        }
+    }
+
+    /// Sightings dropped because the consumer fell more than `sightingBufferSize` behind.
+    public var droppedSightingCount: Int {
+        state.withLock { $0.droppedSightings }
     }
 
     private func noteReport(counts: SightingExtractionCounts) {
@@ -141,6 +163,8 @@ public final class ScanSession: Sendable {
             try await commands.startScanning(family)
             commands.logger.info("\(controller): scanning again after the reset")
         } catch {
+            // Cancelled by `stop()` while setting up again: nothing to report.
+            guard !Task.isCancelled else { return }
             commands.logger.error("\(error)")
             continuation.finish(throwing: error)
         }
@@ -180,9 +204,9 @@ public final class ScanSession: Sendable {
                 commands.logger.debug("\(message)")
             }
             do {
-                try await commands.startScanning(family)
+                try await commands.enableScanning(family)
             } catch {
-                // Command Disallowed here usually means scanning is still on: not a fault.
+                // Controllers before Core 5.0 refuse enabling an enabled scan: not a fault.
                 commands.logger.debug("re-enabling scanning was not accepted: \(error)")
             }
         }

@@ -1,4 +1,5 @@
 import BeaconCore
+import Foundation
 import HCI
 import Testing
 
@@ -97,6 +98,18 @@ struct DecodeTests {
         let data = DecodedAdvertisingData(try DecodeHex.bytes(from: hex))
         #expect(data.iBeacon == nil)
         #expect(data.notIBeaconReason == reason)
+    }
+
+    @Test func anIBeaconFollowedByAMalformedStructureIsNotOne() throws {
+        // Found by Fuzz/ADParserFuzz: a whole iBeacon, then a length byte C5 with nothing
+        // after it. The finder (like any scanner) refuses the report; the decoder must agree
+        // and say what it saw.
+        let bytes = Array(try #require(Data(base64Encoded: "AgEGGv9MAAIVidbpNvYfQie80m49lMWm//8AAQACxQ==")))
+        #expect(IBeaconAdvertisement(advertisingData: bytes) == nil)
+        let data = DecodedAdvertisingData(bytes)
+        #expect(data.iBeacon == nil)
+        #expect(data.notIBeaconReason == "the structure at byte 3 holds an iBeacon (89D6E936-F61F-4227-BCD2-6E3D94C5A6FF/65280/256, measured power 2 dBm), but the structure at byte 30 is malformed, so scanners discard the whole report")
+        #expect(data.problem == "the AD structure at byte 30 declares 197 bytes after its length byte but only 0 remain")
     }
 
     @Test func malformedDataNamesTheOffset() throws {
@@ -204,3 +217,4 @@ struct DecodeTests {
         #expect(withEmptyData.reports.first?.data.notIBeaconReason == "the advertising data is empty")
     }
 }
+

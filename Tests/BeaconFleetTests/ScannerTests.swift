@@ -211,6 +211,8 @@ struct ScannerTests {
         let session = try await Self.scanner(controller, quietAfter: .milliseconds(200)).start()
         try await controller.waitFor(.leSetScanEnable, count: 2, timeout: .seconds(5))
         #expect(controller.parameters(of: .leSetScanEnable)[1] == bytes("01 00"))
+        // Only the enable: parameters sent while scanning would be refused with Command Disallowed.
+        #expect(controller.parameters(of: .leSetScanParameters).count == 1)
         await session.stop()
     }
 }
