@@ -66,6 +66,8 @@ let package = Package(
             swiftSettings: strict),
         // Release-built benchmark: ranging accuracy against simulated ground truth.
         .executableTarget(name: "ranging-benchmark", dependencies: ["BeaconFleet"], swiftSettings: strict),
+        // Release-built benchmark: simulated advertising events per second of wall time.
+        .executableTarget(name: "radio-benchmark", dependencies: ["VirtualRadio"], swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(

@@ -1,4 +1,5 @@
 import HCI
+import VirtualRadio
 
 #if os(Linux)
 import HCILinux
@@ -31,13 +32,22 @@ public enum ControllerTransports {
         #endif
     }
 
-    /// The virtual radio's entry point, once that module exists.
+    /// A controller on the in-process virtual radio, on the air and at the place the
+    /// scenario names (``VirtualControllerSpec`` gives the grammar). The air is created on
+    /// first use unless a scenario (``VirtualScenario``) registered it.
     private static func openVirtualRadio(
         scenario: String?, spec: HCITransportSpec
     ) async throws(HCITransportError) -> any HCITransport {
-        throw HCITransportError(
-            .unsupported,
-            "\(spec): the virtual radio is not built into this version yet; for a simulated "
-                + "controller, run RootCanal and use tcp-client:127.0.0.1:PORT")
+        let placement: VirtualControllerSpec
+        do {
+            placement = try VirtualControllerSpec(parsing: scenario)
+        } catch {
+            throw HCITransportError(.invalidSpec, "invalid transport \"\(spec)\": \(error.message)")
+        }
+        do {
+            return try VirtualAirRegistry.openController(placement, transportName: spec.description)
+        } catch {
+            throw HCITransportError(.noSuchDevice, error.message)
+        }
     }
 }

@@ -7,22 +7,6 @@ import Testing
 
 @Suite("Opening controllers by transport spec", .timeLimit(.minutes(1)))
 struct TransportFactoryTests {
-    @Test("virtual is parsed but not built yet, and says so")
-    func virtualIsNotBuiltYet() async throws {
-        for text in ["virtual", "virtual:cupertino"] {
-            let spec = try HCITransportSpec(parsing: text)
-            let error = try await #require(throws: HCITransportError.self) {
-                _ = try await ControllerTransports.open(spec)
-            }
-            #expect(
-                error
-                    == HCITransportError(
-                        .unsupported,
-                        "\(text): the virtual radio is not built into this version yet; for a simulated "
-                            + "controller, run RootCanal and use tcp-client:127.0.0.1:PORT"))
-        }
-    }
-
     @Test("tcp-client: reaches the TCP transport")
     func tcpClient() async throws {
         // A port bound but not listening refuses connections, and stays ours meanwhile.

@@ -1,0 +1,42 @@
+import BeaconFleet
+import HCI
+
+/// A host on a controller opened through `ControllerTransports`, subscribed before any
+/// command, collecting reports by sending a marker command (its answer comes after
+/// everything delivered before it).
+final class ScenarioHost {
+    let host: HostController
+    private var events: AsyncStream<HostControllerEvent>.AsyncIterator
+
+    init(_ spec: HCITransportSpec) async throws {
+        host = HostController(transport: try await ControllerTransports.open(spec))
+        events = await host.events(bufferSize: 1 << 20).makeAsyncIterator()
+        try await host.send(Reset())
+        try await host.send(SetEventMask(mask: .beaconHost))
+        try await host.send(LESetEventMask(mask: .beaconHost))
+    }
+
+    /// The legacy and extended reports received since the last call, as (address, data, RSSI).
+    func reports() async throws -> [(address: BluetoothAddress, data: [UInt8], rssi: Int8?)] {
+        _ = try await host.send(ReadBDADDR())
+        var collected: [(address: BluetoothAddress, data: [UInt8], rssi: Int8?)] = []
+        while let element = await events.next() {
+            guard case .event(let event) = element else { continue }
+            switch event {
+            case .commandComplete(let complete) where complete.opcode == .readBDADDR:
+                return collected
+            case .le(.advertisingReport(let reports)):
+                collected += reports.map { ($0.address, $0.data, $0.rssi) }
+            case .le(.extendedAdvertisingReport(let reports)):
+                collected += reports.map { ($0.address, $0.data, $0.rssi) }
+            default:
+                break
+            }
+        }
+        return collected
+    }
+
+    func close() async {
+        await host.close()
+    }
+}
