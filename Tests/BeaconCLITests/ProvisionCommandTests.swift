@@ -68,3 +68,39 @@ struct ProvisionCommandTests {
         }
     }
 }
+
+/// End to end without hardware: both controllers on one air of the built-in virtual radio
+/// (a named air of its own, so that no other test's beacons share it).
+@Suite("beaconctl provision and verify on the virtual radio", .timeLimit(.minutes(1)))
+struct ProvisionVirtualRadioTests {
+    static let manifest = validManifest.replacingOccurrences(of: "    major: 1\n", with: "    major: 1\n    host: pi-shop\n")
+
+    @Test("provision --once: advertised, verified (auto at the computed power), reported, stopped; exit 0")
+    func provisionOnce() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", Self.manifest)
+        let result = await runBeaconctl([
+            "provision", manifest, "--hci", "virtual:provision-once", "--verify-hci", "virtual:provision-once",
+            "--host", "pi-shop", "--once", "--format", "json",
+        ])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(report["passed"] as? Bool == true)
+        let beacons = try #require(report["beacons"] as? [[String: Any]])
+        #expect(beacons.map { $0["id"] as? String } == ["door", "till"])
+        #expect(beacons.map { ($0["expected"] as? [String: Any])?["measured_power_rule"] as? String } == ["advertised", "advertised"])
+        #expect(result.error.contains("provision: advertising 2 beacons on virtual:provision-once (extended)"))
+        #expect(result.error.contains("provision: beacons off the air (stop requested)"))
+    }
+
+    @Test("verify on a silent air: every beacon missing at the timeout, exit 1")
+    func verifySilentAir() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", Self.manifest)
+        let started = ContinuousClock.now
+        let result = await runBeaconctl(["verify", manifest, "--hci", "virtual:silent", "--timeout", "0.5"])
+        #expect(result.status == 1)
+        #expect(result.output.hasSuffix("failed: 2 beacons: 2 missing; 0 sightings in 0.5 s (timeout)\n"), "\(result.output)")
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+}
