@@ -44,6 +44,40 @@ struct VerificationTimingTests {
         #expect(abs(policy.slowThreshold(intervalMilliseconds: 100) - 0.16) < 1e-9)
     }
 
+    @Test("settle windows close in their own order, not in the order they opened")
+    func settleWindowsByInterval() throws {
+        let plan = try Script.plan([
+            Script.beacon("slow-asked", minor: 1, intervalMilliseconds: 1000),
+            Script.beacon("fast-asked", minor: 2),
+        ])
+        var feed = Feed(plan, policy: VerificationPolicy(timeout: 30))
+        // The 1 s beacon reaches K at 2.0 s (window 3 s, closes at 5.0 s); the 100 ms one
+        // reaches K at 2.3 s (window 0.3 s, closes at 2.6 s).
+        feed.play(
+            Script.train(Script.identity(minor: 1), address: Script.deviceA, every: 1.0, count: 3)
+                + Script.train(Script.identity(minor: 2), address: Script.deviceB, from: 2.1, count: 3))
+        feed.advance(to: 2.6)
+        #expect(feed.decided.map(\.beacon.beaconID) == ["fast-asked"])
+        feed.advance(to: 4.99)
+        #expect(feed.decided.count == 1)
+        feed.advance(to: 5.0)
+        #expect(feed.decided.map(\.beacon.beaconID) == ["fast-asked", "slow-asked"])
+        #expect(feed.result?.endReason == .allDecided)
+    }
+
+    @Test("a beacon waiting for interval evidence is decided by its own next reception")
+    func evidenceArrivesLater() throws {
+        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)]))
+        feed.play([0, 0.25, 0.5].map { Script.sighting(door, at: $0) })
+        feed.advance(to: 1)
+        #expect(feed.decided.isEmpty, "settled, but every gap was longer than one interval")
+        feed.play([Script.sighting(Script.identity(minor: 2), address: Script.deviceB, at: 1.2)])
+        #expect(feed.decided.isEmpty, "another beacon's reception decides nothing for it")
+        feed.play([Script.sighting(door, at: 1.3), Script.sighting(door, at: 1.4)])
+        #expect(feed.verdict("door")?.status == .ok)
+        #expect(feed.verdict("door")?.decidedAt == 1.4)
+    }
+
     @Test("K receptions are not enough while the gaps leave the interval open")
     func waitsForIntervalEvidence() throws {
         var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))

@@ -26,8 +26,12 @@ public struct VerificationEngine: Sendable {
     private var logs: [ObservationLog]
     private var verdicts: [BeaconVerdict?]
     private let indexByIdentity: [BeaconIdentity: Int]
-    /// Beacons with K receptions, waiting for their settle window or interval evidence.
-    private var waiting: Set<Int> = []
+    /// Beacons with K receptions whose settle window is still open, soonest end first. Only
+    /// these can fall due as time passes, so a tick costs nothing for the others.
+    private var settling = SettleQueue()
+    /// Beacons past their settle window whose interval is still open: only a reception of
+    /// their own can decide them (or the timeout).
+    private var awaitingEvidence: Set<Int> = []
     private var decidedCount = 0
     private var unexpectedLogs: [BeaconIdentity: ObservationLog] = [:]
     private var unexpectedOrder: [BeaconIdentity] = []
@@ -74,9 +78,12 @@ public struct VerificationEngine: Sendable {
                 logs[index].record(
                     sighting, at: now, requiredSightings: policy.requiredSightings,
                     sameEventWindow: policy.sameEventWindow)
-                if logs[index].sightings >= policy.requiredSightings {
-                    waiting.insert(index)
-                    if let verdict = decideIfSettled(index) { events.append(.decided(verdict)) }
+                if logs[index].sightings == policy.requiredSightings {
+                    let window = policy.settleWindow(intervalMilliseconds: plan.expected[index].intervalMilliseconds)
+                    settling.insert(index, due: now + window)
+                    events += decideSettled()
+                } else if awaitingEvidence.contains(index), let verdict = decideIfIntervalKnown(index) {
+                    events.append(.decided(verdict))
                 }
             }
         } else if plan.otherKnown[identity] != nil {
@@ -99,11 +106,7 @@ public struct VerificationEngine: Sendable {
         if now >= policy.timeout {
             return finish(at: policy.timeout, reason: .timeout)
         }
-        var events: [VerificationEvent] = []
-        for index in waiting.sorted() {
-            if let verdict = decideIfSettled(index) { events.append(.decided(verdict)) }
-        }
-        return events + finishIfAllDecided()
+        return decideSettled() + finishIfAllDecided()
     }
 
     /// Ends the pass at `time` (the input ended, or the user interrupted it): every open
@@ -135,7 +138,8 @@ public struct VerificationEngine: Sendable {
             decidedCount += 1
             events.append(.decided(verdict))
         }
-        waiting.removeAll()
+        settling = SettleQueue()
+        awaitingEvidence.removeAll()
         let result = makeResult(duration: end, reason: reason)
         self.result = result
         events.append(.finished(reason))
@@ -144,20 +148,32 @@ public struct VerificationEngine: Sendable {
 
     // MARK: Deciding
 
-    private mutating func decideIfSettled(_ index: Int) -> BeaconVerdict? {
+    /// Takes every beacon whose settle window has closed by now: decided when its interval
+    /// is known, else left to wait for evidence.
+    private mutating func decideSettled() -> [VerificationEvent] {
+        var events: [VerificationEvent] = []
+        while let index = settling.popDue(by: now) {
+            if let verdict = decideIfIntervalKnown(index) {
+                events.append(.decided(verdict))
+            } else {
+                awaitingEvidence.insert(index)
+            }
+        }
+        return events
+    }
+
+    /// Decides a settled beacon when a gap proved it fast enough or enough gaps proved it slow.
+    private mutating func decideIfIntervalKnown(_ index: Int) -> BeaconVerdict? {
         let beacon = plan.expected[index]
-        let log = logs[index]
-        guard verdicts[index] == nil, let reached = log.requiredSightingsReachedAt,
-            now >= reached + policy.settleWindow(intervalMilliseconds: beacon.intervalMilliseconds)
-        else { return nil }
-        let principal = log.principalTrack(pinned: beacon.expectedAddress?.description)?.observation
+        guard verdicts[index] == nil else { return nil }
+        let principal = logs[index].principalTrack(pinned: beacon.expectedAddress?.description)?.observation
         switch VerdictRules.intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy) {
         case .fastEnough, .slow: break
         case .suspect, .none: return nil
         }
         let verdict = judge(index, at: now, final: false)
         verdicts[index] = verdict
-        waiting.remove(index)
+        awaitingEvidence.remove(index)
         decidedCount += 1
         return verdict
     }
@@ -251,5 +267,43 @@ public struct VerificationProgress: Hashable, Sendable {
         self.expected = expected
         self.sightings = sightings
         self.unexpected = unexpected
+    }
+}
+
+/// Beacons in their settle window, ordered by the time it closes (a binary min-heap: the
+/// windows differ with each beacon's interval, so arrival order is not closing order).
+struct SettleQueue: Sendable {
+    private var heap: [(due: Double, index: Int)] = []
+
+    var isEmpty: Bool { heap.isEmpty }
+
+    mutating func insert(_ index: Int, due: Double) {
+        heap.append((due, index))
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].due < heap[parent].due else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// The beacon whose window closed first, if it closed by `time`.
+    mutating func popDue(by time: Double) -> Int? {
+        guard let first = heap.first, first.due <= time else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].due < heap[smallest].due { smallest = left }
+            if right < heap.count, heap[right].due < heap[smallest].due { smallest = right }
+            guard smallest != parent else { break }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return first.index
     }
 }
