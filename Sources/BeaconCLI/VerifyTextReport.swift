@@ -32,8 +32,8 @@ enum VerifyTextReport {
                     .unexpected, "—", unexpected.identity.description, unexpected.observation.sightings,
                     unexpected.explanation))
             }
-            if result.untrackedUnexpected > 0 {
-                lines.append("  … and \(result.untrackedUnexpected) more identities using the fleet's UUIDs")
+            if result.untrackedUnexpectedSightings > 0 {
+                lines.append("  … and \(result.untrackedUnexpectedSightings) receptions of more identities using the fleet's UUIDs")
             }
         }
         if !result.otherManifestBeacons.isEmpty {

@@ -98,7 +98,7 @@ struct VerificationReportTests {
         let summary = try #require(document["summary"] as? [String: Int])
         #expect(summary == [
             "expected": 7, "ok": 1, "missing": 1, "weak": 1, "wrong-power": 1, "wrong-address": 1, "duplicate": 1,
-            "slow": 1, "unexpected": 1, "sightings": 31, "ignored_sightings": 0,
+            "slow": 1, "unexpected": 1, "sightings": 31, "ignored_sightings": 0, "unlisted_unexpected_sightings": 0,
         ])
         let beacons = try #require(document["beacons"] as? [[String: Any]])
         #expect(beacons.count == 7)

@@ -218,16 +218,18 @@ struct VerificationVerdictTests {
         #expect(!result.passed, "an unexpected identity fails the pass")
     }
 
-    @Test("unexpected identities are tracked up to a bound, then counted")
+    @Test("unexpected identities are tracked up to a bound, then their receptions counted")
     func unexpectedBound() throws {
         var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 1))
         let limit = VerificationEngine.maximumTrackedUnexpected
         feed.play((0..<(limit + 10)).map { Script.sighting(Script.identity(minor: 1000 + UInt16($0)), at: 0.5) })
+        feed.play([Script.sighting(Script.identity(minor: 1000 + UInt16(limit)), at: 0.6)])
         feed.advance(to: 1)
         let result = try #require(feed.result)
         #expect(result.unexpected.count == limit)
-        #expect(result.untrackedUnexpected == 10)
-        #expect(result.count(.unexpected) == limit + 10)
+        #expect(result.untrackedUnexpectedSightings == 11)
+        #expect(result.count(.unexpected) == limit)
+        #expect(!result.passed)
     }
 
     @Test("the end of the input judges what is open")

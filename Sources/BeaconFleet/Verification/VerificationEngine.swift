@@ -10,7 +10,8 @@ import BeaconCore
 /// 2. the settle window after the K-th reception has passed, so that a second device with
 ///    the same identity had its chance to be heard;
 /// 3. its interval is known: one gap between advertising events short enough to be one
-///    interval (not slow), or `slowEvidenceGaps` gaps all longer (slow).
+///    interval (not slow), or gaps so long that a healthy beacon would have had to lose
+///    `slowEvidenceLosses` packets to produce them (slow).
 /// Its verdict is then fixed: the worst finding, or `ok`. At the timeout (or the end of
 /// the input) every beacon still open is judged on what was heard: `missing` when
 /// nothing, `weak` when fewer than K receptions showed nothing wrong. A beacon is never
@@ -19,8 +20,8 @@ public struct VerificationEngine: Sendable {
     public let plan: VerificationPlan
     public let policy: VerificationPolicy
 
-    /// Unexpected identities tracked one by one; beyond that they are only counted, so a
-    /// transmitter cycling through minors cannot grow memory without bound.
+    /// Unexpected identities tracked one by one; receptions of further ones are only
+    /// counted, so a transmitter cycling through minors cannot grow memory without bound.
     public static let maximumTrackedUnexpected = 1024
 
     private var logs: [ObservationLog]
@@ -35,7 +36,6 @@ public struct VerificationEngine: Sendable {
     private var decidedCount = 0
     private var unexpectedLogs: [BeaconIdentity: ObservationLog] = [:]
     private var unexpectedOrder: [BeaconIdentity] = []
-    private var untrackedUnexpected: Set<BeaconIdentity> = []
     private var untrackedUnexpectedSightings = 0
     private var otherHeard: [BeaconIdentity: Int] = [:]
     private var ignoredSightings = 0
@@ -60,7 +60,7 @@ public struct VerificationEngine: Sendable {
     public var progress: VerificationProgress {
         VerificationProgress(
             elapsed: now, decided: decidedCount, expected: plan.expected.count, sightings: sightings,
-            unexpected: unexpectedOrder.count + untrackedUnexpected.count)
+            unexpected: unexpectedOrder.count)
     }
 
     /// Takes one reception heard at `time` (seconds since the start). Times never go back:
@@ -215,7 +215,6 @@ public struct VerificationEngine: Sendable {
             return nil
         }
         guard unexpectedOrder.count < Self.maximumTrackedUnexpected else {
-            untrackedUnexpected.insert(identity)
             untrackedUnexpectedSightings += 1
             return nil
         }
@@ -239,8 +238,8 @@ public struct VerificationEngine: Sendable {
         }.sorted { $0.beaconID < $1.beaconID }
         return VerificationResult(
             scope: plan.scope, policy: policy, verdicts: verdicts.compactMap { $0 }, unexpected: unexpected,
-            untrackedUnexpected: untrackedUnexpected.count, otherManifestBeacons: others, sightings: sightings,
-            ignoredSightings: ignoredSightings + untrackedUnexpectedSightings, duration: duration, endReason: reason)
+            untrackedUnexpectedSightings: untrackedUnexpectedSightings, otherManifestBeacons: others,
+            sightings: sightings, ignoredSightings: ignoredSightings, duration: duration, endReason: reason)
     }
 }
 

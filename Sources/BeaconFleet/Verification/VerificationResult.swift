@@ -18,9 +18,9 @@ public struct VerificationResult: Hashable, Sendable {
     public var verdicts: [BeaconVerdict]
     /// Identities using a fleet UUID that the manifest does not list, in order of first reception.
     public var unexpected: [UnexpectedBeacon]
-    /// Further unexpected identities, beyond `VerificationEngine.maximumTrackedUnexpected`,
-    /// only counted.
-    public var untrackedUnexpected: Int
+    /// Receptions of further unexpected identities, beyond
+    /// `VerificationEngine.maximumTrackedUnexpected` of them: counted, not told apart.
+    public var untrackedUnexpectedSightings: Int
     /// Beacons of the manifest outside the pass that were heard.
     public var otherManifestBeacons: [OtherManifestBeacon]
     /// Every reception taken in, of any identity.
@@ -33,14 +33,14 @@ public struct VerificationResult: Hashable, Sendable {
 
     public init(
         scope: String, policy: VerificationPolicy, verdicts: [BeaconVerdict], unexpected: [UnexpectedBeacon],
-        untrackedUnexpected: Int = 0, otherManifestBeacons: [OtherManifestBeacon] = [], sightings: Int,
+        untrackedUnexpectedSightings: Int = 0, otherManifestBeacons: [OtherManifestBeacon] = [], sightings: Int,
         ignoredSightings: Int, duration: Double, endReason: VerificationEndReason
     ) {
         self.scope = scope
         self.policy = policy
         self.verdicts = verdicts
         self.unexpected = unexpected
-        self.untrackedUnexpected = untrackedUnexpected
+        self.untrackedUnexpectedSightings = untrackedUnexpectedSightings
         self.otherManifestBeacons = otherManifestBeacons
         self.sightings = sightings
         self.ignoredSightings = ignoredSightings
@@ -50,10 +50,11 @@ public struct VerificationResult: Hashable, Sendable {
 
     /// True when every beacon is ok and nothing unexpected uses the fleet's UUIDs.
     public var passed: Bool {
-        verdicts.allSatisfy { $0.status == .ok } && unexpected.isEmpty && untrackedUnexpected == 0
+        verdicts.allSatisfy { $0.status == .ok } && unexpected.isEmpty && untrackedUnexpectedSightings == 0
     }
 
-    public var unexpectedCount: Int { unexpected.count + untrackedUnexpected }
+    /// The unexpected identities told apart (at most `VerificationEngine.maximumTrackedUnexpected`).
+    public var unexpectedCount: Int { unexpected.count }
 
     /// How many beacons got `status` (`unexpected` counts the unexpected identities).
     public func count(_ status: VerdictStatus) -> Int {

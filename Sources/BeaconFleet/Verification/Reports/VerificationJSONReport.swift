@@ -44,6 +44,7 @@ public enum VerificationJSONReport {
             counts["expected"] = result.verdicts.count
             counts["sightings"] = result.sightings
             counts["ignored_sightings"] = result.ignoredSightings
+            counts["unlisted_unexpected_sightings"] = result.untrackedUnexpectedSightings
             summary = counts
             beacons = result.verdicts.map { Beacon($0, result: result) }
             unexpected = result.unexpected.map(Unexpected.init)

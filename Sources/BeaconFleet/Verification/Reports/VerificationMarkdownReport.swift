@@ -19,8 +19,8 @@ public enum VerificationMarkdownReport {
                 "\(unexpected.observation.sightings)", cell(unexpected.explanation),
             ])
         }
-        if result.untrackedUnexpected > 0 {
-            text += "\n\(result.untrackedUnexpected) more unexpected identities were heard and not listed.\n"
+        if result.untrackedUnexpectedSightings > 0 {
+            text += "\n\(result.untrackedUnexpectedSightings) receptions of more unexpected identities were heard and not listed.\n"
         }
         return text
     }
