@@ -177,8 +177,8 @@ final class ProvisionEventPrinter: Sendable {
         switch event {
         case .advertiser(let advertiserEvent):
             printAdvertiser(advertiserEvent)
-        case .verifying(let expected):
-            console.errorLine("provision: verifying \(expected) beacon\(expected == 1 ? "" : "s") from the second controller")
+        case .verifying(let expected, let controller):
+            console.errorLine("provision: verifying \(expected) beacon\(expected == 1 ? "" : "s") from \(controller)")
         case .verification(let state, _):
             progress.update(state)
         case .verified(let result):

@@ -6,8 +6,9 @@ public enum ProvisionEvent: Sendable {
     /// From the advertiser: started (with what the controller accepted), warnings, faults,
     /// restarts, stop.
     case advertiser(AdvertiserEvent)
-    /// The verification started listening on the second controller for `expected` beacons.
-    case verifying(expected: Int)
+    /// The verification started listening on the second controller (`controller`, as its
+    /// transport spec) for `expected` beacons.
+    case verifying(expected: Int, controller: String)
     /// The verification's progress and what it just decided.
     case verification(VerificationProgress, [VerificationEvent])
     /// The verification is over; the beacons stay on the air unless the run was `once`.

@@ -189,7 +189,7 @@ public struct BeaconProvisioner: Sendable {
             return .failure(.scanning(controller: listening.description, error))
         }
 
-        onEvent(.verifying(expected: plan.expected.count))
+        onEvent(.verifying(expected: plan.expected.count, controller: listening.description))
         let verifier = BeaconVerifier(plan: plan, policy: configuration.policy)
         let outcome: Result<VerificationResult, ProvisionError>
         do {
