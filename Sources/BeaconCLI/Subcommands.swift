@@ -3,7 +3,13 @@ import ArgumentParser
 extension BeaconCtl {
     /// Every top-level subcommand, in the order `--help` lists them.
     static let subcommandTypes: [any ParsableCommand.Type] = [
-        FleetCommand.self, AdvertiseCommand.self, ScanCommand.self, VerifyCommand.self, ProvisionCommand.self,
-        DecodeCommand.self, ControllersCommand.self,
+        FleetCommand.self,
+        AdvertiseCommand.self,
+        ScanCommand.self,
+        VerifyCommand.self,
+        ProvisionCommand.self,
+        ControllersCommand.self,
+        PlanCommand.self,
+        DecodeCommand.self,
     ]
 }

@@ -48,8 +48,9 @@ public final class VirtualAir: Sendable {
         }
     }
 
-    /// Longest sleep of the real-time driver: a command that starts advertising is picked
-    /// up within this time even though the driver slept for an earlier deadline.
+    /// Longest sleep of the real-time driver: advertising that a command starts while the
+    /// driver sleeps until a later deadline still happens at its air time, and its reports
+    /// reach the host at most this late.
     static let realTimeIdleStep: Duration = .milliseconds(20)
 
     public let name: String

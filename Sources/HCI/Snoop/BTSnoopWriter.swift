@@ -35,14 +35,14 @@ public final class BTSnoopWriter: Sendable {
 
     /// Appends one packet, time-stamped now.
     public func write(_ packet: HCIPacket, direction: BTSnoopDirection) throws(BTSnoopError) {
-        let record = BTSnoopRecord(packet: packet, direction: direction, unixMicroseconds: clock())
-        let bytes = Self.encode(record)
         let result: Result<Void, BTSnoopError> = descriptor.withLock { descriptor in
             guard let descriptor else {
                 return .failure(.fileSystem(path: path, operation: "write to capture file", reason: "it was closed"))
             }
+            // Stamped under the lock, so that timestamps never go backwards in the file.
+            let record = BTSnoopRecord(packet: packet, direction: direction, unixMicroseconds: clock())
             do throws(BTSnoopError) {
-                try BTSnoopFileIO.writeAll(bytes, to: descriptor, path: path)
+                try BTSnoopFileIO.writeAll(Self.encode(record), to: descriptor, path: path)
                 return .success(())
             } catch {
                 return .failure(error)

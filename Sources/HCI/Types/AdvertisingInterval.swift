@@ -25,11 +25,10 @@ public struct AdvertisingInterval: Hashable, Comparable, Sendable, CustomStringC
 
     /// Rounds to the nearest 0.625 ms unit, e.g. 100 ms → 160 units.
     public init(milliseconds: Double) throws(HCIParameterError) {
-        let units = (milliseconds * 1000 / Double(Self.microsecondsPerUnit)).rounded()
-        guard milliseconds.isFinite, units >= Double(Self.validUnits.lowerBound), units <= Double(Self.validUnits.upperBound) else {
+        guard let units = unitsOf625Microseconds(milliseconds, within: Self.validUnits) else {
             throw HCIParameterError("advertising interval \(milliseconds) ms is outside 20 ms to 10485759.375 ms")
         }
-        self.units = UInt32(units)
+        self.units = units
     }
 
     /// The iBeacon convention: 100 ms.
@@ -72,11 +71,10 @@ public struct ScanInterval: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// Rounds to the nearest 0.625 ms unit.
     public init(milliseconds: Double) throws(HCIParameterError) {
-        let units = (milliseconds * 1000 / Double(AdvertisingInterval.microsecondsPerUnit)).rounded()
-        guard milliseconds.isFinite, units >= Double(Self.validUnits.lowerBound), units <= Double(Self.validUnits.upperBound) else {
+        guard let units = unitsOf625Microseconds(milliseconds, within: Self.validUnits) else {
             throw HCIParameterError("scan interval or window \(milliseconds) ms is outside 2.5 ms to 40959.375 ms")
         }
-        self.units = UInt16(units)
+        self.units = units
     }
 
     public var milliseconds: Double { Double(microseconds) / 1000 }
@@ -87,4 +85,13 @@ public struct ScanInterval: Hashable, Comparable, Sendable, CustomStringConverti
     public static func < (lhs: ScanInterval, rhs: ScanInterval) -> Bool {
         lhs.units < rhs.units
     }
+}
+
+/// `milliseconds` in 0.625 ms units, rounded to the nearest; `nil` when not finite or
+/// outside `range`.
+private func unitsOf625Microseconds<Units: FixedWidthInteger>(_ milliseconds: Double, within range: ClosedRange<Units>) -> Units? {
+    guard milliseconds.isFinite else { return nil }
+    let units = (milliseconds * 1000 / Double(AdvertisingInterval.microsecondsPerUnit)).rounded()
+    guard units >= Double(range.lowerBound), units <= Double(range.upperBound) else { return nil }
+    return Units(units)
 }

@@ -1,0 +1,171 @@
+/// A region to monitor and what to report about it, as `CLBeaconRegion` configures it.
+public struct MonitoredRegion: Hashable, Sendable {
+    public var region: BeaconRegion
+    public var notifyOnEntry: Bool
+    public var notifyOnExit: Bool
+    /// Report the region's state (inside/outside) as soon as it is known after monitoring
+    /// starts: the counterpart of `notifyEntryStateOnDisplay`.
+    public var notifyStateOnStart: Bool
+
+    public init(region: BeaconRegion, notifyOnEntry: Bool = true, notifyOnExit: Bool = true, notifyStateOnStart: Bool = false) {
+        self.region = region
+        self.notifyOnEntry = notifyOnEntry
+        self.notifyOnExit = notifyOnExit
+        self.notifyStateOnStart = notifyStateOnStart
+    }
+}
+
+/// Whether the device is inside a region (`CLRegionState`).
+public enum RegionState: String, Sendable, Hashable, Codable {
+    case inside, outside, unknown
+}
+
+/// What monitoring reports. `beacons` are the identities seen in the region during the
+/// current stay (for `enter` and `state`) or last seen before leaving (for `exit`).
+public struct RegionEvent: Hashable, Sendable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case enter, exit, state
+    }
+
+    public var kind: Kind
+    public var regionIdentifier: String
+    public var state: RegionState
+    public var time: Double
+    public var beacons: [BeaconIdentity]
+
+    public init(kind: Kind, regionIdentifier: String, state: RegionState, time: Double, beacons: [BeaconIdentity]) {
+        self.kind = kind
+        self.regionIdentifier = regionIdentifier
+        self.state = state
+        self.time = time
+        self.beacons = beacons
+    }
+}
+
+/// Region monitoring with CoreLocation's semantics and hysteresis, over sightings and an
+/// injected clock (no clock reads, no I/O: the caller feeds times).
+///
+/// - **Entry** after `minimumSightingsForEntry` matching sightings, counted from the last
+///   time the region was outside (or unknown).
+/// - **Exit** only after no matching beacon has been seen for `exitPeriod` seconds, so a
+///   missed packet or two never produces exit-then-enter flapping (Android's beacon library
+///   uses 10 s and users raise it; 30 s is our default, close to what iOS shows in practice).
+/// - **State** is `unknown` until it is known: inside on entry, outside once `exitPeriod`
+///   has passed since monitoring started without enough sightings. With
+///   `notifyStateOnStart`, that first determination is reported as a `state` event.
+public struct RegionMonitor: Sendable {
+    public struct Configuration: Hashable, Sendable {
+        public var exitPeriod: Double
+        public var minimumSightingsForEntry: Int
+
+        public init(exitPeriod: Double = 30, minimumSightingsForEntry: Int = 1) {
+            self.exitPeriod = exitPeriod
+            self.minimumSightingsForEntry = max(1, minimumSightingsForEntry)
+        }
+    }
+
+    private struct Tracking: Sendable {
+        var monitored: MonitoredRegion
+        var state: RegionState = .unknown
+        var sightingsTowardEntry = 0
+        var lastSeen: Double?
+        var beaconsThisStay: [BeaconIdentity] = []
+        var stateReportedOnStart = false
+    }
+
+    public let configuration: Configuration
+    private var regions: [Tracking]
+    private let startTime: Double
+
+    /// Starts monitoring `regions` at time `start`. Region identifiers should be unique;
+    /// events name regions by identifier.
+    public init(regions: [MonitoredRegion], configuration: Configuration = .init(), start: Double) {
+        self.configuration = configuration
+        self.regions = regions.map { Tracking(monitored: $0) }
+        self.startTime = start
+    }
+
+    /// Feeds one sighting (at `sighting.time`) and returns the events it causes, after
+    /// first applying any exits due by then.
+    public mutating func observe(_ sighting: Sighting) -> [RegionEvent] {
+        var events = advance(to: sighting.time)
+        for index in regions.indices where regions[index].monitored.region.matches(sighting.identity) {
+            regions[index].lastSeen = sighting.time
+            if !regions[index].beaconsThisStay.contains(sighting.identity) {
+                regions[index].beaconsThisStay.append(sighting.identity)
+            }
+            guard regions[index].state != .inside else { continue }
+            regions[index].sightingsTowardEntry += 1
+            if regions[index].sightingsTowardEntry >= configuration.minimumSightingsForEntry {
+                events += transition(index, to: .inside, at: sighting.time)
+            }
+        }
+        return events
+    }
+
+    /// Advances the clock to `now` and returns the exits (and start-up states) due by then.
+    /// Call it periodically: exits happen on silence, when no sighting arrives to carry time.
+    public mutating func advance(to now: Double) -> [RegionEvent] {
+        var events: [RegionEvent] = []
+        for index in regions.indices {
+            switch regions[index].state {
+            case .inside:
+                if let lastSeen = regions[index].lastSeen, now - lastSeen >= configuration.exitPeriod {
+                    events += transition(index, to: .outside, at: lastSeen + configuration.exitPeriod)
+                }
+            case .unknown:
+                if now - startTime >= configuration.exitPeriod {
+                    events += transition(index, to: .outside, at: startTime + configuration.exitPeriod)
+                }
+            case .outside:
+                // Sightings that did not reach the entry minimum go stale like a stay does.
+                if let lastSeen = regions[index].lastSeen, now - lastSeen >= configuration.exitPeriod {
+                    regions[index].sightingsTowardEntry = 0
+                    regions[index].beaconsThisStay = []
+                }
+            }
+        }
+        return events.sorted { $0.time < $1.time }
+    }
+
+    /// The current state of a region, like `requestStateForRegion`; `nil` for an identifier
+    /// that is not monitored.
+    public func state(of identifier: String) -> RegionEvent? {
+        guard let tracking = regions.first(where: { $0.monitored.region.identifier == identifier }) else { return nil }
+        return RegionEvent(
+            kind: .state, regionIdentifier: identifier, state: tracking.state,
+            time: tracking.lastSeen ?? startTime, beacons: tracking.state == .inside ? tracking.beaconsThisStay : [])
+    }
+
+    /// The states of every region, in the order they were given.
+    public var states: [(identifier: String, state: RegionState)] {
+        regions.map { ($0.monitored.region.identifier, $0.state) }
+    }
+
+    private mutating func transition(_ index: Int, to newState: RegionState, at time: Double) -> [RegionEvent] {
+        let previous = regions[index].state
+        guard previous != newState else { return [] }
+        let monitored = regions[index].monitored
+        let beacons = regions[index].beaconsThisStay
+        regions[index].state = newState
+        if newState == .outside {
+            regions[index].sightingsTowardEntry = 0
+            regions[index].beaconsThisStay = []
+        }
+        var events: [RegionEvent] = []
+        let identifier = monitored.region.identifier
+        if previous == .unknown && monitored.notifyStateOnStart && !regions[index].stateReportedOnStart {
+            regions[index].stateReportedOnStart = true
+            events.append(RegionEvent(kind: .state, regionIdentifier: identifier, state: newState, time: time, beacons: newState == .inside ? beacons : []))
+        }
+        switch newState {
+        case .inside where monitored.notifyOnEntry:
+            events.append(RegionEvent(kind: .enter, regionIdentifier: identifier, state: .inside, time: time, beacons: beacons))
+        case .outside where previous == .inside && monitored.notifyOnExit:
+            events.append(RegionEvent(kind: .exit, regionIdentifier: identifier, state: .outside, time: time, beacons: beacons))
+        default:
+            break
+        }
+        return events
+    }
+}
