@@ -46,6 +46,8 @@ public final class Console: Sendable {
     public func write(_ text: String) { writeOutput(text) }
     /// Writes `text` and a newline to standard error.
     public func errorLine(_ text: String) { writeError(text + "\n") }
+    /// Writes `text` to standard error as it is (a progress line redrawn in place).
+    public func writeToError(_ text: String) { writeError(text) }
 
     private static func writeAll(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)[...]

@@ -6,6 +6,8 @@ extension BeaconCtl {
         FleetCommand.self,
         AdvertiseCommand.self,
         ScanCommand.self,
+        VerifyCommand.self,
+        ProvisionCommand.self,
         ControllersCommand.self,
         PlanCommand.self,
         DecodeCommand.self,

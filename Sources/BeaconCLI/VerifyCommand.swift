@@ -1,0 +1,175 @@
+import ArgumentParser
+import BeaconCore
+import BeaconFleet
+import FleetManifest
+import HCI
+
+/// `beaconctl verify`: listen, and give every beacon of a manifest its verdict.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Listen, and give every beacon of a manifest a verdict: ok, missing, wrong power, duplicate, slow …",
+        discussion: """
+            Listens on a controller (--hci) or reads a recording (--input: JSON lines as `scan --format \
+            jsonl` writes them, or a btsnoop capture) and stops as soon as every beacon is decided, or at \
+            the timeout. Identities using the fleet's UUIDs that the manifest does not list are reported as \
+            unexpected. The report goes to standard output (--format) and to any --report files.
+
+            Exit codes: 0 every beacon ok and nothing unexpected; 1 anything else, or a manifest with \
+            errors; 2 usage or unreadable input; 3 controller failure. See docs/verify.md.
+            """)
+
+    @OptionGroup var globals: GlobalOptions
+
+    @Argument(help: "Manifest files or folders. A folder is one namespace: every .yaml/.yml file in it, recursively.")
+    var manifests: [String] = []
+
+    @Option(help: ArgumentHelp("Judge only this venue's beacons; the manifest's others, when heard, are listed but not judged.", valueName: "id"))
+    var venue: String?
+
+    @Option(help: ArgumentHelp(
+        "Seconds to listen before beacons not yet decided are judged (default: 10; for a recorded file, all of it).",
+        valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(
+        name: .customLong("required-sightings"),
+        help: ArgumentHelp("Receptions of a beacon needed before it is judged.", valueName: "count"))
+    var requiredSightings = 3
+
+    @OptionGroup(title: "Controller") var controller: HCIOptions
+
+    @Option(help: ArgumentHelp(
+        "Read sightings from a recording instead of a controller: JSON lines or a btsnoop capture; - for standard input.",
+        valueName: "file"))
+    var input: String?
+
+    @OptionGroup(title: "Reports") var reports: VerifyReportOptions
+
+    static let liveTimeout = 10.0
+
+    func validate() throws {
+        if manifests.isEmpty {
+            throw ValidationError("Name the manifest to verify against, e.g. `beaconctl verify fleets/ --hci hci0`.")
+        }
+        if input != nil && (controller.hci != nil || controller.snoop != nil) {
+            throw ValidationError("--input reads a recording and --hci/--snoop drive a controller; use one or the other.")
+        }
+        if let timeout, !(timeout > 0) {
+            throw ValidationError("--timeout must be a positive number of seconds; got \(timeout).")
+        }
+        if requiredSightings < 1 {
+            throw ValidationError("--required-sightings must be at least 1; got \(requiredSightings).")
+        }
+    }
+
+    func run() async throws {
+        let loaded = ManifestLoader.load(paths: manifests)
+        try reportBlockingDiagnostics(loaded)
+        let plan: VerificationPlan
+        do {
+            plan = try VerificationPlan(fleet: loaded.fleet, venueID: venue)
+        } catch {
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+
+        let result: VerificationResult
+        if let input {
+            result = try await verifyRecording(input, plan: plan)
+        } else {
+            result = try await verifyLive(plan: plan)
+        }
+        try reports.emit(result, style: globals.style())
+        if !result.passed { throw ExitStatus.findings.exitCode }
+    }
+
+    private func policy(defaultTimeout: Double) -> VerificationPolicy {
+        VerificationPolicy(requiredSightings: requiredSightings, timeout: timeout ?? defaultTimeout)
+    }
+
+    /// A capture, or JSON lines: a regular file is replayed on its own clock (all of it,
+    /// unless --timeout); a pipe may be a live `scan`, so it is listened to live.
+    private func verifyRecording(_ path: String, plan: VerificationPlan) async throws -> VerificationResult {
+        let logger = globals.makeLogger()
+        let opened: SightingInput
+        do {
+            opened = try await SightingSources.open(path: path)
+        } catch {
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+        switch opened {
+        case .capture(let capture):
+            if let truncation = capture.truncation { logger.warning("\(truncation)") }
+            let sightings = AsyncThrowingStream<Sighting, any Error> { continuation in
+                for sighting in capture.sightings { continuation.yield(sighting) }
+                continuation.finish()
+            }
+            return try await verify(sightings, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
+        case .jsonLines(let lines):
+            if VerifyInputKind.isRegularFile(path) {
+                return try await verify(lines, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
+            }
+            return try await verify(lines, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
+        }
+    }
+
+    /// Scans on the controller for the length of the pass, and turns scanning off after it.
+    private func verifyLive(plan: VerificationPlan) async throws -> VerificationResult {
+        let console = Console.current
+        let spec = try controller.transportSpec(environment: console.environment)
+        let capture = try controller.openCapture()
+        defer { capture?.close() }
+        let logger = globals.makeLogger()
+
+        let host: HostController
+        do {
+            host = HostController(transport: try await HCIOptions.open(spec, capture: capture), defaultTimeout: controller.timeout)
+        } catch {
+            throw CommandFailure(.controller, error.message)
+        }
+        let session: ScanSession
+        do {
+            let scanner = BeaconScanner(
+                host: host, configuration: ScanConfiguration(isExclusive: ScanConfiguration.isExclusive(spec)), logger: logger)
+            session = try await scanner.start()
+        } catch {
+            await host.close()
+            throw CommandFailure(.controller, error.description)
+        }
+        let outcome: Result<VerificationResult, any Error>
+        do {
+            outcome = .success(try await verify(session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout)))
+        } catch {
+            outcome = .failure(error)
+        }
+        await session.stop()
+        await host.close()
+        return try outcome.get()
+    }
+
+    /// Runs the pass with progress on a terminal; SIGINT or SIGTERM end it early, with the
+    /// verdicts reached so far.
+    private func verify<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ sightings: Sightings, plan: VerificationPlan, timing: VerificationTiming, policy: VerificationPolicy
+    ) async throws -> VerificationResult {
+        if let problem = policy.problem { throw CommandFailure(.usageOrInput, problem) }
+        let progress = VerifyProgressLine(console: Console.current, timeout: policy.timeout)
+        let verifier = BeaconVerifier(plan: plan, policy: policy)
+        let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<VerificationResult, any Error> in
+            do {
+                return .success(try await verifier.run(sightings, timing: timing) { state, _ in progress.update(state) })
+            } catch {
+                return .failure(error)
+            }
+        }
+        progress.clear()
+        switch outcome {
+        case .success(let result):
+            return result
+        case .failure(let error as SightingStreamError):
+            throw CommandFailure(.usageOrInput, error.description)
+        case .failure(let error):
+            throw CommandFailure(.controller, "\(error)")
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import BeaconFleet
+import Synchronization
+
+/// The one-line progress a verification shows on a terminal's standard error while it
+/// listens ("verify: 12/34 decided · 431 sightings · 2.3 s of 10.0 s"), redrawn in place
+/// at most ten times a second and erased before the report. Nothing is drawn when standard
+/// error is not a terminal (a log file or CI would fill with redraws).
+final class VerifyProgressLine: Sendable {
+    private struct State {
+        var lastDrawn: ContinuousClock.Instant?
+        var visible = false
+    }
+
+    private let console: Console
+    private let enabled: Bool
+    private let timeout: Double
+    private let state = Mutex(State())
+    private static let redrawInterval: Duration = .milliseconds(100)
+
+    init(console: Console, timeout: Double, enabled: Bool? = nil) {
+        self.console = console
+        self.timeout = timeout
+        self.enabled = enabled ?? console.standardErrorIsTerminal
+    }
+
+    func update(_ progress: VerificationProgress) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> Bool in
+            if let last = state.lastDrawn, now - last < Self.redrawInterval { return false }
+            state.lastDrawn = now
+            state.visible = true
+            return true
+        }
+        guard due else { return }
+        var text = "verify: \(progress.decided)/\(progress.expected) decided · \(progress.sightings) sighting"
+        text += progress.sightings == 1 ? "" : "s"
+        if progress.unexpected > 0 { text += " · \(progress.unexpected) unexpected" }
+        text += " · " + VerdictWording.seconds(progress.elapsed)
+        if timeout.isFinite { text += " of " + VerdictWording.seconds(timeout) }
+        // Carriage return and erase-line: the line is redrawn in place.
+        console.writeToError("\r\u{1B}[K" + text)
+    }
+
+    /// Erases the line, so that what follows starts on a clean line.
+    func clear() {
+        guard enabled else { return }
+        let wasVisible = state.withLock { state in
+            defer { state.visible = false }
+            return state.visible
+        }
+        if wasVisible { console.writeToError("\r\u{1B}[K") }
+    }
+}

@@ -1,0 +1,143 @@
+import BeaconCore
+
+/// How a verification pass measures time.
+public enum VerificationTiming: Hashable, Sendable {
+    /// Offline: the sightings' own times are the clock, read as fast as they come (a
+    /// capture, a recorded stream). The pass starts at the first sighting; the end of the
+    /// input ends it.
+    case replay
+    /// Live: a monotonic clock from the start of the pass. Each sighting is placed on it
+    /// when it arrives, and the clock ticks every `tick` so that settle windows close and
+    /// the timeout comes even when the air is silent.
+    case live(tick: Duration)
+
+    /// Ticks of 50 ms: a decision falls due at most that long before it is taken.
+    public static let live = VerificationTiming.live(tick: .milliseconds(50))
+}
+
+/// The verification use case: runs a `VerificationEngine` over a stream of sightings
+/// until every expected beacon is decided, the timeout comes, the input ends or the task
+/// is cancelled, and returns the verdicts.
+public struct BeaconVerifier: Sendable {
+    public let plan: VerificationPlan
+    public let policy: VerificationPolicy
+
+    public init(plan: VerificationPlan, policy: VerificationPolicy) {
+        self.plan = plan
+        self.policy = policy
+    }
+
+    /// Runs the pass. `onUpdate` gets what each step decided, with the progress after it
+    /// (and, when live, the progress at every tick, with no events).
+    ///
+    /// Cancelling the calling task ends the pass with `.interrupted`: beacons still open are
+    /// judged on what was heard. An error from `sightings` ends the pass with that error.
+    /// When the pass ends, a live `sightings` is cancelled (the scanner then stops) and not
+    /// waited for.
+    public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ sightings: Sightings, timing: VerificationTiming,
+        onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void = { _, _ in }
+    ) async throws -> VerificationResult {
+        var engine = VerificationEngine(plan: plan, policy: policy)
+        switch timing {
+        case .replay:
+            return try await replay(sightings, into: &engine, onUpdate: onUpdate)
+        case .live(let tick):
+            return try await listen(sightings, into: &engine, tick: tick, onUpdate: onUpdate)
+        }
+    }
+
+    private func replay<Sightings: AsyncSequence<Sighting, any Error>>(
+        _ sightings: Sightings, into engine: inout VerificationEngine,
+        onUpdate: @Sendable (VerificationProgress, [VerificationEvent]) -> Void
+    ) async throws -> VerificationResult {
+        var origin: Double?
+        var latest = 0.0
+        for try await sighting in sightings {
+            if Task.isCancelled { break }
+            let start = origin ?? sighting.time
+            origin = start
+            let time = sighting.time - start
+            if time.isFinite { latest = max(latest, time) }
+            let events = engine.observe(sighting, at: time)
+            if !events.isEmpty { onUpdate(engine.progress, events) }
+            if let result = engine.result { return result }
+        }
+        let (result, events) = engine.conclude(at: latest, reason: Task.isCancelled ? .interrupted : .inputEnded)
+        onUpdate(engine.progress, events)
+        return result
+    }
+
+    private enum LiveInput: Sendable {
+        case sighting(Sighting, at: Double)
+        case tick(Double)
+        case ended(Double)
+        case failed(any Error)
+    }
+
+    private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ sightings: Sightings, into engine: inout VerificationEngine, tick: Duration,
+        onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void
+    ) async throws -> VerificationResult {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let elapsed: @Sendable () -> Double = { (clock.now - start).seconds }
+        // One queue for both sources, so the engine is only ever touched by this task.
+        let (inputs, continuation) = AsyncStream<LiveInput>.makeStream()
+        // Unstructured, and cancelled rather than awaited at the end: a source blocked in a
+        // read that ignores cancellation (standard input from a silent pipe) must not hold
+        // the pass open after its verdicts are in.
+        let pump = Task {
+            do {
+                for try await sighting in sightings {
+                    continuation.yield(.sighting(sighting, at: elapsed()))
+                }
+                continuation.yield(.ended(elapsed()))
+            } catch {
+                continuation.yield(.failed(error))
+            }
+        }
+        let ticker = Task {
+            while (try? await Task.sleep(for: tick)) != nil {
+                continuation.yield(.tick(elapsed()))
+            }
+        }
+        defer {
+            pump.cancel()
+            ticker.cancel()
+            continuation.finish()
+        }
+
+        var failure: (any Error)?
+        // Ends early when this task is cancelled: the stream's iteration stops.
+        for await input in inputs {
+            let events: [VerificationEvent]
+            switch input {
+            case .sighting(let sighting, let time):
+                events = engine.observe(sighting, at: time)
+            case .tick(let time):
+                events = engine.advance(to: time)
+            case .ended(let time):
+                events = engine.finish(at: time, reason: .inputEnded)
+            case .failed(let error):
+                failure = error
+                events = []
+            }
+            onUpdate(engine.progress, events)
+            if engine.isFinished || failure != nil { break }
+        }
+        if let failure, !engine.isFinished { throw failure }
+        // Not finished here only when this task was cancelled.
+        let (result, events) = engine.conclude(at: elapsed(), reason: .interrupted)
+        if !events.isEmpty { onUpdate(engine.progress, events) }
+        return result
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,121 @@
+import BeaconCore
+import HCI
+
+/// The running record of one identity's receptions, per device address. Cheap to update
+/// (constant work per sighting); `snapshot` turns it into the public `BeaconObservation`.
+struct ObservationLog: Sendable {
+    let identity: BeaconIdentity
+    private(set) var sightings = 0
+    /// Verification time of the K-th reception, once there was one.
+    private(set) var requiredSightingsReachedAt: Double?
+    private var tracks: [String: AddressTrack] = [:]
+
+    init(identity: BeaconIdentity) {
+        self.identity = identity
+    }
+
+    var isEmpty: Bool { sightings == 0 }
+
+    /// Adds one reception heard at verification time `time`. The sighting's own `time`
+    /// (the source's clock, closest to the air) measures gaps between advertising events.
+    mutating func record(_ sighting: Sighting, at time: Double, requiredSightings: Int, sameEventWindow: Double) {
+        sightings += 1
+        if sightings == requiredSightings { requiredSightingsReachedAt = time }
+        let address = sighting.address.uppercased()
+        var track = tracks[address] ?? AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)
+        track.record(sighting, at: time, sameEventWindow: sameEventWindow)
+        tracks[address] = track
+    }
+
+    /// The track whose interval decides "slow": the pinned address when it was heard, else
+    /// the address heard most (the earliest heard on a tie).
+    func principalTrack(pinned: String?) -> AddressTrack? {
+        if let pinned, let track = tracks[pinned] { return track }
+        return tracks.values.max { lhs, rhs in
+            lhs.sightings != rhs.sightings ? lhs.sightings < rhs.sightings : lhs.firstSeen > rhs.firstSeen
+        }
+    }
+
+    func snapshot() -> BeaconObservation {
+        let addresses = tracks.values.map(\.observation).sorted(by: Self.mostHeardFirst)
+        var powers: [Int8: Int] = [:]
+        for track in tracks.values {
+            for (value, count) in track.powers { powers[value, default: 0] += count }
+        }
+        return BeaconObservation(
+            identity: identity, sightings: sightings, addresses: addresses,
+            measuredPowers: MeasuredPowerCount.sorted(powers),
+            firstSeen: addresses.map(\.firstSeen).min(), lastSeen: addresses.map(\.lastSeen).max())
+    }
+
+    private static func mostHeardFirst(_ lhs: AddressObservation, _ rhs: AddressObservation) -> Bool {
+        if lhs.sightings != rhs.sightings { return lhs.sightings > rhs.sightings }
+        if lhs.firstSeen != rhs.firstSeen { return lhs.firstSeen < rhs.firstSeen }
+        return lhs.address < rhs.address
+    }
+}
+
+/// Receptions of one identity from one device address.
+struct AddressTrack: Sendable {
+    let address: String
+    let isRandom: Bool
+    let firstSeen: Double
+    private(set) var lastSeen: Double
+    private(set) var sightings = 0
+    private(set) var powers: [Int8: Int] = [:]
+    private(set) var strongestRSSI: Int?
+    /// Source time of the last advertising event counted.
+    private var lastEventTime: Double?
+    private(set) var events = 0
+    private(set) var shortestGap: Double?
+
+    init(address: String, isRandom: Bool, firstSeen: Double) {
+        self.address = address
+        self.isRandom = isRandom
+        self.firstSeen = firstSeen
+        self.lastSeen = firstSeen
+    }
+
+    var gaps: Int { max(0, events - 1) }
+
+    mutating func record(_ sighting: Sighting, at time: Double, sameEventWindow: Double) {
+        sightings += 1
+        lastSeen = max(lastSeen, time)
+        powers[sighting.advertisement.measuredPower, default: 0] += 1
+        if let rssi = sighting.rssi { strongestRSSI = max(strongestRSSI ?? rssi, rssi) }
+
+        guard let last = lastEventTime else {
+            lastEventTime = sighting.time
+            events = 1
+            return
+        }
+        let gap = sighting.time - last
+        // Earlier than the last event (a source that reordered) or within the same event:
+        // no new gap. The event keeps the time of its first reception.
+        guard gap >= sameEventWindow, gap.isFinite else { return }
+        events += 1
+        shortestGap = min(shortestGap ?? gap, gap)
+        lastEventTime = sighting.time
+    }
+
+    /// Random and not static (top bits `11`): an address the device rotates.
+    var isPrivate: Bool {
+        guard isRandom, let parsed = BluetoothAddress(address) else { return false }
+        return parsed.value >> 46 != 0b11
+    }
+
+    var observation: AddressObservation {
+        AddressObservation(
+            address: address, isRandom: isRandom, isPrivate: isPrivate, sightings: sightings,
+            measuredPowers: MeasuredPowerCount.sorted(powers), firstSeen: firstSeen, lastSeen: lastSeen,
+            events: events, shortestGap: shortestGap, strongestRSSI: strongestRSSI)
+    }
+}
+
+extension MeasuredPowerCount {
+    /// Most receptions first; the stronger value first on a tie, so output is stable.
+    static func sorted(_ counts: [Int8: Int]) -> [MeasuredPowerCount] {
+        counts.map { MeasuredPowerCount(value: $0.key, sightings: $0.value) }
+            .sorted { $0.sightings != $1.sightings ? $0.sightings > $1.sightings : $0.value > $1.value }
+    }
+}

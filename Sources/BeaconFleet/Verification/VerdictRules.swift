@@ -1,0 +1,74 @@
+/// How evidence becomes findings. Pure functions of what was heard; the engine decides
+/// when to apply them.
+enum VerdictRules {
+    /// What the receptions say about the interval of `track` (the principal address).
+    enum IntervalEvidence: Equatable {
+        /// A gap of at most one interval was heard: the beacon advertises fast enough.
+        case fastEnough
+        /// Gaps all longer, and so many lost packets needed to explain them on a healthy
+        /// beacon (`VerificationPolicy.slowEvidenceLosses`): slow, without waiting for the timeout.
+        case slow(shortestGap: Double, gaps: Int)
+        /// Some gaps, all longer, but too few to be sure yet.
+        case suspect(shortestGap: Double, gaps: Int)
+        /// Fewer than two advertising events heard.
+        case none
+    }
+
+    static func intervalEvidence(
+        _ track: AddressObservation?, intervalMilliseconds: Int, policy: VerificationPolicy
+    ) -> IntervalEvidence {
+        guard let track, let shortest = track.shortestGap else { return .none }
+        if shortest <= policy.slowThreshold(intervalMilliseconds: intervalMilliseconds) { return .fastEnough }
+        let lossesPerGap = policy.lostPackets(inGap: shortest, intervalMilliseconds: intervalMilliseconds)
+        let (losses, overflow) = lossesPerGap.multipliedReportingOverflow(by: track.gaps)
+        if overflow || losses >= policy.slowEvidenceLosses {
+            return .slow(shortestGap: shortest, gaps: track.gaps)
+        }
+        return .suspect(shortestGap: shortest, gaps: track.gaps)
+    }
+
+    /// Everything wrong with what was heard of `beacon`, worst first. With `final`, the
+    /// interval is judged on whatever gaps there are (the timeout came, no more will).
+    static func findings(
+        for beacon: ExpectedBeacon, observation: BeaconObservation, principal: AddressObservation?,
+        policy: VerificationPolicy, final: Bool
+    ) -> [VerificationFinding] {
+        var findings: [VerificationFinding] = []
+        let addresses = observation.addresses.map(\.address)
+
+        if severalDevices(observation.addresses) {
+            findings.append(.duplicate(addresses: addresses))
+        }
+        if let pinned = beacon.expectedAddress?.description, addresses.contains(where: { $0 != pinned }) {
+            // With a duplicate that includes the pinned address, the duplicate says it all.
+            if !addresses.contains(pinned) || findings.isEmpty {
+                findings.append(.wrongAddress(expected: pinned, heard: addresses.filter { $0 != pinned }))
+            }
+        }
+        if observation.measuredPowers.contains(where: { !beacon.measuredPower.accepts($0.value) }) {
+            findings.append(.wrongPower(expected: beacon.measuredPower, heard: observation.measuredPowers))
+        }
+        switch intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy) {
+        case .slow(let gap, let gaps):
+            findings.append(.slow(shortestGap: gap, gaps: gaps, configuredMilliseconds: beacon.intervalMilliseconds))
+        case .suspect(let gap, let gaps) where final:
+            findings.append(.slow(shortestGap: gap, gaps: gaps, configuredMilliseconds: beacon.intervalMilliseconds))
+        case .suspect, .fastEnough, .none:
+            break
+        }
+        return findings.sorted { $0.status < $1.status }
+    }
+
+    /// Whether the addresses are two devices or more. Two addresses are one device only
+    /// when both are private (rotating) and were never heard at the same time: the device
+    /// changed its address. Public and static random addresses do not change while a device
+    /// runs, so two of them are two devices.
+    static func severalDevices(_ addresses: [AddressObservation]) -> Bool {
+        for (index, first) in addresses.enumerated() {
+            for second in addresses[(index + 1)...] {
+                if !first.isPrivate || !second.isPrivate || first.overlaps(second) { return true }
+            }
+        }
+        return false
+    }
+}

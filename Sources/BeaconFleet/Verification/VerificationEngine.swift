@@ -1,0 +1,308 @@
+import BeaconCore
+
+/// The verification pass as a pure state machine: sightings and the time go in, verdicts
+/// come out. No clock, no I/O: the caller says what time it is (seconds since the pass
+/// started), so tests script every verdict exactly and the same code audits a live
+/// controller or a capture file.
+///
+/// Decision rule for an expected beacon, before the timeout (docs/verify.md explains why):
+/// 1. it was heard at least `requiredSightings` (K) times, from any address;
+/// 2. the settle window after the K-th reception has passed, so that a second device with
+///    the same identity had its chance to be heard;
+/// 3. its interval is known: one gap between advertising events short enough to be one
+///    interval (not slow), or gaps so long that a healthy beacon would have had to lose
+///    `slowEvidenceLosses` packets to produce them (slow).
+/// Its verdict is then fixed: the worst finding, or `ok`. At the timeout (or the end of
+/// the input) every beacon still open is judged on what was heard: `missing` when
+/// nothing, `weak` when fewer than K receptions showed nothing wrong. A beacon is never
+/// declared missing before the timeout. The pass ends as soon as every beacon is decided.
+public struct VerificationEngine: Sendable {
+    public let plan: VerificationPlan
+    public let policy: VerificationPolicy
+
+    /// Unexpected identities tracked one by one; receptions of further ones are only
+    /// counted, so a transmitter cycling through minors cannot grow memory without bound.
+    public static let maximumTrackedUnexpected = 1024
+
+    private var logs: [ObservationLog]
+    private var verdicts: [BeaconVerdict?]
+    private let indexByIdentity: [BeaconIdentity: Int]
+    /// Beacons with K receptions whose settle window is still open, soonest end first. Only
+    /// these can fall due as time passes, so a tick costs nothing for the others.
+    private var settling = SettleQueue()
+    /// Beacons past their settle window whose interval is still open: only a reception of
+    /// their own can decide them (or the timeout).
+    private var awaitingEvidence: Set<Int> = []
+    private var decidedCount = 0
+    private var unexpectedLogs: [BeaconIdentity: ObservationLog] = [:]
+    private var unexpectedOrder: [BeaconIdentity] = []
+    private var untrackedUnexpectedSightings = 0
+    private var otherHeard: [BeaconIdentity: Int] = [:]
+    private var ignoredSightings = 0
+    private var sightings = 0
+    private var now = 0.0
+
+    /// Set once the pass is over.
+    public private(set) var result: VerificationResult?
+
+    public init(plan: VerificationPlan, policy: VerificationPolicy) {
+        self.plan = plan
+        self.policy = policy
+        logs = plan.expected.map { ObservationLog(identity: $0.identity) }
+        verdicts = Array(repeating: nil, count: plan.expected.count)
+        var index: [BeaconIdentity: Int] = [:]
+        for (position, beacon) in plan.expected.enumerated() { index[beacon.identity] = position }
+        indexByIdentity = index
+    }
+
+    public var isFinished: Bool { result != nil }
+
+    public var progress: VerificationProgress {
+        VerificationProgress(
+            elapsed: now, decided: decidedCount, expected: plan.expected.count, sightings: sightings,
+            unexpected: unexpectedOrder.count)
+    }
+
+    /// Takes one reception heard at `time` (seconds since the start). Times never go back:
+    /// an earlier `time` counts as the latest one seen.
+    @discardableResult
+    public mutating func observe(_ sighting: Sighting, at time: Double) -> [VerificationEvent] {
+        var events = advance(to: time)
+        guard result == nil else { return events }
+        sightings += 1
+        let identity = sighting.identity
+
+        if let index = indexByIdentity[identity] {
+            // A decided verdict is final; later receptions are counted only.
+            if verdicts[index] == nil {
+                logs[index].record(
+                    sighting, at: now, requiredSightings: policy.requiredSightings,
+                    sameEventWindow: policy.sameEventWindow)
+                if logs[index].sightings == policy.requiredSightings {
+                    let window = policy.settleWindow(intervalMilliseconds: plan.expected[index].intervalMilliseconds)
+                    settling.insert(index, due: now + window)
+                    events += decideSettled()
+                } else if awaitingEvidence.contains(index), let verdict = decideIfIntervalKnown(index) {
+                    events.append(.decided(verdict))
+                }
+            }
+        } else if plan.otherKnown[identity] != nil {
+            otherHeard[identity, default: 0] += 1
+        } else if plan.fleetUUIDs.contains(identity.uuid) {
+            if let event = recordUnexpected(sighting) { events.append(event) }
+        } else {
+            ignoredSightings += 1
+        }
+        events += finishIfAllDecided()
+        return events
+    }
+
+    /// Moves the time to `time`: decides beacons whose settle window has passed, and at the
+    /// timeout judges every open beacon and ends the pass.
+    @discardableResult
+    public mutating func advance(to time: Double) -> [VerificationEvent] {
+        guard result == nil else { return [] }
+        if time.isFinite { now = max(now, time) }
+        if now >= policy.timeout {
+            return finish(at: policy.timeout, reason: .timeout)
+        }
+        return decideSettled() + finishIfAllDecided()
+    }
+
+    /// Ends the pass at `time` (the input ended, or the user interrupted it): every open
+    /// beacon is judged on what was heard.
+    @discardableResult
+    public mutating func finish(at time: Double, reason: VerificationEndReason) -> [VerificationEvent] {
+        guard result == nil else { return [] }
+        return close(at: time, reason: reason).events
+    }
+
+    /// The result, ending the pass first at `time` with `reason` if it is still running
+    /// (then with the events of that ending).
+    public mutating func conclude(
+        at time: Double, reason: VerificationEndReason
+    ) -> (result: VerificationResult, events: [VerificationEvent]) {
+        if let result { return (result, []) }
+        return close(at: time, reason: reason)
+    }
+
+    private mutating func close(
+        at time: Double, reason: VerificationEndReason
+    ) -> (result: VerificationResult, events: [VerificationEvent]) {
+        if time.isFinite { now = max(now, time) }
+        let end = reason == .timeout ? min(now, policy.timeout) : now
+        var events: [VerificationEvent] = []
+        for index in verdicts.indices where verdicts[index] == nil {
+            let verdict = judge(index, at: end, final: true)
+            verdicts[index] = verdict
+            decidedCount += 1
+            events.append(.decided(verdict))
+        }
+        settling = SettleQueue()
+        awaitingEvidence.removeAll()
+        let result = makeResult(duration: end, reason: reason)
+        self.result = result
+        events.append(.finished(reason))
+        return (result, events)
+    }
+
+    // MARK: Deciding
+
+    /// Takes every beacon whose settle window has closed by now: decided when its interval
+    /// is known, else left to wait for evidence.
+    private mutating func decideSettled() -> [VerificationEvent] {
+        var events: [VerificationEvent] = []
+        while let index = settling.popDue(by: now) {
+            if let verdict = decideIfIntervalKnown(index) {
+                events.append(.decided(verdict))
+            } else {
+                awaitingEvidence.insert(index)
+            }
+        }
+        return events
+    }
+
+    /// Decides a settled beacon when a gap proved it fast enough or enough gaps proved it slow.
+    private mutating func decideIfIntervalKnown(_ index: Int) -> BeaconVerdict? {
+        let beacon = plan.expected[index]
+        guard verdicts[index] == nil else { return nil }
+        let principal = logs[index].principalTrack(pinned: beacon.expectedAddress?.description)?.observation
+        switch VerdictRules.intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy) {
+        case .fastEnough, .slow: break
+        case .suspect, .none: return nil
+        }
+        let verdict = judge(index, at: now, final: false)
+        verdicts[index] = verdict
+        awaitingEvidence.remove(index)
+        decidedCount += 1
+        return verdict
+    }
+
+    private func judge(_ index: Int, at time: Double, final: Bool) -> BeaconVerdict {
+        let beacon = plan.expected[index]
+        let log = logs[index]
+        let observation = log.snapshot()
+        let principal = log.principalTrack(pinned: beacon.expectedAddress?.description)?.observation
+        let findings = VerdictRules.findings(
+            for: beacon, observation: observation, principal: principal, policy: policy, final: final)
+        let status: VerdictStatus
+        if let worst = findings.first {
+            status = worst.status
+        } else if log.isEmpty {
+            status = .missing
+        } else if log.sightings < policy.requiredSightings {
+            status = .weak
+        } else {
+            status = .ok
+        }
+        return BeaconVerdict(
+            beacon: beacon, status: status, findings: findings, observation: observation,
+            decidedAt: time, decidedEarly: !final)
+    }
+
+    private mutating func finishIfAllDecided() -> [VerificationEvent] {
+        guard result == nil, decidedCount == verdicts.count else { return [] }
+        return finish(at: now, reason: .allDecided)
+    }
+
+    // MARK: Identities outside the pass
+
+    private mutating func recordUnexpected(_ sighting: Sighting) -> VerificationEvent? {
+        let identity = sighting.identity
+        if var log = unexpectedLogs[identity] {
+            log.record(sighting, at: now, requiredSightings: policy.requiredSightings, sameEventWindow: policy.sameEventWindow)
+            unexpectedLogs[identity] = log
+            return nil
+        }
+        guard unexpectedOrder.count < Self.maximumTrackedUnexpected else {
+            untrackedUnexpectedSightings += 1
+            return nil
+        }
+        var log = ObservationLog(identity: identity)
+        log.record(sighting, at: now, requiredSightings: policy.requiredSightings, sameEventWindow: policy.sameEventWindow)
+        unexpectedLogs[identity] = log
+        unexpectedOrder.append(identity)
+        return .unexpected(identity)
+    }
+
+    private func makeResult(duration: Double, reason: VerificationEndReason) -> VerificationResult {
+        let unexpected = unexpectedOrder.compactMap { identity in
+            unexpectedLogs[identity].map { log in
+                UnexpectedBeacon(
+                    observation: log.snapshot(),
+                    likelyVenue: plan.venueByMajor[.init(uuid: identity.uuid, major: identity.major)])
+            }
+        }
+        let others = otherHeard.compactMap { identity, count in
+            plan.otherKnown[identity].map { OtherManifestBeacon(beaconID: $0, identity: identity, sightings: count) }
+        }.sorted { $0.beaconID < $1.beaconID }
+        return VerificationResult(
+            scope: plan.scope, policy: policy, verdicts: verdicts.compactMap { $0 }, unexpected: unexpected,
+            untrackedUnexpectedSightings: untrackedUnexpectedSightings, otherManifestBeacons: others,
+            sightings: sightings, ignoredSightings: ignoredSightings, duration: duration, endReason: reason)
+    }
+}
+
+/// What happened during one step of the engine.
+public enum VerificationEvent: Hashable, Sendable {
+    case decided(BeaconVerdict)
+    /// The first reception of an identity not in the manifest using a fleet UUID.
+    case unexpected(BeaconIdentity)
+    case finished(VerificationEndReason)
+}
+
+/// Where a verification pass stands.
+public struct VerificationProgress: Hashable, Sendable {
+    /// Seconds since the start.
+    public var elapsed: Double
+    public var decided: Int
+    public var expected: Int
+    public var sightings: Int
+    public var unexpected: Int
+
+    public init(elapsed: Double, decided: Int, expected: Int, sightings: Int, unexpected: Int) {
+        self.elapsed = elapsed
+        self.decided = decided
+        self.expected = expected
+        self.sightings = sightings
+        self.unexpected = unexpected
+    }
+}
+
+/// Beacons in their settle window, ordered by the time it closes (a binary min-heap: the
+/// windows differ with each beacon's interval, so arrival order is not closing order).
+struct SettleQueue: Sendable {
+    private var heap: [(due: Double, index: Int)] = []
+
+    var isEmpty: Bool { heap.isEmpty }
+
+    mutating func insert(_ index: Int, due: Double) {
+        heap.append((due, index))
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].due < heap[parent].due else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// The beacon whose window closed first, if it closed by `time`.
+    mutating func popDue(by time: Double) -> Int? {
+        guard let first = heap.first, first.due <= time else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].due < heap[smallest].due { smallest = left }
+            if right < heap.count, heap[right].due < heap[smallest].due { smallest = right }
+            guard smallest != parent else { break }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return first.index
+    }
+}

@@ -1,0 +1,75 @@
+/// Why a verification pass ended.
+public enum VerificationEndReason: String, Hashable, Sendable {
+    /// Every expected beacon was decided before the timeout.
+    case allDecided = "all-decided"
+    case timeout
+    /// The sightings ran out (the end of a capture or of a stream).
+    case inputEnded = "input-ended"
+    /// Stopped by the user (SIGINT, SIGTERM) before the timeout.
+    case interrupted
+}
+
+/// The outcome of a verification pass: a verdict per expected beacon, and what else was heard.
+public struct VerificationResult: Hashable, Sendable {
+    /// What the pass covered: "fleet jays-donuts, venue cupertino".
+    public var scope: String
+    public var policy: VerificationPolicy
+    /// One per expected beacon, in manifest order.
+    public var verdicts: [BeaconVerdict]
+    /// Identities using a fleet UUID that the manifest does not list, in order of first reception.
+    public var unexpected: [UnexpectedBeacon]
+    /// Receptions of further unexpected identities, beyond
+    /// `VerificationEngine.maximumTrackedUnexpected` of them: counted, not told apart.
+    public var untrackedUnexpectedSightings: Int
+    /// Beacons of the manifest outside the pass that were heard.
+    public var otherManifestBeacons: [OtherManifestBeacon]
+    /// Every reception taken in, of any identity.
+    public var sightings: Int
+    /// Receptions of identities outside the fleet's UUIDs.
+    public var ignoredSightings: Int
+    /// Seconds from the start to the end of the pass.
+    public var duration: Double
+    public var endReason: VerificationEndReason
+
+    public init(
+        scope: String, policy: VerificationPolicy, verdicts: [BeaconVerdict], unexpected: [UnexpectedBeacon],
+        untrackedUnexpectedSightings: Int = 0, otherManifestBeacons: [OtherManifestBeacon] = [], sightings: Int,
+        ignoredSightings: Int, duration: Double, endReason: VerificationEndReason
+    ) {
+        self.scope = scope
+        self.policy = policy
+        self.verdicts = verdicts
+        self.unexpected = unexpected
+        self.untrackedUnexpectedSightings = untrackedUnexpectedSightings
+        self.otherManifestBeacons = otherManifestBeacons
+        self.sightings = sightings
+        self.ignoredSightings = ignoredSightings
+        self.duration = duration
+        self.endReason = endReason
+    }
+
+    /// True when every beacon is ok and nothing unexpected uses the fleet's UUIDs.
+    public var passed: Bool {
+        verdicts.allSatisfy { $0.status == .ok } && unexpected.isEmpty && untrackedUnexpectedSightings == 0
+    }
+
+    /// The unexpected identities told apart (at most `VerificationEngine.maximumTrackedUnexpected`).
+    public var unexpectedCount: Int { unexpected.count }
+
+    /// How many beacons got `status` (`unexpected` counts the unexpected identities).
+    public func count(_ status: VerdictStatus) -> Int {
+        status == .unexpected ? unexpectedCount : verdicts.count { $0.status == status }
+    }
+
+    /// The venues in manifest order, each with its verdicts.
+    public var verdictsByVenue: [(venueID: String, verdicts: [BeaconVerdict])] {
+        var order: [String] = []
+        var groups: [String: [BeaconVerdict]] = [:]
+        for verdict in verdicts {
+            let venue = verdict.beacon.venueID
+            if groups[venue] == nil { order.append(venue) }
+            groups[venue, default: []].append(verdict)
+        }
+        return order.map { ($0, groups[$0] ?? []) }
+    }
+}

@@ -1,0 +1,264 @@
+import BeaconCore
+import BeaconFleet
+import Foundation
+import HCI
+import Synchronization
+import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+@testable import BeaconCLI
+
+@Suite("beaconctl verify")
+struct VerifyCommandTests {
+    static let uuid = "04F6CBA0-321A-40F4-BDE2-A613959BBF4B"
+
+    /// A shop with a door and a till (calibrated −59 dBm), and a back room.
+    static let manifest = """
+        version: 1
+        fleet: corner-shop
+        uuid: \(uuid)
+        defaults:
+          measured_power: -59
+        venues:
+          - id: shop
+            major: 1
+            beacons:
+              - id: door
+                minor: 1
+              - id: till
+                minor: 2
+          - id: back
+            major: 2
+            beacons:
+              - id: store-room
+                minor: 1
+        """
+
+    /// `count` receptions of a 100 ms beacon, as JSON lines with their times.
+    static func lines(
+        major: Int, minor: Int, power: Int = -59, address: String, from start: Double = 0, count: Int = 10
+    ) -> [(time: Double, line: String)] {
+        (0..<count).map { index in
+            let time = start + Double(index) / 10
+            return (time, #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"measured_power":\#(power),"address":"\#(address)","address_random":true,"rssi":-70,"time":\#(time),"receiver":"hci1"}"#)
+        }
+    }
+
+    /// The receptions of several beacons in time order, as a scanner writes them.
+    static func recording(_ lines: [(time: Double, line: String)]...) -> String {
+        lines.joined().sorted { $0.time < $1.time }.map(\.line).joined(separator: "\n") + "\n"
+    }
+
+    static let allThere = recording(
+        lines(major: 1, minor: 1, address: "C0:00:00:00:01:01"),
+        lines(major: 1, minor: 2, address: "C0:00:00:00:01:02", from: 0.03),
+        lines(major: 2, minor: 1, address: "C0:00:00:00:02:01", from: 0.06))
+
+    private func files(recording: String = allThere) throws -> (ScratchFolder, manifest: String, input: String) {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", Self.manifest)
+        let input = try scratch.write("walk.jsonl", recording)
+        return (scratch, manifest, input)
+    }
+
+    // MARK: Verdicts from recordings
+
+    @Test("every beacon heard correctly: exit 0, a table per venue and a summary")
+    func allOk() async throws {
+        let (scratch, manifest, input) = try files()
+        let result = await runBeaconctl(["verify", manifest, "--input", input])
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "fleet corner-shop")
+        #expect(lines.contains("shop"))
+        #expect(lines.contains("back"))
+        #expect(lines.contains { $0.hasPrefix("  ok             door ") && $0.contains("\(Self.uuid)/1/1") })
+        // Decided 0.3 s after each one's third reception: the rest of the file is not read.
+        #expect(result.output.hasSuffix(
+            "passed: 3 beacons: 3 ok; 17 sightings in 0.6 s (every beacon decided)\n"), "\(result.output)")
+        #expect(!result.output.contains("\u{1B}["), "no colour off a terminal")
+        _ = scratch
+    }
+
+    @Test("faults give exit 1 and say what to do; a recording is judged to its end")
+    func findings() async throws {
+        let (scratch, manifest, input) = try files(recording: Self.recording(
+            Self.lines(major: 1, minor: 1, power: -40, address: "C0:00:00:00:01:01"),
+            Self.lines(major: 1, minor: 9, address: "C0:00:00:00:01:09", count: 3)))
+        let result = await runBeaconctl(["verify", manifest, "--input", input])
+        #expect(result.status == 1)
+        #expect(result.output.contains("  wrong-power    door "))
+        #expect(result.output.contains("measured power -40 dBm (5 times) on the air, expected -59 dBm"))
+        #expect(result.output.contains("  missing        till "))
+        #expect(result.output.contains("not heard in the 0.9 s of input"))
+        #expect(result.output.contains("  unexpected     — "))
+        #expect(result.output.contains("\(Self.uuid)/1/9"))
+        #expect(result.output.contains("major 1 is venue shop's"))
+        #expect(result.output.hasSuffix(
+            "failed: 3 beacons: 2 missing, 1 wrong-power; 1 unexpected; 13 sightings in 0.9 s (end of input)\n"),
+            "\(result.output)")
+        _ = scratch
+    }
+
+    @Test("--venue judges one venue; the others heard are listed, not judged")
+    func oneVenue() async throws {
+        let (scratch, manifest, input) = try files()
+        let result = await runBeaconctl(["verify", manifest, "--input", input, "--venue", "back"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("fleet corner-shop, venue back"))
+        #expect(result.output.contains("also heard, outside this pass: door (6×), till (6×)"))
+        #expect(result.output.contains("passed: 1 beacon: 1 ok"))
+        _ = scratch
+    }
+
+    @Test("--timeout cuts a recording short: what was not heard by then is missing")
+    func timeoutOnARecording() async throws {
+        let late = Self.recording(
+            Self.lines(major: 1, minor: 1, address: "C0:00:00:00:01:01"),
+            Self.lines(major: 1, minor: 2, address: "C0:00:00:00:01:02", from: 3),
+            Self.lines(major: 2, minor: 1, address: "C0:00:00:00:02:01"))
+        let (scratch, manifest, input) = try files(recording: late)
+        let result = await runBeaconctl(["verify", manifest, "--input", input, "--timeout", "2", "--format", "json"])
+        #expect(result.status == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(document["end"] as? String == "timeout")
+        let statuses = (document["beacons"] as? [[String: Any]])?.map { $0["status"] as? String }
+        #expect(statuses == ["ok", "missing", "ok"])
+        _ = scratch
+    }
+
+    @Test("a btsnoop capture is recognised by its magic and replayed on its own clock")
+    func btsnoopCapture() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", Self.manifest)
+        let capture = scratch.path + "/walk.btsnoop"
+        // Record times: 100 ms apart, from an arbitrary wall-clock start.
+        let tick = Mutex<Int64>(1_700_000_000_000_000)
+        let writer = try BTSnoopWriter(path: capture) {
+            tick.withLock { value in
+                defer { value += 33_333 }
+                return value
+            }
+        }
+        let beacons: [(minor: UInt16, major: UInt16, address: String)] = [
+            (1, 1, "C0:00:00:00:01:01"), (2, 1, "C0:00:00:00:01:02"), (1, 2, "C0:00:00:00:02:01"),
+        ]
+        let uuid = try ProximityUUID(parsing: Self.uuid)
+        for _ in 0..<8 {
+            for beacon in beacons {
+                let frame = IBeaconAdvertisement(
+                    identity: BeaconIdentity(uuid: uuid, major: beacon.major, minor: beacon.minor), measuredPower: -59)
+                let report = LEAdvertisingReport(
+                    eventType: .advNonconnInd, addressType: .random, address: try #require(BluetoothAddress(beacon.address)),
+                    data: frame.advertisingData, rssi: -65)
+                try writer.write(try HCIEvent.le(.advertisingReport([report])).packet(), direction: .controllerToHost)
+            }
+        }
+        writer.close()
+
+        let result = await runBeaconctl(["verify", manifest, "--input", capture, "--format", "markdown"])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.hasPrefix("## beaconctl verify: fleet corner-shop — passed\n"))
+        #expect(result.output.contains("| shop | door | `\(Self.uuid)/1/1` | ok | "))
+    }
+
+    @Test("--report writes every format given, by extension or --report-format")
+    func reportFiles() async throws {
+        let (scratch, manifest, input) = try files()
+        let junit = scratch.path + "/verify.xml"
+        let markdown = scratch.path + "/verify.md"
+        let json = scratch.path + "/verify.report"
+        let result = await runBeaconctl([
+            "verify", manifest, "--input", input, "--report", json, "--report-format", "json", "--report", junit,
+            "--report", markdown, "--format", "json",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        let parser = XMLParser(data: try Data(contentsOf: URL(fileURLWithPath: junit)))
+        #expect(parser.parse(), "the JUnit report is XML")
+        #expect(try scratch.read("verify.md").hasPrefix("## beaconctl verify: "))
+        let fileJSON = try JSONSerialization.jsonObject(with: Data(try scratch.read("verify.report").utf8)) as? [String: Any]
+        #expect(fileJSON?["schema"] as? String == "beaconctl.verify/1")
+        #expect(result.output.hasPrefix("{"), "--format json on standard output")
+    }
+
+    // MARK: Refusals
+
+    @Test("usage errors exit 2 and name the problem", arguments: [
+        ([], "Name the manifest to verify against"),
+        (["m.yaml", "--input", "x.jsonl", "--hci", "hci1"], "--input reads a recording and --hci/--snoop drive a controller"),
+        (["m.yaml", "--timeout", "0"], "--timeout must be a positive number of seconds; got 0.0."),
+        (["m.yaml", "--required-sightings", "0"], "--required-sightings must be at least 1; got 0."),
+        (["m.yaml", "--report", "out.data"], "cannot tell the format of report `out.data` from its extension"),
+        (["m.yaml", "--report-format", "json"], "1 --report-format for 0 --report"),
+        (["m.yaml", "--format", "yaml"], "yaml"),
+    ])
+    func usageErrors(arguments: [String], message: String) async {
+        let result = await runBeaconctl(["verify"] + arguments)
+        #expect(result.status == 2)
+        #expect(result.output.isEmpty)
+        #expect(result.error.contains(message), "\(result.error)")
+    }
+
+    @Test("an unknown venue lists the venues, exit 2")
+    func unknownVenue() async throws {
+        let (scratch, manifest, input) = try files()
+        let result = await runBeaconctl(["verify", manifest, "--input", input, "--venue", "attic"])
+        #expect(result.status == 2)
+        #expect(result.error.contains("the manifest has no venue `attic`; its venues: shop, back"))
+        _ = scratch
+    }
+
+    @Test("a manifest with errors is refused with exit 1, before listening")
+    func brokenManifest() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", Self.manifest.replacingOccurrences(of: "minor: 2", with: "minor: 1"))
+        let result = await runBeaconctl(["verify", manifest, "--input", "/nonexistent.jsonl"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("error[duplicate-identity]"))
+    }
+
+    @Test("an unreadable or malformed recording is an input error naming the place, exit 2")
+    func badInput() async throws {
+        let (scratch, manifest, _) = try files()
+        let missing = await runBeaconctl(["verify", manifest, "--input", scratch.path + "/none.jsonl"])
+        #expect(missing.status == 2)
+        #expect(missing.error.contains("none.jsonl"), "\(missing.error)")
+
+        // Before every beacon is decided: a bad line is reported, not skipped.
+        let lines = Self.allThere.split(separator: "\n")
+        let broken = try scratch.write("broken.jsonl", lines.prefix(4).joined(separator: "\n") + "\n{\"uuid\": 12}\n")
+        let malformed = await runBeaconctl(["verify", manifest, "--input", broken])
+        #expect(malformed.status == 2, "\(malformed.output)")
+        #expect(malformed.output.isEmpty, "no report from a stream that broke off")
+        #expect(malformed.error.contains("broken.jsonl: line 5: \"uuid\" must be a string"), "\(malformed.error)")
+    }
+
+    @Test("the help names both inputs and the report formats")
+    func help() async {
+        let result = await runBeaconctl(["verify", "--help"])
+        #expect(result.status == 0)
+        for flag in ["--hci", "--input", "--venue", "--timeout", "--format", "--report", "--report-format"] {
+            #expect(result.output.contains(flag), "\(flag) missing from the help")
+        }
+    }
+}
+
+@Suite("beaconctl verify on a terminal")
+struct VerifyTerminalTests {
+    @Test("progress is drawn in place on standard error and erased before the report; the report is coloured")
+    func progressAndColour() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", VerifyCommandTests.manifest)
+        let input = try scratch.write("walk.jsonl", VerifyCommandTests.allThere)
+        let result = await runBeaconctl(["verify", manifest, "--input", input], terminal: true)
+        #expect(result.status == 0)
+        #expect(result.error.hasPrefix("\r\u{1B}[Kverify: "), "\(result.error.debugDescription)")
+        #expect(result.error.hasSuffix("\r\u{1B}[K"), "the line is erased at the end")
+        #expect(result.output.contains("\u{1B}[1;32mok"), "verdicts coloured on a terminal")
+        let plain = await runBeaconctl(["verify", manifest, "--input", input], terminal: true, environment: ["NO_COLOR": "1"])
+        #expect(!plain.output.contains("\u{1B}["))
+    }
+}

@@ -1,0 +1,110 @@
+import BeaconCore
+import Synchronization
+import Testing
+
+@testable import BeaconFleet
+
+@Suite("BeaconVerifier: replaying and listening", .timeLimit(.minutes(1)))
+struct VerifierRunTests {
+    let door = Script.identity(minor: 1)
+    let till = Script.identity(minor: 2)
+
+    struct SourceFailed: Error, Equatable {}
+
+    private func stream(_ sightings: [Sighting], failing: Bool = false) -> AsyncThrowingStream<Sighting, any Error> {
+        AsyncThrowingStream { continuation in
+            for sighting in sightings { continuation.yield(sighting) }
+            continuation.finish(throwing: failing ? SourceFailed() : nil)
+        }
+    }
+
+    @Test("replay: the capture's clock, from its first sighting")
+    func replayUsesTheSightingsClock() async throws {
+        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy())
+        // Capture times are seconds since some epoch; only differences matter.
+        let sightings = Script.train(door, from: 5000, count: 8)
+        let result = try await verifier.run(stream(sightings), timing: .replay)
+        #expect(result.verdicts.map(\.status) == [.ok])
+        #expect(result.endReason == .allDecided)
+        #expect(abs(result.duration - 0.5) < 1e-6, "decided at the sighting 0.5 s into the capture")
+    }
+
+    @Test("replay: the end of the input judges what is open")
+    func replayInputEnds() async throws {
+        let verifier = BeaconVerifier(
+            plan: try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)]),
+            policy: VerificationPolicy(timeout: .infinity))
+        let updates = Mutex<[VerificationEvent]>([])
+        let result = try await verifier.run(stream(Script.train(door, count: 20)), timing: .replay) { _, events in
+            updates.withLock { $0 += events }
+        }
+        #expect(result.verdicts.map(\.status) == [.ok, .missing])
+        #expect(result.endReason == .inputEnded)
+        #expect(abs(result.duration - 1.9) < 1e-9)
+        #expect(updates.withLock { $0.last } == .finished(.inputEnded))
+    }
+
+    @Test("replay: an error from the source ends the pass with it")
+    func replayError() async throws {
+        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy())
+        await #expect(throws: SourceFailed.self) {
+            _ = try await verifier.run(stream(Script.train(door, count: 2), failing: true), timing: .replay)
+        }
+    }
+
+    @Test("live: decided once the settle window passes on the wall clock, then stops")
+    func liveEarlyStop() async throws {
+        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 20))
+        let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        // The stream stays open: only the decision may end the pass.
+        for sighting in Script.train(door, count: 3) { continuation.yield(sighting) }
+        let started = ContinuousClock.now
+        let result = try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)))
+        let took = ContinuousClock.now - started
+        continuation.finish()
+        #expect(result.endReason == .allDecided)
+        #expect(result.verdicts.map(\.status) == [.ok])
+        #expect(result.duration >= 0.3, "not before the settle window closed")
+        #expect(took < .seconds(5), "ended by the decision, not the 20 s timeout (took \(took))")
+    }
+
+    @Test("live: the timeout comes on a silent air")
+    func liveTimeout() async throws {
+        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 0.3))
+        let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        defer { continuation.finish() }
+        let result = try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)))
+        #expect(result.endReason == .timeout)
+        #expect(result.verdicts.map(\.status) == [.missing])
+        #expect(result.duration == 0.3)
+    }
+
+    @Test("live: cancelling the task ends the pass as interrupted, with verdicts from what was heard")
+    func liveCancelled() async throws {
+        let verifier = BeaconVerifier(
+            plan: try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)]),
+            policy: VerificationPolicy(timeout: 60))
+        let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        for sighting in Script.train(door, count: 2) { continuation.yield(sighting) }
+        let heard = Mutex(0)
+        let run = Task {
+            try await verifier.run(sightings, timing: .live(tick: .milliseconds(10))) { progress, _ in
+                heard.withLock { $0 = progress.sightings }
+            }
+        }
+        while heard.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        run.cancel()
+        let result = try await run.value
+        continuation.finish()
+        #expect(result.endReason == .interrupted)
+        #expect(result.verdicts.map(\.status) == [.weak, .missing])
+    }
+
+    @Test("live: a failing source (a controller gone) ends the pass with its error")
+    func liveError() async throws {
+        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        await #expect(throws: SourceFailed.self) {
+            _ = try await verifier.run(stream([], failing: true), timing: .live)
+        }
+    }
+}
