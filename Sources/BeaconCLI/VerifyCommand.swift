@@ -128,9 +128,9 @@ struct VerifyCommand: AsyncParsableCommand {
             throw CommandFailure(.controller, error.message)
         }
         let session: ScanSession
-        do {
+        do throws(ScanError) {
             let scanner = BeaconScanner(
-                host: host, configuration: ScanConfiguration(isExclusive: ScanConfiguration.isExclusive(spec)), logger: logger)
+                host: host, configuration: ScanConfiguration(access: ControllerAccess(spec)), logger: logger)
             session = try await scanner.start()
         } catch {
             await host.close()

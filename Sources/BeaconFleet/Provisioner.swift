@@ -181,7 +181,7 @@ public struct BeaconProvisioner: Sendable {
         }
         do throws(ScanError) {
             let scanner = BeaconScanner(
-                host: host, configuration: ScanConfiguration(isExclusive: ScanConfiguration.isExclusive(listening)),
+                host: host, configuration: ScanConfiguration(access: ControllerAccess(listening)),
                 logger: logger)
             session = try await scanner.start()
         } catch {

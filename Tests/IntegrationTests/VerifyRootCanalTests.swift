@@ -122,7 +122,7 @@ struct VerifyRootCanalTests {
         let host = HostController(transport: try await ControllerTransports.open(spec), defaultTimeout: .seconds(5))
         let session: ScanSession
         do {
-            session = try await BeaconScanner(host: host, configuration: ScanConfiguration(isExclusive: true), logger: logger).start()
+            session = try await BeaconScanner(host: host, configuration: ScanConfiguration(access: .exclusive), logger: logger).start()
         } catch {
             await host.close()
             throw error
