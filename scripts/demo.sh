@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# The main job from a fresh clone: build beaconctl and validate the example fleets.
+# The main job from a fresh clone: build beaconctl, validate the example fleets, then for
+# every host of the donut chain advertise its beacons and verify them from a second
+# controller. Without Bluetooth hardware (or without BEACONCTL_HCI set) both controllers
+# are on the built-in virtual radio; set BEACONCTL_HCI=hci0 and BEACONCTL_VERIFY_HCI=hci1
+# (or tcp-client:HOST:PORT, serial:…) to run the same loop on real controllers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -7,5 +11,17 @@ scripts/bootstrap.sh
 swift build -c release --product beaconctl
 beaconctl=$(swift build -c release --show-bin-path)/beaconctl
 
+advertise_hci=${BEACONCTL_HCI:-virtual}
+verify_hci=${BEACONCTL_VERIFY_HCI:-$advertise_hci}
+
+echo
 echo "demo: beaconctl fleet validate fleets/"
 "$beaconctl" fleet validate fleets/
+
+manifest=fleets/jays-donuts.yaml
+hosts=$("$beaconctl" fleet export "$manifest" --format json | grep -o '"host": "[^"]*"' | cut -d'"' -f4 | sort -u)
+for host in $hosts; do
+    echo
+    echo "demo: beaconctl provision $manifest --host $host --hci $advertise_hci --verify-hci $verify_hci --once"
+    "$beaconctl" provision "$manifest" --host "$host" --hci "$advertise_hci" --verify-hci "$verify_hci" --once
+done
