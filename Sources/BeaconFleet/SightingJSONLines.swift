@@ -20,11 +20,11 @@ public enum SightingJSONLines {
         let identity = sighting.identity
         var line = "{\"uuid\":\"\(identity.uuid)\",\"major\":\(identity.major),\"minor\":\(identity.minor)"
         line += ",\"measured_power\":\(sighting.advertisement.measuredPower)"
-        line += ",\"address\":" + quoted(sighting.address)
+        line += ",\"address\":" + JSONText.stringLiteral(sighting.address)
         line += ",\"address_random\":\(sighting.addressIsRandom)"
         line += ",\"rssi\":" + (sighting.rssi.map(String.init) ?? "null")
         line += ",\"time\":" + timeText(sighting.time)
-        line += ",\"receiver\":" + quoted(sighting.receiver) + "}"
+        line += ",\"receiver\":" + JSONText.stringLiteral(sighting.receiver) + "}"
         return line
     }
 
@@ -69,7 +69,7 @@ public enum SightingJSONLines {
         let measuredPower = try fields.integer("measured_power", in: -128...127)
         let addressText = try fields.string("address")
         guard let address = BluetoothAddress(addressText) else {
-            throw SightingFields.Problem("\"address\" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got \(quoted(String(addressText.prefix(40))))")
+            throw SightingFields.Problem("\"address\" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got \(JSONText.stringLiteral(String(addressText.prefix(40))))")
         }
         let addressIsRandom = try fields.optionalBool("address_random") ?? false
         // 127 is HCI's "RSSI not available"; in a sighting that is written null.
@@ -100,26 +100,6 @@ public enum SightingJSONLines {
         digits = String(repeating: "0", count: 6 - digits.count) + digits
         while digits.hasSuffix("0") { digits.removeLast() }
         return sign + String(whole) + "." + digits
-    }
-
-    /// A JSON string literal: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16, uppercase: true)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }
 
@@ -197,7 +177,7 @@ private struct SightingFields {
 
     private static func kind(_ value: SightingJSONObjectReader.Value) -> String {
         switch value {
-        case .string(let text): return "the string \(SightingJSONLines.quoted(String(text.prefix(40))))"
+        case .string(let text): return "the string \(JSONText.stringLiteral(String(text.prefix(40))))"
         case .number(let text): return "the number \(text)"
         case .bool(let value): return "\(value)"
         case .null: return "null"

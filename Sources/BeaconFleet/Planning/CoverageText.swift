@@ -1,3 +1,4 @@
+import BeaconCore
 /// Numbers and text as coverage pictures and pages write them.
 
 /// `−85 dBm`, with a true minus sign for pictures and pages.
@@ -34,19 +35,5 @@ func signedText(_ value: Double) -> String {
 
 /// Text made safe for XML character data and attribute values.
 func xmlEscaped(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    for character in text.unicodeScalars {
-        switch character {
-        case "&": result += "&amp;"
-        case "<": result += "&lt;"
-        case ">": result += "&gt;"
-        case "\"": result += "&quot;"
-        case "'": result += "&apos;"
-        // XML 1.0 forbids most C0 controls even escaped; a manifest's text never needs them.
-        case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": result += "\u{FFFD}"
-        default: result.unicodeScalars.append(character)
-        }
-    }
-    return result
+    XMLText.escaped(text, inAttribute: true)
 }

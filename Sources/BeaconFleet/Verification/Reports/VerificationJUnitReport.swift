@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// The JUnit XML report, for CI systems: one test suite per venue, one test case per
 /// expected beacon (failing unless `ok`), and a suite `unexpected` with one failing case
 /// per identity nobody expected. Layout as read by Jenkins, GitLab and GitHub reporters
