@@ -64,8 +64,13 @@ let package = Package(
         .executableTarget(
             name: "manifest-benchmark", dependencies: ["FleetManifest", "CYAML"],
             swiftSettings: strict),
+<<<<<<< HEAD
         // Release-built benchmark: simulated advertising events per second of wall time.
         .executableTarget(name: "radio-benchmark", dependencies: ["VirtualRadio"], swiftSettings: strict),
+=======
+        // Release-built benchmark: ranging accuracy against simulated ground truth.
+        .executableTarget(name: "ranging-benchmark", dependencies: ["BeaconFleet"], swiftSettings: strict),
+>>>>>>> scan
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
@@ -77,6 +82,6 @@ let package = Package(
         .testTarget(name: "BeaconFleetTests", dependencies: ["BeaconFleet"], swiftSettings: strict),
         .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI"], swiftSettings: strict),
         .testTarget(
-            name: "IntegrationTests", dependencies: ["BeaconFleet", "HCI"], swiftSettings: strict),
+            name: "IntegrationTests", dependencies: ["BeaconFleet", "BeaconCLI", "HCI"], swiftSettings: strict),
     ]
 )

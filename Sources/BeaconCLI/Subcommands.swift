@@ -5,7 +5,9 @@ extension BeaconCtl {
     static let subcommandTypes: [any ParsableCommand.Type] = [
         FleetCommand.self,
         AdvertiseCommand.self,
+        ScanCommand.self,
         ControllersCommand.self,
+        DecodeCommand.self,
         PlanCommand.self,
     ]
 }

@@ -1,0 +1,23 @@
+import BeaconCore
+import BeaconFleet
+
+/// libFuzzer entry: text a user hands beaconctl.
+///
+/// One line of a JSON-lines sighting stream (and, when it decodes, the round trip through
+/// the encoder), and the hex reader of `beaconctl decode`. Built by scripts/fuzz.sh; not
+/// part of the SwiftPM package.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSightingLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    if let sighting = try? SightingJSONLines.decode(line: bytes, lineNumber: 1, source: "fuzz") {
+        let line = SightingJSONLines.encode(sighting)
+        guard let again = try? SightingJSONLines.decode(line: Array(line.utf8), lineNumber: 1, source: "fuzz") else {
+            fatalError("an encoded sighting does not decode: \(line)")
+        }
+        guard again.identity == sighting.identity, again.address == sighting.address, again.rssi == sighting.rssi,
+              again.receiver == sighting.receiver, abs(again.time - sighting.time) <= 1e-6 * max(1, abs(sighting.time))
+        else { fatalError("the JSON-lines round trip changed the sighting: \(line)") }
+    }
+    _ = try? DecodeHex.bytes(from: String(decoding: bytes, as: UTF8.self))
+    return 0
+}

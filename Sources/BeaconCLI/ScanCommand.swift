@@ -1,0 +1,335 @@
+import ArgumentParser
+import BeaconCore
+import BeaconFleet
+import FleetManifest
+import HCI
+import Logging
+import Synchronization
+
+/// `beaconctl scan`: iBeacons on the air (or in a recording), ranged.
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Scan for iBeacons and range them: identity, RSSI, filtered RSSI, distance and proximity.",
+        discussion: """
+            On a terminal the table is redrawn in place, nearest beacon first; otherwise (or \
+            with --format jsonl) every sighting is written as one JSON line, the format \
+            --input and `verify --input` read back (docs/sightings.md). Text output that is \
+            not a terminal gets the table once, when the scan ends.
+            Scanning is passive and continuous (window = interval = 100 ms), with duplicate \
+            filtering off. Ctrl-C or SIGTERM stops it cleanly. Ranging is described in \
+            docs/ranging.md.
+            Exit codes: 0 the scan ran (and was stopped); 1 the manifest has errors; 2 a usage \
+            error or an unreadable --input; 3 the controller failed.
+            """)
+
+    enum Format: String, CaseIterable, ExpressibleByArgument {
+        case text, jsonl
+    }
+
+    enum Family: String, CaseIterable, ExpressibleByArgument {
+        case auto, legacy, extended
+
+        var choice: ScanFamilyChoice {
+            switch self {
+            case .auto: return .auto
+            case .legacy: return .legacy
+            case .extended: return .extended
+            }
+        }
+    }
+
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var controller: ScanHCIOptions
+
+    @Option(help: ArgumentHelp("Only beacons with this proximity UUID.", valueName: "uuid"))
+    var uuid: String?
+
+    @Option(help: ArgumentHelp("Only this major (needs --uuid).", valueName: "major"))
+    var major: Int?
+
+    @Option(help: ArgumentHelp("Only this minor (needs --major).", valueName: "minor"))
+    var minor: Int?
+
+    @Option(help: ArgumentHelp("Name beacons by their id in these manifests (files or folders).", valueName: "path"))
+    var manifest: [String] = []
+
+    @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop capture ('-' for standard input).", valueName: "file"))
+    var input: String?
+
+    @Option(help: ArgumentHelp("Stop after this many seconds (of the recording, with --input).", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(help: "Output: text (a table) or jsonl (one sighting per line). Default: text on a terminal, jsonl otherwise.")
+    var format: Format?
+
+    @Option(help: ArgumentHelp("Path-loss exponent of the distance model: 2 in free space, 2–4 indoors.", valueName: "n"))
+    var pathLossExponent: Double = 2
+
+    @Option(help: "Scanning commands: auto (extended when the controller has LE feature bit 12), legacy or extended.")
+    var family: Family = .auto
+
+    @Option(help: ArgumentHelp("Scan interval in milliseconds (2.5 to 10240).", valueName: "ms"))
+    var interval: Double?
+
+    @Option(help: ArgumentHelp("Scan window in milliseconds, at most the interval (default: the interval).", valueName: "ms"))
+    var window: Double?
+
+    func validate() throws {
+        if let uuid {
+            do {
+                _ = try ProximityUUID(parsing: uuid)
+            } catch {
+                throw ValidationError("--uuid \(uuid): \(error)")
+            }
+        }
+        if major != nil && uuid == nil {
+            throw ValidationError("--major needs --uuid: a region is a UUID, optionally narrowed by major, then by minor.")
+        }
+        if minor != nil && major == nil {
+            throw ValidationError("--minor needs --major: a region narrows by minor only within a major (UUID, UUID+major, UUID+major+minor).")
+        }
+        for (name, value) in [("--major", major), ("--minor", minor)] {
+            if let value, !(0...65_535).contains(value) {
+                throw ValidationError("\(name) must be 0 to 65535; got \(value).")
+            }
+        }
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration must be a positive number of seconds; got \(duration).")
+        }
+        guard pathLossExponent.isFinite, (1...6).contains(pathLossExponent) else {
+            throw ValidationError("--path-loss-exponent must be between 1 and 6 (2 in free space, 2–4 indoors); got \(pathLossExponent).")
+        }
+        if input != nil {
+            let controllerFlags = [
+                controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" },
+                family != .auto ? "--family" : nil, interval.map { _ in "--interval" }, window.map { _ in "--window" },
+            ].compactMap { $0 }
+            if !controllerFlags.isEmpty {
+                throw ValidationError("--input ranges a recording; \(controllerFlags.joined(separator: ", ")) drive\(controllerFlags.count == 1 ? "s" : "") a controller: pass one or the other.")
+            }
+        }
+        _ = try scanTiming()
+    }
+
+    /// The scan interval and window from the options, checked.
+    private func scanTiming() throws -> (interval: ScanInterval?, window: ScanInterval?) {
+        func parse(_ milliseconds: Double?, _ name: String) throws -> ScanInterval? {
+            guard let milliseconds else { return nil }
+            do {
+                let value = try ScanInterval(milliseconds: milliseconds)
+                guard value.isLegacyCompatible else {
+                    throw ValidationError("\(name) must be between 2.5 and 10240 ms; got \(milliseconds).")
+                }
+                return value
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw ValidationError("\(name) must be between 2.5 and 10240 ms; got \(milliseconds).")
+            }
+        }
+        let interval = try parse(interval, "--interval")
+        let window = try parse(window, "--window")
+        let effectiveInterval = interval ?? (try? ScanInterval(milliseconds: ScanConfiguration.defaultMilliseconds))
+        if let window, let effectiveInterval, window > effectiveInterval {
+            throw ValidationError("--window (\(window)) must not be longer than the scan interval (\(effectiveInterval)).")
+        }
+        return (interval, window)
+    }
+
+    func run() async throws {
+        let console = Console.current
+        let logger = globals.makeLogger()
+        let names = try loadManifestNames()
+        let outputFormat = format ?? (console.standardOutputIsTerminal ? .text : .jsonl)
+        var ranging = RangingConfiguration(distanceModel: DistanceModel(pathLossExponent: pathLossExponent))
+        if input != nil {
+            // A recording is ranged as a whole: its last table lists every beacon heard in it.
+            ranging.forgetAfter = .infinity
+        }
+        let run = ScanRun(
+            region: try region(), ranging: ranging,
+            table: ScanTable(names: names, style: globals.style()), writesSightings: outputFormat == .jsonl)
+        if let input {
+            try await rangeRecording(input, run: run, logger: logger)
+            if outputFormat == .text {
+                let time = run.latestTime ?? 0
+                let header = "\(input == "-" ? "<stdin>" : input): \(Self.count(run.sightingCount, "sighting")) of "
+                printFinalTable(run, at: time, header: header)
+            }
+        } else {
+            let live = outputFormat == .text && console.standardOutputIsTerminal
+            try await scanController(run: run, live: live, textAtEnd: outputFormat == .text, logger: logger)
+        }
+    }
+
+    // MARK: A controller
+
+    private func scanController(run: ScanRun, live: Bool, textAtEnd: Bool, logger: Logger) async throws {
+        let console = Console.current
+        let spec = try controller.spec(environment: console.environment)
+        let timing = try scanTiming()
+        let host = try await controller.openHost(spec, logger: logger)
+        let scanner = BeaconScanner(
+            host: host,
+            configuration: ScanConfiguration(
+                family: family.choice, interval: timing.interval, window: timing.window,
+                isExclusive: ScanConfiguration.isExclusive(spec), receiver: spec.description),
+            logger: logger)
+        let session: ScanSession
+        do {
+            session = try await scanner.start()
+        } catch {
+            await host.close()
+            throw CommandFailure(.controller, error.description)
+        }
+        let duration = self.duration
+        let header = "Scanning \(spec) (\(session.family) scanning)"
+        let display = ScanLiveDisplayBox()
+        var failure: (any Error)?
+        do {
+            try await ScanSignals.cancellingOnInterrupt {
+                try await Self.consume(session, run: run, duration: duration, live: live ? display : nil, header: header)
+            }
+        } catch is CancellationError {
+            // Ctrl-C or SIGTERM: a normal end.
+        } catch {
+            failure = error
+        }
+        await session.stop()
+        await host.close()
+        let elapsed = session.elapsed()
+        logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
+        if session.droppedSightingCount > 0 {
+            logger.warning("\(session.droppedSightingCount) sightings were dropped because output could not keep up")
+        }
+        if live {
+            let lines = Self.frameLines(run, at: elapsed, header: header)
+            console.write(display.frame(lines) + display.finish())
+        } else if textAtEnd {
+            printFinalTable(run, at: elapsed, header: header + ", \(ScanTable.decimal(elapsed, places: 1)) s: \(Self.count(run.sightingCount, "sighting")) of ")
+        }
+        if let failure {
+            throw CommandFailure(.controller, "\(failure)")
+        }
+    }
+
+    /// Reads sightings until the duration ends, the stream fails, or the task is cancelled;
+    /// redraws the live table twice a second meanwhile.
+    private static func consume(
+        _ session: ScanSession, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String
+    ) async throws {
+        let console = Console.current
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for try await sighting in session.sightings {
+                    run.take(sighting)
+                }
+            }
+            if let duration {
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(Int64((duration * 1000).rounded())))
+                }
+            }
+            if let live {
+                group.addTask {
+                    while !Task.isCancelled {
+                        let now = session.elapsed()
+                        console.write(live.frame(frameLines(run, at: now, header: header)))
+                        try? await Task.sleep(for: .milliseconds(500))
+                    }
+                }
+            }
+            // Whichever ends first (the duration, a failed stream) ends the scan.
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private static func frameLines(_ run: ScanRun, at time: Double, header: String) -> [String] {
+        let beacons = run.snapshot(at: time)
+        let title = header + ", \(ScanTable.decimal(time, places: 1)) s: \(count(beacons.count, "beacon"))"
+        return [title, ""] + run.table.lines(beacons, at: time)
+    }
+
+    private func printFinalTable(_ run: ScanRun, at time: Double, header: String) {
+        let beacons = run.snapshot(at: time)
+        let console = Console.current
+        console.line(header + Self.count(beacons.count, "beacon"))
+        console.line()
+        for line in run.table.lines(beacons, at: time) { console.line(line) }
+    }
+
+    // MARK: A recording
+
+    private func rangeRecording(_ path: String, run: ScanRun, logger: Logger) async throws {
+        let recording: SightingInput
+        do {
+            recording = try await SightingSources.open(path: path)
+        } catch {
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+        let duration = self.duration
+        do {
+            try await ScanSignals.cancellingOnInterrupt {
+                switch recording {
+                case .capture(let capture):
+                    if let truncation = capture.truncation {
+                        logger.warning("\(path): \(truncation); ranging what precedes it")
+                    }
+                    logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(capture.recordCount)", "counts": "\(capture.counts)"])
+                    for sighting in capture.sightings {
+                        if Task.isCancelled || Self.isPastDuration(sighting, run: run, duration: duration) { break }
+                        run.take(sighting)
+                    }
+                case .jsonLines(let sightings):
+                    for try await sighting in sightings {
+                        if Self.isPastDuration(sighting, run: run, duration: duration) { break }
+                        run.take(sighting)
+                    }
+                }
+            }
+        } catch is CancellationError {
+            // Ctrl-C: range what was read.
+        } catch let error as SightingStreamError {
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+    }
+
+    private static func isPastDuration(_ sighting: Sighting, run: ScanRun, duration: Double?) -> Bool {
+        guard let duration, let first = run.firstTime else { return false }
+        return sighting.time > first + duration
+    }
+
+    // MARK: Options
+
+    private func region() throws -> BeaconRegion? {
+        guard let uuid else { return nil }
+        let parsed = try ProximityUUID(parsing: uuid)
+        return BeaconRegion(identifier: "scan", uuid: parsed, major: major.map(UInt16.init), minor: minor.map(UInt16.init))
+    }
+
+    private func loadManifestNames() throws -> [BeaconIdentity: String] {
+        guard !manifest.isEmpty else { return [:] }
+        let result = ManifestLoader.load(paths: manifest)
+        try reportBlockingDiagnostics(result)
+        return Dictionary(result.fleet.beacons.map { ($0.identity, $0.id) }) { first, _ in first }
+    }
+
+    static func count(_ value: Int, _ noun: String) -> String {
+        "\(value) \(noun)\(value == 1 ? "" : "s")"
+    }
+}
+
+/// The live display shared by the redraw task and the final frame.
+final class ScanLiveDisplayBox: Sendable {
+    private let display = Mutex(ScanLiveDisplay())
+
+    func frame(_ lines: [String]) -> String {
+        display.withLock { $0.frame(lines) }
+    }
+
+    func finish() -> String {
+        display.withLock { $0.finish() }
+    }
+}

@@ -1,0 +1,171 @@
+/// Ranging in the sense of CoreLocation's `didRangeBeacons`: fed with sightings, it keeps
+/// per beacon (identity and address) the RSSI history, and gives at any moment each
+/// beacon's filtered RSSI, distance estimate, proximity class and packet rate, nearest first.
+///
+/// Pure and clock-free: sightings carry their time, and snapshots are taken "as of" a time
+/// the caller gives, so the same input always yields the same output.
+public struct BeaconRanger: Sendable {
+    public let configuration: RangingConfiguration
+    private var tracks: [Key: Track] = [:]
+
+    /// A beacon: one identity from one address.
+    public struct Key: Hashable, Sendable {
+        public var identity: BeaconIdentity
+        public var address: String
+
+        public init(identity: BeaconIdentity, address: String) {
+            self.identity = identity
+            self.address = address
+        }
+    }
+
+    private struct Track: Sendable {
+        var addressIsRandom: Bool
+        var measuredPower: Int8
+        var rssi: Int?
+        var receiver: String
+        var filter: RSSIFilter
+        var packetTimes: PacketTimes
+        var packetCount: Int
+        var firstSeen: Double
+        var lastSeen: Double
+    }
+
+    public init(configuration: RangingConfiguration = RangingConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// Beacons currently tracked, forgotten ones excluded once `forgetStale` ran.
+    public var trackedCount: Int { tracks.count }
+
+    /// Takes one sighting into account. Sightings of a beacon are expected in time order;
+    /// an older one still counts as a packet but does not move `lastSeen` back.
+    public mutating func add(_ sighting: Sighting) {
+        guard sighting.time.isFinite else { return }
+        let key = Key(identity: sighting.identity, address: sighting.address)
+        if tracks[key] == nil {
+            makeRoom(at: sighting.time)
+            tracks[key] = Track(
+                addressIsRandom: sighting.addressIsRandom, measuredPower: sighting.advertisement.measuredPower,
+                rssi: nil, receiver: sighting.receiver,
+                filter: RSSIFilter(configuration: configuration.filter),
+                packetTimes: PacketTimes(window: configuration.filter.window),
+                packetCount: 0, firstSeen: sighting.time, lastSeen: sighting.time)
+        }
+        guard var track = tracks[key] else { return }
+        track.addressIsRandom = sighting.addressIsRandom
+        track.measuredPower = sighting.advertisement.measuredPower
+        track.rssi = sighting.rssi
+        track.receiver = sighting.receiver
+        track.packetCount += 1
+        track.packetTimes.add(sighting.time)
+        if let rssi = sighting.rssi { track.filter.add(Double(rssi), at: sighting.time) }
+        track.firstSeen = min(track.firstSeen, sighting.time)
+        track.lastSeen = max(track.lastSeen, sighting.time)
+        tracks[key] = track
+    }
+
+    public mutating func add<Sightings: Sequence<Sighting>>(contentsOf sightings: Sightings) {
+        for sighting in sightings { add(sighting) }
+    }
+
+    /// Every beacon heard within `forgetAfter` seconds before `time`, nearest first.
+    public func snapshot(at time: Double) -> [RangedBeacon] {
+        tracks.compactMap { key, track in
+            time - track.lastSeen > configuration.forgetAfter ? nil : ranged(key, track, at: time)
+        }
+        .sorted(by: RangedBeacon.nearestFirst)
+    }
+
+    /// One beacon as of `time`, or `nil` when it is not tracked.
+    public func beacon(_ key: Key, at time: Double) -> RangedBeacon? {
+        tracks[key].map { ranged(key, $0, at: time) }
+    }
+
+    /// Forgets the beacons unseen for more than `forgetAfter` seconds, and every sample
+    /// older than the filter window: call it now and then on a long-running scan.
+    public mutating func forgetStale(at time: Double) {
+        tracks = tracks.filter { time - $0.value.lastSeen <= configuration.forgetAfter }
+        for key in tracks.keys {
+            tracks[key]?.filter.expire(at: time)
+            tracks[key]?.packetTimes.expire(at: time)
+        }
+    }
+
+    private func ranged(_ key: Key, _ track: Track, at time: Double) -> RangedBeacon {
+        let filtered = track.filter.value(at: time)
+        let sampleCount = track.filter.sampleCount(at: time)
+        let powerIsPlausible = configuration.plausibleMeasuredPower.contains(Int(track.measuredPower))
+        var accuracy: Double?
+        if powerIsPlausible, let filtered {
+            accuracy = configuration.distanceModel.distance(rssi: filtered, measuredPower: Double(track.measuredPower))
+        }
+        let isCurrent = time - track.lastSeen <= configuration.unseenTimeout
+        let hasEnoughSamples = sampleCount >= max(1, configuration.minimumSamples)
+        if !isCurrent || !hasEnoughSamples { accuracy = nil }
+        return RangedBeacon(
+            identity: key.identity, address: key.address, addressIsRandom: track.addressIsRandom,
+            measuredPower: track.measuredPower, measuredPowerIsPlausible: powerIsPlausible,
+            rssi: track.rssi, filteredRSSI: filtered, accuracy: accuracy,
+            proximity: configuration.thresholds.classify(distance: accuracy),
+            packetsPerSecond: track.packetTimes.rate(at: time, firstSeen: track.firstSeen),
+            sampleCount: sampleCount, packetCount: track.packetCount,
+            firstSeen: track.firstSeen, lastSeen: track.lastSeen, receiver: track.receiver)
+    }
+
+    /// Forgets the beacon unseen longest when the table is full.
+    private mutating func makeRoom(at time: Double) {
+        guard tracks.count >= max(1, configuration.maximumTrackedBeacons) else { return }
+        if let stalest = tracks.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key {
+            tracks[stalest] = nil
+        }
+    }
+}
+
+/// The arrival times of a beacon's packets inside a window, for its packet rate.
+struct PacketTimes: Sendable {
+    let window: Double
+    private var times: [Double] = []
+    private var head = 0
+    /// A 100 ms beacon sends 10 packets/s; this bounds memory for one that floods.
+    private static let capacity = 1000
+
+    init(window: Double) {
+        self.window = window.isFinite && window > 0 ? window : 1
+    }
+
+    mutating func add(_ time: Double) {
+        times.append(time)
+        expire(at: time)
+        if times.count - head > Self.capacity { head = times.count - Self.capacity }
+        if head > 64, head * 2 > times.count {
+            times.removeFirst(head)
+            head = 0
+        }
+    }
+
+    mutating func expire(at time: Double) {
+        while head < times.count, times[head] < time - window { head += 1 }
+    }
+
+    /// Packets per second over the window ending at `time`. While the beacon has been
+    /// heard for less than the window, the rate is taken over the time since its first
+    /// packet (intervals between packets, so two packets 0.1 s apart make 10/s).
+    func rate(at time: Double, firstSeen: Double) -> Double? {
+        let start = time - window
+        let inWindow = times[head...].filter { $0 >= start && $0 <= time }
+        if firstSeen >= start {
+            let span = time - firstSeen
+            guard inWindow.count >= 2, span > 0 else { return nil }
+            return Double(inWindow.count - 1) / span
+        }
+        return Double(inWindow.count) / window
+    }
+}
+
+extension RSSIFilter {
+    /// Samples inside the window as seen at `time`.
+    func sampleCount(at time: Double) -> Int {
+        samples(at: time).count
+    }
+}

@@ -1,0 +1,207 @@
+import BeaconCore
+import HCI
+
+/// The JSON-lines form of a `Sighting`: one object per line, fields in this order
+/// (documented in docs/sightings.md, stable across versions):
+///
+///     {"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,
+///      "address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":12.345678,"receiver":"hci0"}
+///
+/// Reading is strict per line and lenient about the stream: blank lines are skipped, fields
+/// this version does not know are ignored, and any line that is not a valid sighting is an
+/// error naming the line and column (a skipped line would silently understate what was heard).
+public enum SightingJSONLines {
+    /// The longest line read, in bytes: a sighting takes under 300, so a longer line means
+    /// the input is not a sighting stream (a binary file, a log).
+    public static let maximumLineLength = 16_384
+
+    /// One line of JSON, without the newline.
+    public static func encode(_ sighting: Sighting) -> String {
+        let identity = sighting.identity
+        var line = "{\"uuid\":\"\(identity.uuid)\",\"major\":\(identity.major),\"minor\":\(identity.minor)"
+        line += ",\"measured_power\":\(sighting.advertisement.measuredPower)"
+        line += ",\"address\":" + quoted(sighting.address)
+        line += ",\"address_random\":\(sighting.addressIsRandom)"
+        line += ",\"rssi\":" + (sighting.rssi.map(String.init) ?? "null")
+        line += ",\"time\":" + timeText(sighting.time)
+        line += ",\"receiver\":" + quoted(sighting.receiver) + "}"
+        return line
+    }
+
+    /// Reads one line. Returns `nil` for a blank line; throws for anything else that is not
+    /// a sighting. `defaultReceiver` fills in a missing `receiver` field.
+    public static func decode(
+        line: some Collection<UInt8>, lineNumber: Int, source: String, defaultReceiver: String? = nil
+    ) throws(SightingStreamError) -> Sighting? {
+        let bytes = Array(line)
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+        func failure(_ reason: String, column: Int? = nil) -> SightingStreamError {
+            SightingStreamError(source: source, line: lineNumber, column: column, reason: reason)
+        }
+        guard bytes.count <= maximumLineLength else {
+            throw failure("the line is \(bytes.count) bytes long; a sighting takes a few hundred (is this a sighting stream?)")
+        }
+        let members: [(key: String, value: SightingJSONObjectReader.Value)]
+        do {
+            members = try SightingJSONObjectReader.members(of: bytes)
+        } catch {
+            throw failure(error.reason, column: error.column)
+        }
+        do {
+            return try sighting(from: SightingFields(members: members), defaultReceiver: defaultReceiver ?? source)
+        } catch {
+            throw failure(error.message)
+        }
+    }
+
+    private static func sighting(
+        from fields: SightingFields, defaultReceiver: String
+    ) throws(SightingFields.Problem) -> Sighting {
+        let uuidText = try fields.string("uuid")
+        let uuid: ProximityUUID
+        do {
+            uuid = try ProximityUUID(parsing: uuidText)
+        } catch {
+            throw SightingFields.Problem("\"uuid\": \(error)")
+        }
+        let major = try fields.integer("major", in: 0...65_535)
+        let minor = try fields.integer("minor", in: 0...65_535)
+        let measuredPower = try fields.integer("measured_power", in: -128...127)
+        let addressText = try fields.string("address")
+        guard let address = BluetoothAddress(addressText) else {
+            throw SightingFields.Problem("\"address\" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got \(quoted(String(addressText.prefix(40))))")
+        }
+        let addressIsRandom = try fields.optionalBool("address_random") ?? false
+        // 127 is HCI's "RSSI not available"; in a sighting that is written null.
+        let rssi = try fields.optionalInteger("rssi", in: -128...126, hint: "127 means \"not available\": write null")
+        let time = try fields.double("time")
+        let receiver = try fields.optionalString("receiver") ?? defaultReceiver
+        let advertisement = IBeaconAdvertisement(
+            identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
+            measuredPower: Int8(measuredPower))
+        return Sighting(
+            advertisement: advertisement, address: address.description, addressIsRandom: addressIsRandom,
+            rssi: rssi, time: time, receiver: receiver)
+    }
+
+    /// Seconds with microsecond resolution and no trailing zeros: `12.3456`, `0`, `-1.5`.
+    static func timeText(_ time: Double) -> String {
+        // Beyond ±9e12 s (285,000 years) microseconds no longer fit an Int64; JSON still
+        // takes Swift's shortest round-trip form.
+        guard time.isFinite else { return "null" }
+        guard abs(time) < 9e12 else { return "\(time)" }
+        let microseconds = Int64((time * 1_000_000).rounded())
+        let sign = microseconds < 0 ? "-" : ""
+        let magnitude = microseconds.magnitude
+        let whole = magnitude / 1_000_000
+        let fraction = magnitude % 1_000_000
+        guard fraction != 0 else { return sign + String(whole) }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 6 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return sign + String(whole) + "." + digits
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case let control where control.value < 0x20:
+                let hex = String(control.value, radix: 16, uppercase: true)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
+
+/// The members of one sighting object, read field by field with messages that say which
+/// field is wrong and what it should be.
+private struct SightingFields {
+    struct Problem: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    private let values: [String: SightingJSONObjectReader.Value]
+
+    init(members: [(key: String, value: SightingJSONObjectReader.Value)]) {
+        var values: [String: SightingJSONObjectReader.Value] = [:]
+        for member in members { values[member.key] = member.value }
+        self.values = values
+    }
+
+    func string(_ key: String) throws(Problem) -> String {
+        guard let value = try optionalString(key) else { throw Problem("missing field \"\(key)\"") }
+        return value
+    }
+
+    func optionalString(_ key: String) throws(Problem) -> String? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?: throw Problem("\"\(key)\" must be a string; got \(Self.kind(other))")
+        }
+    }
+
+    func integer(_ key: String, in range: ClosedRange<Int>) throws(Problem) -> Int {
+        guard let value = try optionalInteger(key, in: range) else {
+            throw Problem(values[key] == nil ? "missing field \"\(key)\"" : "\"\(key)\" must be an integer; got null")
+        }
+        return value
+    }
+
+    func optionalInteger(_ key: String, in range: ClosedRange<Int>, hint: String? = nil) throws(Problem) -> Int? {
+        switch values[key] {
+        case nil, .null?:
+            return nil
+        case .number(let text)?:
+            let expected = "an integer from \(range.lowerBound) to \(range.upperBound)"
+            guard let value = Int(text) else { throw Problem("\"\(key)\" must be \(expected); got \(text)") }
+            guard range.contains(value) else {
+                throw Problem("\"\(key)\" must be \(expected); got \(text)" + (hint.map { " (\($0))" } ?? ""))
+            }
+            return value
+        case let other?:
+            throw Problem("\"\(key)\" must be a number; got \(Self.kind(other))")
+        }
+    }
+
+    func double(_ key: String) throws(Problem) -> Double {
+        switch values[key] {
+        case nil: throw Problem("missing field \"\(key)\"")
+        case .number(let text)?:
+            guard let value = Double(text), value.isFinite else {
+                throw Problem("\"\(key)\" is out of range: \(text)")
+            }
+            return value
+        case let other?: throw Problem("\"\(key)\" must be a number of seconds; got \(Self.kind(other))")
+        }
+    }
+
+    func optionalBool(_ key: String) throws(Problem) -> Bool? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        case let other?: throw Problem("\"\(key)\" must be true or false; got \(Self.kind(other))")
+        }
+    }
+
+    private static func kind(_ value: SightingJSONObjectReader.Value) -> String {
+        switch value {
+        case .string(let text): return "the string \(SightingJSONLines.quoted(String(text.prefix(40))))"
+        case .number(let text): return "the number \(text)"
+        case .bool(let value): return "\(value)"
+        case .null: return "null"
+        case .nested: return "an array or object"
+        }
+    }
+}

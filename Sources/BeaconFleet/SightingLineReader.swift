@@ -1,0 +1,221 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The lines of a file or of standard input, as byte arrays without their `\n` (a `\r`
+/// before it is dropped too). Reading happens one chunk at a time as lines are consumed,
+/// on a dispatch queue rather than a Swift concurrency thread, so a pipe that waits for
+/// its writer never blocks the cooperative pool.
+///
+/// A line longer than `maximumLineLength` is cut there and returned as such; the reader
+/// never holds more than one chunk plus that many bytes, whatever the input.
+public struct SightingLineReader: AsyncSequence, Sendable {
+    public typealias Element = [UInt8]
+
+    private enum Origin: Sendable {
+        case path(String)
+        /// A reader already opened (and perhaps peeked at) by `SightingSources.open`.
+        case resumed(AsyncIterator)
+    }
+
+    private let origin: Origin
+    let maximumLineLength: Int
+
+    /// `-` reads standard input. The file is opened when iteration starts; a file that
+    /// cannot be opened ends the iteration with a `SightingStreamError`.
+    public init(path: String) {
+        self.init(path: path, maximumLineLength: SightingJSONLines.maximumLineLength + 1)
+    }
+
+    init(path: String, maximumLineLength: Int) {
+        self.origin = .path(path)
+        self.maximumLineLength = maximumLineLength
+    }
+
+    /// Continues an opened reader. Iterate it once: copies share the file.
+    init(resuming reader: AsyncIterator) {
+        self.origin = .resumed(reader)
+        self.maximumLineLength = SightingJSONLines.maximumLineLength + 1
+    }
+
+    /// Opens the file; fails with a message for the user.
+    func makeReader() throws(SightingStreamError) -> AsyncIterator {
+        switch origin {
+        case .resumed(let reader):
+            return reader
+        case .path(let path):
+            if path == "-" {
+                return AsyncIterator(descriptor: STDIN_FILENO, ownsDescriptor: false, limit: maximumLineLength, source: "<stdin>")
+            }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw SightingStreamError(source: path, reason: "cannot open it: \(String(cString: strerror(errno)))")
+            }
+            return AsyncIterator(descriptor: descriptor, ownsDescriptor: true, limit: maximumLineLength, source: path)
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        do {
+            return try makeReader()
+        } catch {
+            return AsyncIterator(openFailure: error)
+        }
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
+        private let file: DescriptorBox?
+        private let limit: Int
+        private let source: String
+        /// Bytes read and not yet returned start at `start`; `scanned` marks how far the
+        /// search for a newline got, so no byte is searched twice.
+        private var buffer: [UInt8] = []
+        private var start = 0
+        private var scanned = 0
+        private var reachedEnd = false
+        private var openFailure: SightingStreamError?
+
+        fileprivate init(descriptor: Int32, ownsDescriptor: Bool, limit: Int, source: String) {
+            self.file = DescriptorBox(descriptor: descriptor, owned: ownsDescriptor)
+            self.limit = Swift.max(1, limit)
+            self.source = source
+        }
+
+        fileprivate init(openFailure: SightingStreamError) {
+            self.file = nil
+            self.limit = 1
+            self.source = openFailure.source
+            self.openFailure = openFailure
+        }
+
+        public mutating func next() async throws -> [UInt8]? {
+            if let openFailure {
+                self.openFailure = nil
+                reachedEnd = true
+                throw openFailure
+            }
+            guard let file else { return nil }
+            while true {
+                if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
+                    return takeLine(upTo: newline, skipping: 1)
+                }
+                scanned = buffer.count
+                if buffer.count - start >= limit {
+                    // No newline within the limit: hand the bytes over; the decoder refuses them.
+                    return takeLine(upTo: start + limit, skipping: 0)
+                }
+                if reachedEnd {
+                    guard start < buffer.count else { return nil }
+                    return takeLine(upTo: buffer.count, skipping: 0)
+                }
+                try await fill(from: file)
+            }
+        }
+
+        /// The first `count` bytes not yet returned (fewer at the end of the input), without
+        /// consuming them.
+        mutating func peek(_ count: Int) async throws -> [UInt8] {
+            if let openFailure { throw openFailure }
+            guard let file else { return [] }
+            while buffer.count - start < count, !reachedEnd {
+                try await fill(from: file)
+            }
+            return Array(buffer[start..<Swift.min(buffer.count, start + count)])
+        }
+
+        /// Everything not returned yet, to the end of the input.
+        mutating func readRemaining() async throws -> [UInt8] {
+            if let openFailure { throw openFailure }
+            guard let file else { return [] }
+            while !reachedEnd {
+                try await fill(from: file)
+            }
+            defer {
+                buffer.removeAll()
+                start = 0
+                scanned = 0
+            }
+            return Array(buffer[start...])
+        }
+
+        private mutating func fill(from file: DescriptorBox) async throws {
+            switch await file.readChunk() {
+            case .success(let chunk):
+                if chunk.isEmpty {
+                    reachedEnd = true
+                } else {
+                    compact()
+                    buffer += chunk
+                }
+            case .failure(let reason):
+                reachedEnd = true
+                throw SightingStreamError(source: source, reason: "cannot read it: \(reason)")
+            }
+        }
+
+        /// The bytes from `start` to `end` (a `\r` before the end dropped), then skips
+        /// `skipping` bytes (the newline).
+        private mutating func takeLine(upTo end: Int, skipping: Int) -> [UInt8] {
+            var line = Array(buffer[start..<end])
+            if line.last == 0x0D { line.removeLast() }
+            start = end + skipping
+            scanned = start
+            return line
+        }
+
+        /// Drops the bytes already returned before the buffer grows.
+        private mutating func compact() {
+            guard start > 0 else { return }
+            buffer.removeFirst(start)
+            scanned -= start
+            start = 0
+        }
+    }
+}
+
+/// A file descriptor read on its own serial queue; closed when the last reference goes.
+private final class DescriptorBox: Sendable {
+    let descriptor: Int32
+    let owned: Bool
+    private let queue = DispatchQueue(label: "beaconctl.sighting-lines")
+    static let chunkSize = 64 * 1024
+
+    init(descriptor: Int32, owned: Bool) {
+        self.descriptor = descriptor
+        self.owned = owned
+    }
+
+    deinit {
+        if owned { close(descriptor) }
+    }
+
+    enum ReadResult: Sendable {
+        case success([UInt8])
+        case failure(String)
+    }
+
+    func readChunk() async -> ReadResult {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+                while true {
+                    let count = chunk.withUnsafeMutableBytes { read(self.descriptor, $0.baseAddress, $0.count) }
+                    if count >= 0 {
+                        chunk.removeLast(chunk.count - count)
+                        continuation.resume(returning: .success(chunk))
+                        return
+                    }
+                    if errno == EINTR { continue }
+                    continuation.resume(returning: .failure(String(cString: strerror(errno))))
+                    return
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import BeaconCore
+import HCI
+
+/// Where recorded sightings come from: JSON lines (what `scan --format jsonl` writes) and
+/// btsnoop captures. `verify --input` and `scan --input` read through these.
+public enum SightingSources {
+    /// The sightings of JSON lines, lazily: one per non-blank line, an error naming the
+    /// line at the first line that is not a sighting.
+    public static func jsonLines<Lines: AsyncSequence>(
+        _ lines: Lines, source: String
+    ) -> SightingJSONLineSequence<Lines> where Lines.Element == String {
+        SightingJSONLineSequence(lines: lines, source: source) { Array($0.utf8) }
+    }
+
+    /// The sightings of a JSON-lines file (`-` for standard input), read as consumed.
+    public static func jsonLines(path: String) -> SightingJSONLineSequence<SightingLineReader> {
+        SightingJSONLineSequence(lines: SightingLineReader(path: path), source: displayName(path)) { $0 }
+    }
+
+    /// The sightings of JSON-lines text held in memory.
+    public static func jsonLines(text: String, source: String) throws(SightingStreamError) -> [Sighting] {
+        var sightings: [Sighting] = []
+        for (index, line) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let bytes = line.last == 0x0D ? line.dropLast() : line[...]
+            if let sighting = try SightingJSONLines.decode(line: bytes, lineNumber: index + 1, source: source) {
+                sightings.append(sighting)
+            }
+        }
+        return sightings
+    }
+
+    /// The sightings of a btsnoop capture file. A capture cut short inside its last record
+    /// yields what precedes it; `SightingCapture` says whether that happened.
+    public static func btsnoop(path: String) throws(SightingStreamError) -> [Sighting] {
+        try btsnoopCapture(path: path).sightings
+    }
+
+    /// A btsnoop capture file with its counts.
+    public static func btsnoopCapture(path: String) throws(SightingStreamError) -> SightingCapture {
+        let reader: BTSnoopReader
+        do {
+            reader = try BTSnoopReader(contentsOf: path)
+        } catch {
+            throw SightingStreamError(source: path, reason: error.description)
+        }
+        return try SightingCapture(reader: reader, source: path)
+    }
+
+    /// Opens a recorded input of either kind (`-` for standard input), telling them apart
+    /// by the btsnoop magic at the start: a capture is read whole, JSON lines as consumed.
+    public static func open(path: String) async throws(SightingStreamError) -> SightingInput {
+        let source = displayName(path)
+        var lines = try SightingLineReader(path: path).makeReader()
+        let prefix: [UInt8]
+        do {
+            prefix = try await lines.peek(BTSnoopFormat.magic.count)
+        } catch {
+            throw SightingStreamError(source: source, reason: "cannot read it: \(error)")
+        }
+        if SightingCapture.looksLikeBTSnoop(prefix) {
+            let bytes: [UInt8]
+            do {
+                bytes = try await lines.readRemaining()
+            } catch {
+                throw SightingStreamError(source: source, reason: "cannot read it: \(error)")
+            }
+            return .capture(try SightingCapture(bytes: bytes, source: source))
+        }
+        return .jsonLines(SightingJSONLineSequence(lines: SightingLineReader(resuming: lines), source: source) { $0 })
+    }
+
+    /// `<stdin>` for `-`, the path otherwise.
+    static func displayName(_ path: String) -> String {
+        path == "-" ? "<stdin>" : path
+    }
+}
+
+/// A recorded sighting input, as `SightingSources.open(path:)` found it.
+public enum SightingInput: Sendable {
+    case capture(SightingCapture)
+    case jsonLines(SightingJSONLineSequence<SightingLineReader>)
+}
+
+/// Sightings decoded from a sequence of JSON lines, in order. Blank lines are skipped; the
+/// first bad line ends the sequence with a `SightingStreamError` naming it.
+public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
+    public typealias Element = Sighting
+
+    private let lines: Lines
+    private let source: String
+    private let bytes: @Sendable (Lines.Element) -> [UInt8]
+
+    init(lines: Lines, source: String, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
+        self.lines = lines
+        self.source = source
+        self.bytes = bytes
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(lines: lines.makeAsyncIterator(), source: source, bytes: bytes)
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private var lines: Lines.AsyncIterator
+        private let source: String
+        private let bytes: @Sendable (Lines.Element) -> [UInt8]
+        private var lineNumber = 0
+        private var finished = false
+
+        init(lines: Lines.AsyncIterator, source: String, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
+            self.lines = lines
+            self.source = source
+            self.bytes = bytes
+        }
+
+        public mutating func next() async throws -> Sighting? {
+            guard !finished else { return nil }
+            do {
+                while let line = try await lines.next() {
+                    lineNumber += 1
+                    if let sighting = try SightingJSONLines.decode(line: bytes(line), lineNumber: lineNumber, source: source) {
+                        return sighting
+                    }
+                }
+            } catch {
+                finished = true
+                throw error
+            }
+            finished = true
+            return nil
+        }
+    }
+}
+
+extension SightingJSONLineSequence: Sendable where Lines: Sendable {}

@@ -1,0 +1,85 @@
+import Testing
+@testable import BeaconCore
+
+@Suite("RSSI filter")
+struct RSSIFilterTests {
+    @Test func trimsTheTopAndBottomTenPercent() throws {
+        // Ten readings: eight at −60, one 25 dB fade and one 10 dB spike. Ten percent of
+        // ten is one sample at each end: both outliers go, −60 remains.
+        var filter = RSSIFilter()
+        let readings: [Double] = [-60, -60, -85, -60, -60, -50, -60, -60, -60, -60]
+        for (index, rssi) in readings.enumerated() { filter.add(rssi, at: Double(index) * 0.1) }
+        #expect(try #require(filter.value(at: 0.9)) == -60)
+        // The plain mean would have followed the fade.
+        #expect(RSSIFilter.trimmedMean(readings, trimFraction: 0) == -61.5)
+    }
+
+    @Test func fewerThanTenSamplesAreAveragedWhole() throws {
+        var filter = RSSIFilter()
+        for (index, rssi) in [-70.0, -60, -65].enumerated() { filter.add(rssi, at: Double(index)) }
+        #expect(try #require(filter.value(at: 2)) == -65)
+    }
+
+    @Test func forgetsSamplesOlderThanTheWindow() throws {
+        var filter = RSSIFilter(configuration: .init(window: 2, maximumSamples: 100, trimFraction: 0))
+        filter.add(-90, at: 0)
+        filter.add(-90, at: 0.5)
+        filter.add(-60, at: 2.2)
+        filter.add(-62, at: 2.4)
+        // At 2.4 the window starts at 0.4: the reading at 0 is gone, the one at 0.5 stays.
+        #expect(try #require(filter.value(at: 2.4)) == (-90 - 60 - 62) / 3)
+        // Asked later, without new samples, the old ones drop out too.
+        #expect(try #require(filter.value(at: 3.0)) == -61)
+        #expect(filter.value(at: 10) == nil)
+        filter.expire(at: 10)
+        #expect(filter.sampleCount == 0)
+    }
+
+    @Test func keepsOnlyTheNewestSamplesBeyondTheCap() throws {
+        var filter = RSSIFilter(configuration: .init(window: 100, maximumSamples: 3, trimFraction: 0))
+        for (index, rssi) in [-90.0, -90, -60, -61, -62].enumerated() { filter.add(rssi, at: Double(index)) }
+        #expect(filter.sampleCount == 3)
+        #expect(try #require(filter.value(at: 4)) == -61)
+    }
+
+    @Test func ignoresReadingsAfterTheTimeAsked() throws {
+        var filter = RSSIFilter()
+        filter.add(-60, at: 1)
+        filter.add(-80, at: 2)
+        #expect(try #require(filter.value(at: 1.5)) == -60)
+    }
+
+    @Test func ignoresNonFiniteInputAndClampsBadConfiguration() throws {
+        var filter = RSSIFilter(configuration: .init(window: -1, maximumSamples: 0, trimFraction: 7))
+        #expect(filter.configuration.window > 0)
+        #expect(filter.configuration.maximumSamples == 1)
+        #expect(filter.configuration.trimFraction < 0.5)
+        #expect(!RSSIFilter.Configuration(window: .nan).isValid)
+        filter.add(.nan, at: 0)
+        filter.add(-60, at: .infinity)
+        #expect(filter.sampleCount == 0)
+        #expect(filter.value(at: 0) == nil)
+    }
+
+    @Test func compactsStorageOnALongRun() throws {
+        // An hour at 10 Hz: memory stays bounded and the value stays right.
+        var filter = RSSIFilter()
+        for tick in 0..<36_000 { filter.add(tick % 2 == 0 ? -60 : -62, at: Double(tick) / 10) }
+        #expect(filter.sampleCount == 100)
+        #expect(try #require(filter.value(at: 3599.9)) == -61)
+    }
+
+    @Test func trimmedMeanBeatsThePlainMeanUnderDeepFades() throws {
+        // A beacon whose true RSSI is −65: noise of ±2 dB, and one packet in ten caught in
+        // a 20 dB fade. Deterministic pattern, 100 samples.
+        var samples: [Double] = []
+        for index in 0..<100 {
+            let noise = Double(index % 5) - 2
+            samples.append(index % 10 == 3 ? -85 : -65 + noise)
+        }
+        let plain = try #require(RSSIFilter.trimmedMean(samples, trimFraction: 0))
+        let trimmed = try #require(RSSIFilter.trimmedMean(samples, trimFraction: 0.1))
+        #expect(abs(plain + 65) > 1.5)
+        #expect(abs(trimmed + 65) < abs(plain + 65) / 2)
+    }
+}

@@ -1,0 +1,150 @@
+import Testing
+@testable import BeaconCore
+
+@Suite("Beacon ranger")
+struct RangerTests {
+    static let uuid = ProximityUUID(high: 0x89D6_E936_F61F_4227, low: 0xBCD2_6E94_C5A6_B2E3)
+    static let door = BeaconIdentity(uuid: uuid, major: 1, minor: 1)
+    static let till = BeaconIdentity(uuid: uuid, major: 1, minor: 2)
+
+    static func sighting(
+        _ identity: BeaconIdentity, rssi: Int?, at time: Double, power: Int8 = -59,
+        address: String = "C4:5B:BE:12:34:56"
+    ) -> Sighting {
+        Sighting(
+            advertisement: IBeaconAdvertisement(identity: identity, measuredPower: power),
+            address: address, addressIsRandom: false, rssi: rssi, time: time, receiver: "test")
+    }
+
+    /// `count` packets at 10 Hz from `start`.
+    static func tenHertz(
+        _ identity: BeaconIdentity, rssi: Int?, from start: Double = 0, count: Int, power: Int8 = -59,
+        address: String = "C4:5B:BE:12:34:56"
+    ) -> [Sighting] {
+        (0..<count).map { sighting(identity, rssi: rssi, at: start + Double($0) / 10, power: power, address: address) }
+    }
+
+    @Test func unknownUntilEnoughSamplesThenClassified() throws {
+        var ranger = BeaconRanger()
+        ranger.add(Self.sighting(Self.door, rssi: -59, at: 0))
+        ranger.add(Self.sighting(Self.door, rssi: -59, at: 0.1))
+        var beacon = try #require(ranger.snapshot(at: 0.1).first)
+        #expect(beacon.proximity == .unknown)
+        #expect(beacon.accuracy == nil)
+        #expect(beacon.filteredRSSI == -59)
+        ranger.add(Self.sighting(Self.door, rssi: -59, at: 0.2))
+        beacon = try #require(ranger.snapshot(at: 0.2).first)
+        // RSSI equal to the measured power: one metre, "near" (0.5 m ≤ d < 3 m).
+        #expect(beacon.accuracy == 1)
+        #expect(beacon.proximity == .near)
+        #expect(beacon.sampleCount == 3)
+        #expect(beacon.packetCount == 3)
+    }
+
+    @Test func accuracyFollowsThePathLossExponent() throws {
+        var ranger = BeaconRanger(configuration: RangingConfiguration(distanceModel: DistanceModel(pathLossExponent: 3)))
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -89, count: 20))
+        let beacon = try #require(ranger.snapshot(at: 1.9).first)
+        // −59 − 30·log10(d) = −89  ⇒  d = 10 m.
+        #expect(abs(try #require(beacon.accuracy) - 10) < 1e-9)
+        #expect(beacon.proximity == .far)
+    }
+
+    @Test func immediateBelowHalfAMetre() throws {
+        var ranger = BeaconRanger()
+        // −59 − 20·log10(0.3) ≈ −48.5 dBm.
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -48, count: 10))
+        #expect(ranger.snapshot(at: 0.9).first?.proximity == .immediate)
+    }
+
+    @Test func unknownWhenUnseenThenForgotten() throws {
+        var ranger = BeaconRanger()
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -65, count: 10))
+        #expect(ranger.snapshot(at: 5.8).first?.proximity == .near)
+        let stale = try #require(ranger.snapshot(at: 6.0).first)
+        #expect(stale.proximity == .unknown)
+        #expect(stale.accuracy == nil)
+        #expect(stale.lastSeen == 0.9)
+        #expect(ranger.snapshot(at: 30.9).count == 1)
+        #expect(ranger.snapshot(at: 31.0).isEmpty)
+        ranger.forgetStale(at: 31)
+        #expect(ranger.trackedCount == 0)
+    }
+
+    @Test func oneIdentityFromTwoAddressesIsTwoBeacons() {
+        var ranger = BeaconRanger()
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -60, count: 5, address: "C4:5B:BE:00:00:01"))
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -75, count: 5, address: "C4:5B:BE:00:00:02"))
+        let snapshot = ranger.snapshot(at: 0.4)
+        #expect(snapshot.map(\.address) == ["C4:5B:BE:00:00:01", "C4:5B:BE:00:00:02"])
+        #expect(snapshot.allSatisfy { $0.identity == Self.door })
+    }
+
+    @Test func nearestFirstWithUnknownLast() {
+        var ranger = BeaconRanger()
+        ranger.add(contentsOf: Self.tenHertz(Self.till, rssi: -80, count: 10))
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -55, count: 10))
+        let lonely = BeaconIdentity(uuid: Self.uuid, major: 1, minor: 3)
+        ranger.add(Self.sighting(lonely, rssi: -40, at: 0.9))
+        let order = ranger.snapshot(at: 0.9).map(\.identity.minor)
+        #expect(order == [1, 2, 3])
+        #expect(ranger.snapshot(at: 0.9).last?.proximity == .unknown)
+    }
+
+    @Test func packetRateOverTheWindow() throws {
+        var ranger = BeaconRanger()
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -60, count: 11))
+        // 11 packets from 0 to 1.0 s: ten intervals in one second.
+        #expect(abs(try #require(ranger.snapshot(at: 1.0).first?.packetsPerSecond) - 10) < 1e-9)
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -60, from: 1.1, count: 200))
+        // Steady state: 100 packets in the 10 s window.
+        let steady = try #require(ranger.snapshot(at: 20.9).first?.packetsPerSecond)
+        #expect(abs(steady - 10) < 0.2)
+        var single = BeaconRanger()
+        single.add(Self.sighting(Self.door, rssi: -60, at: 0))
+        #expect(single.snapshot(at: 0).first?.packetsPerSecond == nil)
+    }
+
+    @Test func implausibleMeasuredPowerGivesNoDistance() throws {
+        // −3 dBm at 1 m: a misprogrammed byte that would put a −90 dBm beacon 35 km away.
+        var ranger = BeaconRanger()
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -90, count: 10, power: -3))
+        let beacon = try #require(ranger.snapshot(at: 0.9).first)
+        #expect(!beacon.measuredPowerIsPlausible)
+        #expect(beacon.accuracy == nil)
+        #expect(beacon.proximity == .unknown)
+        #expect(beacon.filteredRSSI == -90)
+    }
+
+    @Test func packetsWithoutRSSICountButDoNotRange() throws {
+        var ranger = BeaconRanger()
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: nil, count: 10))
+        let beacon = try #require(ranger.snapshot(at: 0.9).first)
+        #expect(beacon.packetCount == 10)
+        #expect(beacon.sampleCount == 0)
+        #expect(beacon.rssi == nil)
+        #expect(beacon.filteredRSSI == nil)
+        #expect(beacon.proximity == .unknown)
+    }
+
+    @Test func aFloodOfIdentitiesIsBounded() {
+        var ranger = BeaconRanger(configuration: RangingConfiguration(maximumTrackedBeacons: 50))
+        for minor in 0..<200 {
+            ranger.add(Self.sighting(BeaconIdentity(uuid: Self.uuid, major: 9, minor: UInt16(minor)), rssi: -70, at: Double(minor)))
+        }
+        #expect(ranger.trackedCount == 50)
+        // The newest survive.
+        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 199), address: "C4:5B:BE:12:34:56"), at: 199) != nil)
+        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 0), address: "C4:5B:BE:12:34:56"), at: 199) == nil)
+    }
+
+    @Test func newestAdvertisementWinsForPowerAndReceiver() throws {
+        var ranger = BeaconRanger()
+        ranger.add(Self.sighting(Self.door, rssi: -60, at: 0, power: -59))
+        ranger.add(Self.sighting(Self.door, rssi: -61, at: 0.1, power: -65))
+        let beacon = try #require(ranger.snapshot(at: 0.1).first)
+        #expect(beacon.measuredPower == -65)
+        #expect(beacon.rssi == -61)
+        #expect(beacon.firstSeen == 0 && beacon.lastSeen == 0.1)
+    }
+}

@@ -1,0 +1,169 @@
+import BeaconCore
+import Foundation
+import Testing
+
+@testable import BeaconFleet
+
+@Suite("Sightings as JSON lines")
+struct SightingJSONLinesTests {
+    static let sighting = Sighting(
+        advertisement: IBeaconAdvertisement(identity: BeaconIdentity(uuid: testUUID, major: 1, minor: 2), measuredPower: -59),
+        address: "C4:5B:BE:12:34:56", addressIsRandom: false, rssi: -63, time: 12.345678, receiver: "hci0")
+
+    static let line = #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":12.345678,"receiver":"hci0"}"#
+
+    static func decode(_ text: String, line: Int = 1) throws(SightingStreamError) -> Sighting? {
+        try SightingJSONLines.decode(line: Array(text.utf8), lineNumber: line, source: "scan.jsonl")
+    }
+
+    @Test func encodesTheDocumentedFieldsInOrder() {
+        #expect(SightingJSONLines.encode(Self.sighting) == Self.line)
+    }
+
+    @Test func roundTrips() throws {
+        #expect(try Self.decode(Self.line) == Self.sighting)
+        var odd = Self.sighting
+        odd.rssi = nil
+        odd.addressIsRandom = true
+        odd.time = -0.5
+        odd.receiver = "capture \"lab\"\n\\ 2.btsnoop\u{01}é"
+        let encoded = SightingJSONLines.encode(odd)
+        #expect(encoded.contains(#""rssi":null"#))
+        #expect(encoded.contains(#""receiver":"capture \"lab\"\n\\ 2.btsnoop\u0001é""#))
+        #expect(try Self.decode(encoded) == odd)
+    }
+
+    @Test(arguments: [
+        (0.0, "0"), (2.0, "2"), (0.1, "0.1"), (12.3456789, "12.345679"), (-1.5, "-1.5"), (0.0000004, "0"),
+        (1_700_000_000.25, "1700000000.25"),
+    ])
+    func timeHasMicrosecondResolution(time: Double, text: String) {
+        #expect(SightingJSONLines.timeText(time) == text)
+    }
+
+    @Test func acceptsWhatPeopleWriteByHand() throws {
+        // Spaces, lower-case UUID and address, fields in another order, unknown fields
+        // (nested too), no address_random, no receiver (the source name stands in).
+        let text = #"  { "rssi" : null, "time": 1e1, "minor": 0, "major": 65535, "measured_power": -128, "uuid": "89d6e936-f61f-4227-bcd2-6e94c5a6b2e3", "address": "c4:5b:be:12:34:56", "note": {"by": ["me", 1, true]} }  "#
+        let sighting = try #require(try Self.decode(text))
+        #expect(sighting.identity == BeaconIdentity(uuid: testUUID, major: 65535, minor: 0))
+        #expect(sighting.advertisement.measuredPower == -128)
+        #expect(sighting.address == "C4:5B:BE:12:34:56")
+        #expect(!sighting.addressIsRandom)
+        #expect(sighting.rssi == nil)
+        #expect(sighting.time == 10)
+        #expect(sighting.receiver == "scan.jsonl")
+    }
+
+    @Test func blankLinesAreNotSightings() throws {
+        #expect(try Self.decode("") == nil)
+        #expect(try Self.decode(" \t\r") == nil)
+    }
+
+    @Test(arguments: [
+        ("hello", "scan.jsonl: line 4, column 1: expected a JSON object starting with '{'"),
+        (#"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1"#, "scan.jsonl: line 4, column 57: expected ',' or '}' after the value of \"major\""),
+        (#"{"major":1,"major":2}"#, "scan.jsonl: line 4, column 12: field \"major\" appears twice"),
+        (#"{"major":01}"#, "scan.jsonl: line 4, column 11: numbers must not have leading zeros"),
+        (#"{"receiver":"open}"#, "scan.jsonl: line 4, column 19: the string is not closed before the end of the line"),
+        (#"{"a":1} x"#, "scan.jsonl: line 4, column 9: unexpected text after the end of the object"),
+        (#"{"a":"\q"}"#, "scan.jsonl: line 4, column 8: unknown escape \\q"),
+        (#"{"a":"\ud800"}"#, "scan.jsonl: line 4, column 13: a high surrogate \\u escape must be followed by a low surrogate"),
+    ])
+    func syntaxErrorsNameLineAndColumn(text: String, message: String) {
+        expectStreamError(message) { _ = try Self.decode(text, line: 4) }
+    }
+
+    static let valid: [String: String] = [
+        "uuid": #""89D6E936-F61F-4227-BCD2-6E94C5A6B2E3""#, "major": "1", "minor": "2", "measured_power": "-59",
+        "address": #""C4:5B:BE:12:34:56""#, "rssi": "-63", "time": "1.5",
+    ]
+
+    /// A sighting line with one field replaced (or removed when `value` is nil).
+    static func line(replacing key: String, with value: String?) -> String {
+        var fields = valid
+        fields[key] = value
+        return "{" + fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+    }
+
+    @Test(arguments: [
+        ("major", nil, #"missing field "major""#),
+        ("major", "70000", #""major" must be an integer from 0 to 65535; got 70000"#),
+        ("minor", "1.5", #""minor" must be an integer from 0 to 65535; got 1.5"#),
+        ("minor", #""2""#, #""minor" must be a number; got the string "2""#),
+        ("measured_power", "-129", #""measured_power" must be an integer from -128 to 127; got -129"#),
+        ("rssi", "127", #""rssi" must be an integer from -128 to 126; got 127 (127 means "not available": write null)"#),
+        ("uuid", #""89D6E936F61F4227BCD26E94C5A6B2E3""#, #""uuid": UUID has 32 hex digits but no hyphens; write it as 8-4-4-4-12"#),
+        ("address", #""C4-5B-BE-12-34-56""#, #""address" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got "C4-5B-BE-12-34-56""#),
+        ("time", #""now""#, #""time" must be a number of seconds; got the string "now""#),
+        ("time", "1e999", #""time" is out of range: 1e999"#),
+        ("address_random", "1", #""address_random" must be true or false; got the number 1"#),
+    ] as [(String, String?, String)])
+    func badFieldsAreNamed(key: String, value: String?, reason: String) {
+        expectStreamError("scan.jsonl: line 2: " + reason) {
+            _ = try Self.decode(Self.line(replacing: key, with: value), line: 2)
+        }
+    }
+
+    @Test func overlongLinesAreRefused() throws {
+        let long = String(repeating: " ", count: SightingJSONLines.maximumLineLength) + "{}"
+        let error = try #require(throws: SightingStreamError.self) { try Self.decode(long) }
+        #expect(error.reason.hasPrefix("the line is 16386 bytes long"))
+    }
+
+    @Test func textWithBlankLinesAndCRLF() throws {
+        let text = Self.line + "\r\n\r\n" + Self.line.replacingOccurrences(of: "\"minor\":2", with: "\"minor\":3") + "\n"
+        let sightings = try SightingSources.jsonLines(text: text, source: "scan.jsonl")
+        #expect(sightings.map(\.identity.minor) == [2, 3])
+        let broken = text + "{\n"
+        expectStreamError("scan.jsonl: line 4, column 2: expected a field name in double quotes") {
+            _ = try SightingSources.jsonLines(text: broken, source: "scan.jsonl")
+        }
+    }
+
+    @Test func aFileIsReadLazilyAndFailsAtItsFirstBadLine() async throws {
+        let path = NSTemporaryDirectory() + "beaconctl-sightings-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data((Self.line + "\n\n" + Self.line + "\nnot json\n" + Self.line).utf8).write(to: URL(fileURLWithPath: path))
+        var read: [Sighting] = []
+        let error = await #expect(throws: SightingStreamError.self) {
+            for try await sighting in SightingSources.jsonLines(path: path) { read.append(sighting) }
+        }
+        #expect(read.count == 2)
+        #expect(error?.description == "\(path): line 4, column 1: expected a JSON object starting with '{'")
+    }
+
+    @Test func aMissingFileSaysSo() async {
+        let error = await #expect(throws: SightingStreamError.self) {
+            for try await _ in SightingSources.jsonLines(path: "/nonexistent/scan.jsonl") {}
+        }
+        #expect(error?.description == "/nonexistent/scan.jsonl: cannot open it: No such file or directory")
+    }
+
+    @Test func openTellsJSONLinesFromACapture() async throws {
+        let path = NSTemporaryDirectory() + "beaconctl-sightings-\(UUID().uuidString).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // A file without a final newline, in chunks larger than one read.
+        let many = Array(repeating: Self.line, count: 2000).joined(separator: "\n")
+        try Data(many.utf8).write(to: URL(fileURLWithPath: path))
+        guard case .jsonLines(let sightings) = try await SightingSources.open(path: path) else {
+            Issue.record("a JSON-lines file was not recognised")
+            return
+        }
+        var count = 0
+        for try await sighting in sightings {
+            #expect(sighting == Self.sighting)
+            count += 1
+        }
+        #expect(count == 2000)
+    }
+}
+
+/// Expects `body` to throw a `SightingStreamError` whose message, as the user sees it, is
+/// `message`.
+func expectStreamError(
+    _ message: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) {
+    let error = #expect(throws: SightingStreamError.self, sourceLocation: sourceLocation) { try body() }
+    #expect(error?.description == message, sourceLocation: sourceLocation)
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds a libFuzzer target from the package's own sources and runs it.
+#
+# Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
+#   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, or all
+#   SECONDS  how long to fuzz each target (default 60); 0 only builds
+#
+# The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
+# link a libFuzzer main. This script compiles the modules they exercise straight from
+# Sources/ with swiftc -sanitize=fuzzer,address (coverage-guided, with AddressSanitizer):
+#   BeaconCore   every file
+#   HCI          every file
+#   BeaconFleet  only Sighting*.swift and Decode*.swift (the parts that read untrusted
+#                bytes; the rest needs swift-log and the manifest loader)
+# Everything lands in .build/fuzz/. The committed seeds in Fuzz/corpus/<TARGET>/ are
+# copied into a working corpus there, so fuzzing never writes into the repository.
+# A crash leaves its input in .build/fuzz/artifacts/ and exits non-zero; reproduce it
+# with .build/fuzz/<TARGET> <crash-file>.
+set -euo pipefail
+
+say() { printf 'fuzz: %s\n' "$*"; }
+fail() { printf 'fuzz: error: %s\n' "$*" >&2; exit 1; }
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+target="${1:-ADParserFuzz}"
+seconds="${2:-60}"
+shift $(( $# > 2 ? 2 : $# ))
+[[ "${1:-}" == "--" ]] && shift
+extra_flags=("$@")
+
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz)
+if [[ "$target" == all ]]; then
+  selected=("${targets[@]}")
+else
+  [[ -d "Fuzz/$target" ]] || fail "unknown target '$target'; choose one of: ${targets[*]} or all"
+  selected=("$target")
+fi
+[[ "$seconds" =~ ^[0-9]+$ ]] || fail "SECONDS must be a whole number; got '$seconds'"
+command -v swiftc >/dev/null || fail "swiftc is not on PATH: install Swift 6.3 and try again"
+
+out="$root/.build/fuzz"
+# Swift's crash backtracer reads the stack in a way AddressSanitizer reports as a second,
+# bogus error; libFuzzer prints the stack of a real crash itself.
+export SWIFT_BACKTRACE=enable=no
+mkdir -p "$out/modules" "$out/artifacts"
+common=(-swift-version 6 -package-name beaconctl -parse-as-library -sanitize=fuzzer,address -O -g -I "$out/modules")
+
+# One module: its sources into one object file and a .swiftmodule the next ones import.
+build_module() {
+  local name="$1"; shift
+  say "compiling $name ($# files)"
+  swiftc "${common[@]}" -module-name "$name" -wmo -c "$@" \
+    -emit-module -emit-module-path "$out/modules/$name.swiftmodule" -o "$out/modules/$name.o"
+}
+
+build_module BeaconCore Sources/BeaconCore/*.swift
+mapfile -t hci_sources < <(find Sources/HCI -name '*.swift' | sort)
+build_module HCI "${hci_sources[@]}"
+build_module BeaconFleet Sources/BeaconFleet/Sighting*.swift Sources/BeaconFleet/Decode*.swift
+
+status=0
+for name in "${selected[@]}"; do
+  say "linking $name"
+  # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
+  swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
+    "$out/modules/BeaconCore.o" "$out/modules/HCI.o" "$out/modules/BeaconFleet.o" \
+    -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
+  [[ "$seconds" -eq 0 ]] && continue
+  corpus="$out/corpus-$name"
+  mkdir -p "$corpus"
+  if [[ -d "Fuzz/corpus/$name" ]]; then cp -n Fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null || true; fi
+  say "running $name for $seconds s (corpus $corpus)"
+  if ! "$out/$name" "$corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix="$out/artifacts/$name-" -print_final_stats=1 ${extra_flags[@]+"${extra_flags[@]}"}; then
+    say "$name found a crash: see $out/artifacts/"
+    status=1
+  fi
+done
+exit "$status"
