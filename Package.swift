@@ -64,13 +64,10 @@ let package = Package(
         .executableTarget(
             name: "manifest-benchmark", dependencies: ["FleetManifest", "CYAML"],
             swiftSettings: strict),
-<<<<<<< HEAD
         // Release-built benchmark: simulated advertising events per second of wall time.
         .executableTarget(name: "radio-benchmark", dependencies: ["VirtualRadio"], swiftSettings: strict),
-=======
         // Release-built benchmark: ranging accuracy against simulated ground truth.
         .executableTarget(name: "ranging-benchmark", dependencies: ["BeaconFleet"], swiftSettings: strict),
->>>>>>> scan
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
