@@ -53,7 +53,7 @@ public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .notHeard(let identity, let seconds, let withoutRSSI):
-            let note = withoutRSSI > 0 ? " (\(withoutRSSI) reports came without an RSSI)" : ""
+            let note = withoutRSSI == 0 ? "" : withoutRSSI == 1 ? " (1 report came without an RSSI)" : " (\(withoutRSSI) reports came without an RSSI)"
             return "\(identity) was not heard with an RSSI in \(SightingJSONLines.timeText(seconds)) s\(note): check that the beacon advertises and that the scanner is 1 m from it"
         case .severalTransmitters(let identity, let addresses):
             let list = addresses.map { "\($0.address) (\($0.samples) samples)" }.joined(separator: ", ")
