@@ -6,6 +6,8 @@ extension BeaconCtl {
         FleetCommand.self,
         AdvertiseCommand.self,
         ScanCommand.self,
+        MonitorCommand.self,
+        CalibrateCommand.self,
         ControllersCommand.self,
         DecodeCommand.self,
         PlanCommand.self,
