@@ -1,0 +1,224 @@
+import ArgumentParser
+import BeaconCore
+import BeaconFleet
+import FleetManifest
+import HCI
+import Logging
+
+/// `beaconctl monitor`: region monitoring as CoreLocation defines it, on Linux.
+struct MonitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitor",
+        abstract: "Monitor beacon regions: enter, exit and state events, optionally with ranging inside them.",
+        discussion: """
+            Regions come from the manifest's `regions:` (--manifest) and from --region \
+            ID=UUID[/MAJOR[/MINOR]]; absent values are wildcards. A region is entered after \
+            --min-sightings matching sightings, and left only when no matching beacon has been \
+            heard for --exit-period seconds (default 30), so a lost packet never makes it flap. \
+            `state` events answer --state-every and SIGUSR1 with every region's state.
+            Output: JSON lines (one event per line) or, on a terminal, a readable log. --exec \
+            runs a program on every event with the event in BEACONCTL_* environment variables \
+            (never through a shell). Details in docs/monitoring.md.
+            Exit codes: 0 monitoring ran (and was stopped); 1 the manifest has errors; 2 a usage \
+            error or an unreadable --input; 3 the controller failed.
+            """)
+
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var controller: ScanHCIOptions
+
+    @Option(help: ArgumentHelp("Monitor the regions of these manifests (files or folders), and name beacons by their id.", valueName: "path"))
+    var manifest: [String] = []
+
+    @Option(help: ArgumentHelp("A region to monitor: ID=UUID, ID=UUID/MAJOR or ID=UUID/MAJOR/MINOR (repeatable).", valueName: "region"))
+    var region: [String] = []
+
+    @Flag(help: "For --region regions: do not report entering them.")
+    var noNotifyEntry = false
+
+    @Flag(help: "For --region regions: do not report leaving them.")
+    var noNotifyExit = false
+
+    @Flag(help: "For --region regions: report inside/outside as soon as it is known after monitoring starts.")
+    var notifyStateOnStart = false
+
+    @Option(help: ArgumentHelp("Seconds without a matching beacon before a region is left.", valueName: "seconds"))
+    var exitPeriod: Double = 30
+
+    @Option(help: ArgumentHelp("Matching sightings needed to enter a region.", valueName: "count"))
+    var minSightings: Int = 1
+
+    @Option(help: ArgumentHelp("Report every region's state this often (SIGUSR1 asks at any time).", valueName: "seconds"))
+    var stateEvery: Double?
+
+    @Flag(help: "Range the beacons of the regions the device is inside, nearest first.")
+    var range = false
+
+    @Option(help: ArgumentHelp("How often to report ranging, with --range.", valueName: "seconds"))
+    var rangeEvery: Double = 1
+
+    @Option(help: ArgumentHelp("Run this program on every event (words split at spaces, no shell); the event is in BEACONCTL_* variables.", valueName: "command"))
+    var exec: String?
+
+    @Option(help: ArgumentHelp("Monitor a recording instead of a controller: JSON lines or a btsnoop capture ('-' for standard input).", valueName: "file"))
+    var input: String?
+
+    @Option(help: ArgumentHelp("Stop after this many seconds (of the recording, with --input).", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(help: "Output: text (a log) or jsonl. Default: text on a terminal, jsonl otherwise.")
+    var format: MonitorOutput.Format?
+
+    func validate() throws {
+        if region.isEmpty && manifest.isEmpty {
+            throw ValidationError("no regions: give --region ID=UUID[/MAJOR[/MINOR]] or --manifest with a `regions:` list.")
+        }
+        for text in region { _ = try MonitorRegionOption.parse(text) }
+        guard exitPeriod.isFinite, exitPeriod > 0 else {
+            throw ValidationError("--exit-period must be a positive number of seconds; got \(exitPeriod).")
+        }
+        guard minSightings >= 1 else { throw ValidationError("--min-sightings must be at least 1; got \(minSightings).") }
+        for (name, value) in [("--state-every", stateEvery), ("--range-every", rangeEvery), ("--duration", duration)] {
+            if let value, !(value.isFinite && value > 0) {
+                throw ValidationError("\(name) must be a positive number of seconds; got \(value).")
+            }
+        }
+        if let exec, exec.split(separator: " ").isEmpty {
+            throw ValidationError("--exec needs a program to run.")
+        }
+        if input != nil {
+            let controllerFlags = [controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" }].compactMap { $0 }
+            if !controllerFlags.isEmpty {
+                throw ValidationError("--input monitors a recording; \(controllerFlags.joined(separator: ", ")) drive\(controllerFlags.count == 1 ? "s" : "") a controller: pass one or the other.")
+            }
+        }
+    }
+
+    func run() async throws {
+        let console = Console.current
+        let logger = globals.makeLogger()
+        let (regions, names) = try loadRegions()
+        let hook = exec.flatMap { MonitorEventHook(command: $0, environment: console.environment, logger: logger) }
+        let output = MonitorOutput(
+            format: format ?? (console.standardOutputIsTerminal ? .text : .jsonl), names: names, hook: hook)
+        let configuration = RegionMonitor.Configuration(exitPeriod: exitPeriod, minimumSightingsForEntry: minSightings)
+        let ranging = range ? RangingConfiguration() : nil
+        logger.info("monitoring", metadata: ["regions": "\(regions.map(\.region.description).joined(separator: ", "))"])
+        do {
+            if let input {
+                try await monitorRecording(input, regions: regions, configuration: configuration, ranging: ranging, output: output, logger: logger)
+            } else {
+                let run = MonitorRun(session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: 0), output: output)
+                try await monitorController(run: run, logger: logger)
+            }
+        } catch {
+            await hook?.finish()
+            throw error
+        }
+        await hook?.finish()
+    }
+
+    // MARK: Regions
+
+    private func loadRegions() throws -> (regions: [MonitoredRegion], names: [BeaconIdentity: String]) {
+        var regions: [MonitoredRegion] = []
+        var names: [BeaconIdentity: String] = [:]
+        if !manifest.isEmpty {
+            let result = ManifestLoader.load(paths: manifest)
+            try reportBlockingDiagnostics(result)
+            regions += result.fleet.regions.map(MonitoredRegion.init)
+            names = Dictionary(result.fleet.beacons.map { ($0.identity, $0.id) }) { first, _ in first }
+            if result.fleet.regions.isEmpty && region.isEmpty {
+                throw CommandFailure(.usageOrInput, "\(manifest.joined(separator: ", ")) has no `regions:`; add some (docs/manifest.md) or give --region")
+            }
+        }
+        for text in region {
+            regions.append(MonitoredRegion(
+                region: try MonitorRegionOption.parse(text), notifyOnEntry: !noNotifyEntry,
+                notifyOnExit: !noNotifyExit, notifyStateOnStart: notifyStateOnStart))
+        }
+        var seen: Set<String> = []
+        for monitored in regions where !seen.insert(monitored.region.identifier).inserted {
+            throw CommandFailure(.usageOrInput, "two regions are called `\(monitored.region.identifier)`; events name regions by identifier, so give each its own")
+        }
+        return (regions, names)
+    }
+
+    // MARK: A recording
+
+    /// Replays a recording on its own clock: the first sighting starts monitoring, state
+    /// and ranging reports fall at their times between sightings, and the recording's end
+    /// (its last sighting) ends monitoring; silence after it is not part of the recording.
+    private func monitorRecording(
+        _ path: String, regions: [MonitoredRegion], configuration: RegionMonitor.Configuration,
+        ranging: RangingConfiguration?, output: MonitorOutput, logger: Logger
+    ) async throws {
+        let duration = stateEvery
+        let rangeEvery = ranging == nil ? nil : self.rangeEvery
+        let limit = self.duration
+        let heardAny: Bool
+        do {
+            heardAny = try await ScanSignals.cancellingOnInterrupt {
+                var run: MonitorRun?
+                var schedule = MonitorSchedule(stateEvery: duration, rangeEvery: rangeEvery)
+                var end: Double?
+                try await RecordedSightings.read(path, logger: logger) { sighting in
+                    let current = run ?? MonitorRun(
+                        session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: sighting.time),
+                        output: output)
+                    if run == nil {
+                        run = current
+                        schedule.start(at: sighting.time)
+                        end = limit.map { sighting.time + $0 }
+                    }
+                    if let end, sighting.time > end { return false }
+                    schedule.fire(until: sighting.time, run: current)
+                    current.observe(sighting)
+                    return true
+                }
+                return run != nil
+            }
+        } catch is CancellationError {
+            // Ctrl-C: what was read was monitored.
+            return
+        }
+        if !heardAny {
+            logger.warning("\(path == "-" ? "<stdin>" : path) holds no sightings; nothing to monitor")
+        }
+    }
+
+    // MARK: A controller
+
+    private func monitorController(run: MonitorRun, logger: Logger) async throws {
+        let console = Console.current
+        let spec = try controller.spec(environment: console.environment)
+        let host = try await controller.openHost(spec, logger: logger)
+        let scanner = BeaconScanner(
+            host: host,
+            configuration: ScanConfiguration(isExclusive: ScanConfiguration.isExclusive(spec), receiver: spec.description),
+            logger: logger)
+        let session: ScanSession
+        do {
+            session = try await scanner.start()
+        } catch {
+            await host.close()
+            throw CommandFailure(.controller, error.description)
+        }
+        var failure: (any Error)?
+        let stateEvery = self.stateEvery
+        let rangeEvery = range ? self.rangeEvery : nil
+        let duration = self.duration
+        do {
+            try await ScanSignals.cancellingOnInterrupt {
+                try await MonitorLiveLoop.run(
+                    session, monitor: run, stateEvery: stateEvery, rangeEvery: rangeEvery, duration: duration)
+            }
+        } catch is CancellationError {
+            // Ctrl-C or SIGTERM: a normal end.
+        } catch {
+            failure = error
+        }
+        await session.stop()
+        await host.close()
+        if let failure { throw CommandFailure(.controller, "\(failure)") }
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BeaconCore
+import Dispatch
+import Logging
+
+/// `monitor --exec`: runs a program on every region event, with the event in environment
+/// variables only.
+///
+/// Beacon identities come from the air, where anyone can transmit anything, and region
+/// identifiers from files; none of it ever reaches a shell or the argument list. The
+/// program is started with `posix_spawnp` from the words of `--exec` (split at spaces by
+/// beaconctl, not by a shell), and learns about the event from:
+/// `BEACONCTL_EVENT` (enter, exit, state), `BEACONCTL_REGION`, `BEACONCTL_STATE` (inside,
+/// outside, unknown), `BEACONCTL_BEACONS` (`UUID/major/minor`, comma-separated) and
+/// `BEACONCTL_TIME` (seconds, the monitor's clock).
+///
+/// Runs happen one at a time, in event order, off the monitoring task: a slow program
+/// delays the next run, never the monitoring.
+final class MonitorEventHook: Sendable {
+    let arguments: [String]
+    private let environment: [String: String]
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "beaconctl.monitor-exec")
+
+    /// `nil` when `command` has no words.
+    init?(command: String, environment: [String: String], logger: Logger) {
+        let words = command.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard !words.isEmpty else { return nil }
+        arguments = words
+        self.environment = environment
+        self.logger = logger
+    }
+
+    /// The environment a run gets: this process's, plus the event.
+    static func variables(for event: RegionEvent) -> [String: String] {
+        [
+            "BEACONCTL_EVENT": event.kind.rawValue,
+            "BEACONCTL_REGION": event.regionIdentifier,
+            "BEACONCTL_STATE": event.state.rawValue,
+            "BEACONCTL_BEACONS": event.beacons.map(\.description).joined(separator: ","),
+            "BEACONCTL_TIME": String(event.time),
+        ]
+    }
+
+    /// Queues a run for `event`.
+    func run(for event: RegionEvent) {
+        let environment = self.environment.merging(Self.variables(for: event)) { _, event in event }
+        queue.async { [self] in
+            let status = spawnAndWait(environment: environment)
+            switch status {
+            case .success(0):
+                break
+            case .success(let code):
+                logger.warning("--exec \(arguments[0]) exited with status \(code) for \(event.kind.rawValue) \(event.regionIdentifier)")
+            case .failure(let reason):
+                logger.error("--exec \(arguments[0]) could not run: \(reason); check the path and that it is executable")
+            }
+        }
+    }
+
+    /// Waits for every queued run to finish.
+    func finish() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { continuation.resume() }
+        }
+    }
+
+    /// The exit status (128 + signal for a killed program), or why it did not start.
+    private func spawnAndWait(environment: [String: String]) -> Result<Int32, SpawnFailure> {
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        guard let program = argv.first ?? nil else { return .failure(SpawnFailure("no program given")) }
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, program, nil, nil, argv, envp)
+        guard result == 0 else { return .failure(SpawnFailure(String(cString: strerror(result)))) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { return .failure(SpawnFailure("waiting for it failed: \(String(cString: strerror(errno)))")) }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out: the C macros are not imported.
+        let signal = status & 0x7F
+        return .success(signal == 0 ? (status >> 8) & 0xFF : 128 + signal)
+    }
+}
+
+/// Why a program could not be started.
+struct SpawnFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

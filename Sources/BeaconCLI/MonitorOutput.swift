@@ -1,0 +1,54 @@
+import ArgumentParser
+import BeaconCore
+import BeaconFleet
+
+/// Where monitoring reports go: JSON lines, or a readable log (a terminal's default).
+struct MonitorOutput: Sendable {
+    enum Format: String, CaseIterable, Sendable, ExpressibleByArgument {
+        case text, jsonl
+    }
+
+    let format: Format
+    let names: [BeaconIdentity: String]
+    let hook: MonitorEventHook?
+
+    func report(_ events: [RegionEvent]) {
+        for event in events {
+            switch format {
+            case .jsonl: Console.current.line(MonitorJSONLines.encode(event))
+            case .text: Console.current.line(text(event))
+            }
+            hook?.run(for: event)
+        }
+    }
+
+    func report(_ rangings: [RegionRanging]) {
+        for ranging in rangings {
+            switch format {
+            case .jsonl:
+                Console.current.line(MonitorJSONLines.encode(ranging))
+            case .text:
+                let beacons = ranging.beacons.map { beacon in
+                    let distance = beacon.accuracy.map { ScanTable.decimal($0, places: 1) + " m" } ?? "?"
+                    return "\(name(beacon.identity)) \(beacon.proximity.rawValue) \(distance)"
+                }
+                Console.current.line("\(time(ranging.time))  range  \(ranging.regionIdentifier): " + (beacons.isEmpty ? "none" : beacons.joined(separator: ", ")))
+            }
+        }
+    }
+
+    /// `  35.9 s  enter  store-1 (inside): cupertino-door, …`
+    private func text(_ event: RegionEvent) -> String {
+        let beacons = event.beacons.isEmpty ? "" : ": " + event.beacons.map(name).joined(separator: ", ")
+        return "\(time(event.time))  \(event.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(event.regionIdentifier) (\(event.state.rawValue))\(beacons)"
+    }
+
+    private func name(_ identity: BeaconIdentity) -> String {
+        names[identity] ?? identity.description
+    }
+
+    private func time(_ seconds: Double) -> String {
+        let text = ScanTable.decimal(seconds, places: 1) + " s"
+        return String(repeating: " ", count: max(0, 9 - text.count)) + text
+    }
+}

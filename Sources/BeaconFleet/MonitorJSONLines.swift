@@ -1,0 +1,43 @@
+import BeaconCore
+
+/// The JSON-lines form of monitoring output, one object per line (docs/monitoring.md):
+///
+///     {"event":"enter","region":"store","state":"inside","time":12.5,"beacons":["89D6E936-…/1/2"]}
+///     {"event":"range","region":"store","time":15,"beacons":[{"uuid":"…","major":1,"minor":2,
+///      "address":"C0:…","rssi":-63,"filtered_rssi":-61.5,"accuracy":1.19,"proximity":"near"}]}
+///
+/// `event` is `enter`, `exit`, `state` or `range`; beacons are `UUID/major/minor` for region
+/// events and objects, nearest first, for ranging. Times are seconds on the input's clock.
+public enum MonitorJSONLines {
+    public static func encode(_ event: RegionEvent) -> String {
+        var line = "{\"event\":\"\(event.kind.rawValue)\",\"region\":" + SightingJSONLines.quoted(event.regionIdentifier)
+        line += ",\"state\":\"\(event.state.rawValue)\",\"time\":" + SightingJSONLines.timeText(event.time)
+        line += ",\"beacons\":[" + event.beacons.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+        return line
+    }
+
+    public static func encode(_ ranging: RegionRanging) -> String {
+        var line = "{\"event\":\"range\",\"region\":" + SightingJSONLines.quoted(ranging.regionIdentifier)
+        line += ",\"time\":" + SightingJSONLines.timeText(ranging.time) + ",\"beacons\":["
+        line += ranging.beacons.map(encode(_:)).joined(separator: ",") + "]}"
+        return line
+    }
+
+    private static func encode(_ beacon: RangedBeacon) -> String {
+        var object = "{\"uuid\":\"\(beacon.identity.uuid)\",\"major\":\(beacon.identity.major),\"minor\":\(beacon.identity.minor)"
+        object += ",\"address\":" + SightingJSONLines.quoted(beacon.address)
+        object += ",\"rssi\":" + (beacon.rssi.map(String.init) ?? "null")
+        object += ",\"filtered_rssi\":" + (beacon.filteredRSSI.map { rounded($0, places: 1) } ?? "null")
+        object += ",\"accuracy\":" + (beacon.accuracy.map { rounded($0, places: 2) } ?? "null")
+        object += ",\"proximity\":\"\(beacon.proximity.rawValue)\"}"
+        return object
+    }
+
+    /// A finite number with at most `places` decimals and no trailing zeros.
+    static func rounded(_ value: Double, places: Int) -> String {
+        guard value.isFinite else { return "null" }
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return SightingJSONLines.timeText((value * scale).rounded() / scale)
+    }
+}

@@ -1,0 +1,257 @@
+/// Where, in a manifest's bytes, one beacon's mapping keeps its `measured_power` value, or
+/// where a `measured_power:` line would go: found from libyaml's events and their marks, so
+/// that the edit touches the bytes of one scalar and nothing else.
+struct BeaconMappingLayout {
+    struct Insertion {
+        /// Byte offset where the new text goes.
+        var offset: Int
+        /// Spaces before the key on a new line (the column of the mapping's keys).
+        var indentation: Int
+        /// The mapping's first value ends the file without a line break: the new line
+        /// starts with one instead of ending with one.
+        var needsLineBreakBefore: Bool
+        /// The line break the surrounding text uses (`\n` or `\r\n`).
+        var lineBreak: [UInt8]
+    }
+
+    /// The bytes of the existing value (quotes included), when the beacon has the key.
+    var measuredPower: Range<Int>?
+    /// `{id: …, minor: …}` rather than one key per line.
+    var isFlow: Bool
+    var insertion: Insertion
+
+    /// The layout of the beacon mapping that starts at `beacon`'s line and column.
+    static func find(at beacon: SourceLocation, in bytes: [UInt8]) throws(ManifestEditError) -> BeaconMappingLayout {
+        let lines = LineTable(bytes)
+        var scan = Scan(target: Mark(line: Int32(clamping: beacon.line), column: Int32(clamping: beacon.column)))
+        let wellFormed: Bool = bytes.withUnsafeBufferPointer { buffer in
+            var events = YAMLEventSource(bytes: buffer, maxDepth: 256)
+            do {
+                while try scan.step(&events, bytes: bytes, lines: lines) {}
+                return true
+            } catch {
+                return false
+            }
+        }
+        if !wellFormed {
+            throw ManifestEditError(file: beacon.file, "is not well-formed YAML any more; run `beaconctl fleet validate` on it")
+        }
+        guard scan.foundTarget else {
+            throw ManifestEditError(file: beacon.file, "no beacon mapping starts at line \(beacon.line), column \(beacon.column) (did the file change since it was loaded?)")
+        }
+        if let problem = scan.problem { throw ManifestEditError(file: beacon.file, problem) }
+        if let existing = scan.measuredPower {
+            return BeaconMappingLayout(
+                measuredPower: existing, isFlow: scan.isFlow,
+                insertion: Insertion(offset: existing.upperBound, indentation: 0, needsLineBreakBefore: false, lineBreak: [0x0A]))
+        }
+        guard let firstValueEnd = scan.firstValueEnd, let firstKeyOffset = scan.firstKeyOffset else {
+            throw ManifestEditError(file: beacon.file, "the beacon at line \(beacon.line) has no key with a one-line value after which `measured_power:` could be added; add `measured_power:` to it by hand")
+        }
+        if scan.isFlow {
+            return BeaconMappingLayout(
+                measuredPower: nil, isFlow: true,
+                insertion: Insertion(offset: firstValueEnd, indentation: 0, needsLineBreakBefore: false, lineBreak: [0x0A]))
+        }
+        let indentation = lines.characterCount(from: lines.start(ofLineContaining: firstKeyOffset), to: firstKeyOffset, in: bytes)
+        if let lineEnd = lines.nextLineBreak(from: firstValueEnd, in: bytes) {
+            return BeaconMappingLayout(
+                measuredPower: nil, isFlow: false,
+                insertion: Insertion(offset: lineEnd.upperBound, indentation: indentation, needsLineBreakBefore: false, lineBreak: Array(bytes[lineEnd])))
+        }
+        return BeaconMappingLayout(
+            measuredPower: nil, isFlow: false,
+            insertion: Insertion(offset: bytes.count, indentation: indentation, needsLineBreakBefore: true, lineBreak: lines.firstLineBreak(in: bytes)))
+    }
+}
+
+extension BeaconMappingLayout {
+    /// Follows the event stream, tracking which mapping key each value belongs to.
+    fileprivate struct Scan {
+        struct Frame {
+            var isMapping: Bool
+            var expectingKey = true
+            var key: String?
+        }
+
+        let target: Mark
+        var stack: [Frame] = []
+        var targetDepth: Int?
+        var foundTarget = false
+        var isFlow = false
+        var firstKeyOffset: Int?
+        var firstValueEnd: Int?
+        var sawFirstValue = false
+        var measuredPower: Range<Int>?
+        var problem: String?
+
+        init(target: Mark) {
+            self.target = target
+        }
+
+        /// Handles one event; `false` once the beacon's mapping has ended (or the stream).
+        mutating func step(_ events: inout YAMLEventSource, bytes: [UInt8], lines: LineTable) throws(YAMLStreamFailure) -> Bool {
+            let kind = try events.advance()
+            let atTarget = targetDepth != nil && stack.count == targetDepth
+            switch kind {
+            case .streamEnd:
+                return false
+            case .mappingStart, .sequenceStart:
+                if atTarget { noteTargetValue(span: nil, description: "a nested collection") }
+                consumeValue()
+                stack.append(Frame(isMapping: kind == .mappingStart))
+                if kind == .mappingStart, targetDepth == nil, events.mark == target {
+                    targetDepth = stack.count
+                    foundTarget = true
+                    let start = lines.offset(of: events.mark, in: bytes)
+                    isFlow = start.map { $0 < bytes.count && bytes[$0] == UInt8(ascii: "{") } ?? false
+                }
+            case .mappingEnd, .sequenceEnd:
+                if atTarget { return false }
+                stack.removeLast()
+            case .scalar, .alias:
+                guard let top = stack.last else { return true }
+                if top.isMapping && top.expectingKey {
+                    stack[stack.count - 1].key = kind == .alias ? "*" : String(decoding: events.scalarBytes, as: UTF8.self)
+                    stack[stack.count - 1].expectingKey = false
+                    if atTarget && firstKeyOffset == nil { firstKeyOffset = lines.offset(of: events.mark, in: bytes) }
+                    return true
+                }
+                if atTarget {
+                    if kind == .alias {
+                        noteTargetValue(span: nil, description: "an alias")
+                    } else {
+                        noteTargetValue(span: Self.span(of: &events, bytes: bytes, lines: lines), description: "a value over several lines")
+                    }
+                }
+                consumeValue()
+            default:
+                break
+            }
+            return true
+        }
+
+        /// The value just read completes its mapping's key/value pair.
+        private mutating func consumeValue() {
+            guard let top = stack.last, top.isMapping, !top.expectingKey else { return }
+            stack[stack.count - 1].expectingKey = true
+        }
+
+        private mutating func noteTargetValue(span: Range<Int>?, description: String) {
+            let key = stack.last?.key
+            if !sawFirstValue {
+                sawFirstValue = true
+                firstValueEnd = span?.upperBound
+            }
+            guard key == ManifestValueEdit.measuredPowerKey, measuredPower == nil, problem == nil else { return }
+            if let span {
+                measuredPower = span
+            } else {
+                problem = "the beacon's `measured_power` is \(description), not a number; set it by hand"
+            }
+        }
+
+        /// The bytes of the current scalar in the text, quotes included; `nil` when it is a
+        /// block scalar or spans lines (then it is not edited in place).
+        private static func span(of events: inout YAMLEventSource, bytes: [UInt8], lines: LineTable) -> Range<Int>? {
+            guard let start = lines.offset(of: events.mark, in: bytes), start < bytes.count else { return nil }
+            switch events.scalarStyle {
+            case .plain:
+                let value = events.scalarBytes
+                let end = start + value.count
+                guard end <= bytes.count, bytes[start..<end].elementsEqual(value) else { return nil }
+                return start..<end
+            case .quoted:
+                let quote = bytes[start]
+                var index = start + 1
+                while index < bytes.count {
+                    let byte = bytes[index]
+                    if byte == 0x0A || byte == 0x0D { return nil }
+                    if quote == UInt8(ascii: "\"") && byte == UInt8(ascii: "\\") {
+                        index += 2
+                        continue
+                    }
+                    if byte == quote {
+                        // '' inside single quotes is an escaped quote, not the end.
+                        if quote == UInt8(ascii: "'"), index + 1 < bytes.count, bytes[index + 1] == quote {
+                            index += 2
+                            continue
+                        }
+                        return start..<(index + 1)
+                    }
+                    index += 1
+                }
+                return nil
+            case .block:
+                return nil
+            }
+        }
+    }
+}
+
+/// Byte offsets of lines, counted the way libyaml counts its marks (`\n`, `\r\n` or a lone
+/// `\r` end a line; columns count characters, i.e. UTF-8 lead bytes).
+struct LineTable {
+    private var starts: [Int] = [0]
+
+    init(_ bytes: [UInt8]) {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x0D, index + 1 < bytes.count, bytes[index + 1] == 0x0A {
+                index += 1
+            }
+            if byte == 0x0A || byte == 0x0D { starts.append(index + 1) }
+            index += 1
+        }
+    }
+
+    /// The byte offset of a 1-based line and character column; `nil` outside the text.
+    func offset(of mark: Mark, in bytes: [UInt8]) -> Int? {
+        let lineIndex = Int(mark.line) - 1
+        guard lineIndex >= 0, lineIndex < starts.count, mark.column >= 1 else { return nil }
+        var offset = starts[lineIndex]
+        var remaining = Int(mark.column) - 1
+        while remaining > 0 {
+            guard offset < bytes.count else { return nil }
+            offset += 1
+            while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+            remaining -= 1
+        }
+        return offset
+    }
+
+    func start(ofLineContaining offset: Int) -> Int {
+        var low = 0
+        var high = starts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if starts[middle] <= offset { low = middle } else { high = middle - 1 }
+        }
+        return starts[low]
+    }
+
+    func characterCount(from start: Int, to end: Int, in bytes: [UInt8]) -> Int {
+        guard start < end, end <= bytes.count else { return 0 }
+        return bytes[start..<end].count { $0 & 0xC0 != 0x80 }
+    }
+
+    /// The line break ending the line that contains `offset`, or `nil` on the last line.
+    func nextLineBreak(from offset: Int, in bytes: [UInt8]) -> Range<Int>? {
+        var index = offset
+        while index < bytes.count {
+            if bytes[index] == 0x0D {
+                let isPair = index + 1 < bytes.count && bytes[index + 1] == 0x0A
+                return index..<(index + (isPair ? 2 : 1))
+            }
+            if bytes[index] == 0x0A { return index..<(index + 1) }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The file's first line break, `\n` when it has none.
+    func firstLineBreak(in bytes: [UInt8]) -> [UInt8] {
+        nextLineBreak(from: 0, in: bytes).map { Array(bytes[$0]) } ?? [0x0A]
+    }
+}
