@@ -26,7 +26,7 @@ struct CalibrateCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var controller: ScanHCIOptions
+    @OptionGroup(title: "Controller") var controller: HCIOptions
 
     @Argument(help: ArgumentHelp("The beacon's id in the manifest.", valueName: "beacon"))
     var beacon: String
@@ -106,13 +106,15 @@ struct CalibrateCommand: AsyncParsableCommand {
     /// Scans for `seconds` on `--hci`, advertising the beacon from `--advertise-hci` meanwhile.
     private func sampleController(_ target: ResolvedBeacon, logger: Logger) async throws -> CalibrationSampler {
         let console = Console.current
-        let spec = try controller.spec(environment: console.environment)
+        let spec = try controller.transportSpec(environment: console.environment)
         let advertising = try startAdvertising(target, scanningOn: spec, logger: logger)
         defer { advertising?.cancel() }
-        let host = try await controller.openHost(spec, logger: logger)
+        let capture = try controller.openCapture()
+        defer { capture?.close() }
+        let host = try await controller.openHost(spec, capture: capture)
         let scanner = BeaconScanner(
             host: host,
-            configuration: ScanConfiguration(isExclusive: ScanConfiguration.isExclusive(spec), receiver: spec.description),
+            configuration: ScanConfiguration(access: ControllerAccess(spec), receiver: spec.description),
             logger: logger)
         let session: ScanSession
         do {
@@ -127,7 +129,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         var failure: (any Error)?
         var sampler = CalibrationSampler(identity: identity)
         do {
-            sampler = try await ScanSignals.cancellingOnInterrupt {
+            sampler = try await TerminationSignals.cancellingOnInterrupt {
                 var collected = CalibrationSampler(identity: identity)
                 for try await sighting in session.sightings {
                     collected.add(sighting)

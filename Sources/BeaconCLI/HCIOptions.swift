@@ -74,6 +74,18 @@ struct HCIOptions: ParsableArguments {
         guard let capture else { return transport }
         return CaptureKeepingTransport(SnoopingTransport(wrapping: transport, writer: capture))
     }
+
+    /// Opens `spec` (recording into `capture`) and starts a host controller on it with the
+    /// `--command-timeout`; a controller that cannot be reached is exit status 3.
+    func openHost(_ spec: HCITransportSpec, capture: BTSnoopWriter?) async throws(CommandFailure) -> HostController {
+        let transport: any HCITransport
+        do {
+            transport = try await Self.open(spec, capture: capture)
+        } catch {
+            throw CommandFailure(.controller, error.message)
+        }
+        return HostController(transport: transport, defaultTimeout: timeout)
+    }
 }
 
 /// A snooping transport whose `close` leaves the capture file open: the command closes it

@@ -24,7 +24,7 @@ struct MonitorCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var controller: ScanHCIOptions
+    @OptionGroup(title: "Controller") var controller: HCIOptions
 
     @Option(help: ArgumentHelp("Monitor the regions of these manifests (files or folders), and name beacons by their id.", valueName: "path"))
     var manifest: [String] = []
@@ -157,7 +157,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let limit = self.duration
         let heardAny: Bool
         do {
-            heardAny = try await ScanSignals.cancellingOnInterrupt {
+            heardAny = try await TerminationSignals.cancellingOnInterrupt {
                 var run: MonitorRun?
                 var schedule = MonitorSchedule(stateEvery: duration, rangeEvery: rangeEvery)
                 var end: Double?
@@ -190,11 +190,13 @@ struct MonitorCommand: AsyncParsableCommand {
 
     private func monitorController(run: MonitorRun, logger: Logger) async throws {
         let console = Console.current
-        let spec = try controller.spec(environment: console.environment)
-        let host = try await controller.openHost(spec, logger: logger)
+        let spec = try controller.transportSpec(environment: console.environment)
+        let capture = try controller.openCapture()
+        defer { capture?.close() }
+        let host = try await controller.openHost(spec, capture: capture)
         let scanner = BeaconScanner(
             host: host,
-            configuration: ScanConfiguration(isExclusive: ScanConfiguration.isExclusive(spec), receiver: spec.description),
+            configuration: ScanConfiguration(access: ControllerAccess(spec), receiver: spec.description),
             logger: logger)
         let session: ScanSession
         do {
@@ -208,7 +210,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let rangeEvery = range ? self.rangeEvery : nil
         let duration = self.duration
         do {
-            try await ScanSignals.cancellingOnInterrupt {
+            try await TerminationSignals.cancellingOnInterrupt {
                 try await MonitorLiveLoop.run(
                     session, monitor: run, stateEvery: stateEvery, rangeEvery: rangeEvery, duration: duration)
             }

@@ -49,6 +49,22 @@ enum TerminationSignals {
         return (result, received.withLock { $0 })
     }
 
+    /// Runs a throwing `operation`, cancelling it on SIGINT or SIGTERM, and returns its value
+    /// or rethrows its error (what the operation throws once cancelled, usually a
+    /// `CancellationError`, which callers treat as a normal end).
+    static func cancellingOnInterrupt<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let (outcome, _) = await cancellingOnSignal { () -> Swift.Result<Value, any Error> in
+            do {
+                return .success(try await operation())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
     /// `SIGINT`, `SIGTERM`.
     static func name(of signalNumber: Int32) -> String {
         switch signalNumber {

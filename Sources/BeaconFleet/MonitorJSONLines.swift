@@ -10,14 +10,14 @@ import BeaconCore
 /// events and objects, nearest first, for ranging. Times are seconds on the input's clock.
 public enum MonitorJSONLines {
     public static func encode(_ event: RegionEvent) -> String {
-        var line = "{\"event\":\"\(event.kind.rawValue)\",\"region\":" + SightingJSONLines.quoted(event.regionIdentifier)
+        var line = "{\"event\":\"\(event.kind.rawValue)\",\"region\":" + JSONText.stringLiteral(event.regionIdentifier)
         line += ",\"state\":\"\(event.state.rawValue)\",\"time\":" + SightingJSONLines.timeText(event.time)
         line += ",\"beacons\":[" + event.beacons.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
         return line
     }
 
     public static func encode(_ ranging: RegionRanging) -> String {
-        var line = "{\"event\":\"range\",\"region\":" + SightingJSONLines.quoted(ranging.regionIdentifier)
+        var line = "{\"event\":\"range\",\"region\":" + JSONText.stringLiteral(ranging.regionIdentifier)
         line += ",\"time\":" + SightingJSONLines.timeText(ranging.time) + ",\"beacons\":["
         line += ranging.beacons.map(encode(_:)).joined(separator: ",") + "]}"
         return line
@@ -25,7 +25,7 @@ public enum MonitorJSONLines {
 
     private static func encode(_ beacon: RangedBeacon) -> String {
         var object = "{\"uuid\":\"\(beacon.identity.uuid)\",\"major\":\(beacon.identity.major),\"minor\":\(beacon.identity.minor)"
-        object += ",\"address\":" + SightingJSONLines.quoted(beacon.address)
+        object += ",\"address\":" + JSONText.stringLiteral(beacon.address)
         object += ",\"rssi\":" + (beacon.rssi.map(String.init) ?? "null")
         object += ",\"filtered_rssi\":" + (beacon.filteredRSSI.map { rounded($0, places: 1) } ?? "null")
         object += ",\"accuracy\":" + (beacon.accuracy.map { rounded($0, places: 2) } ?? "null")

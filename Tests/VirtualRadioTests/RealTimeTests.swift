@@ -30,9 +30,12 @@ struct RealTimeTests {
         let airElapsed = air.now.duration(since: airStart).secondsValue
         #expect(reports.allSatisfy { $0.data == iBeaconData(minor: 9) })
         // 20 reports take about 2.1 s of air time: about 0.21 s of wall time at ten times.
-        #expect(airElapsed > 1.8)
-        #expect(wallElapsed < airElapsed / 5, "air \(airElapsed) s in \(wallElapsed) s of wall time")
-        #expect(abs(airElapsed / wallElapsed - 10) < 3)
+        // The bounds are loose on purpose: a few reports may already be queued when the
+        // measurement starts, and a loaded machine (CI, parallel tests) delays the driver.
+        // What must hold is that air time runs by itself, several times faster than the wall.
+        #expect(airElapsed > 1.5)
+        #expect(wallElapsed < airElapsed / 3, "air \(airElapsed) s in \(wallElapsed) s of wall time")
+        #expect(abs(airElapsed / wallElapsed - 10) < 5)
     }
 
     @Test("shutting the air down ends every host's link")
