@@ -1,13 +1,16 @@
 import BeaconCore
+import BeaconFleet
 import VirtualRadio
 
-/// One beacon at a known distance, advertising at 10 Hz through the propagation model,
-/// heard by a receiver whose controller rounds RSSI to whole dBm; the ranger's estimate and
-/// the newest raw reading's estimate are taken once a second, after the filter window filled.
+/// One beacon at a known distance from a scanner on the virtual radio: a virtual controller
+/// advertising at 100 ms with 0 dBm, the simulated air (the propagation model: path loss,
+/// shadowing, packet loss, advDelay), a scanning virtual controller reporting whole-dBm RSSI
+/// over HCI to a host controller. The ranger's estimate and the newest raw reading's
+/// estimate are taken once a second of air time, after the filter window filled.
 struct RangingTrial {
-    static let advertisingHz = 10
-    static let txPower = 0.0
-    static let identity = BeaconIdentity(uuid: ProximityUUID(high: 0xBEAC_0000_0000_0000, low: 1), major: 1, minor: 1)
+    /// Air time between looks at what the scanner heard: a sighting is stamped with the end
+    /// of the step it arrived in, so this is the timing resolution of the ranger's input.
+    static let step = 0.1
 
     var model: PropagationModel
     var ranging: RangingConfiguration
@@ -19,32 +22,33 @@ struct RangingTrial {
         var raw: [Double?] = []
     }
 
-    func run(distance: Double, generator: inout SeededGenerator) -> Estimates {
-        let measuredPower = Int8(clamping: Int(model.measuredPower(txPower: Self.txPower).rounded()))
-        let advertisement = IBeaconAdvertisement(identity: Self.identity, measuredPower: measuredPower)
-        let beacon = PlanPoint(x: 0, y: 0)
-        let receiver = PlanPoint(x: distance, y: 0)
+    func run(distance: Double, seed: UInt64) async throws -> Estimates {
+        let bench = VirtualAirBench(seed: seed, propagation: model)
+        let identity = VirtualAirBench.identity(1, 1)
+        try await bench.addBeacon(identity, at: PlanPoint(x: 0, y: 0))
+        try await bench.startScanner(.fixed(PlanPoint(x: distance, y: 0)))
         var ranger = BeaconRanger(configuration: ranging)
         var estimates = Estimates()
-        var newestRSSI: Int?
-        let firstEvaluation = Int(ranging.filter.window.rounded(.up))
-        for tick in 0..<(seconds * Self.advertisingHz) {
-            let time = Double(tick) / Double(Self.advertisingHz)
-            if let rssi = model.sampleRSSI(txPower: Self.txPower, from: beacon, to: receiver, using: &generator) {
-                // Controllers report whole dBm in an int8, 127 meaning "not available".
-                let reported = max(-127, min(20, Int(rssi.rounded())))
-                newestRSSI = reported
-                ranger.add(Sighting(
-                    advertisement: advertisement, address: "00:00:00:00:00:01", addressIsRandom: false,
-                    rssi: reported, time: time, receiver: "simulation"))
+        var newest: Sighting?
+        var nextEvaluation = ranging.filter.window.rounded(.up)
+        let start = bench.now
+        while bench.now - start < Double(seconds) {
+            for sighting in try await bench.step(Self.step) where sighting.identity == identity {
+                ranger.add(sighting)
+                newest = sighting
             }
-            let isWholeSecond = tick % Self.advertisingHz == Self.advertisingHz - 1
-            guard isWholeSecond, Int(time.rounded(.up)) >= firstEvaluation else { continue }
-            estimates.filtered.append(ranger.snapshot(at: time).first?.accuracy)
-            estimates.raw.append(newestRSSI.flatMap {
-                ranging.distanceModel.distance(rssi: Double($0), measuredPower: Double(measuredPower))
+            let elapsed = bench.now - start
+            guard elapsed + 1e-9 >= nextEvaluation else { continue }
+            nextEvaluation += 1
+            estimates.filtered.append(ranger.snapshot(at: bench.now).first?.accuracy)
+            estimates.raw.append(newest.flatMap { sighting in
+                sighting.rssi.flatMap {
+                    ranging.distanceModel.distance(
+                        rssi: Double($0), measuredPower: Double(sighting.advertisement.measuredPower))
+                }
             })
         }
+        await bench.close()
         return estimates
     }
 }

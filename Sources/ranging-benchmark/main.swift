@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BeaconCore
+import BeaconFleet
 import VirtualRadio
 
 /// ranging-benchmark: how close does `BeaconRanger` get to the true distance, and how much
@@ -26,11 +27,11 @@ let ranging = RangingConfiguration(distanceModel: DistanceModel(pathLossExponent
 let trial = RangingTrial(model: model, ranging: ranging, seconds: options.seconds)
 
 print("""
-    ranging-benchmark: BeaconRanger against simulated ground truth
-    Sightings come straight from PropagationModel.sampleRSSI (log-distance, n = \(format(options.pathLossExponent, 1)), \
-    shadowing σ = \(format(options.sigma, 1)) dB, packet loss \(format(options.packetLoss * 100, 0)) %), rounded to whole dBm \
-    as a controller reports them, 10 Hz for \(options.seconds) s, \(options.trials) trials per distance, seed \(options.seed).
-    The full virtual-radio path (advertiser → simulated air → scanning controller over HCI) is not wired in yet.
+    ranging-benchmark: BeaconRanger against ground truth on the virtual radio
+    The full path: an advertising virtual controller (100 ms, 0 dBm, measured power −41 dBm) → the simulated air \
+    (log-distance, n = \(format(options.pathLossExponent, 1)), shadowing σ = \(format(options.sigma, 1)) dB, packet loss \
+    \(format(options.packetLoss * 100, 0)) %, 0–10 ms advDelay) → a scanning virtual controller → HCI reports in whole dBm \
+    → a host controller → sightings; \(options.seconds) s of air time, \(options.trials) trials per distance, seed \(options.seed).
     Estimates are taken once a second after the \(format(ranging.filter.window, 0)) s filter window filled. "raw" ranges on \
     the newest single reading (the baseline); "filtered" is the ranger's trimmed running average.
     Proximity classes: immediate < \(format(ranging.thresholds.immediateBelow, 1)) m ≤ near < \
@@ -43,7 +44,13 @@ for distance in options.distances {
     var filtered: [Double?] = []
     var raw: [Double?] = []
     for _ in 0..<options.trials {
-        let estimates = trial.run(distance: distance, generator: &generator)
+        let estimates: RangingTrial.Estimates
+        do {
+            estimates = try await trial.run(distance: distance, seed: generator.next())
+        } catch {
+            print("ranging-benchmark: the virtual radio failed at \(format(distance, 1)) m: \(error)")
+            exit(3)
+        }
         filtered += estimates.filtered
         raw += estimates.raw
     }

@@ -2,31 +2,32 @@ import BeaconCore
 import HCI
 import VirtualRadio
 
-@testable import BeaconFleet
+/// A virtual-time air for simulations (the ranging benchmark) and tests (monitoring,
+/// calibration): beacons advertising from fixed points (legacy advertising at 100 ms,
+/// 0 dBm, measured power −41 dBm: the model's truth at 1 m) and one scanner, stepped
+/// through air time with every report turned into a `Sighting` stamped with the air time
+/// it arrived by. Everything goes through real HCI: host controllers, virtual controllers,
+/// the simulated air.
+public final class VirtualAirBench {
+    public static let uuid = ProximityUUID(high: 0x89D6_E936_F61F_4227, low: 0xBCD2_6E94_C5A6_B2E3)
 
-/// A virtual-time air for monitoring and calibration tests: beacons advertising from fixed
-/// points (legacy advertising at 100 ms, 0 dBm) and one scanner, stepped through air time
-/// with every report turned into a `Sighting` stamped with the air time it arrived by.
-final class VirtualAirBench {
-    static let uuid = ProximityUUID(high: 0x89D6_E936_F61F_4227, low: 0xBCD2_6E94_C5A6_B2E3)
-
-    let air: VirtualAir
+    public let air: VirtualAir
     private var advertisers: [ScenarioHost] = []
     private var scanner: ScenarioHost?
 
-    init(seed: UInt64, propagation: PropagationModel) {
+    public init(seed: UInt64, propagation: PropagationModel) {
         air = VirtualAir(
             name: "bench-\(UInt32.random(in: 0...UInt32.max))",
             configuration: .init(seed: seed, propagation: propagation))
         VirtualAirRegistry.register(air)
     }
 
-    static func identity(_ major: UInt16, _ minor: UInt16) -> BeaconIdentity {
+    public static func identity(_ major: UInt16, _ minor: UInt16) -> BeaconIdentity {
         BeaconIdentity(uuid: uuid, major: major, minor: minor)
     }
 
     /// A controller at `point` advertising `identity` every 100 ms.
-    func addBeacon(_ identity: BeaconIdentity, at point: PlanPoint) async throws {
+    public func addBeacon(_ identity: BeaconIdentity, at point: PlanPoint) async throws {
         let host = try await ScenarioHost(try HCITransportSpec(parsing: "virtual:\(air.name)@\(point.x),\(point.y)"))
         let advertisement = IBeaconAdvertisement(identity: identity, measuredPower: -41)
         try await host.host.send(try LESetAdvertisingParameters(intervalMin: .beaconDefault, intervalMax: .beaconDefault))
@@ -37,7 +38,7 @@ final class VirtualAirBench {
 
     /// The scanner, standing still or walking (the walk starts now), scanning continuously
     /// (interval = window = 100 ms, as `beaconctl` scans).
-    func startScanner(_ motion: Motion) async throws {
+    public func startScanner(_ motion: Motion) async throws {
         air.definePlace("scanner", VirtualPlace(motion: motion))
         let host = try await ScenarioHost(try HCITransportSpec(parsing: "virtual:\(air.name)/scanner"))
         try await host.host.send(try LESetScanParameters(
@@ -47,11 +48,11 @@ final class VirtualAirBench {
     }
 
     /// Air seconds since the air started.
-    var now: Double { air.now.seconds }
+    public var now: Double { air.now.seconds }
 
     /// Runs the air `step` seconds further; returns what the scanner heard meanwhile, timed
     /// at the end of the step.
-    func step(_ step: Double) async throws -> [Sighting] {
+    public func step(_ step: Double) async throws -> [Sighting] {
         air.advance(by: .microseconds(Int64((step * 1_000_000).rounded())))
         guard let scanner else { return [] }
         let time = now
@@ -63,7 +64,7 @@ final class VirtualAirBench {
         }
     }
 
-    func close() async {
+    public func close() async {
         for host in advertisers { await host.close() }
         await scanner?.close()
         VirtualAirRegistry.remove(named: air.name)

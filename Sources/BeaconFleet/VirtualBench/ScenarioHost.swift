@@ -1,14 +1,15 @@
-import BeaconFleet
 import HCI
 
 /// A host on a controller opened through `ControllerTransports`, subscribed before any
 /// command, collecting reports by sending a marker command (its answer comes after
-/// everything delivered before it).
-final class ScenarioHost {
-    let host: HostController
+/// everything delivered before it). For simulations and tests on the virtual radio, where
+/// the caller steps air time and then asks what arrived meanwhile.
+public final class ScenarioHost {
+    public let host: HostController
     private var events: AsyncStream<HostControllerEvent>.AsyncIterator
 
-    init(_ spec: HCITransportSpec) async throws {
+    /// Opens `spec`, resets the controller and unmasks the events a beacon host needs.
+    public init(_ spec: HCITransportSpec) async throws {
         host = HostController(transport: try await ControllerTransports.open(spec))
         events = await host.events(bufferSize: 1 << 20).makeAsyncIterator()
         try await host.send(Reset())
@@ -17,7 +18,7 @@ final class ScenarioHost {
     }
 
     /// The legacy and extended reports received since the last call, as (address, data, RSSI).
-    func reports() async throws -> [(address: BluetoothAddress, data: [UInt8], rssi: Int8?)] {
+    public func reports() async throws -> [(address: BluetoothAddress, data: [UInt8], rssi: Int8?)] {
         _ = try await host.send(ReadBDADDR())
         var collected: [(address: BluetoothAddress, data: [UInt8], rssi: Int8?)] = []
         while let element = await events.next() {
@@ -36,7 +37,7 @@ final class ScenarioHost {
         return collected
     }
 
-    func close() async {
+    public func close() async {
         await host.close()
     }
 }
