@@ -75,6 +75,9 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Scan window in milliseconds, at most the interval (default: the interval).", valueName: "ms"))
     var window: Double?
 
+    /// A year: longer scans run without --duration, until stopped.
+    static let longestDuration = 365.0 * 24 * 3600
+
     func validate() throws {
         if let uuid {
             do {
@@ -94,8 +97,8 @@ struct ScanCommand: AsyncParsableCommand {
                 throw ValidationError("\(name) must be 0 to 65535; got \(value).")
             }
         }
-        if let duration, !(duration.isFinite && duration > 0) {
-            throw ValidationError("--duration must be a positive number of seconds; got \(duration).")
+        if let duration, !(duration.isFinite && duration > 0 && duration <= Self.longestDuration) {
+            throw ValidationError("--duration must be a positive number of seconds up to \(Int(Self.longestDuration)) (a year); got \(duration). Leave it out to scan until stopped.")
         }
         guard pathLossExponent.isFinite, (1...6).contains(pathLossExponent) else {
             throw ValidationError("--path-loss-exponent must be between 1 and 6 (2 in free space, 2–4 indoors); got \(pathLossExponent).")
