@@ -79,29 +79,46 @@ public enum ADTypeNames {
     }
 
     /// The name of a Bluetooth SIG company identifier (Assigned Numbers 7.1), or `nil`
-    /// when this short table does not hold it: the beacon makers and the platforms whose
-    /// manufacturer data shows up next to beacons.
+    /// when this short table does not hold it: the controller makers `controllers` meets,
+    /// the beacon makers, and the platforms whose manufacturer data shows up next to beacons.
     public static func companyName(_ identifier: UInt16) -> String? {
         companyNames[identifier]
     }
 
     private static let companyNames: [UInt16: String] = [
+        0x0000: "Ericsson",
         0x0002: "Intel",
         0x0006: "Microsoft",
+        0x0009: "Infineon Technologies",
+        0x000A: "Qualcomm Technologies International (CSR)",
         0x000D: "Texas Instruments",
         0x000F: "Broadcom",
+        0x001D: "Qualcomm",
+        0x0025: "NXP Semiconductors",
+        0x0030: "STMicroelectronics",
+        0x0046: "MediaTek",
+        0x0048: "Marvell",
         0x004C: "Apple",
         0x0059: "Nordic Semiconductor",
+        0x005D: "Realtek Semiconductor",
+        0x0060: "RivieraWaves",
         0x0075: "Samsung Electronics",
         0x0087: "Garmin International",
+        0x00D2: "Dialog Semiconductor",
         0x00E0: "Google",
         0x0118: "Radius Networks",
         0x0131: "Cypress Semiconductor",
         0x015D: "Estimote",
         0x0171: "Amazon.com Services",
+        0x0211: "Telink Semiconductor",
+        0x02B0: "Bestechnic",
         0x02E5: "Espressif Systems",
+        0x02FF: "Silicon Laboratories",
         0x038F: "Xiaomi",
+        0x03E0: "Actions Technology",
         0x0499: "Ruuvi Innovations",
+        // Zephyr's open-source controller reports the Linux Foundation.
+        0x05F1: "The Linux Foundation (Zephyr)",
     ]
 
     /// The name of a 16-bit service UUID (Assigned Numbers 3.4 and 3.10), or `nil`.
