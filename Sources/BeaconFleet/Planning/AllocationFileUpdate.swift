@@ -1,14 +1,5 @@
 import FleetManifest
 
-#if canImport(Glibc)
-import Glibc
-private let systemRead = Glibc.read
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-import Darwin
-private let systemRead = Darwin.read
-private let systemWrite = Darwin.write
-#endif
 
 /// Why an allocation was not written into its manifest. Nothing is written in any case.
 public enum AllocationWriteError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -20,8 +11,8 @@ public enum AllocationWriteError: Error, Hashable, Sendable, CustomStringConvert
 
     public var description: String {
         switch self {
-        case .unreadable(let path, let reason):
-            return "cannot read \(path): \(reason)"
+        case .unreadable(_, let reason):
+            return reason
         case .invalidResult(let file, let diagnostics):
             let errors = diagnostics.filter { $0.severity == .error }.count
             return "\(file) would not validate after the edit (\(errors) error\(errors == 1 ? "" : "s") above); it was left unchanged"
@@ -30,7 +21,7 @@ public enum AllocationWriteError: Error, Hashable, Sendable, CustomStringConvert
         case .changedMeanwhile(let path):
             return "\(path) changed on disk while the allocation was planned; it was left unchanged: run the command again"
         case .unwritable(let path, let reason):
-            return "cannot write \(path): \(reason)"
+            return "cannot write \(path): \(reason); it was left unchanged: check that it and its folder are writable"
         }
     }
 }
@@ -77,66 +68,26 @@ public enum AllocationFileUpdate {
         return result.diagnostics
     }
 
-    /// Replaces `path` with `bytes` atomically: a hidden temporary file in the same folder,
-    /// flushed to disk, given the original's permissions, then renamed over it. Refuses
-    /// when the file no longer holds `original` (someone edited it meanwhile).
+    /// Replaces `path` with `bytes` atomically (a flushed temporary file renamed over it,
+    /// permissions kept, folder flushed), refusing when the file no longer holds `original`.
     public static func write(_ bytes: [UInt8], to path: String, replacing original: [UInt8]) throws(AllocationWriteError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw .unwritable(path: path, reason: errorText()) }
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).beaconctl-\(getpid())-\(UInt32.random(in: .min ... .max)).tmp"
-
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, info.st_mode & 0o7777)
-        guard descriptor >= 0 else { throw .unwritable(path: path, reason: "cannot create a temporary file in \(folder): \(errorText())") }
-        var succeeded = false
-        defer {
-            close(descriptor)
-            if !succeeded { unlink(temporary) }
-        }
-        // fchmod because umask may have narrowed the mode given to open.
-        guard writeAll(bytes, to: descriptor), fchmod(descriptor, info.st_mode & 0o7777) == 0, fsync(descriptor) == 0 else {
-            throw .unwritable(path: path, reason: errorText())
-        }
-        guard try read(path) == original else { throw .changedMeanwhile(path: path) }
-        guard rename(temporary, path) == 0 else { throw .unwritable(path: path, reason: errorText()) }
-        succeeded = true
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-        var remaining = bytes[...]
-        while !remaining.isEmpty {
-            let written = remaining.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
+        do {
+            try ManifestFileReplacement.replace(path, with: bytes, expecting: original)
+        } catch {
+            switch error.kind {
+            case .changedMeanwhile: throw .changedMeanwhile(path: path)
+            case .unreadable: throw .unreadable(path: path, reason: error.reason)
+            case .unwritable: throw .unwritable(path: path, reason: error.reason)
             }
-            remaining = remaining.dropFirst(written)
         }
-        return true
     }
 
     /// A whole file's bytes.
     public static func read(_ path: String) throws(AllocationWriteError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unreadable(path: path, reason: errorText()) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .unreadable(path: path, reason: errorText())
-            }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
+        do {
+            return try ManifestFileReplacement.read(path)
+        } catch {
+            throw .unreadable(path: path, reason: error.reason)
         }
-    }
-
-    private static func errorText() -> String {
-        guard let text = strerror(errno) else { return "error \(errno)" }
-        return String(cString: text)
     }
 }
