@@ -111,18 +111,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         defer { advertising?.cancel() }
         let capture = try controller.openCapture()
         defer { capture?.close() }
-        let host = try await controller.openHost(spec, capture: capture)
-        let scanner = BeaconScanner(
-            host: host,
-            configuration: ScanConfiguration(access: ControllerAccess(spec), receiver: spec.description),
-            logger: logger)
-        let session: ScanSession
-        do {
-            session = try await scanner.start()
-        } catch {
-            await host.close()
-            throw CommandFailure(.controller, error.description)
-        }
+        let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger)
         console.errorLine("calibrating \(target.id) (\(target.identity)) for \(ScanTable.decimal(seconds, places: 0)) s: hold the scanner 1 m from it")
         let identity = target.identity
         let limit = seconds

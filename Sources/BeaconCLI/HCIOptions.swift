@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconFleet
 import HCI
+import Logging
 
 /// The options of every command that talks to a controller.
 struct HCIOptions: ParsableArguments {
@@ -85,6 +86,25 @@ struct HCIOptions: ParsableArguments {
             throw CommandFailure(.controller, error.message)
         }
         return HostController(transport: transport, defaultTimeout: timeout)
+    }
+
+    /// Opens `spec` and starts passive scanning on it; the caller stops the session and
+    /// closes the host. `configure` adjusts the scan beyond the access mode and receiver name
+    /// (family, timing). A controller that cannot be reached or refuses to scan is exit 3.
+    func startScanning(
+        _ spec: HCITransportSpec, capture: BTSnoopWriter?, logger: Logger,
+        configure: (inout ScanConfiguration) -> Void = { _ in }
+    ) async throws(CommandFailure) -> (host: HostController, session: ScanSession) {
+        let host = try await openHost(spec, capture: capture)
+        var configuration = ScanConfiguration(access: ControllerAccess(spec), receiver: spec.description)
+        configure(&configuration)
+        do {
+            let session = try await BeaconScanner(host: host, configuration: configuration, logger: logger).start()
+            return (host, session)
+        } catch {
+            await host.close()
+            throw CommandFailure(.controller, error.description)
+        }
     }
 }
 

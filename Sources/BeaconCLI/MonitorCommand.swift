@@ -193,18 +193,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let spec = try controller.transportSpec(environment: console.environment)
         let capture = try controller.openCapture()
         defer { capture?.close() }
-        let host = try await controller.openHost(spec, capture: capture)
-        let scanner = BeaconScanner(
-            host: host,
-            configuration: ScanConfiguration(access: ControllerAccess(spec), receiver: spec.description),
-            logger: logger)
-        let session: ScanSession
-        do {
-            session = try await scanner.start()
-        } catch {
-            await host.close()
-            throw CommandFailure(.controller, error.description)
-        }
+        let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger)
         var failure: (any Error)?
         let stateEvery = self.stateEvery
         let rangeEvery = range ? self.rangeEvery : nil

@@ -174,25 +174,11 @@ struct ScanCommand: AsyncParsableCommand {
         let timing = try scanTiming()
         let capture = try controller.openCapture()
         defer { capture?.close() }
-        let transport: any HCITransport
-        do {
-            transport = try await HCIOptions.open(spec, capture: capture)
-        } catch {
-            throw CommandFailure(.controller, error.message)
-        }
-        let host = HostController(transport: transport, defaultTimeout: controller.timeout)
-        let scanner = BeaconScanner(
-            host: host,
-            configuration: ScanConfiguration(
-                family: family.choice, interval: timing.interval, window: timing.window,
-                access: ControllerAccess(spec), receiver: spec.description),
-            logger: logger)
-        let session: ScanSession
-        do {
-            session = try await scanner.start()
-        } catch {
-            await host.close()
-            throw CommandFailure(.controller, error.description)
+        let family = self.family.choice
+        let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger) { configuration in
+            configuration.family = family
+            configuration.interval = timing.interval
+            configuration.window = timing.window
         }
         let duration = self.duration
         let header = "Scanning \(spec) (\(session.family) scanning)"

@@ -121,21 +121,7 @@ struct VerifyCommand: AsyncParsableCommand {
         defer { capture?.close() }
         let logger = globals.makeLogger()
 
-        let host: HostController
-        do {
-            host = HostController(transport: try await HCIOptions.open(spec, capture: capture), defaultTimeout: controller.timeout)
-        } catch {
-            throw CommandFailure(.controller, error.message)
-        }
-        let session: ScanSession
-        do throws(ScanError) {
-            let scanner = BeaconScanner(
-                host: host, configuration: ScanConfiguration(access: ControllerAccess(spec)), logger: logger)
-            session = try await scanner.start()
-        } catch {
-            await host.close()
-            throw CommandFailure(.controller, error.description)
-        }
+        let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger)
         let outcome: Result<VerificationResult, any Error>
         do {
             outcome = .success(try await verify(session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout)))
