@@ -39,13 +39,7 @@ struct ControllersCommand: AsyncParsableCommand {
         }
         let capture = try controller.openCapture()
         defer { capture?.close() }
-        let transport: any HCITransport
-        do {
-            transport = try await HCIOptions.open(spec, capture: capture)
-        } catch {
-            throw CommandFailure(.controller, error.message)
-        }
-        let host = HostController(transport: transport, defaultTimeout: controller.timeout)
+        let host = try await controller.openHost(spec, capture: capture)
         let report: ControllerReport
         do {
             report = try await ControllerInspector.inspect(host, access: ControllerAccess(spec), logger: globals.makeLogger())
