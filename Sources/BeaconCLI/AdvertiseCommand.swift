@@ -59,9 +59,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
                 "say what to advertise: --uuid UUID --major N --minor N, or --manifest PATH (with --beacon ID, --host NAME or --all).")
         }
         if beacon.isAnyGiven { _ = try beacon.request() }
-        if let duration, !(duration.isFinite && duration > 0) {
-            throw ValidationError("--duration must be a positive number of seconds; got \(AdvertiseBeaconOptions.number(duration)).")
-        }
+        try SecondsFlag.check(duration, "--duration")
         if let slot = rotationSlotMilliseconds, !(slot.isFinite && slot >= 20 && slot <= 60_000) {
             throw ValidationError("--rotation-slot-ms \(AdvertiseBeaconOptions.number(slot)) is outside 20 to 60000 ms.")
         }
@@ -83,9 +81,9 @@ struct AdvertiseCommand: AsyncParsableCommand {
 
         let configuration = AdvertiserConfiguration(
             requests: requests, family: family.choice,
-            rotationSlot: rotationSlotMilliseconds.map { .milliseconds(Int64($0.rounded())) },
+            rotationSlot: rotationSlotMilliseconds.flatMap { SecondsFlag.duration($0 / 1000) },
             restart: restart ? RestartPolicy() : nil, commandTimeout: controller.timeout,
-            duration: duration.map { .milliseconds(Int64(($0 * 1000).rounded())) })
+            duration: duration.flatMap(SecondsFlag.duration))
         let advertiser = BeaconAdvertiser(
             controller: spec, configuration: configuration, logger: globals.makeLogger(),
             openTransport: { () async throws(HCITransportError) -> any HCITransport in

@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 import HCI
 
@@ -47,7 +48,7 @@ enum AdvertiseJSONEvent: Encodable {
     }
 
     static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        duration.secondsValue * 1000
     }
 }
 

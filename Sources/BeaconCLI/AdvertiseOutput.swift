@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 import Foundation
 import HCI
@@ -127,15 +128,15 @@ final class AdvertiseEventPrinter: Sendable {
 
     /// `1.5 s`, `12 s`.
     static func seconds(_ duration: Duration) -> String {
-        let total = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let total = duration.secondsValue
         if total < 10 { return String(format: "%.1f s", total) }
-        return "\(Int(total.rounded())) s"
+        return "\(Int64(saturating: total)) s"
     }
 
     /// `100 ms`, `152.5 ms`.
     static func milliseconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        return value.rounded() == value ? "\(Int64(value)) ms" : String(format: "%.1f ms", value)
+        let value = duration.secondsValue * 1000
+        return value.rounded() == value ? "\(Int64(saturating: value)) ms" : String(format: "%.1f ms", value)
     }
 
     // MARK: JSON lines
@@ -162,7 +163,6 @@ final class AdvertiseEventPrinter: Sendable {
     }
 
     static func secondsValue(_ duration: Duration) -> Double {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return (value * 1000).rounded() / 1000
+        (duration.secondsValue * 1000).rounded() / 1000
     }
 }

@@ -22,7 +22,8 @@ struct CalibrateCommand: AsyncParsableCommand {
             --advertise-hci advertises the beacon from a second controller of this host \
             meanwhile. Details in docs/calibration.md.
             Exit codes: 0 calibrated; 1 the manifest has errors, or no value (not heard, \
-            several transmitters); 2 a usage error or an unreadable --input; 3 the controller failed.
+            several transmitters, interrupted by SIGINT or SIGTERM: nothing is written then); \
+            2 a usage error or an unreadable --input; 3 the controller failed.
             """)
 
     @OptionGroup var globals: GlobalOptions
@@ -72,19 +73,16 @@ struct CalibrateCommand: AsyncParsableCommand {
         guard let target = loaded.fleet.beacons.first(where: { $0.id == beacon }) else {
             throw CommandFailure(.usageOrInput, "\(manifest.joined(separator: ", ")) has no beacon `\(beacon)`; `beaconctl fleet validate` lists them")
         }
-        var sampler = CalibrationSampler(identity: target.identity)
-        if let input {
-            let limit = seconds
-            var first: Double?
-            try await RecordedSightings.read(input, logger: logger) { sighting in
-                let start = first ?? sighting.time
-                first = start
-                guard sighting.time <= start + limit else { return false }
-                sampler.add(sighting)
-                return true
+        let sampler: CalibrationSampler
+        do {
+            if let input {
+                sampler = try await sampleRecording(input, identity: target.identity, logger: logger)
+            } else {
+                sampler = try await sampleController(target, logger: logger)
             }
-        } else {
-            sampler = try await sampleController(target, logger: logger)
+        } catch let interruption as TerminationSignals.Interrupted {
+            // Never a value from a run cut short: its samples are a fraction of what was asked.
+            throw CommandFailure(.findings, "\(beacon): calibration \(interruption) before its \(ScanTable.decimal(seconds, places: 0)) s were up; nothing was \(write ? "written" : "measured"): run it again and let it finish")
         }
         let estimate: CalibrationEstimate
         do {
@@ -103,6 +101,23 @@ struct CalibrateCommand: AsyncParsableCommand {
         console.line("wrote measured_power: \(estimate.measuredPower) for \(beacon) in \(target.location.file)")
     }
 
+    /// The samples of the first `seconds` of a recording (on its own clock).
+    private func sampleRecording(_ input: String, identity: BeaconIdentity, logger: Logger) async throws -> CalibrationSampler {
+        let limit = seconds
+        return try await TerminationSignals.cancellingOnInterrupt {
+            var sampler = CalibrationSampler(identity: identity)
+            var first: Double?
+            try await RecordedSightings.read(input, logger: logger) { sighting in
+                let start = first ?? sighting.time
+                first = start
+                guard sighting.time <= start + limit else { return false }
+                sampler.add(sighting)
+                return true
+            }
+            return sampler
+        }
+    }
+
     /// Scans for `seconds` on `--hci`, advertising the beacon from `--advertise-hci` meanwhile.
     private func sampleController(_ target: ResolvedBeacon, logger: Logger) async throws -> CalibrationSampler {
         let console = Console.current
@@ -119,15 +134,10 @@ struct CalibrateCommand: AsyncParsableCommand {
         var sampler = CalibrationSampler(identity: identity)
         do {
             sampler = try await TerminationSignals.cancellingOnInterrupt {
-                var collected = CalibrationSampler(identity: identity)
-                for try await sighting in session.sightings {
-                    collected.add(sighting)
-                    if session.elapsed() >= limit { break }
-                }
-                return collected
+                try await Self.collect(identity, from: session, for: limit)
             }
-        } catch is CancellationError {
-            failure = CommandFailure(.usageOrInput, "calibration interrupted; nothing was measured")
+        } catch let interruption as TerminationSignals.Interrupted {
+            failure = interruption
         } catch {
             failure = CommandFailure(.controller, "\(error)")
         }
@@ -139,6 +149,36 @@ struct CalibrateCommand: AsyncParsableCommand {
         }
         if let failure { throw failure }
         return sampler
+    }
+
+    /// The samples heard in the first `seconds` of the session. The deadline is its own
+    /// task, so a silent air ends the run on time (a loop that looks at the clock only when
+    /// a sighting arrives would wait forever).
+    private static func collect(_ identity: BeaconIdentity, from session: ScanSession, for seconds: Double) async throws -> CalibrationSampler {
+        try await withThrowingTaskGroup(of: CalibrationSampler?.self) { group in
+            group.addTask {
+                var collected = CalibrationSampler(identity: identity)
+                for try await sighting in session.sightings {
+                    collected.add(sighting)
+                    if session.elapsed() >= seconds { break }
+                }
+                return collected
+            }
+            group.addTask {
+                let remaining = max(0, seconds - session.elapsed())
+                // Cancelled when the stream ended first: nothing to report either way.
+                try? await Task.sleep(for: SecondsFlag.duration(remaining) ?? .zero)
+                return nil
+            }
+            // The first to end (the deadline, the stream, a failure) ends both; the
+            // collector then returns what it has.
+            var collected: CalibrationSampler?
+            while let next = try await group.next() {
+                group.cancelAll()
+                if let next { collected = next }
+            }
+            return collected ?? CalibrationSampler(identity: identity)
+        }
     }
 
     /// With --advertise-hci, the task advertising the beacon (cancel it to stop).

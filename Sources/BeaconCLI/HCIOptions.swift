@@ -37,7 +37,7 @@ struct HCIOptions: ParsableArguments {
         }
     }
 
-    var timeout: Duration { .milliseconds(Int64((commandTimeout * 1000).rounded())) }
+    var timeout: Duration { SecondsFlag.duration(commandTimeout) ?? .seconds(2) }
 
     /// `--hci`, else `$BEACONCTL_HCI`, else `hci0`.
     func transportSpec(environment: [String: String]) throws(CommandFailure) -> HCITransportSpec {

@@ -73,13 +73,14 @@ struct MonitorCommand: AsyncParsableCommand {
             throw ValidationError("no regions: give --region ID=UUID[/MAJOR[/MINOR]] or --manifest with a `regions:` list.")
         }
         for text in region { _ = try MonitorRegionOption.parse(text) }
-        guard exitPeriod.isFinite, exitPeriod > 0 else {
-            throw ValidationError("--exit-period must be a positive number of seconds; got \(exitPeriod).")
-        }
+        try SecondsFlag.check(exitPeriod, "--exit-period")
         guard minSightings >= 1 else { throw ValidationError("--min-sightings must be at least 1; got \(minSightings).") }
-        for (name, value) in [("--state-every", stateEvery), ("--range-every", rangeEvery), ("--duration", duration)] {
-            if let value, !(value.isFinite && value > 0) {
-                throw ValidationError("\(name) must be a positive number of seconds; got \(value).")
+        try SecondsFlag.check(duration, "--duration")
+        // Periodic reports: a period below a millisecond would only flood the output.
+        for (name, value) in [("--state-every", stateEvery), ("--range-every", rangeEvery)] {
+            try SecondsFlag.check(value, name)
+            if let value, value < MonitorSchedule.shortestPeriod {
+                throw ValidationError("\(name) must be at least \(MonitorSchedule.shortestPeriod) s; got \(value).")
             }
         }
         if let exec, exec.split(separator: " ").isEmpty {
@@ -107,7 +108,10 @@ struct MonitorCommand: AsyncParsableCommand {
             if let input {
                 try await monitorRecording(input, regions: regions, configuration: configuration, ranging: ranging, output: output, logger: logger)
             } else {
-                let run = MonitorRun(session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: 0), output: output)
+                let run = MonitorRun(
+                    session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: 0),
+                    schedule: MonitorSchedule(stateEvery: stateEvery, rangeEvery: ranging == nil ? nil : rangeEvery),
+                    output: output, logger: logger)
                 try await monitorController(run: run, logger: logger)
             }
         } catch {
@@ -152,33 +156,31 @@ struct MonitorCommand: AsyncParsableCommand {
         _ path: String, regions: [MonitoredRegion], configuration: RegionMonitor.Configuration,
         ranging: RangingConfiguration?, output: MonitorOutput, logger: Logger
     ) async throws {
-        let duration = stateEvery
-        let rangeEvery = ranging == nil ? nil : self.rangeEvery
+        let schedule = MonitorSchedule(stateEvery: stateEvery, rangeEvery: ranging == nil ? nil : rangeEvery)
         let limit = self.duration
         let heardAny: Bool
         do {
             heardAny = try await TerminationSignals.cancellingOnInterrupt {
                 var run: MonitorRun?
-                var schedule = MonitorSchedule(stateEvery: duration, rangeEvery: rangeEvery)
                 var end: Double?
                 try await RecordedSightings.read(path, logger: logger) { sighting in
                     let current = run ?? MonitorRun(
                         session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: sighting.time),
-                        output: output)
+                        schedule: schedule, output: output, logger: logger)
                     if run == nil {
                         run = current
-                        schedule.start(at: sighting.time)
+                        current.startSchedule(at: sighting.time)
                         end = limit.map { sighting.time + $0 }
                     }
                     if let end, sighting.time > end { return false }
-                    schedule.fire(until: sighting.time, run: current)
+                    current.advance(to: sighting.time)
                     current.observe(sighting)
                     return true
                 }
                 return run != nil
             }
-        } catch is CancellationError {
-            // Ctrl-C: what was read was monitored.
+        } catch is TerminationSignals.Interrupted {
+            // Ctrl-C or SIGTERM: what was read was monitored; a normal end.
             return
         }
         if !heardAny {
@@ -195,15 +197,12 @@ struct MonitorCommand: AsyncParsableCommand {
         defer { capture?.close() }
         let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger)
         var failure: (any Error)?
-        let stateEvery = self.stateEvery
-        let rangeEvery = range ? self.rangeEvery : nil
         let duration = self.duration
         do {
             try await TerminationSignals.cancellingOnInterrupt {
-                try await MonitorLiveLoop.run(
-                    session, monitor: run, stateEvery: stateEvery, rangeEvery: rangeEvery, duration: duration)
+                try await MonitorLiveLoop.run(session, monitor: run, duration: duration)
             }
-        } catch is CancellationError {
+        } catch is TerminationSignals.Interrupted {
             // Ctrl-C or SIGTERM: a normal end.
         } catch {
             failure = error

@@ -16,7 +16,9 @@ import Logging
 /// beaconctl, not by a shell), and learns about the event from:
 /// `BEACONCTL_EVENT` (enter, exit, state), `BEACONCTL_REGION`, `BEACONCTL_STATE` (inside,
 /// outside, unknown), `BEACONCTL_BEACONS` (`UUID/major/minor`, comma-separated) and
-/// `BEACONCTL_TIME` (seconds, the monitor's clock).
+/// `BEACONCTL_TIME` (seconds, the monitor's clock) and `BEACONCTL_BEACON_COUNT` (how many
+/// identities were heard; `BEACONCTL_BEACONS` lists at most `StayBeacons.listLimit`, so
+/// the environment stays far below the kernel's limits however busy the air is).
 ///
 /// Runs happen one at a time, in event order, off the monitoring task: a slow program
 /// delays the next run, never the monitoring.
@@ -43,6 +45,7 @@ final class MonitorEventHook: Sendable {
             "BEACONCTL_STATE": event.state.rawValue,
             "BEACONCTL_BEACONS": event.beacons.map(\.description).joined(separator: ","),
             "BEACONCTL_TIME": String(event.time),
+            "BEACONCTL_BEACON_COUNT": "\(event.beaconCount)\(event.beaconCountIsLowerBound ? "+" : "")",
         ]
     }
 
@@ -57,7 +60,7 @@ final class MonitorEventHook: Sendable {
             case .success(let code):
                 logger.warning("--exec \(arguments[0]) exited with status \(code) for \(event.kind.rawValue) \(event.regionIdentifier)")
             case .failure(let reason):
-                logger.error("--exec \(arguments[0]) could not run: \(reason); check the path and that it is executable")
+                logger.error("--exec \(arguments[0]) could not run: \(reason)")
             }
         }
     }
@@ -80,7 +83,7 @@ final class MonitorEventHook: Sendable {
         guard let program = argv.first ?? nil else { return .failure(SpawnFailure("no program given")) }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, program, nil, nil, argv, envp)
-        guard result == 0 else { return .failure(SpawnFailure(String(cString: strerror(result)))) }
+        guard result == 0 else { return .failure(SpawnFailure(errno: result)) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { return .failure(SpawnFailure("waiting for it failed: \(String(cString: strerror(errno)))")) }
@@ -91,8 +94,24 @@ final class MonitorEventHook: Sendable {
     }
 }
 
-/// Why a program could not be started.
+/// Why a program could not be started, with what to do about it.
 struct SpawnFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+
+    /// From `posix_spawnp`'s error number: the advice depends on the cause.
+    init(errno code: Int32) {
+        let reason = String(cString: strerror(code))
+        switch code {
+        case E2BIG:
+            // The event's own variables are bounded; the rest is this process's environment.
+            self.init("\(reason): the environment beaconctl was started with is too large to pass on; start it with fewer or shorter variables (env -i …)")
+        case ENOENT:
+            self.init("\(reason): no such program on PATH or at that path")
+        case EACCES, ENOEXEC:
+            self.init("\(reason): check that the file is an executable program and that you may run it")
+        default:
+            self.init("\(reason); check the path and that it is executable")
+        }
+    }
 }

@@ -66,9 +66,7 @@ struct ProvisionCommand: AsyncParsableCommand {
         {
             throw ValidationError("--hci and --verify-hci name the same controller (\(listening)); a controller does not hear its own advertising: listen with a second one.")
         }
-        if !(timeout > 0) {
-            throw ValidationError("--timeout must be a positive number of seconds; got \(timeout).")
-        }
+        try SecondsFlag.check(timeout, "--timeout", allowingInfinity: true)
         if requiredSightings < 1 {
             throw ValidationError("--required-sightings must be at least 1; got \(requiredSightings).")
         }

@@ -76,7 +76,6 @@ struct ScanCommand: AsyncParsableCommand {
     var window: Double?
 
     /// A year: longer scans run without --duration, until stopped.
-    static let longestDuration = 365.0 * 24 * 3600
 
     func validate() throws {
         if let uuid {
@@ -97,9 +96,7 @@ struct ScanCommand: AsyncParsableCommand {
                 throw ValidationError("\(name) must be 0 to 65535; got \(value).")
             }
         }
-        if let duration, !(duration.isFinite && duration > 0 && duration <= Self.longestDuration) {
-            throw ValidationError("--duration must be a positive number of seconds up to \(Int(Self.longestDuration)) (a year); got \(duration). Leave it out to scan until stopped.")
-        }
+        try SecondsFlag.check(duration, "--duration", hint: "Leave it out to scan until stopped.")
         guard pathLossExponent.isFinite, (1...6).contains(pathLossExponent) else {
             throw ValidationError("--path-loss-exponent must be between 1 and 6 (2 in free space, 2–4 indoors); got \(pathLossExponent).")
         }
@@ -227,7 +224,7 @@ struct ScanCommand: AsyncParsableCommand {
             }
             if let duration {
                 group.addTask {
-                    try? await Task.sleep(for: .milliseconds(Int64((duration * 1000).rounded())))
+                    try? await Task.sleep(for: SecondsFlag.duration(duration) ?? .longestAccepted)
                 }
             }
             if let live {

@@ -50,19 +50,28 @@ enum TerminationSignals {
     }
 
     /// Runs a throwing `operation`, cancelling it on SIGINT or SIGTERM, and returns its value
-    /// or rethrows its error (what the operation throws once cancelled, usually a
-    /// `CancellationError`, which callers treat as a normal end).
+    /// or rethrows its error. When a signal arrived, it throws `Interrupted` whatever the
+    /// operation returned: a cancelled operation often ends as if its input had ended (a
+    /// stream finishes on cancellation), and what it returns then is partial. Callers for
+    /// which a signal is a normal end catch `Interrupted`.
     static func cancellingOnInterrupt<Value: Sendable>(
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        let (outcome, _) = await cancellingOnSignal { () -> Swift.Result<Value, any Error> in
+        let (outcome, signal) = await cancellingOnSignal { () -> Swift.Result<Value, any Error> in
             do {
                 return .success(try await operation())
             } catch {
                 return .failure(error)
             }
         }
+        if let signal { throw Interrupted(signal: signal) }
         return try outcome.get()
+    }
+
+    /// A run that SIGINT or SIGTERM cut short: what it gathered is incomplete.
+    struct Interrupted: Error, CustomStringConvertible {
+        var signal: Int32
+        var description: String { "interrupted by \(TerminationSignals.name(of: signal))" }
     }
 
     /// `SIGINT`, `SIGTERM`.

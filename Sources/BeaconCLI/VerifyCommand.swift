@@ -55,9 +55,7 @@ struct VerifyCommand: AsyncParsableCommand {
         if input != nil && (controller.hci != nil || controller.snoop != nil) {
             throw ValidationError("--input reads a recording and --hci/--snoop drive a controller; use one or the other.")
         }
-        if let timeout, !(timeout > 0) {
-            throw ValidationError("--timeout must be a positive number of seconds; got \(timeout).")
-        }
+        try SecondsFlag.check(timeout, "--timeout", allowingInfinity: true)
         if requiredSightings < 1 {
             throw ValidationError("--required-sightings must be at least 1; got \(requiredSightings).")
         }

@@ -21,7 +21,9 @@ public enum RegionState: String, Sendable, Hashable, Codable {
 }
 
 /// What monitoring reports. `beacons` are the identities seen in the region during the
-/// current stay (for `enter` and `state`) or last seen before leaving (for `exit`).
+/// current stay (for `enter` and `state`) or last seen before leaving (for `exit`): the
+/// first `StayBeacons.listLimit` of them in the order they were first heard, with
+/// `beaconCount` counting them all (see `StayBeacons`).
 public struct RegionEvent: Hashable, Sendable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case enter, exit, state
@@ -32,13 +34,62 @@ public struct RegionEvent: Hashable, Sendable {
     public var state: RegionState
     public var time: Double
     public var beacons: [BeaconIdentity]
+    /// How many distinct identities were heard: at least `beacons.count`.
+    public var beaconCount: Int
+    /// True when more identities were heard than `StayBeacons.countLimit`: `beaconCount`
+    /// is then a lower bound.
+    public var beaconCountIsLowerBound: Bool
 
-    public init(kind: Kind, regionIdentifier: String, state: RegionState, time: Double, beacons: [BeaconIdentity]) {
+    public init(
+        kind: Kind, regionIdentifier: String, state: RegionState, time: Double, beacons: [BeaconIdentity],
+        beaconCount: Int? = nil, beaconCountIsLowerBound: Bool = false
+    ) {
         self.kind = kind
         self.regionIdentifier = regionIdentifier
         self.state = state
         self.time = time
         self.beacons = beacons
+        self.beaconCount = max(beaconCount ?? beacons.count, beacons.count)
+        self.beaconCountIsLowerBound = beaconCountIsLowerBound
+    }
+
+    init(kind: Kind, regionIdentifier: String, state: RegionState, time: Double, stay: StayBeacons) {
+        self.init(
+            kind: kind, regionIdentifier: regionIdentifier, state: state, time: time, beacons: stay.listed,
+            beaconCount: stay.count, beaconCountIsLowerBound: stay.countIsLowerBound)
+    }
+
+    /// Whether `beacons` leaves some of the identities heard out.
+    public var isBeaconListShortened: Bool { beaconCount > beacons.count || beaconCountIsLowerBound }
+}
+
+/// The distinct identities heard in a region during one stay, in bounded memory and
+/// constant time per sighting whatever the air holds (a wildcard region over a busy venue,
+/// or someone transmitting thousands of identities): the first `listLimit` are listed in
+/// the order they were first heard; all are counted up to `countLimit`.
+public struct StayBeacons: Hashable, Sendable {
+    /// Identities listed in events (and so in JSON lines and `--exec` variables).
+    public static let listLimit = 100
+    /// Identities counted exactly; beyond, the count is a lower bound.
+    public static let countLimit = 10_000
+
+    public private(set) var listed: [BeaconIdentity] = []
+    private var counted: Set<BeaconIdentity> = []
+    /// Set once an identity arrived that could no longer be counted.
+    public private(set) var countIsLowerBound = false
+
+    public init() {}
+
+    public var count: Int { counted.count }
+
+    public mutating func insert(_ identity: BeaconIdentity) {
+        guard !counted.contains(identity) else { return }
+        guard counted.count < Self.countLimit else {
+            countIsLowerBound = true
+            return
+        }
+        counted.insert(identity)
+        if listed.count < Self.listLimit { listed.append(identity) }
     }
 }
 
@@ -69,7 +120,7 @@ public struct RegionMonitor: Sendable {
         var state: RegionState = .unknown
         var sightingsTowardEntry = 0
         var lastSeen: Double?
-        var beaconsThisStay: [BeaconIdentity] = []
+        var beaconsThisStay = StayBeacons()
         var stateReportedOnStart = false
     }
 
@@ -91,9 +142,7 @@ public struct RegionMonitor: Sendable {
         var events = advance(to: sighting.time)
         for index in regions.indices where regions[index].monitored.region.matches(sighting.identity) {
             regions[index].lastSeen = sighting.time
-            if !regions[index].beaconsThisStay.contains(sighting.identity) {
-                regions[index].beaconsThisStay.append(sighting.identity)
-            }
+            regions[index].beaconsThisStay.insert(sighting.identity)
             guard regions[index].state != .inside else { continue }
             regions[index].sightingsTowardEntry += 1
             if regions[index].sightingsTowardEntry >= configuration.minimumSightingsForEntry {
@@ -121,7 +170,7 @@ public struct RegionMonitor: Sendable {
                 // Sightings that did not reach the entry minimum go stale like a stay does.
                 if let lastSeen = regions[index].lastSeen, now - lastSeen >= configuration.exitPeriod {
                     regions[index].sightingsTowardEntry = 0
-                    regions[index].beaconsThisStay = []
+                    regions[index].beaconsThisStay = StayBeacons()
                 }
             }
         }
@@ -134,7 +183,7 @@ public struct RegionMonitor: Sendable {
         guard let tracking = regions.first(where: { $0.monitored.region.identifier == identifier }) else { return nil }
         return RegionEvent(
             kind: .state, regionIdentifier: identifier, state: tracking.state,
-            time: tracking.lastSeen ?? startTime, beacons: tracking.state == .inside ? tracking.beaconsThisStay : [])
+            time: tracking.lastSeen ?? startTime, stay: tracking.state == .inside ? tracking.beaconsThisStay : StayBeacons())
     }
 
     /// The states of every region, in the order they were given.
@@ -150,19 +199,19 @@ public struct RegionMonitor: Sendable {
         regions[index].state = newState
         if newState == .outside {
             regions[index].sightingsTowardEntry = 0
-            regions[index].beaconsThisStay = []
+            regions[index].beaconsThisStay = StayBeacons()
         }
         var events: [RegionEvent] = []
         let identifier = monitored.region.identifier
         if previous == .unknown && monitored.notifyStateOnStart && !regions[index].stateReportedOnStart {
             regions[index].stateReportedOnStart = true
-            events.append(RegionEvent(kind: .state, regionIdentifier: identifier, state: newState, time: time, beacons: newState == .inside ? beacons : []))
+            events.append(RegionEvent(kind: .state, regionIdentifier: identifier, state: newState, time: time, stay: newState == .inside ? beacons : StayBeacons()))
         }
         switch newState {
         case .inside where monitored.notifyOnEntry:
-            events.append(RegionEvent(kind: .enter, regionIdentifier: identifier, state: .inside, time: time, beacons: beacons))
+            events.append(RegionEvent(kind: .enter, regionIdentifier: identifier, state: .inside, time: time, stay: beacons))
         case .outside where previous == .inside && monitored.notifyOnExit:
-            events.append(RegionEvent(kind: .exit, regionIdentifier: identifier, state: .outside, time: time, beacons: beacons))
+            events.append(RegionEvent(kind: .exit, regionIdentifier: identifier, state: .outside, time: time, stay: beacons))
         default:
             break
         }

@@ -28,4 +28,10 @@ public struct Sighting: Hashable, Sendable {
     }
 
     public var identity: BeaconIdentity { advertisement.identity }
+
+    /// The times a sighting may carry, in seconds: about ±317 years around the source's
+    /// reference. Wide enough for Unix-epoch stamps, and narrow enough that every gap,
+    /// deadline and period computed from two of them stays exact to a microsecond and
+    /// fits any integer unit. Readers refuse times outside it where they enter.
+    public static let acceptedTimes: ClosedRange<Double> = -1e10...1e10
 }

@@ -225,8 +225,7 @@ public final class ScanSession: Sendable {
     }
 
     static func seconds(_ duration: Duration) -> Double {
-        let components = duration.components
-        return Double(components.seconds) + Double(components.attoseconds) / 1e18
+        duration.secondsValue
     }
 
     /// `12.5 s`.

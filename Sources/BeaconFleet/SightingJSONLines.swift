@@ -75,6 +75,9 @@ public enum SightingJSONLines {
         // 127 is HCI's "RSSI not available"; in a sighting that is written null.
         let rssi = try fields.optionalInteger("rssi", in: -128...126, hint: "127 means \"not available\": write null")
         let time = try fields.double("time")
+        guard Sighting.acceptedTimes.contains(time) else {
+            throw SightingFields.Problem("\"time\" must be seconds from -1e10 to 1e10 (about 317 years either way); got \(time)")
+        }
         let receiver = try fields.optionalString("receiver") ?? defaultReceiver
         let advertisement = IBeaconAdvertisement(
             identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
@@ -85,7 +88,7 @@ public enum SightingJSONLines {
     }
 
     /// Seconds with microsecond resolution and no trailing zeros: `12.3456`, `0`, `-1.5`.
-    static func timeText(_ time: Double) -> String {
+    public static func timeText(_ time: Double) -> String {
         // Beyond ±9e12 s (285,000 years) microseconds no longer fit an Int64; JSON still
         // takes Swift's shortest round-trip form.
         guard time.isFinite else { return "null" }

@@ -108,14 +108,6 @@ extension AdvertisingSet {
     var isLegacyAdvertising: Bool { key == AdvertisingSet.legacyKey }
 }
 
-extension Duration {
-    /// The duration in seconds as a floating-point number.
-    var secondsValue: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
 /// What a command asks of the air beyond its answer.
 enum ControllerWork: Equatable {
     /// Send the PDU of channel `channelIndex` of an advertising event of a set.

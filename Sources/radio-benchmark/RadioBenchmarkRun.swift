@@ -156,10 +156,3 @@ struct RadioBenchmarkRun {
         return Result(simulated: simulated, wall: wall, advertisingEvents: events, reports: reports)
     }
 }
-
-extension Duration {
-    var secondsValue: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

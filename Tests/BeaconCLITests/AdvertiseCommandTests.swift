@@ -33,7 +33,7 @@ struct AdvertiseCommandTests {
             (["--measured-power", "5"], "--measured-power 5 is outside -127 to -1 dBm (the RSSI 1 m from a beacon is always negative)."),
             (["--measured-power", "loud"], "--measured-power loud is neither a number of dBm nor auto."),
             (["--tx-power", "30"], "--tx-power 30 is outside -127 to 20 dBm."),
-            (["--duration", "0"], "--duration must be a positive number of seconds; got 0."),
+            (["--duration", "0"], "--duration must be a positive number of seconds up to 1000000000 (about 31 years); got 0."),
             (["--rotation-slot-ms", "5"], "--rotation-slot-ms 5 is outside 20 to 60000 ms."),
             (["--command-timeout", "0"], "--command-timeout must be between 0.1 and 60 seconds; got 0.0."),
         ] as [([String], String)])

@@ -30,9 +30,9 @@ struct MonitorCommandTests {
         (["--region", "store"], "--region store: no identifier; write ID=UUID, ID=UUID/MAJOR or ID=UUID/MAJOR/MINOR"),
         (["--region", "store=\(uuid)/1/2/3"], "--region store=\(uuid)/1/2/3: write ID=UUID, ID=UUID/MAJOR or ID=UUID/MAJOR/MINOR"),
         (["--region", "store=\(uuid)/70000"], "--region store=\(uuid)/70000: the major must be 0 to 65535; got \"70000\""),
-        (["--region", "s=\(uuid)", "--exit-period", "0"], "--exit-period must be a positive number of seconds; got 0.0."),
+        (["--region", "s=\(uuid)", "--exit-period", "0"], "--exit-period must be a positive number of seconds up to 1000000000 (about 31 years); got 0."),
         (["--region", "s=\(uuid)", "--min-sightings", "0"], "--min-sightings must be at least 1; got 0."),
-        (["--region", "s=\(uuid)", "--state-every", "0"], "--state-every must be a positive number of seconds; got 0.0."),
+        (["--region", "s=\(uuid)", "--state-every", "0"], "--state-every must be a positive number of seconds up to 1000000000 (about 31 years); got 0."),
         (["--region", "s=\(uuid)", "--input", "x", "--hci", "hci1"], "--input monitors a recording; --hci drives a controller: pass one or the other."),
     ])
     func badFlagsAreUsageErrors(arguments: [String], message: String) async {

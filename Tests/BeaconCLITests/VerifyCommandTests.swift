@@ -189,7 +189,7 @@ struct VerifyCommandTests {
     @Test("usage errors exit 2 and name the problem", arguments: [
         ([], "Name the manifest to verify against"),
         (["m.yaml", "--input", "x.jsonl", "--hci", "hci1"], "--input reads a recording and --hci/--snoop drive a controller"),
-        (["m.yaml", "--timeout", "0"], "--timeout must be a positive number of seconds; got 0.0."),
+        (["m.yaml", "--timeout", "0"], "--timeout must be a positive number of seconds up to 1000000000 (about 31 years); got 0."),
         (["m.yaml", "--required-sightings", "0"], "--required-sightings must be at least 1; got 0."),
         (["m.yaml", "--report", "out.data"], "cannot tell the format of report `out.data` from its extension"),
         (["m.yaml", "--report-format", "json"], "1 --report-format for 0 --report"),

@@ -117,3 +117,50 @@ struct LinearCongruential {
         return Double(state >> 11) / Double(1 << 53)
     }
 }
+
+/// A wildcard region over an air with tens of thousands of identities: bounded memory,
+/// constant time per sighting, and events that say how many beacons they leave out.
+@Suite("Region monitoring under many identities")
+struct RegionMonitorManyIdentitiesTests {
+    @Test("80 000 identities: the event lists the first 100 and counts up to 10 000, as a lower bound")
+    func manyIdentities() throws {
+        let uuid = ProximityUUID(high: 0x89D6_E936_F61F_4227, low: 0xBCD2_6E94_C5A6_B2E3)
+        let region = try #require(BeaconRegion(identifier: "all", uuid: uuid)).monitored
+        var monitor = RegionMonitor(regions: [region], start: 0)
+        var entries: [RegionEvent] = []
+        for index in 0..<80_000 {
+            let identity = BeaconIdentity(uuid: uuid, major: UInt16(index / 65_536), minor: UInt16(index % 65_536))
+            let advertisement = IBeaconAdvertisement(identity: identity, measuredPower: -59)
+            let sighting = Sighting(
+                advertisement: advertisement, address: "C0:00:00:00:00:01", addressIsRandom: true,
+                rssi: -60, time: Double(index) / 1000, receiver: "test")
+            entries += monitor.observe(sighting)
+        }
+        #expect(entries.count == 1)
+        #expect(entries.first?.beacons.count == 1)
+        let state = monitor.state(of: "all")
+        #expect(state?.beacons.count == StayBeacons.listLimit)
+        #expect(state?.beaconCount == StayBeacons.countLimit)
+        #expect(state?.beaconCountIsLowerBound == true)
+        #expect(state?.isBeaconListShortened == true)
+
+        // Leaving the region reports the stay's bounded list too.
+        let exits = monitor.advance(to: 80 + 31)
+        #expect(exits.map(\.kind) == [.exit])
+        #expect(exits.first?.beacons.count == StayBeacons.listLimit)
+    }
+
+    @Test("a stay below the limits lists every identity and is not marked shortened")
+    func fewIdentities() {
+        var stay = StayBeacons()
+        let uuid = ProximityUUID(high: 1, low: 2)
+        for minor in [UInt16(1), 2, 1, 3] { stay.insert(BeaconIdentity(uuid: uuid, major: 1, minor: minor)) }
+        #expect(stay.listed.map(\.minor) == [1, 2, 3])
+        #expect(stay.count == 3)
+        #expect(!stay.countIsLowerBound)
+    }
+}
+
+private extension BeaconRegion {
+    var monitored: MonitoredRegion { MonitoredRegion(region: self) }
+}

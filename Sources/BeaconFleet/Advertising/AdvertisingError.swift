@@ -17,6 +17,9 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
     case fault(AdvertisingFault)
     /// The beacons went off the air and every restart attempt failed.
     case restartsExhausted(attempts: Int, last: String)
+    /// Asked to stop (`reason`), but the controller did not acknowledge taking the beacons
+    /// off the air: they may still be advertising.
+    case stopNotConfirmed(controller: String, reason: StopReason, failures: [String])
 
     public var description: String {
         switch self {
@@ -38,6 +41,10 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(fault.description); pass --restart to bring them back automatically"
         case .restartsExhausted(let attempts, let last):
             return "gave up after \(attempts) restart attempt\(attempts == 1 ? "" : "s"): \(last)"
+        case .stopNotConfirmed(let controller, let reason, let failures):
+            return "\(controller): stopping (\(reason)), the controller did not confirm that the beacons went off the air: "
+                + failures.joined(separator: "; ")
+                + "; they may still be advertising: reset or power-cycle the controller, then check with `beaconctl scan` from another one"
         }
     }
 
@@ -54,7 +61,7 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
                 return [.controllerBusy, .hardwareFailure, .unspecifiedError].contains(status)
             case .malformedAnswer, .unexpectedAnswer, .invalidCommand, .cancelled: return false
             }
-        case .invalidRequest, .tooManyBeacons, .extendedAdvertisingUnsupported, .restartsExhausted:
+        case .invalidRequest, .tooManyBeacons, .extendedAdvertisingUnsupported, .restartsExhausted, .stopNotConfirmed:
             return false
         }
     }

@@ -88,6 +88,9 @@ public struct BeaconAdvertiser: Sendable {
                 await host?.close()
                 onEvent(.stopped(reason))
                 return reason
+            case .stopUnconfirmed(let reason, let failures):
+                await host?.close()
+                throw .stopNotConfirmed(controller: controller.description, reason: reason, failures: failures)
             case .startFailed(let error):
                 guard let policy = configuration.restart, error.isTransient else {
                     await host?.close()
@@ -171,6 +174,8 @@ public struct BeaconAdvertiser: Sendable {
 
     private enum SessionOutcome {
         case stopped(StopReason)
+        /// Asked to stop, but the controller did not acknowledge every stop command.
+        case stopUnconfirmed(StopReason, failures: [String])
         case startFailed(AdvertisingError)
         case fault(AdvertisingFault, uptime: Duration)
     }
@@ -201,8 +206,9 @@ public struct BeaconAdvertiser: Sendable {
             do throws(AdvertisingError) {
                 start = try await driver.start()
             } catch {
-                // A half-started controller must not keep advertising what was set up.
-                await withoutCancellation { await driver.stop() }
+                // A half-started controller must not keep advertising what was set up; the
+                // start's error is what the user hears about.
+                _ = await withoutCancellation { await driver.stop() }
                 throw error
             }
         } catch {
@@ -224,12 +230,15 @@ public struct BeaconAdvertiser: Sendable {
         let end = await supervise(session, driver: driver, watchdog: watchdog, events: events, deadline: deadline, onEvent: onEvent)
         switch end {
         case .stopped(let reason):
-            await withoutCancellation { await driver.stop() }
+            let acknowledgement = await withoutCancellation { await driver.stop() }
+            guard acknowledgement.isConfirmed else {
+                return .stopUnconfirmed(reason, failures: acknowledgement.failures)
+            }
             return .stopped(reason)
         case .fault(let fault):
             if !fault.transportIsGone {
                 // Best effort: whatever is still enabled must not stay on the air unsupervised.
-                await withoutCancellation { await driver.stop() }
+                _ = await withoutCancellation { await driver.stop() }
             }
             return .fault(fault, uptime: ContinuousClock.now - startedAt)
         }
@@ -298,7 +307,7 @@ public struct BeaconAdvertiser: Sendable {
 /// Runs `body` in a task that does not inherit the caller's cancellation: the stop sequence
 /// must reach the controller even when the stop was caused by a cancellation (the host
 /// refuses to send commands from a cancelled task).
-func withoutCancellation(_ body: @escaping @Sendable () async -> Void) async {
+func withoutCancellation<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async -> Value {
     await Task { await body() }.value
 }
 

@@ -98,26 +98,28 @@ final class ExtendedAdvertisingDriver: AdvertisingDriver {
     /// Sets need no upkeep: the controller advertises them on its own.
     func maintain(_ session: AdvertisingSession) async -> AdvertisingFault? { nil }
 
-    func stop() async {
+    func stop() async -> StopAcknowledgement {
         let handles = createdHandles.withLock { $0 }
-        guard !handles.isEmpty else { return }
+        var acknowledgement = StopAcknowledgement()
+        guard !handles.isEmpty else { return acknowledgement }
         switch controller.access {
         case .exclusive:
             // Num_Sets 0 with Enable 0 disables every set (Core v5.4 Vol 4 Part E 7.8.56).
-            await commands.sendBestEffort(LESetExtendedAdvertisingEnable.disableAll)
-            await commands.sendBestEffort(LEClearAdvertisingSets())
+            acknowledgement.record(await commands.sendBestEffort(LESetExtendedAdvertisingEnable.disableAll))
+            acknowledgement.record(await commands.sendBestEffort(LEClearAdvertisingSets()))
         case .sharedWithKernel:
             // bluetoothd may have sets of its own on this controller: touch only ours.
             for start in stride(from: 0, to: handles.count, by: LESetExtendedAdvertisingEnable.maximumSetCount) {
                 let chunk = handles[start..<min(start + LESetExtendedAdvertisingEnable.maximumSetCount, handles.count)]
                 if let disable = try? LESetExtendedAdvertisingEnable(false, sets: chunk.map { .init(handle: $0) }) {
-                    await commands.sendBestEffort(disable)
+                    acknowledgement.record(await commands.sendBestEffort(disable))
                 }
             }
             for handle in handles {
-                await commands.sendBestEffort(LERemoveAdvertisingSet(handle: handle))
+                acknowledgement.record(await commands.sendBestEffort(LERemoveAdvertisingSet(handle: handle)))
             }
         }
         createdHandles.withLock { $0.removeAll() }
+        return acknowledgement
     }
 }

@@ -114,10 +114,12 @@ final class LegacyAdvertisingDriver: AdvertisingDriver {
         }
     }
 
-    func stop() async {
-        guard enableSent.withLock({ $0 }) else { return }
-        await commands.sendBestEffort(LESetAdvertisingEnable(false))
+    func stop() async -> StopAcknowledgement {
+        var acknowledgement = StopAcknowledgement()
+        guard enableSent.withLock({ $0 }) else { return acknowledgement }
+        acknowledgement.record(await commands.sendBestEffort(LESetAdvertisingEnable(false)))
         enableSent.withLock { $0 = false }
+        return acknowledgement
     }
 
     private func setData(of beacon: AcceptedBeacon) async throws(AdvertisingError) {

@@ -27,12 +27,16 @@ struct SessionCommands: Sendable {
 
     /// Sends `command` when taking beacons off the air: a failure is logged, not thrown, so
     /// that the remaining stop commands still go out.
-    func sendBestEffort<Command: HCICommand>(_ command: Command) async where Command.ReturnParameters == Void {
+    /// Returns what went wrong (`nil` when the controller acknowledged it).
+    @discardableResult
+    func sendBestEffort<Command: HCICommand>(_ command: Command) async -> String? where Command.ReturnParameters == Void {
         ledger.willSend(Command.opcode)
         do {
             try await host.send(command)
+            return nil
         } catch {
             logger.warning("could not complete the stop sequence: \(error)")
+            return "\(error)"
         }
     }
 }

@@ -112,7 +112,7 @@ public struct CoverageSVG {
         if settings.airFromMeasuredPower { parts.append("1 m RSSI = measured power") }
         parts.append("\(numberText(settings.resolution)) m grid")
         // 6.6 px per character of 12.5 px text, rounded up: an estimate without a font engine.
-        let characters = Int(room / 6.6)
+        let characters = Int(saturating: room / 6.6, rounding: .towardZero)
         var lines = [""]
         for part in parts {
             let candidate = lines[lines.count - 1].isEmpty ? part : lines[lines.count - 1] + " · " + part

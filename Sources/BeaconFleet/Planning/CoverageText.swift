@@ -14,7 +14,7 @@ func numberText(_ value: Double, places: Int = 2) -> String {
     var scale = 1.0
     for _ in 0..<places { scale *= 10 }
     let scaled = (abs(value) * scale).rounded()
-    guard scaled < 9e15 else { return String(Int(value.rounded())) }
+    guard scaled < 9e15 else { return Int64(checked: value).map(String.init) ?? "\(value)" }
     let whole = Int64(scaled) / Int64(scale)
     var fraction = Int64(scaled) % Int64(scale)
     var digits = places

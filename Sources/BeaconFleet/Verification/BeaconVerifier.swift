@@ -81,7 +81,7 @@ public struct BeaconVerifier: Sendable {
     ) async throws -> VerificationResult {
         let clock = ContinuousClock()
         let start = clock.now
-        let elapsed: @Sendable () -> Double = { (clock.now - start).seconds }
+        let elapsed: @Sendable () -> Double = { (clock.now - start).secondsValue }
         // One queue for both sources, so the engine is only ever touched by this task.
         let (inputs, continuation) = AsyncStream<LiveInput>.makeStream()
         // Unstructured, and cancelled rather than awaited at the end: a source blocked in a
@@ -131,13 +131,5 @@ public struct BeaconVerifier: Sendable {
         let (result, events) = engine.conclude(at: elapsed(), reason: .interrupted)
         if !events.isEmpty { onUpdate(engine.progress, events) }
         return result
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a floating-point number.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

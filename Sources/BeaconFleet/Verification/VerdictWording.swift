@@ -72,14 +72,14 @@ public enum VerdictWording {
 
     /// "102 ms" from seconds.
     public static func milliseconds(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "∞ ms" }
-        return "\(Int((seconds * 1000).rounded())) ms"
+        // Gaps come from sighting times, which come from outside: never a trapping conversion.
+        guard let milliseconds = Int64(checked: seconds * 1000) else { return seconds < 0 ? "-∞ ms" : "∞ ms" }
+        return "\(milliseconds) ms"
     }
 
     /// "2.3 s" from seconds, one decimal.
     public static func seconds(_ seconds: Double) -> String {
-        guard seconds.isFinite, abs(seconds) < 1e12 else { return "∞ s" }
-        let tenths = Int((seconds * 10).rounded())
+        guard let tenths = Int64(checked: seconds * 10) else { return seconds < 0 ? "-∞ s" : "∞ s" }
         let sign = tenths < 0 ? "-" : ""
         return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10) s"
     }

@@ -77,7 +77,7 @@ public struct VerificationPolicy: Hashable, Sendable {
         let longestInterval = Double(intervalMilliseconds) / 1000 + Self.maximumAdvertisingDelay
         guard gap.isFinite, gap > 0, longestInterval > 0 else { return 0 }
         // Bounded so that an absurd gap (a source's clock jumping) cannot overflow Int.
-        return Int(min((gap / longestInterval).rounded(.up), 1e9)) - 1
+        return Int(saturating: min(gap / longestInterval, 1e9), rounding: .up) - 1
     }
 
     /// What is wrong with these settings, in a sentence naming the value; `nil` when usable.

@@ -53,7 +53,7 @@ public final class VirtualAirBench {
     /// Runs the air `step` seconds further; returns what the scanner heard meanwhile, timed
     /// at the end of the step.
     public func step(_ step: Double) async throws -> [Sighting] {
-        air.advance(by: .microseconds(Int64((step * 1_000_000).rounded())))
+        air.advance(by: .microseconds(Int64(saturating: step * 1_000_000)))
         guard let scanner else { return [] }
         let time = now
         return try await scanner.reports().compactMap { report in

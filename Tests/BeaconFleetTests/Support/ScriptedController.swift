@@ -21,6 +21,8 @@ final class ScriptedController: Sendable {
         var supportsReadTransmitPower = false
         /// Commands answered with a failure status instead of success.
         var refusals: [HCIOpcode: HCIStatus] = [:]
+        /// Commands received but never answered, as a hung controller does.
+        var unanswered: Set<HCIOpcode> = []
     }
 
     /// The host end, for the code under test.
@@ -43,8 +45,11 @@ final class ScriptedController: Sendable {
             do {
                 for try await packet in incoming {
                     guard let command = try? HCICommandPacket(packet: packet) else { continue }
-                    state.withLock { $0.commands.append(command) }
-                    try? await controllerEnd.send(try answer(to: command))
+                    let answers = state.withLock { state in
+                        state.commands.append(command)
+                        return !state.configuration.unanswered.contains(command.opcode)
+                    }
+                    if answers { try? await controllerEnd.send(try answer(to: command)) }
                 }
             } catch {
                 return  // the link was dropped
@@ -58,6 +63,11 @@ final class ScriptedController: Sendable {
 
     func refuse(_ opcode: HCIOpcode, with status: HCIStatus) {
         state.withLock { $0.configuration.refusals[opcode] = status }
+    }
+
+    /// From now on, receives `opcode` but never answers it.
+    func leaveUnanswered(_ opcode: HCIOpcode) {
+        state.withLock { _ = $0.configuration.unanswered.insert(opcode) }
     }
 
     /// Sends an event of the test's choosing to the host.

@@ -77,8 +77,7 @@ public enum VerificationJUnitReport {
 
     /// Seconds with millisecond precision, as JUnit readers expect (no unit, dot decimal).
     static func time(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0, seconds < 1e12 else { return "0" }
-        let milliseconds = Int((seconds * 1000).rounded())
+        guard seconds >= 0, let milliseconds = Int64(checked: seconds * 1000) else { return "0" }
         let fraction = String(milliseconds % 1000)
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }

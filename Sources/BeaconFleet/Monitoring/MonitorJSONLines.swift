@@ -8,12 +8,19 @@ import BeaconCore
 ///
 /// `event` is `enter`, `exit`, `state` or `range`; beacons are `UUID/major/minor` for region
 /// events and objects, nearest first, for ranging. Times are seconds on the input's clock.
+/// A region event lists at most `StayBeacons.listLimit` identities; when it heard more it
+/// adds `beacon_count` (and `beacon_count_is_lower_bound` beyond `StayBeacons.countLimit`).
 public enum MonitorJSONLines {
     public static func encode(_ event: RegionEvent) -> String {
         var line = "{\"event\":\"\(event.kind.rawValue)\",\"region\":" + JSONText.stringLiteral(event.regionIdentifier)
         line += ",\"state\":\"\(event.state.rawValue)\",\"time\":" + SightingJSONLines.timeText(event.time)
-        line += ",\"beacons\":[" + event.beacons.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
-        return line
+        line += ",\"beacons\":[" + event.beacons.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        // Only when the list is shortened (see StayBeacons): the count of all identities heard.
+        if event.isBeaconListShortened {
+            line += ",\"beacon_count\":\(event.beaconCount)"
+            if event.beaconCountIsLowerBound { line += ",\"beacon_count_is_lower_bound\":true" }
+        }
+        return line + "}"
     }
 
     public static func encode(_ ranging: RegionRanging) -> String {

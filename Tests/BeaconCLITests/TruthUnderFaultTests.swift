@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+
+@testable import BeaconCLI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Regression tests for values from outside meeting arithmetic, time and signals: each case
+/// once crashed, hung or reported success on missing evidence.
+@Suite("Truth under fault: numbers, time, signals")
+struct TruthUnderFaultTests {
+    static let uuid = CalibrateCommandTests.uuid
+
+    static func sightingLine(minor: Int = 1, rssi: Int = -60, time: String) -> String {
+        #"{"uuid":"\#(uuid)","major":1,"minor":\#(minor),"measured_power":-59,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":\#(rssi),"time":\#(time),"receiver":"hci0"}"#
+    }
+
+    // MARK: Numbers
+
+    @Test("a sighting time of 1e17 is refused where it enters (exit 2, naming line and field), not a crash")
+    func absurdSightingTime() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
+        let input = try scratch.write("jump.jsonl", [Self.sightingLine(time: "0"), Self.sightingLine(time: "1e17")].joined(separator: "\n") + "\n")
+        let result = await runBeaconctl(["verify", manifest, "--input", input])
+        #expect(result.status == 2, "\(result.error)")
+        #expect(result.error.contains("jump.jsonl: line 2: \"time\" must be seconds from -1e10 to 1e10"), "\(result.error)")
+    }
+
+    @Test("a gap of 1e10 s between two sightings is worded, not a trap")
+    func hugeGap() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
+        let lines = [Self.sightingLine(time: "-1e10"), Self.sightingLine(time: "0"), Self.sightingLine(time: "1e10")]
+        let input = try scratch.write("gap.jsonl", lines.joined(separator: "\n") + "\n")
+        for format in ["text", "json", "junit", "markdown"] {
+            let result = await runBeaconctl(["verify", manifest, "--input", input, "--format", format])
+            #expect([0, 1].contains(result.status), "\(format): \(result.status) \(result.error)")
+            #expect(!result.output.isEmpty, "\(format): a report")
+        }
+    }
+
+    @Test(arguments: ["1e16", "1e300", "nan", "1000000001"])
+    func advertiseDurationOutOfRange(value: String) async {
+        let result = await runBeaconctl([
+            "advertise", "--uuid", Self.uuid, "--major", "1", "--minor", "1", "--hci", "virtual", "--duration", value,
+        ])
+        #expect(result.status == 2, "\(result.error)")
+        #expect(result.error.contains("--duration must be a positive number of seconds up to 1000000000"), "\(result.error)")
+    }
+
+    // MARK: Time
+
+    @Test("monitor --input with a time jump of 9e9 s and --state-every 1 ends, says what it skipped, bounded output")
+    func monitorTimeJump() async throws {
+        let scratch = try ScratchFolder()
+        let input = try scratch.write("jump.jsonl", [Self.sightingLine(time: "0"), Self.sightingLine(time: "9e9")].joined(separator: "\n") + "\n")
+        let result = await runBeaconctl(["monitor", "--input", input, "--region", "s=\(Self.uuid)", "--state-every", "1", "--format", "jsonl"])
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count < 2_100, "\(lines.count) lines")
+        #expect(lines.contains { $0.contains(#""event":"exit""#) && $0.contains(#""time":30"#) }, "the exit is reported at its time")
+        #expect(result.error.contains("periodic reports in between were left out"), "\(result.error)")
+    }
+
+    @Test("calibrate on a silent air ends at --seconds with `not heard` (exit 1)", .timeLimit(.minutes(2)))
+    func calibrateSilentAir() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
+        let result = await runBeaconctl(["calibrate", "door", "--manifest", manifest, "--hci", "virtual", "--seconds", "1"])
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error.contains("was not heard with an RSSI in 1 s"), "\(result.error)")
+    }
+
+    // MARK: Signals
+
+    /// Runs `beaconctl` as a child with `input` on a pipe that stays open, waits until it
+    /// has installed its SIGINT/SIGTERM handling (seen in /proc: libdispatch's signal
+    /// sources catch both), sends `signal`, and returns its exit status and standard error.
+    static func interrupt(_ arguments: [String], input: String, with signal: Int32) async throws -> (status: Int32, error: String, reason: Process.TerminationReason) {
+        let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let stdin = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = stderr
+        let ended = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in ended.continuation.yield(); ended.continuation.finish() }
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try await waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
+        kill(process.processIdentifier, signal)
+        for await _ in ended.stream {}
+        let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try? stdin.fileHandleForWriting.close()
+        return (process.terminationStatus, errorText, process.terminationReason)
+    }
+
+    /// Waits for the event "the process catches these signals" in /proc/PID/status.
+    static func waitUntilCatching(_ signals: [Int32], pid: Int32) async throws {
+        let mask = signals.reduce(UInt64(0)) { $0 | (UInt64(1) << UInt64($1 - 1)) }
+        while true {
+            let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+               let caught = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+               caught & mask == mask {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test("calibrate --write interrupted by SIGTERM after some samples: exit 1, `interrupted`, manifest untouched", .timeLimit(.minutes(2)))
+    func calibrateTerminated() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
+        let samples = (0..<6).map { Self.sightingLine(rssi: -60, time: "\(Double($0) / 10)") }.joined(separator: "\n") + "\n"
+        let run = try await Self.interrupt(
+            ["calibrate", "door", "--manifest", manifest, "--input", "-", "--write"], input: samples, with: SIGTERM)
+        #expect(run.reason == .exit)
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.error.contains("calibration interrupted by SIGTERM"), "\(run.error)")
+        #expect(run.error.contains("nothing was written"), "\(run.error)")
+        #expect(try String(contentsOfFile: manifest, encoding: .utf8) == CalibrateCommandTests.manifest)
+    }
+
+    @Test("calibrate interrupted by SIGINT before any sample says `interrupted`, not `not heard`", .timeLimit(.minutes(2)))
+    func calibrateInterruptedEmpty() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
+        let run = try await Self.interrupt(["calibrate", "door", "--manifest", manifest, "--input", "-"], input: "", with: SIGINT)
+        #expect(run.reason == .exit)
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.error.contains("calibration interrupted by SIGINT"), "\(run.error)")
+        #expect(!run.error.contains("not heard"), "\(run.error)")
+    }
+
+    @Test("monitor --input on a pipe that stays open ends on SIGTERM (exit 0)", .timeLimit(.minutes(2)))
+    func monitorTerminated() async throws {
+        let run = try await Self.interrupt(
+            ["monitor", "--input", "-", "--region", "s=\(Self.uuid)", "--state-every", "1"],
+            input: Self.sightingLine(time: "0") + "\n", with: SIGTERM)
+        #expect(run.reason == .exit)
+        #expect(run.status == 0, "\(run.error)")
+    }
+
+    // MARK: --exec
+
+    @Test("--exec failures name their cause: a too-large environment is not `check the path`")
+    func spawnFailureAdvice() {
+        #expect(SpawnFailure(errno: E2BIG).description.contains("environment"))
+        #expect(!SpawnFailure(errno: E2BIG).description.contains("check the path"))
+        #expect(SpawnFailure(errno: ENOENT).description.contains("no such program"))
+    }
+}
