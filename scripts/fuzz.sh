@@ -2,7 +2,8 @@
 # Builds a libFuzzer target from the package's own sources and runs it.
 #
 # Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
-#   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, or all
+#   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, VerificationFuzz,
+#            MonitorScheduleFuzz, or all
 #   SECONDS  how long to fuzz each target (default 60); 0 only builds
 #
 # The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
@@ -10,8 +11,9 @@
 # Sources/ with swiftc -sanitize=fuzzer,address (coverage-guided, with AddressSanitizer):
 #   BeaconCore   every file
 #   HCI          every file
-#   BeaconFleet  only Sighting*.swift and Decode*.swift (the parts that read untrusted
-#                bytes; the rest needs swift-log and the manifest loader)
+#   FleetManifest every file (with libyaml, as the package builds it)
+#   BeaconFleet  Sighting*.swift, Decode*.swift, Verification/ and Monitoring/ (the parts
+#                that read untrusted bytes and judge what they say; the rest needs swift-log)
 # Everything lands in .build/fuzz/. The committed seeds in Fuzz/corpus/<TARGET>/ are
 # copied into a working corpus there, so fuzzing never writes into the repository.
 # A crash leaves its input in .build/fuzz/artifacts/ and exits non-zero; reproduce it
@@ -29,7 +31,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra_flags=("$@")
 
-targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz)
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz)
 if [[ "$target" == all ]]; then
   selected=("${targets[@]}")
 else
@@ -57,14 +59,19 @@ build_module() {
 build_module BeaconCore Sources/BeaconCore/*.swift
 mapfile -t hci_sources < <(find Sources/HCI -name '*.swift' | sort)
 build_module HCI "${hci_sources[@]}"
-build_module BeaconFleet Sources/BeaconFleet/Sighting*.swift Sources/BeaconFleet/Decode*.swift
+mapfile -t manifest_sources < <(find Sources/FleetManifest -name '*.swift' | sort)
+build_module FleetManifest -I Sources/CYAML "${manifest_sources[@]}"
+mapfile -t fleet_sources < <(find Sources/BeaconFleet/Verification Sources/BeaconFleet/Monitoring -name '*.swift' | sort)
+build_module BeaconFleet -I Sources/CYAML Sources/BeaconFleet/Sighting*.swift Sources/BeaconFleet/Decode*.swift \
+  Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift Sources/BeaconFleet/HexCode.swift "${fleet_sources[@]}"
 
 status=0
 for name in "${selected[@]}"; do
   say "linking $name"
   # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
   swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
-    "$out/modules/BeaconCore.o" "$out/modules/HCI.o" "$out/modules/BeaconFleet.o" \
+    "$out/modules/BeaconCore.o" "$out/modules/HCI.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconFleet.o" \
+    -I Sources/CYAML -lyaml \
     -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
   [[ "$seconds" -eq 0 ]] && continue
   corpus="$out/corpus-$name"

@@ -14,21 +14,6 @@ public enum AdvertiserEvent: Equatable, Sendable {
     case stopped(StopReason)
 }
 
-/// Why a run ended cleanly.
-public enum StopReason: Hashable, Sendable, CustomStringConvertible {
-    /// The task running the advertiser was cancelled (SIGINT or SIGTERM in the command).
-    case cancelled
-    /// The requested duration elapsed.
-    case durationElapsed
-
-    public var description: String {
-        switch self {
-        case .cancelled: return "stop requested"
-        case .durationElapsed: return "duration elapsed"
-        }
-    }
-}
-
 /// How the advertiser comes back after a fault.
 public struct RestartPolicy: Hashable, Sendable {
     /// Consecutive failed attempts after which the run gives up.
