@@ -11,7 +11,7 @@ struct ProvisionCommandTests {
         (["m.yaml", "--hci", "hci0", "--verify-hci", "hci-user:0"], "--hci and --verify-hci name the same controller (hci-user:0)"),
         (["m.yaml", "--hci", "serial:/dev/ttyACM0", "--verify-hci", "serial:/dev/ttyACM0,1000000"], "name the same controller"),
         (["m.yaml", "--verify-hci", "bluetooth1"], "--verify-hci: "),
-        (["m.yaml", "--verify-hci", "hci1", "--timeout", "0"], "--timeout must be a positive number of seconds; got 0.0."),
+        (["m.yaml", "--verify-hci", "hci1", "--timeout", "0"], "--timeout must be a positive number of seconds up to 1000000000 (about 31 years); got 0."),
         (["m.yaml", "--verify-hci", "hci1", "--report", "x.bin"], "cannot tell the format of report `x.bin`"),
     ])
     func usageErrors(arguments: [String], message: String) async {
