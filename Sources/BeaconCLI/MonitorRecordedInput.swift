@@ -6,7 +6,8 @@ import Logging
 /// input) in order, for the commands that replay one: `monitor --input`, `calibrate --input`.
 enum RecordedSightings {
     /// Calls `take` with each sighting until the input ends or `take` returns `false`.
-    /// An unreadable or malformed input is a usage/input failure naming the line.
+    /// An unreadable or malformed input is a usage/input failure naming the line or
+    /// record; a cancelled task ends it with `CancellationError`.
     static func read(_ path: String, logger: Logger, _ take: (Sighting) -> Bool) async throws {
         let recording: SightingInput
         do {
@@ -16,20 +17,26 @@ enum RecordedSightings {
         }
         switch recording {
         case .capture(let capture):
-            if let truncation = capture.truncation {
-                logger.warning("\(path): \(truncation); using what precedes it")
-            }
-            for sighting in capture.sightings {
-                if Task.isCancelled || !take(sighting) { return }
+            try await read(capture, take)
+            if let truncation = capture.summary.values?.truncation {
+                logger.warning("\(path): \(truncation); used what precedes it")
             }
         case .jsonLines(let sightings):
-            do {
-                for try await sighting in sightings {
-                    if Task.isCancelled || !take(sighting) { return }
-                }
-            } catch let error as SightingStreamError {
-                throw CommandFailure(.usageOrInput, error.description)
-            }
+            try await read(sightings, take)
         }
+    }
+
+    private static func read<Sightings: AsyncSequence<Sighting, any Error>>(
+        _ sightings: Sightings, _ take: (Sighting) -> Bool
+    ) async throws {
+        do {
+            for try await sighting in sightings {
+                if !take(sighting) { return }
+            }
+        } catch let error as SightingStreamError {
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+        // Cancelled: the stream ended early; what was read is partial, and callers must know.
+        try Task.checkCancellation()
     }
 }

@@ -270,13 +270,15 @@ struct ScanCommand: AsyncParsableCommand {
             do {
                 switch recording {
                 case .capture(let capture):
-                    if let truncation = capture.truncation {
-                        logger.warning("\(path): \(truncation); ranging what precedes it")
-                    }
-                    logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(capture.recordCount)", "counts": "\(capture.counts)"])
-                    for sighting in capture.sightings {
-                        if Task.isCancelled || Self.isPastDuration(sighting, run: run, duration: duration) { break }
+                    for try await sighting in capture {
+                        if Self.isPastDuration(sighting, run: run, duration: duration) { break }
                         run.take(sighting)
+                    }
+                    if let summary = capture.summary.values {
+                        if let truncation = summary.truncation {
+                            logger.warning("\(path): \(truncation); ranged what precedes it")
+                        }
+                        logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
                     }
                 case .jsonLines(let sightings):
                     for try await sighting in sightings {

@@ -89,26 +89,73 @@ struct VerifyCommand: AsyncParsableCommand {
     /// unless --timeout); a pipe may be a live `scan`, so it is listened to live.
     private func verifyRecording(_ path: String, plan: VerificationPlan) async throws -> VerificationResult {
         let logger = globals.makeLogger()
+        let isFile = VerifyInputKind.isRegularFile(path)
         let opened: SightingInput
-        do {
-            opened = try await SightingSources.open(path: path)
-        } catch {
+        switch await Self.open(path, deadline: isFile ? nil : timeout ?? Self.liveTimeout) {
+        case .opened(let input):
+            opened = input
+        case .failed(let error):
             throw CommandFailure(.usageOrInput, error.description)
+        case .deadline(let seconds):
+            // The pipe never said what it carries: nothing was heard, and the report says so.
+            logger.warning("\(path == "-" ? "<stdin>" : path): no sighting arrived within \(VerdictWording.seconds(seconds))")
+            var engine = VerificationEngine(plan: plan, policy: policy(defaultTimeout: Self.liveTimeout))
+            return engine.conclude(at: seconds, reason: .timeout).result
+        case .interrupted:
+            var engine = VerificationEngine(plan: plan, policy: policy(defaultTimeout: Self.liveTimeout))
+            return engine.conclude(at: 0, reason: .interrupted).result
         }
         switch opened {
         case .capture(let capture):
-            if let truncation = capture.truncation { logger.warning("\(truncation)") }
-            let sightings = AsyncThrowingStream<Sighting, any Error> { continuation in
-                for sighting in capture.sightings { continuation.yield(sighting) }
-                continuation.finish()
+            // Read record by record as the pass goes; a cut-off end is known once read.
+            defer {
+                if let truncation = capture.summary.values?.truncation { logger.warning("\(truncation)") }
             }
-            return try await verify(sightings, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
+            return try await verify(capture, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
         case .jsonLines(let lines):
-            if VerifyInputKind.isRegularFile(path) {
+            if isFile {
                 return try await verify(lines, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
             }
             return try await verify(lines, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
         }
+    }
+
+    private enum OpenOutcome: Sendable {
+        case opened(SightingInput)
+        case failed(SightingStreamError)
+        case deadline(Double)
+        case interrupted
+    }
+
+    /// Opens the input (reading its first bytes to tell its format) under the pass's
+    /// deadline and SIGINT/SIGTERM: a pipe that stays silent must not hold the command
+    /// before the timeout even starts.
+    private static func open(_ path: String, deadline: Double?) async -> OpenOutcome {
+        let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> OpenOutcome in
+            await withTaskGroup(of: OpenOutcome?.self) { group in
+                group.addTask {
+                    do throws(SightingStreamError) {
+                        return .opened(try await SightingSources.open(path: path))
+                    } catch {
+                        return Task.isCancelled ? nil : .failed(error)
+                    }
+                }
+                if let deadline, let wait = SecondsFlag.duration(deadline) {
+                    group.addTask {
+                        try? await Task.sleep(for: wait)
+                        return Task.isCancelled ? nil : .deadline(deadline)
+                    }
+                }
+                for await outcome in group {
+                    if let outcome {
+                        group.cancelAll()
+                        return outcome
+                    }
+                }
+                return .interrupted
+            }
+        }
+        return signal == nil ? outcome : .interrupted
     }
 
     /// Scans on the controller for the length of the pass, and turns scanning off after it.

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -129,23 +130,37 @@ public struct SightingLineReader: AsyncSequence, Sendable {
             return Array(buffer[start..<Swift.min(buffer.count, start + count)])
         }
 
-        /// Everything not returned yet, to the end of the input.
-        mutating func readRemaining() async throws -> [UInt8] {
+        /// Up to `count` bytes not returned yet: what is buffered, else the next chunk read;
+        /// empty only at the end of the input. For binary formats read record by record.
+        mutating func read(atMost count: Int) async throws -> [UInt8] {
             if let openFailure { throw openFailure }
             guard let file else { return [] }
-            while !reachedEnd {
+            if start == buffer.count && !reachedEnd {
                 try await fill(from: file)
             }
+            let end = Swift.min(buffer.count, start + Swift.max(0, count))
             defer {
-                buffer.removeAll()
-                start = 0
-                scanned = 0
+                start = end
+                scanned = end
             }
-            return Array(buffer[start...])
+            return Array(buffer[start..<end])
+        }
+
+        /// Exactly `count` bytes, or fewer when the input ends first.
+        mutating func read(exactly count: Int) async throws -> [UInt8] {
+            var bytes: [UInt8] = []
+            while bytes.count < count {
+                let chunk = try await read(atMost: count - bytes.count)
+                if chunk.isEmpty { break }
+                bytes += chunk
+            }
+            return bytes
         }
 
         private mutating func fill(from file: DescriptorBox) async throws {
             switch await file.readChunk() {
+            case .cancelled:
+                throw CancellationError()
             case .success(let chunk):
                 if chunk.isEmpty {
                     reachedEnd = true
@@ -198,24 +213,79 @@ private final class DescriptorBox: Sendable {
     enum ReadResult: Sendable {
         case success([UInt8])
         case failure(String)
+        case cancelled
     }
 
+    /// One chunk, read on this file's queue. Cancelling the calling task returns
+    /// `.cancelled` at once: a read from a pipe whose writer stays silent cannot be
+    /// interrupted, so it is abandoned (its bytes, if any ever come, are dropped) rather
+    /// than waited for. The reader is finished after that.
     func readChunk() async -> ReadResult {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
-                while true {
-                    let count = chunk.withUnsafeMutableBytes { read(self.descriptor, $0.baseAddress, $0.count) }
-                    if count >= 0 {
-                        chunk.removeLast(chunk.count - count)
-                        continuation.resume(returning: .success(chunk))
+        let waiter = OneShotResult()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard waiter.install(continuation) else { return }
+                queue.async {
+                    var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+                    while true {
+                        let count = chunk.withUnsafeMutableBytes { read(self.descriptor, $0.baseAddress, $0.count) }
+                        if count >= 0 {
+                            chunk.removeLast(chunk.count - count)
+                            waiter.resume(.success(chunk))
+                            return
+                        }
+                        if errno == EINTR { continue }
+                        waiter.resume(.failure(String(cString: strerror(errno))))
                         return
                     }
-                    if errno == EINTR { continue }
-                    continuation.resume(returning: .failure(String(cString: strerror(errno))))
-                    return
                 }
             }
+        } onCancel: {
+            waiter.resume(.cancelled)
         }
+    }
+}
+
+/// A continuation resumed once, by whichever comes first: the read's result or the task's
+/// cancellation (which may come before the continuation exists).
+private final class OneShotResult: Sendable {
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<DescriptorBox.ReadResult, Never>)
+        case cancelled
+        case done
+    }
+
+    private let state = Mutex<State>(.idle)
+
+    /// Stores the continuation; false (and resumed with `.cancelled`) when cancellation came first.
+    func install(_ continuation: CheckedContinuation<DescriptorBox.ReadResult, Never>) -> Bool {
+        let alreadyCancelled = state.withLock { state -> Bool in
+            if case .cancelled = state {
+                state = .done
+                return true
+            }
+            state = .waiting(continuation)
+            return false
+        }
+        if alreadyCancelled { continuation.resume(returning: .cancelled) }
+        return !alreadyCancelled
+    }
+
+    func resume(_ result: DescriptorBox.ReadResult) {
+        let continuation = state.withLock { state -> CheckedContinuation<DescriptorBox.ReadResult, Never>? in
+            switch state {
+            case .waiting(let continuation):
+                state = .done
+                return continuation
+            case .idle:
+                // Cancelled before the continuation was installed: `install` resumes it.
+                if case .cancelled = result { state = .cancelled }
+                return nil
+            case .cancelled, .done:
+                return nil
+            }
+        }
+        continuation?.resume(returning: result)
     }
 }

@@ -47,24 +47,22 @@ public enum SightingSources {
     }
 
     /// Opens a recorded input of either kind (`-` for standard input), telling them apart
-    /// by the btsnoop magic at the start: a capture is read whole, JSON lines as consumed.
+    /// by the btsnoop magic at the start; both are read as consumed, in bounded memory.
+    /// Waits for the first 8 bytes (or the end of the input): callers that must not wait
+    /// for a silent pipe run it under their deadline; cancelling the task ends the wait.
     public static func open(path: String) async throws(SightingStreamError) -> SightingInput {
         let source = displayName(path)
         var lines = try SightingLineReader(path: path).makeReader()
         let prefix: [UInt8]
         do {
             prefix = try await lines.peek(BTSnoopFormat.magic.count)
+        } catch is CancellationError {
+            throw SightingStreamError(source: source, reason: "reading was interrupted before its format was known")
         } catch {
             throw SightingStreamError(source: source, reason: "cannot read it: \(error)")
         }
         if SightingCapture.looksLikeBTSnoop(prefix) {
-            let bytes: [UInt8]
-            do {
-                bytes = try await lines.readRemaining()
-            } catch {
-                throw SightingStreamError(source: source, reason: "cannot read it: \(error)")
-            }
-            return .capture(try SightingCapture(bytes: bytes, source: source))
+            return .capture(SightingCaptureStream(bytes: lines, source: source))
         }
         return .jsonLines(SightingJSONLineSequence(lines: SightingLineReader(resuming: lines), source: source) { $0 })
     }
@@ -77,7 +75,7 @@ public enum SightingSources {
 
 /// A recorded sighting input, as `SightingSources.open(path:)` found it.
 public enum SightingInput: Sendable {
-    case capture(SightingCapture)
+    case capture(SightingCaptureStream)
     case jsonLines(SightingJSONLineSequence<SightingLineReader>)
 }
 

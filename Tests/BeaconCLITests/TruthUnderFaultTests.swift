@@ -149,6 +149,53 @@ struct TruthUnderFaultTests {
         #expect(run.status == 0, "\(run.error)")
     }
 
+    // MARK: Recordings
+
+    @Test("verify --input - --timeout 2 on a pipe that sent 3 bytes and stays open: ends at the timeout, nothing passes", .timeLimit(.minutes(2)))
+    func stalledPipe() async throws {
+        let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`)")
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["verify", manifest, "--input", "-", "--timeout", "2"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        let ended = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in ended.continuation.finish() }
+        try process.run()
+        stdin.fileHandleForWriting.write(Data("{\"u".utf8))
+        for await _ in ended.stream {}
+        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try? stdin.fileHandleForWriting.close()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 1, "\(output)")
+        #expect(output.contains("missing"), "\(output)")
+    }
+
+    @Test("verify on a capture with a corrupt record in the middle: exit 2 naming the record, no verdicts")
+    func corruptCapture() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
+        // A header, one good Command Complete, then a record claiming 9 bytes for a 7-byte event.
+        var file = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
+        func record(length: UInt32, _ data: [UInt8]) -> [UInt8] {
+            withUnsafeBytes(of: length.bigEndian, Array.init) + withUnsafeBytes(of: length.bigEndian, Array.init)
+                + [0, 0, 0, 1, 0, 0, 0, 0] + withUnsafeBytes(of: UInt64(0x00E0_0000_0000_0000).bigEndian, Array.init) + data
+        }
+        let complete: [UInt8] = [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
+        file += record(length: 7, complete) + record(length: 9, complete) + complete
+        let capture = scratch.path + "/broken.btsnoop"
+        try Data(file).write(to: URL(fileURLWithPath: capture))
+        let result = await runBeaconctl(["verify", manifest, "--input", capture])
+        #expect(result.status == 2, "\(result.error)")
+        #expect(result.output.isEmpty, "no report from a corrupt capture")
+        #expect(result.error.contains("btsnoop record 1 at byte 47 is invalid"), "\(result.error)")
+    }
+
     // MARK: --exec
 
     @Test("--exec failures name their cause: a too-large environment is not `check the path`")

@@ -117,10 +117,15 @@ struct SightingCaptureTests {
     @Test func openRecognisesACapture() async throws {
         let capture = CaptureFile()
         try Self.writeScanCapture(to: capture.path)
-        guard case .capture(let result) = try await SightingSources.open(path: capture.path) else {
+        guard case .capture(let stream) = try await SightingSources.open(path: capture.path) else {
             Issue.record("a btsnoop file was not recognised")
             return
         }
-        #expect(result.sightings.count == 3)
+        #expect(stream.summary.values == nil, "nothing is read before the sightings are")
+        var streamed: [Sighting] = []
+        for try await sighting in stream { streamed.append(sighting) }
+        let whole = try SightingSources.btsnoopCapture(path: capture.path)
+        #expect(streamed == whole.sightings)
+        #expect(stream.summary.values == whole.summary)
     }
 }

@@ -178,10 +178,17 @@ import Testing
                 == .invalidRecord(index: 0, offset: 16, reason: "it holds 4 bytes of a 2-byte packet"))
         #expect(firstError(record(flags: 2, data: [])) == .invalidRecord(index: 0, offset: 16, reason: "it is empty; an H4 record starts with the packet indicator"))
         #expect(firstError(record(flags: 2, data: hex("99 00"))) == .invalidRecord(index: 0, offset: 16, reason: "unknown H4 packet indicator 0x99"))
-        // An included length of 4 GiB on a short file: an error, not an allocation.
+        // An included length of 4 GiB: corruption (no HCI packet is that long), not an
+        // allocation and not "the capture ended early".
         var huge = good
         huge.replaceSubrange(0..<8, with: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
-        #expect(firstError(huge) == .truncatedRecord(index: 0, offset: 16))
+        #expect(firstError(huge) == .invalidRecord(
+            index: 0, offset: 16,
+            reason: "its length 4294967295 is beyond any HCI packet (at most 65540 bytes): the capture is corrupt from here"))
+        // A record whose packet states another length than the record holds.
+        #expect(firstError(record(flags: 3, data: hex("04 0e 05 01 03 0c 00"))) == .invalidRecord(
+            index: 0, offset: 16,
+            reason: "its event packet says it has 7 bytes, the record holds 6 (the record length 7 is corrupt, or the packet is)"))
     }
 
     @Test func randomCapturesNeverTrap() {

@@ -14,6 +14,9 @@ public enum BTSnoopFormat {
     public static let recordHeaderLength = 24
     /// Microseconds from the btsnoop epoch (year 0) to the Unix epoch (1970).
     public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
+    /// The longest record any datalink can need: an H4 ACL packet, indicator (1) + header
+    /// (4) + 65535 data bytes. A longer length in a record header is corruption.
+    public static let maximumRecordLength = 1 + 4 + 65_535
 
     /// Flags bit 0: the packet went from the controller to the host.
     static let receivedFlag: UInt32 = 1 << 0

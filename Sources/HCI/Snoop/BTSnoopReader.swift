@@ -8,12 +8,20 @@
 /// packets, such as index or system notes, are skipped).
 public struct BTSnoopReader {
     public let datalink: BTSnoopDatalink
-    private let bytes: [UInt8]
-    private var offset: Int
+    /// Bytes fed and not yet read; `buffer[start]` is at file offset `bufferOffset + start`.
+    private var buffer: [UInt8]
+    private var start: Int
+    private var bufferOffset: Int
     private var recordIndex = 0
+    private var ended = false
+    /// Where the record `next()` returned last starts: its number from 0 and its byte offset.
+    public private(set) var lastRecordPosition = (index: 0, offset: 0)
 
-    /// Reads the file header; records are read by `next()`.
-    public init(bytes: [UInt8]) throws(BTSnoopError) {
+    /// Reads the file header from the first 16 bytes of `prefix`, and keeps the rest of
+    /// `prefix` as the start of the records. More bytes come through `append(_:)`; the
+    /// reader holds only what is not read yet, so a capture of any length is read in
+    /// bounded memory when it is fed in chunks.
+    public init(prefix bytes: [UInt8]) throws(BTSnoopError) {
         let comparable = min(bytes.count, BTSnoopFormat.magic.count)
         guard bytes.prefix(comparable).elementsEqual(BTSnoopFormat.magic.prefix(comparable)) else {
             throw .notBTSnoop
@@ -28,43 +36,104 @@ public struct BTSnoopReader {
             throw .unsupportedDatalink(datalinkValue)
         }
         self.datalink = datalink
-        self.bytes = bytes
-        self.offset = BTSnoopFormat.fileHeaderLength
+        self.buffer = bytes
+        self.start = BTSnoopFormat.fileHeaderLength
+        self.bufferOffset = 0
     }
 
-    /// Reads the file at `path`.
+    /// Reads a whole capture held in memory.
+    public init(bytes: [UInt8]) throws(BTSnoopError) {
+        try self.init(prefix: bytes)
+        finish()
+    }
+
+    /// Reads the file at `path` (whole: for tests and small files; commands stream).
     public init(contentsOf path: String) throws(BTSnoopError) {
         try self.init(bytes: try BTSnoopFileIO.readAll(path))
     }
 
-    /// The next HCI packet record, or `nil` at the end of the file.
+    /// More bytes of the capture, in file order.
+    public mutating func append(_ bytes: some Collection<UInt8>) {
+        // Drop what was read before growing, so the buffer never holds more than one
+        // record plus one chunk.
+        if start > 0 && (start >= 64 * 1024 || start == buffer.count) {
+            buffer.removeFirst(start)
+            bufferOffset += start
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// No more bytes will come: a record cut short is then `truncatedRecord`.
+    public mutating func finish() {
+        ended = true
+    }
+
+    /// Whether `finish()` was called.
+    public var isFinished: Bool { ended }
+
+    /// Bytes held: fed and not read yet, plus at most one chunk already read (a measure of
+    /// the reader's memory, whatever the capture's length).
+    public var bufferedByteCount: Int { buffer.count }
+
+    /// How many more bytes `next()` needs before it can say anything (0 when it can).
+    public var bytesNeeded: Int {
+        let available = buffer.count - start
+        guard available >= BTSnoopFormat.recordHeaderLength else {
+            return BTSnoopFormat.recordHeaderLength - available
+        }
+        let includedLength = Int(Self.bigEndianUInt32(buffer, at: start + 4))
+        guard includedLength <= BTSnoopFormat.maximumRecordLength else { return 0 }
+        return max(0, BTSnoopFormat.recordHeaderLength + includedLength - available)
+    }
+
+    /// The next HCI packet record; `nil` at the end of the capture, or, before `finish()`,
+    /// when the bytes fed so far hold no whole record (`bytesNeeded` says how many more).
+    ///
+    /// A record whose lengths no HCI packet can have, or whose packet says another length
+    /// than the record, is corrupt: an error naming it, never "the capture ended early".
+    /// A record cut off by the end of the capture is `truncatedRecord`.
     public mutating func next() throws(BTSnoopError) -> BTSnoopRecord? {
-        while offset < bytes.count {
-            let recordOffset = offset
+        while true {
+            let available = buffer.count - start
+            guard available > 0 || !ended else { return nil }
+            let recordOffset = bufferOffset + start
             let index = recordIndex
-            guard bytes.count - offset >= BTSnoopFormat.recordHeaderLength else {
-                throw .truncatedRecord(index: index, offset: recordOffset)
+            guard available >= BTSnoopFormat.recordHeaderLength else {
+                if ended { throw .truncatedRecord(index: index, offset: recordOffset) }
+                return nil
             }
-            let originalLength = Int(Self.bigEndianUInt32(bytes, at: offset))
-            let includedLength = Int(Self.bigEndianUInt32(bytes, at: offset + 4))
-            let flags = Self.bigEndianUInt32(bytes, at: offset + 8)
-            let drops = Self.bigEndianUInt32(bytes, at: offset + 12)
-            let timestamp = Int64(bitPattern: Self.bigEndianUInt64(bytes, at: offset + 16))
-            let dataStart = offset + BTSnoopFormat.recordHeaderLength
-            guard includedLength <= bytes.count - dataStart else {
-                throw .truncatedRecord(index: index, offset: recordOffset)
-            }
+            let originalLength = Int(Self.bigEndianUInt32(buffer, at: start))
+            let includedLength = Int(Self.bigEndianUInt32(buffer, at: start + 4))
+            let flags = Self.bigEndianUInt32(buffer, at: start + 8)
+            let drops = Self.bigEndianUInt32(buffer, at: start + 12)
+            let timestamp = Int64(bitPattern: Self.bigEndianUInt64(buffer, at: start + 16))
+            // Checked before waiting for the data: a corrupt length must not make the reader
+            // wait for (or hold) gigabytes.
             guard includedLength <= originalLength else {
                 throw .invalidRecord(index: index, offset: recordOffset,
                                      reason: "it holds \(includedLength) bytes of a \(originalLength)-byte packet")
             }
-            let data = bytes[dataStart..<(dataStart + includedLength)]
-            offset = dataStart + includedLength
+            guard originalLength <= BTSnoopFormat.maximumRecordLength else {
+                throw .invalidRecord(index: index, offset: recordOffset,
+                                     reason: "its length \(originalLength) is beyond any HCI packet (at most \(BTSnoopFormat.maximumRecordLength) bytes): the capture is corrupt from here")
+            }
+            let dataStart = start + BTSnoopFormat.recordHeaderLength
+            guard includedLength <= buffer.count - dataStart else {
+                if ended { throw .truncatedRecord(index: index, offset: recordOffset) }
+                return nil
+            }
+            let data = buffer[dataStart..<(dataStart + includedLength)]
+            start = dataStart + includedLength
             recordIndex += 1
+            lastRecordPosition = (index, recordOffset)
             let unixMicroseconds = timestamp &- BTSnoopFormat.unixEpochOffset
             let decoded: (packet: HCIPacket, direction: BTSnoopDirection, controllerIndex: UInt16?)?
             do {
                 decoded = try decode(data, flags: flags)
+                if let decoded, includedLength == originalLength {
+                    try Self.checkOwnLength(of: decoded.packet, recordLength: includedLength, datalink: datalink)
+                }
             } catch {
                 throw .invalidRecord(index: index, offset: recordOffset, reason: error.reason)
             }
@@ -76,7 +145,6 @@ public struct BTSnoopReader {
                 originalLength: originalLength + indicatorAdjustment, cumulativeDrops: drops,
                 controllerIndex: decoded.controllerIndex)
         }
-        return nil
     }
 
     /// Every remaining record.
@@ -86,6 +154,31 @@ public struct BTSnoopReader {
             records.append(record)
         }
         return records
+    }
+
+    /// A whole packet states its own length in its header (Core v5.4 Vol 4 Part E 5.4:
+    /// command `opcode(2) plen(1)`, ACL `handle(2) length(2)`, SCO `handle(2) length(1)`,
+    /// event `code(1) plen(1)`, ISO `handle(2) length(2)` with 14 bits of length). A record
+    /// whose length disagrees was cut or stitched wrongly: corruption, said here rather
+    /// than read as a wrong packet. ACL in a 1001 capture may be SCO (its flags cannot
+    /// tell), so it is not checked there.
+    private static func checkOwnLength(of packet: HCIPacket, recordLength: Int, datalink: BTSnoopDatalink) throws(RecordProblem) {
+        let body = packet.body
+        let stated: Int?
+        switch packet.type {
+        case .command: stated = body.count >= 3 ? 3 + Int(body[2]) : nil
+        case .event: stated = body.count >= 2 ? 2 + Int(body[1]) : nil
+        case .acl where datalink == .hciUnencapsulated: return
+        case .acl: stated = body.count >= 4 ? 4 + (Int(body[2]) | Int(body[3]) << 8) : nil
+        case .sco: stated = body.count >= 3 ? 3 + Int(body[2]) : nil
+        case .iso: stated = body.count >= 4 ? 4 + ((Int(body[2]) | Int(body[3]) << 8) & 0x3FFF) : nil
+        }
+        guard let stated else {
+            throw RecordProblem(reason: "its \(packet.type) packet of \(body.count) bytes is shorter than a \(packet.type) header")
+        }
+        guard stated == body.count else {
+            throw RecordProblem(reason: "its \(packet.type) packet says it has \(stated) bytes, the record holds \(body.count) (the record length \(recordLength) is corrupt, or the packet is)")
+        }
     }
 
     private struct RecordProblem: Error {
