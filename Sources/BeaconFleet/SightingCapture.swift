@@ -79,20 +79,20 @@ public final class SightingCaptureSummary: Sendable {
 /// Turns btsnoop records into sightings: one extractor per controller of the capture, times
 /// relative to the first record and checked, counts kept. The one place that judges
 /// records, for the in-memory and the streaming reader alike.
-struct SightingCaptureDecoder {
-    private(set) var values: SightingCaptureSummary.Values
+package struct SightingCaptureDecoder {
+    package private(set) var values: SightingCaptureSummary.Values
     private let source: String
     private var extractors: [UInt16?: SightingExtractor] = [:]
     private var malformedEvents = 0
 
-    init(datalink: BTSnoopDatalink, source: String) {
+    package init(datalink: BTSnoopDatalink, source: String) {
         values = .init(datalink: datalink)
         self.source = source
     }
 
     /// The reader's next record; `nil` at the end, or when it needs more bytes. A record
     /// cut short by the end of the capture ends it, noted in `truncation`.
-    mutating func nextRecord(from reader: inout BTSnoopReader) throws(SightingStreamError) -> BTSnoopRecord? {
+    package mutating func nextRecord(from reader: inout BTSnoopReader) throws(SightingStreamError) -> BTSnoopRecord? {
         do {
             return try reader.next()
         } catch {
@@ -104,7 +104,7 @@ struct SightingCaptureDecoder {
         }
     }
 
-    mutating func sightings(in record: BTSnoopRecord, position: (index: Int, offset: Int)) throws(SightingStreamError) -> [Sighting] {
+    package mutating func sightings(in record: BTSnoopRecord, position: (index: Int, offset: Int)) throws(SightingStreamError) -> [Sighting] {
         values.recordCount += 1
         let start = values.startUnixMicroseconds ?? record.unixMicroseconds
         values.startUnixMicroseconds = start
