@@ -181,6 +181,20 @@ struct AllocationAppendTests {
         #expect(result.edited == file + "venues:\n  - id: shop\n    major: 1\n    beacons:\n      - id: door\n        minor: 1\n")
     }
 
+    @Test("a file behind a byte-order mark: its first line is read, the mark stays first")
+    func byteOrderMark() throws {
+        let file = "\u{FEFF}fleet: shop\nversion: 1\nuuid: 04F6CBA0-321A-40F4-BDE2-A613959BBF4B\nvenues:\n  - id: shop\n    major: 1\n    beacons:\n      - id: door\n        minor: 1\n"
+        #expect(AllocationAppend.declarations(of: nil, in: Array(file.utf8)).fleetName == "shop")
+        let result = try append(AllocationRequest(venueID: "shop", groups: [.init(zone: nil, beaconIDs: ["till"])], declaredVenueMajor: 1), to: file)
+        #expect(result.edited == file + "      - id: till\n        minor: 2\n")
+        // Nothing but the mark: the new text goes after it.
+        let empty = Array("\u{FEFF}".utf8)
+        let fleet = try loadFleet(["a.yaml": "version: 1\nfleet: shop\nuuid: 04F6CBA0-321A-40F4-BDE2-A613959BBF4B\nregions:\n  - id: any\n"])
+        let plan = try AllocationPlanner.plan(AllocationRequest(fleetName: "shop", venueID: "shop", groups: [.init(zone: nil, beaconIDs: ["door"])]), in: fleet)
+        let insertion = try AllocationAppend.insertion(for: plan, into: empty, file: "b.yaml", fleet: fleet)
+        #expect(insertion.offset == 3)
+    }
+
     @Test("flow-style entries are not edited")
     func flowStyleRefused() throws {
         let file = "version: 1\nfleet: shop\nuuid: 04F6CBA0-321A-40F4-BDE2-A613959BBF4B\nvenues:\n  - id: shop\n    major: 1\n    beacons:\n      - {id: door, minor: 1}\n"

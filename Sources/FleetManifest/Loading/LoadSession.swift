@@ -28,7 +28,11 @@ struct LoadSession {
             return
         }
         let diagnosticsBefore = log.count
-        let draft: DocumentDraft? = bytes.withUnsafeBufferPointer { buffer in
+        // libyaml is told the text is UTF-8 (so that it never guesses UTF-16), and then
+        // takes a byte-order mark for a character of line 1: the reader starts after it.
+        let textStart = ByteOrderMark.utf8Length(of: bytes)
+        let draft: DocumentDraft? = bytes.withUnsafeBufferPointer { whole in
+            let buffer = UnsafeBufferPointer(rebasing: whole[textStart...])
             var reader = ManifestReader(file: file, bytes: buffer, maxDepth: options.maxDepth, log: log)
             return reader.readManifest(bytes: buffer)
         }
