@@ -23,6 +23,7 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     case ambiguousBoolean = "ambiguous-boolean"
     case emptyValue = "empty-value"
     case valueOutOfRange = "value-out-of-range"
+    case controlCharacter = "control-character"
 
     // Identities and addresses
     case invalidUUID = "invalid-uuid"
