@@ -249,15 +249,18 @@ struct AllocationAppendTests {
         try Data(original).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
 
-        try AllocationFileUpdate.write(Array("version: 1\nfleet: x\n".utf8), to: path, replacing: original)
-        #expect(try AllocationFileUpdate.read(path) == Array("version: 1\nfleet: x\n".utf8))
+        let snapshot = try AllocationFileUpdate.read(path)
+        #expect(snapshot.bytes == original)
+        try AllocationFileUpdate.write(Array("version: 1\nfleet: x\n".utf8), replacing: snapshot)
+        #expect(try AllocationFileUpdate.read(path).bytes == Array("version: 1\nfleet: x\n".utf8))
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o640)
 
+        // The snapshot is of the file before that write: it is stale now.
         #expect(throws: AllocationWriteError.changedMeanwhile(path: path)) {
-            try AllocationFileUpdate.write(Array("other\n".utf8), to: path, replacing: original)
+            try AllocationFileUpdate.write(Array("other\n".utf8), replacing: snapshot)
         }
-        #expect(try AllocationFileUpdate.read(path) == Array("version: 1\nfleet: x\n".utf8))
+        #expect(try AllocationFileUpdate.read(path).bytes == Array("version: 1\nfleet: x\n".utf8))
         // No temporary file is left behind, written or refused.
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["fleet.yaml"])
     }

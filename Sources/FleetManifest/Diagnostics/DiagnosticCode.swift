@@ -4,6 +4,7 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     // Reading the input
     case unreadableInput = "unreadable-input"
     case fileTooLarge = "file-too-large"
+    case linkNotFollowed = "link-not-followed"
     case invalidEncoding = "invalid-encoding"
     case yamlSyntax = "yaml-syntax"
     case emptyDocument = "empty-document"
@@ -46,7 +47,7 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     /// Each code always has the same severity, so a code alone tells a tool how bad it is.
     var severity: DiagnosticSeverity {
         switch self {
-        case .vendorDefaultUUID, .implausibleMeasuredPower, .shortInterval, .hostOverCapacity,
+        case .linkNotFollowed, .vendorDefaultUUID, .implausibleMeasuredPower, .shortInterval, .hostOverCapacity,
             .positionOutsidePlan, .unmatchedRegion:
             return .warning
         default:

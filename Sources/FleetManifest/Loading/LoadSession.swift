@@ -61,8 +61,12 @@ struct LoadSession {
             hint: "a manifest of a million beacons is about 200 MB; if this one is real, raise the file size limit")
     }
 
-    func reportUnreadable(_ path: String, reason: String) {
-        log.emit(.unreadableInput, reason, at: .wholeFile(path), hint: "check the path and its permissions")
+    func reportUnreadable(_ problem: ManifestFiles.Unreadable) {
+        log.emit(.unreadableInput, problem.reason, at: .wholeFile(problem.path), hint: problem.hint)
+    }
+
+    func reportSkippedLink(_ path: String, reason: String, hint: String) {
+        log.emit(.linkNotFollowed, reason, at: .wholeFile(path), hint: hint)
     }
 
     /// Runs the cross-file rules and returns everything found.
