@@ -89,6 +89,13 @@ NEGATIVE_CASES = [
     ("max beacons per host of 0", lambda m: m.update(max_beacons_per_host=0)),
     ("max beacons per host above 240", lambda m: m.update(max_beacons_per_host=241)),
     ("empty beacon name", lambda m: beacon(m).update(name="")),
+    ("newline in a beacon name", lambda m: beacon(m).update(name="two\nlines")),
+    ("newline at the end of a beacon id", lambda m: beacon(m).update(id="beacon-1\n")),
+    ("NUL in a venue id", lambda m: m["venues"][0].update(id="venue\x001")),
+    ("ESC in a zone", lambda m: beacon(m).update(zone="zone\x1b[31m")),
+    ("tab in a host", lambda m: m["defaults"].update(host="pi\t1")),
+    ("C1 control in the fleet name", lambda m: m.update(fleet="fleet\x85")),
+    ("DEL in a region id", lambda m: region(m).update(id="region\x7f")),
 ]
 
 

@@ -68,7 +68,9 @@ struct CalibrateCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console.current
         let logger = globals.makeLogger()
-        let loaded = ManifestLoader.load(paths: manifest)
+        // With --write, what is read now is what the value is written into: a manifest
+        // edited during the measurement is refused, not overwritten.
+        let loaded = ManifestLoader.load(paths: manifest, keepingSnapshots: write)
         try reportBlockingDiagnostics(loaded)
         guard let target = loaded.fleet.beacons.first(where: { $0.id == beacon }) else {
             throw CommandFailure(.usageOrInput, "\(manifest.joined(separator: ", ")) has no beacon `\(beacon)`; `beaconctl fleet validate` lists them")
@@ -94,7 +96,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         for warning in estimate.warnings { logger.warning("\(beacon): \(warning)") }
         guard write else { return }
         do {
-            try ManifestValueEdit.writeMeasuredPower(estimate.measuredPower, beaconID: beacon, namespace: manifest)
+            try ManifestValueEdit.writeMeasuredPower(estimate.measuredPower, beaconID: beacon, in: loaded)
         } catch {
             throw CommandFailure(.usageOrInput, "\(error)")
         }

@@ -89,14 +89,14 @@ struct FleetPlanCommand: AsyncParsableCommand {
         // What the manifest text declares and the resolved model does not keep: the venue's
         // `major:`/`uuid:` and the fleet's `uuid:` (new beacons inherit them), and the
         // --append file's `fleet:` (for a file without venues or regions yet).
-        let appendDeclared = try append.map { AllocationAppend.declarations(of: nil, in: try readBytes($0)) }
+        let appendDeclared = try append.map { AllocationAppend.declarations(of: nil, in: try contents($0, in: namespace).bytes) }
         let fleetName = fleet ?? appendFileFleet(namespace.fleet) ?? appendDeclared?.fleetName
         var request = AllocationRequest(
             fleetName: fleetName, venueID: venue, venueName: venueName, plan: try planSize(), host: host,
             uuid: try proximityUUID(), groups: try groups(), majorScheme: majorPer, major: major,
             firstMinor: firstMinor, minorStep: minorStep, zoneGap: gap, zoneAlignment: align)
         if let file = existing?.location.file ?? append ?? fleetFile(fleetName, in: namespace.fleet) {
-            let declared = AllocationAppend.declarations(of: existing, in: try readBytes(file))
+            let declared = AllocationAppend.declarations(of: existing, in: try contents(file, in: namespace).bytes)
             request.declaredVenueMajor = declared.venueMajor
             request.declaredVenueUUID = declared.venueUUID
             request.declaredFleetUUID = declared.fleetUUID
@@ -113,7 +113,7 @@ struct FleetPlanCommand: AsyncParsableCommand {
             Console.current.write(Self.printed(allocation, existing: existing))
             return
         }
-        try write(allocation, into: append, fleet: namespace.fleet)
+        try write(allocation, into: append, namespace: namespace)
         for beacon in allocation.beacons {
             Console.current.line("\(beacon.id)\t\(beacon.zone ?? "-")\t\(beacon.identity)")
         }
@@ -134,22 +134,25 @@ struct FleetPlanCommand: AsyncParsableCommand {
             + "# or run again with --append FILE.\n" + AllocationYAML.venue(allocation, indentation: .standard)
     }
 
-    private func write(_ allocation: AllocationPlan, into file: String, fleet: Fleet) throws {
-        let original = try readBytes(file)
+    private func write(_ allocation: AllocationPlan, into file: String, namespace: ManifestLoadResult) throws {
+        // What the plan was made from, not the file as it is now: the write-back refuses
+        // a file changed since.
+        let original = try contents(file, in: namespace)
+        let fleet = namespace.fleet
         let insertion: ManifestInsertion
         do {
-            insertion = try AllocationAppend.insertion(for: allocation, into: original, file: file, fleet: fleet)
+            insertion = try AllocationAppend.insertion(for: allocation, into: original.bytes, file: file, fleet: fleet)
         } catch {
             throw CommandFailure(.usageOrInput, error.description)
         }
-        let edited = insertion.applied(to: original)
+        let edited = insertion.applied(to: original.bytes)
         do {
             let diagnostics = try AllocationFileUpdate.validate(
-                allocation, newBytes: edited, file: file, namespaceFiles: fleet.files)
+                allocation, newBytes: edited, file: file, namespaceFiles: fleet.files, snapshots: namespace.snapshots)
             for warning in diagnostics where warning.severity == .warning {
                 Console.current.errorLine(warning.rendered)
             }
-            try AllocationFileUpdate.write(edited, to: file, replacing: original)
+            try AllocationFileUpdate.write(edited, replacing: original)
         } catch {
             if case .invalidResult(_, let diagnostics) = error {
                 for diagnostic in diagnostics { Console.current.errorLine(diagnostic.rendered) }
@@ -179,7 +182,7 @@ struct FleetPlanCommand: AsyncParsableCommand {
             Console.current.errorLine("note: no fleets/ folder here: allocating in an empty namespace (pass --fleets DIR to use one)")
         }
         guard !paths.isEmpty else { return ManifestLoadResult(fleet: Fleet(), diagnostics: []) }
-        let result = ManifestLoader.load(paths: paths)
+        let result = ManifestLoader.load(paths: paths, keepingSnapshots: true)
         try reportBlockingDiagnostics(result)
         return result
     }
@@ -198,7 +201,9 @@ struct FleetPlanCommand: AsyncParsableCommand {
             ?? fleet.regions.first { $0.location.file == append }?.fleetName
     }
 
-    private func readBytes(_ path: String) throws -> [UInt8] {
+    /// A manifest as the namespace load read it (read now only for a file outside it).
+    private func contents(_ path: String, in namespace: ManifestLoadResult) throws -> ManifestFileSnapshot {
+        if let snapshot = namespace.snapshots[path] { return snapshot }
         do {
             return try AllocationFileUpdate.read(path)
         } catch {

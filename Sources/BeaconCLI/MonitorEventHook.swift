@@ -18,7 +18,9 @@ import Logging
 /// outside, unknown), `BEACONCTL_BEACONS` (`UUID/major/minor`, comma-separated) and
 /// `BEACONCTL_TIME` (seconds, the monitor's clock) and `BEACONCTL_BEACON_COUNT` (how many
 /// identities were heard; `BEACONCTL_BEACONS` lists at most `StayBeacons.listLimit`, so
-/// the environment stays far below the kernel's limits however busy the air is).
+/// the environment stays far below the kernel's limits however busy the air is). A value
+/// holding a NUL character cannot be passed whole (the environment is C strings): the run
+/// is skipped with an error rather than handing the program a value cut short.
 ///
 /// Runs happen one at a time, in event order, off the monitoring task: a slow program
 /// delays the next run, never the monitoring.
@@ -51,14 +53,20 @@ final class MonitorEventHook: Sendable {
 
     /// Queues a run for `event`.
     func run(for event: RegionEvent) {
-        let environment = self.environment.merging(Self.variables(for: event)) { _, event in event }
+        let variables = Self.variables(for: event)
+        let region = MonitorOutput.printable(event.regionIdentifier)
+        if let cut = variables.keys.sorted().first(where: { variables[$0]?.utf8.contains(0) == true }) {
+            logger.error("--exec \(arguments[0]) not run for \(event.kind.rawValue) \(region): \(cut) would hold a NUL character, which an environment variable cannot carry; give the region an identifier without control characters")
+            return
+        }
+        let environment = self.environment.merging(variables) { _, event in event }
         queue.async { [self] in
             let status = spawnAndWait(environment: environment)
             switch status {
             case .success(0):
                 break
             case .success(let code):
-                logger.warning("--exec \(arguments[0]) exited with status \(code) for \(event.kind.rawValue) \(event.regionIdentifier)")
+                logger.warning("--exec \(arguments[0]) exited with status \(code) for \(event.kind.rawValue) \(region)")
             case .failure(let reason):
                 logger.error("--exec \(arguments[0]) could not run: \(reason)")
             }

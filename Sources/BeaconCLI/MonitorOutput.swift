@@ -32,7 +32,7 @@ struct MonitorOutput: Sendable {
                     let distance = beacon.accuracy.map { ScanTable.decimal($0, places: 1) + " m" } ?? "?"
                     return "\(name(beacon.identity)) \(beacon.proximity.rawValue) \(distance)"
                 }
-                Console.current.line("\(time(ranging.time))  range  \(ranging.regionIdentifier): " + (beacons.isEmpty ? "none" : beacons.joined(separator: ", ")))
+                Console.current.line("\(time(ranging.time))  range  \(Self.printable(ranging.regionIdentifier)): " + (beacons.isEmpty ? "none" : beacons.joined(separator: ", ")))
             }
         }
     }
@@ -40,11 +40,27 @@ struct MonitorOutput: Sendable {
     /// `  35.9 s  enter  store-1 (inside): cupertino-door, …`
     private func text(_ event: RegionEvent) -> String {
         let beacons = event.beacons.isEmpty ? "" : ": " + event.beacons.map(name).joined(separator: ", ")
-        return "\(time(event.time))  \(event.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(event.regionIdentifier) (\(event.state.rawValue))\(beacons)"
+        return "\(time(event.time))  \(event.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Self.printable(event.regionIdentifier)) (\(event.state.rawValue))\(beacons)"
     }
 
     private func name(_ identity: BeaconIdentity) -> String {
-        names[identity] ?? identity.description
+        names[identity].map(Self.printable) ?? identity.description
+    }
+
+    /// Text from a manifest or the command line with its control characters escaped (`\n`,
+    /// `\u{1B}`): one event stays one line, and nothing reaches the terminal as a command.
+    static func printable(_ text: String) -> String {
+        let isControl = { (scalar: Unicode.Scalar) in scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                result += scalar.escaped(asASCII: true)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     private func time(_ seconds: Double) -> String {

@@ -54,9 +54,8 @@ struct CSVSyntaxError: Error, Equatable, Sendable {
 /// sequence is ASCII, so a delimiter can never be found inside another character.
 enum CSVReader {
     static func records(in text: String) -> Result<[CSVRecord], CSVSyntaxError> {
-        var bytes = Array(text.utf8)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        var scanner = Scanner(bytes: bytes)
+        let bytes = Array(text.utf8)
+        var scanner = Scanner(bytes: Array(bytes.dropFirst(ByteOrderMark.utf8Length(of: bytes))))
         return scanner.run()
     }
 

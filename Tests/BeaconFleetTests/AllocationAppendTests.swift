@@ -181,6 +181,20 @@ struct AllocationAppendTests {
         #expect(result.edited == file + "venues:\n  - id: shop\n    major: 1\n    beacons:\n      - id: door\n        minor: 1\n")
     }
 
+    @Test("a file behind a byte-order mark: its first line is read, the mark stays first")
+    func byteOrderMark() throws {
+        let file = "\u{FEFF}fleet: shop\nversion: 1\nuuid: 04F6CBA0-321A-40F4-BDE2-A613959BBF4B\nvenues:\n  - id: shop\n    major: 1\n    beacons:\n      - id: door\n        minor: 1\n"
+        #expect(AllocationAppend.declarations(of: nil, in: Array(file.utf8)).fleetName == "shop")
+        let result = try append(AllocationRequest(venueID: "shop", groups: [.init(zone: nil, beaconIDs: ["till"])], declaredVenueMajor: 1), to: file)
+        #expect(result.edited == file + "      - id: till\n        minor: 2\n")
+        // Nothing but the mark: the new text goes after it.
+        let empty = Array("\u{FEFF}".utf8)
+        let fleet = try loadFleet(["a.yaml": "version: 1\nfleet: shop\nuuid: 04F6CBA0-321A-40F4-BDE2-A613959BBF4B\nregions:\n  - id: any\n"])
+        let plan = try AllocationPlanner.plan(AllocationRequest(fleetName: "shop", venueID: "shop", groups: [.init(zone: nil, beaconIDs: ["door"])]), in: fleet)
+        let insertion = try AllocationAppend.insertion(for: plan, into: empty, file: "b.yaml", fleet: fleet)
+        #expect(insertion.offset == 3)
+    }
+
     @Test("flow-style entries are not edited")
     func flowStyleRefused() throws {
         let file = "version: 1\nfleet: shop\nuuid: 04F6CBA0-321A-40F4-BDE2-A613959BBF4B\nvenues:\n  - id: shop\n    major: 1\n    beacons:\n      - {id: door, minor: 1}\n"
@@ -235,15 +249,18 @@ struct AllocationAppendTests {
         try Data(original).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
 
-        try AllocationFileUpdate.write(Array("version: 1\nfleet: x\n".utf8), to: path, replacing: original)
-        #expect(try AllocationFileUpdate.read(path) == Array("version: 1\nfleet: x\n".utf8))
+        let snapshot = try AllocationFileUpdate.read(path)
+        #expect(snapshot.bytes == original)
+        try AllocationFileUpdate.write(Array("version: 1\nfleet: x\n".utf8), replacing: snapshot)
+        #expect(try AllocationFileUpdate.read(path).bytes == Array("version: 1\nfleet: x\n".utf8))
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o640)
 
+        // The snapshot is of the file before that write: it is stale now.
         #expect(throws: AllocationWriteError.changedMeanwhile(path: path)) {
-            try AllocationFileUpdate.write(Array("other\n".utf8), to: path, replacing: original)
+            try AllocationFileUpdate.write(Array("other\n".utf8), replacing: snapshot)
         }
-        #expect(try AllocationFileUpdate.read(path) == Array("version: 1\nfleet: x\n".utf8))
+        #expect(try AllocationFileUpdate.read(path).bytes == Array("version: 1\nfleet: x\n".utf8))
         // No temporary file is left behind, written or refused.
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["fleet.yaml"])
     }

@@ -82,7 +82,7 @@ import Testing
     @Test func everyCodeHasAFixedSeverity() {
         let warnings = DiagnosticCode.allCases.filter { $0.severity == .warning }.map(\.rawValue)
         #expect(warnings == [
-            "vendor-default-uuid", "implausible-measured-power", "short-interval", "host-over-capacity",
+            "link-not-followed", "vendor-default-uuid", "implausible-measured-power", "short-interval", "host-over-capacity",
             "position-outside-plan", "unmatched-region",
         ])
     }

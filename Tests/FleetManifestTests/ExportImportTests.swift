@@ -383,9 +383,9 @@ import Testing
 
     @Test(arguments: [
         "yes", "No", "null", "~", "true", "123", "-5", "3.5", "a: b", "# not a comment", "- item",
-        " leading space", "trailing space ", "quote \" inside", "back\\slash", "two\nlines", "tab\there",
+        " leading space", "trailing space ", "quote \" inside", "back\\slash",
         "[flow]", "{flow}", "&anchor", "*alias", "!tag", "%directive", "@at", "`tick`", "'single'",
-        "Café Ø 東京", "control \u{7}", "line\u{2028}separator",
+        "Café Ø 東京", "line\u{2028}separator",
     ])
     func anyNameSurvivesTheTripThroughYAML(_ name: String) throws {
         let csv = "fleet,venue,beacon,uuid,major,minor,name,zone,host\n"
@@ -396,6 +396,17 @@ import Testing
         #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics.map(\.rendered))\n\(yaml)")
         let beacon = try #require(loaded.fleet.beacons.first)
         #expect(beacon.name == name && beacon.zone == name && beacon.host == name)
+    }
+
+    @Test(arguments: ["two\nlines", "tab\there", "control \u{7}", "escape \u{1B}[31m", "nul \u{0}", "c1 \u{85}"])
+    func controlCharactersAreRefusedAtTheirCell(_ name: String) throws {
+        let csv = "fleet,venue,beacon,uuid,major,minor,name\n"
+            + ["jays", "v", "b1", Self.uuid, "1", "2", name].map(CSVField.render).joined(separator: ",") + "\n"
+        let result = importCSV(csv)
+        #expect(result.yaml == nil)
+        // The name cell: after `jays,v,b1,UUID,1,2,` on the second line.
+        let column = ("jays,v,b1," + Self.uuid + ",1,2,").count + 1
+        #expect(result.diagnostics.map { "\($0.location):\($0.code)" } == ["beacons.csv:2:\(column):control-character"], "\(result.diagnostics.map(\.rendered))")
     }
 
     // MARK: Round trips

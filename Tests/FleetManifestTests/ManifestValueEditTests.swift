@@ -112,9 +112,11 @@ struct ManifestValueEditTests {
     func refusesAConcurrentChange() throws {
         let folder = try TemporaryFolder()
         let path = folder.path + "/fleet.yaml"
+        try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let snapshot = try ManifestFileReplacement.read(path)
         try "version: 1\n".write(toFile: path, atomically: false, encoding: .utf8)
         let error = #expect(throws: ManifestEditError.self) {
-            try ManifestValueEdit.replaceAtomically(path, with: Array("new\n".utf8), expecting: Array("old\n".utf8))
+            try ManifestValueEdit.replaceAtomically(snapshot, with: Array("new\n".utf8))
         }
         #expect(error?.message.hasPrefix("changed on disk") == true)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "version: 1\n")

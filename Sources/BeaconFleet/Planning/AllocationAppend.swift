@@ -182,7 +182,7 @@ public enum AllocationAppend {
     }
 
     private static func make(_ text: ManifestText, after line: Int, _ inserted: String) -> ManifestInsertion {
-        guard line >= 0, !text.lines.isEmpty else { return ManifestInsertion(offset: 0, text: inserted, line: 1) }
+        guard line >= 0, !text.lines.isEmpty else { return ManifestInsertion(offset: text.start, text: inserted, line: 1) }
         let offset = text.offset(after: line)
         // A last line without a newline gets one before the new text starts.
         let needsNewline = offset == text.bytes.count && text.lacksFinalNewline

@@ -7,6 +7,8 @@ public enum AllocationWriteError: Error, Hashable, Sendable, CustomStringConvert
     case invalidResult(file: String, diagnostics: [Diagnostic])
     case resolvedDifferently(file: String, differences: [String])
     case changedMeanwhile(path: String)
+    /// The file's identity (its other hard links, its owner) could not be kept.
+    case identityNotKept(ManifestFileError)
     case unwritable(path: String, reason: String)
 
     public var description: String {
@@ -20,6 +22,8 @@ public enum AllocationWriteError: Error, Hashable, Sendable, CustomStringConvert
             return "in \(file) the new beacons would not get the planned values (\(differences.joined(separator: "; "))); it was left unchanged: add the printed YAML by hand or adjust the options"
         case .changedMeanwhile(let path):
             return "\(path) changed on disk while the allocation was planned; it was left unchanged: run the command again"
+        case .identityNotKept(let error):
+            return error.description
         case .unwritable(let path, let reason):
             return "cannot write \(path): \(reason); it was left unchanged: check that it and its folder are writable"
         }
@@ -30,17 +34,19 @@ public enum AllocationWriteError: Error, Hashable, Sendable, CustomStringConvert
 public enum AllocationFileUpdate {
     /// Loads the namespace again with `newBytes` standing in for `file`, and checks that it
     /// has no errors and that every planned beacon resolves to its planned identity, venue
-    /// and zone. Returns the warnings of the new namespace.
+    /// and zone. Returns the warnings of the new namespace. The other files are taken from
+    /// `snapshots` (what the plan was made from) where given, else read.
     public static func validate(
         _ plan: AllocationPlan, newBytes: [UInt8], file: String, namespaceFiles: [String],
-        options: ValidationOptions = .init()
+        snapshots: [String: ManifestFileSnapshot] = [:], options: ValidationOptions = .init()
     ) throws(AllocationWriteError) -> [Diagnostic] {
         var sources: [(name: String, bytes: [UInt8])] = []
         for path in namespaceFiles {
             if path == file {
                 sources.append((path, newBytes))
             } else {
-                sources.append((path, try read(path)))
+                let bytes = if let snapshot = snapshots[path] { snapshot.bytes } else { try read(path).bytes }
+                sources.append((path, bytes))
             }
         }
         if !namespaceFiles.contains(file) { sources.append((file, newBytes)) }
@@ -68,22 +74,25 @@ public enum AllocationFileUpdate {
         return result.diagnostics
     }
 
-    /// Replaces `path` with `bytes` atomically (a flushed temporary file renamed over it,
-    /// permissions kept, folder flushed), refusing when the file no longer holds `original`.
-    public static func write(_ bytes: [UInt8], to path: String, replacing original: [UInt8]) throws(AllocationWriteError) {
+    /// Replaces the file `original` was read from with `bytes` atomically, keeping its
+    /// identity (see `ManifestFileReplacement.replace`), refusing when it changed on disk
+    /// since it was read.
+    public static func write(_ bytes: [UInt8], replacing original: ManifestFileSnapshot) throws(AllocationWriteError) {
         do {
-            try ManifestFileReplacement.replace(path, with: bytes, expecting: original)
+            try ManifestFileReplacement.replace(original, with: bytes)
         } catch {
+            let path = original.path
             switch error.kind {
             case .changedMeanwhile: throw .changedMeanwhile(path: path)
             case .unreadable: throw .unreadable(path: path, reason: error.reason)
+            case .hardLinked, .ownerNotKept: throw .identityNotKept(error)
             case .unwritable: throw .unwritable(path: path, reason: error.reason)
             }
         }
     }
 
-    /// A whole file's bytes.
-    public static func read(_ path: String) throws(AllocationWriteError) -> [UInt8] {
+    /// A whole file's bytes, and which file it was.
+    public static func read(_ path: String) throws(AllocationWriteError) -> ManifestFileSnapshot {
         do {
             return try ManifestFileReplacement.read(path)
         } catch {

@@ -1,3 +1,5 @@
+import FleetManifest
+
 /// A manifest's bytes split into lines, for edits that leave every other byte alone.
 /// Only block-style YAML is understood here; the loader's source locations say where each
 /// venue and beacon starts, and indentation says where it ends.
@@ -8,10 +10,16 @@ struct ManifestText {
     /// `"\r\n"` when the file's first line ends that way, else `"\n"`.
     let newline: String
 
+    /// Where the text starts: after a UTF-8 byte-order mark, which is not part of line 1
+    /// (the loader's columns do not count it).
+    let start: Int
+
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
         var lines: [Range<Int>] = []
-        var start = 0
+        // The mark's bytes (EF BB BF) hold no line break: the first line starts after it.
+        var start = ByteOrderMark.utf8Length(of: bytes)
+        self.start = start
         for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
             lines.append(start..<(index + 1))
             start = index + 1

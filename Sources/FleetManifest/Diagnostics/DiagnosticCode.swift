@@ -4,6 +4,7 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     // Reading the input
     case unreadableInput = "unreadable-input"
     case fileTooLarge = "file-too-large"
+    case linkNotFollowed = "link-not-followed"
     case invalidEncoding = "invalid-encoding"
     case yamlSyntax = "yaml-syntax"
     case emptyDocument = "empty-document"
@@ -23,6 +24,7 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     case ambiguousBoolean = "ambiguous-boolean"
     case emptyValue = "empty-value"
     case valueOutOfRange = "value-out-of-range"
+    case controlCharacter = "control-character"
 
     // Identities and addresses
     case invalidUUID = "invalid-uuid"
@@ -45,7 +47,7 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     /// Each code always has the same severity, so a code alone tells a tool how bad it is.
     var severity: DiagnosticSeverity {
         switch self {
-        case .vendorDefaultUUID, .implausibleMeasuredPower, .shortInterval, .hostOverCapacity,
+        case .linkNotFollowed, .vendorDefaultUUID, .implausibleMeasuredPower, .shortInterval, .hostOverCapacity,
             .positionOutsidePlan, .unmatchedRegion:
             return .warning
         default:

@@ -1,35 +1,49 @@
 extension ManifestValueEdit {
-    /// Sets a beacon's measured power in its manifest file, in place: reads the file, edits
-    /// the one value, loads the namespace again with the edited text standing in for the
-    /// file and checks that it validates and that only this beacon's measured power
-    /// changed, then replaces the file atomically. Nothing is written when any step fails.
-    ///
-    /// `namespace` is the paths the fleet was loaded from (files or folders), so that
-    /// uniqueness is checked across the whole fleet as `fleet validate` would.
+    /// Loads `namespace` (files or folders) and sets the beacon's measured power at once;
+    /// see `writeMeasuredPower(_:beaconID:in:options:)`.
     public static func writeMeasuredPower(
         _ value: Int8, beaconID: String, namespace: [String], options: ValidationOptions = .init()
     ) throws(ManifestEditError) {
-        let before = ManifestLoader.load(paths: namespace, options: options)
-        guard before.errorCount == 0 else {
-            throw ManifestEditError(file: namespace.joined(separator: ", "), "does not validate; fix it (`beaconctl fleet validate`) before writing to it")
+        let loaded = ManifestLoader.load(paths: namespace, options: options, keepingSnapshots: true)
+        try writeMeasuredPower(value, beaconID: beaconID, in: loaded, options: options)
+    }
+
+    /// Sets a beacon's measured power in its manifest file, in place, working from `loaded`:
+    /// the namespace as it was read (with its snapshots) before the measurement. Edits the
+    /// one value in the bytes read then, loads the namespace again with the edited text
+    /// standing in for the file and checks that it validates and that only this beacon's
+    /// measured power changed, then replaces the file atomically, refusing when it changed
+    /// on disk since it was read (a value measured for one identity must not land on
+    /// another). Nothing is written when any step fails.
+    public static func writeMeasuredPower(
+        _ value: Int8, beaconID: String, in loaded: ManifestLoadResult, options: ValidationOptions = .init()
+    ) throws(ManifestEditError) {
+        let files = loaded.fleet.files.isEmpty ? "the manifest" : loaded.fleet.files.joined(separator: ", ")
+        guard loaded.errorCount == 0 else {
+            throw ManifestEditError(file: files, "does not validate; fix it (`beaconctl fleet validate`) before writing to it")
         }
-        guard let beacon = before.fleet.beacons.first(where: { $0.id == beaconID }) else {
-            throw ManifestEditError(file: namespace.joined(separator: ", "), "has no beacon `\(beaconID)`")
+        guard let beacon = loaded.fleet.beacons.first(where: { $0.id == beaconID }) else {
+            throw ManifestEditError(file: files, "has no beacon `\(beaconID)`")
+        }
+        var sources: [(name: String, bytes: [UInt8])] = []
+        for path in loaded.fleet.files {
+            guard let snapshot = loaded.snapshots[path] else {
+                throw ManifestEditError(file: path, "was loaded without keeping what was read, so a change since could not be noticed; nothing was written")
+            }
+            sources.append((name: path, bytes: snapshot.bytes))
         }
         let file = beacon.location.file
-        let original = try readFile(file)
-        let edited = try settingMeasuredPower(value, ofBeaconAt: beacon.location, in: original)
-
-        var sources: [(name: String, bytes: [UInt8])] = []
-        for path in before.fleet.files {
-            sources.append((name: path, bytes: path == file ? edited : try readFile(path)))
+        guard let original = loaded.snapshots[file] else {
+            throw ManifestEditError(file: file, "was loaded without keeping what was read, so a change since could not be noticed; nothing was written")
         }
+        let edited = try settingMeasuredPower(value, ofBeaconAt: beacon.location, in: original.bytes)
+        sources = sources.map { (name: $0.name, bytes: $0.name == file ? edited : $0.bytes) }
         let after = ManifestLoader.load(sources: sources, options: options)
         guard after.errorCount == 0 else {
             let first = after.diagnostics.first { $0.severity == .error }.map { ": \($0)" } ?? ""
             throw ManifestEditError(file: file, "would not validate after the edit\(first); it was left unchanged")
         }
-        let expected = before.fleet.beacons.map { candidate in
+        let expected = loaded.fleet.beacons.map { candidate in
             var changed = candidate
             if candidate.id == beaconID { changed.measuredPower = .dBm(value) }
             return BeaconValues(changed)
@@ -37,32 +51,28 @@ extension ManifestValueEdit {
         guard after.fleet.beacons.map(BeaconValues.init) == expected else {
             throw ManifestEditError(file: file, "the edit would change more than the measured power of `\(beaconID)`; it was left unchanged: set `measured_power: \(value)` by hand")
         }
-        try replaceAtomically(file, with: edited, expecting: original)
+        try replaceAtomically(original, with: edited)
     }
 
-    /// Replaces the file at `path` with `bytes` atomically, refusing when it no longer holds
-    /// `original` (see `ManifestFileReplacement.replace`), with messages for a calibration.
-    public static func replaceAtomically(_ path: String, with bytes: [UInt8], expecting original: [UInt8]) throws(ManifestEditError) {
+    /// Replaces the file `original` was read from with `bytes` (see
+    /// `ManifestFileReplacement.replace`), with messages for a calibration.
+    public static func replaceAtomically(_ original: ManifestFileSnapshot, with bytes: [UInt8]) throws(ManifestEditError) {
         do {
-            try ManifestFileReplacement.replace(path, with: bytes, expecting: original)
+            try ManifestFileReplacement.replace(original, with: bytes)
         } catch {
+            let path = original.path
             switch error.kind {
             case .changedMeanwhile:
-                throw ManifestEditError(file: path, "changed on disk while calibrating; it was left unchanged: run the command again")
+                throw ManifestEditError(file: path, "changed on disk while calibrating (\(error.reason)); it was left unchanged: run the command again")
             case .unreadable:
                 throw ManifestEditError(file: path, "\(error.reason); the file was left unchanged")
+            case .hardLinked(let links):
+                throw ManifestEditError(file: path, "has \(links) hard links (names of the same file); replacing it would leave the other \(links - 1) with the old text, so it was left unchanged: make the other names symbolic links to it (ln -sf) or remove them, then run the command again")
+            case .ownerNotKept(let user, let group):
+                throw ManifestEditError(file: path, "cannot give the new version its owner (user \(user), group \(group)): \(error.reason); it was left unchanged: run the command as that user or as root")
             case .unwritable:
                 throw ManifestEditError(file: path, "cannot write the new version: \(error.reason); the file was left unchanged: check that it and its folder are writable")
             }
-        }
-    }
-
-    /// A whole file's bytes.
-    static func readFile(_ path: String) throws(ManifestEditError) -> [UInt8] {
-        do {
-            return try ManifestFileReplacement.read(path)
-        } catch {
-            throw ManifestEditError(file: path, error.reason)
         }
     }
 }

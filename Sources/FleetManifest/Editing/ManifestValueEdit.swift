@@ -14,6 +14,13 @@ public enum ManifestValueEdit {
     public static func settingMeasuredPower(
         _ value: Int8, ofBeaconAt beacon: SourceLocation, in bytes: [UInt8]
     ) throws(ManifestEditError) -> [UInt8] {
+        // Locations count from after a byte-order mark (see `LoadSession.read`): edit the
+        // text behind it and keep the mark.
+        let textStart = ByteOrderMark.utf8Length(of: bytes)
+        if textStart > 0 {
+            return Array(bytes[..<textStart])
+                + (try settingMeasuredPower(value, ofBeaconAt: beacon, in: Array(bytes[textStart...])))
+        }
         let layout = try BeaconMappingLayout.find(at: beacon, in: bytes)
         let text = Array(String(value).utf8)
         if let existing = layout.measuredPower {

@@ -28,7 +28,11 @@ struct LoadSession {
             return
         }
         let diagnosticsBefore = log.count
-        let draft: DocumentDraft? = bytes.withUnsafeBufferPointer { buffer in
+        // libyaml is told the text is UTF-8 (so that it never guesses UTF-16), and then
+        // takes a byte-order mark for a character of line 1: the reader starts after it.
+        let textStart = ByteOrderMark.utf8Length(of: bytes)
+        let draft: DocumentDraft? = bytes.withUnsafeBufferPointer { whole in
+            let buffer = UnsafeBufferPointer(rebasing: whole[textStart...])
             var reader = ManifestReader(file: file, bytes: buffer, maxDepth: options.maxDepth, log: log)
             return reader.readManifest(bytes: buffer)
         }
@@ -57,8 +61,12 @@ struct LoadSession {
             hint: "a manifest of a million beacons is about 200 MB; if this one is real, raise the file size limit")
     }
 
-    func reportUnreadable(_ path: String, reason: String) {
-        log.emit(.unreadableInput, reason, at: .wholeFile(path), hint: "check the path and its permissions")
+    func reportUnreadable(_ problem: ManifestFiles.Unreadable) {
+        log.emit(.unreadableInput, problem.reason, at: .wholeFile(problem.path), hint: problem.hint)
+    }
+
+    func reportSkippedLink(_ path: String, reason: String, hint: String) {
+        log.emit(.linkNotFollowed, reason, at: .wholeFile(path), hint: hint)
     }
 
     /// Runs the cross-file rules and returns everything found.

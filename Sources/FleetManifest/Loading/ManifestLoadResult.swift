@@ -5,13 +5,20 @@ public struct ManifestLoadResult: Sendable {
     /// Every problem, sorted by file, line and column.
     public var diagnostics: [Diagnostic]
     /// Paths that could not be read at all (missing, no permission, a folder without any
-    /// `.yaml`/`.yml` file). Each also has an `unreadable-input` diagnostic.
+    /// `.yaml`/`.yml` file, a dangling link). Each also has an `unreadable-input` diagnostic.
     public var unreadableInputs: [String]
+    /// Each file's bytes as read, by its name in `fleet.files`; only when the load was asked
+    /// to keep them (`ManifestLoader.load(paths:options:keepingSnapshots:)`).
+    public var snapshots: [String: ManifestFileSnapshot]
 
-    public init(fleet: Fleet, diagnostics: [Diagnostic], unreadableInputs: [String] = []) {
+    public init(
+        fleet: Fleet, diagnostics: [Diagnostic], unreadableInputs: [String] = [],
+        snapshots: [String: ManifestFileSnapshot] = [:]
+    ) {
         self.fleet = fleet
         self.diagnostics = diagnostics
         self.unreadableInputs = unreadableInputs
+        self.snapshots = snapshots
     }
 
     public var errorCount: Int { diagnostics.count { $0.severity == .error } }

@@ -153,6 +153,13 @@ extension ManifestReader {
                 report(.emptyValue, "`\(field.key)` is empty", at: token.mark, hint: "write a value between the quotes or remove the line")
                 return nil
             }
+            if let control = ControlCharacter.first(in: token.bytes) {
+                report(
+                    .controlCharacter,
+                    "`\(field.key)` `\(token.excerpt)` contains \(ControlCharacter.name(of: control)); text in a manifest is printed in logs and terminals and passed to programs, where control characters do harm",
+                    at: token.mark, hint: "remove it (a quoted value may spell it as an escape such as \\n, \\0 or \\e)")
+                return nil
+            }
             return Located(value: token.text, mark: token.mark)
         }
     }

@@ -7,10 +7,11 @@ struct ScalarToken {
 
     var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// The text for messages: quoted as written would be noise, very long values are cut.
+    /// The text for messages: quoted as written would be noise, very long values are cut,
+    /// control characters are escaped (a message must not drive the terminal showing it).
     var excerpt: String {
         let limit = 40
-        guard bytes.count > limit else { return text }
-        return String(decoding: bytes.prefix(limit), as: UTF8.self) + "…"
+        guard bytes.count > limit else { return ControlCharacter.escaped(text) }
+        return ControlCharacter.escaped(String(decoding: bytes.prefix(limit), as: UTF8.self)) + "…"
     }
 }

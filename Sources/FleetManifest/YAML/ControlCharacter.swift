@@ -1,0 +1,50 @@
+/// Control characters in text values: C0 (U+0000–U+001F, tab and line breaks included),
+/// DEL (U+007F) and C1 (U+0080–U+009F). None belongs in an id, a name or a host: they move
+/// a terminal's cursor or change its colours (ESC), split log lines (newline), and cut C
+/// strings and environment variables short (NUL).
+enum ControlCharacter {
+    /// The first control character of UTF-8 `bytes`: its code point, for messages.
+    static func first(in bytes: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x7F { return Unicode.Scalar(byte) }
+            // C1 controls are U+0080–U+009F, encoded C2 80 … C2 9F.
+            if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                return Unicode.Scalar(bytes[index + 1])
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// `text` with each control character written as an escape (`\n`, `\t`, `\u{1B}`), for
+    /// messages that quote what a file holds.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                result += scalar.escaped(asASCII: true)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// How a message names a control character: "a newline (U+000A)".
+    static func name(of scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        let names: [UInt32: String] = [
+            0x00: "a NUL character", 0x09: "a tab", 0x0A: "a newline", 0x0D: "a carriage return",
+            0x1B: "an escape character", 0x7F: "a delete character",
+        ]
+        return "\(names[scalar.value] ?? "a control character") (\(code))"
+    }
+}
