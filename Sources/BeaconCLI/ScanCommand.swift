@@ -196,8 +196,8 @@ struct ScanCommand: AsyncParsableCommand {
         await host.close()
         let elapsed = session.elapsed()
         logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
-        if session.droppedSightingCount > 0 {
-            logger.warning("\(session.droppedSightingCount) sightings were dropped because output could not keep up")
+        if session.lostCount > 0 {
+            logger.warning("\(session.lostCount) reports were lost between the controller and the output (this host could not keep up): beacons may be missing from what was shown")
         }
         if live {
             let lines = Self.frameLines(run, at: elapsed, header: header)

@@ -169,7 +169,8 @@ struct VerifyCommand: AsyncParsableCommand {
         let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger)
         let outcome: Result<VerificationResult, any Error>
         do {
-            outcome = .success(try await verify(session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout)))
+            outcome = .success(try await verify(
+                session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), lostBeforehand: session))
         } catch {
             outcome = .failure(error)
         }
@@ -181,14 +182,15 @@ struct VerifyCommand: AsyncParsableCommand {
     /// Runs the pass with progress on a terminal; SIGINT or SIGTERM end it early, with the
     /// verdicts reached so far.
     private func verify<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ sightings: Sightings, plan: VerificationPlan, timing: VerificationTiming, policy: VerificationPolicy
+        _ sightings: Sightings, plan: VerificationPlan, timing: VerificationTiming, policy: VerificationPolicy,
+        lostBeforehand: (any LossCounting)? = nil
     ) async throws -> VerificationResult {
         if let problem = policy.problem { throw CommandFailure(.usageOrInput, problem) }
         let progress = VerifyProgressLine(console: Console.current, timeout: policy.timeout)
         let verifier = BeaconVerifier(plan: plan, policy: policy)
         let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<VerificationResult, any Error> in
             do {
-                return .success(try await verifier.run(sightings, timing: timing) { state, _ in progress.update(state) })
+                return .success(try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand) { state, _ in progress.update(state) })
             } catch {
                 return .failure(error)
             }

@@ -193,7 +193,7 @@ public struct BeaconProvisioner: Sendable {
         let verifier = BeaconVerifier(plan: plan, policy: configuration.policy)
         let outcome: Result<VerificationResult, ProvisionError>
         do {
-            let result = try await verifier.run(session.sightings, timing: .live) { progress, events in
+            let result = try await verifier.run(session.sightings, timing: .live, lostBeforehand: session) { progress, events in
                 onEvent(.verification(progress, events))
             }
             outcome = .success(result)

@@ -47,6 +47,9 @@ public struct ScanConfiguration: Hashable, Sendable {
     public var quietAfter: Duration
     /// The `receiver` of every sighting; the controller's transport name when `nil`.
     public var receiver: String?
+    /// Sightings a session holds for a consumer that falls behind; `ScanSession`'s default
+    /// when `nil` (tests make it small to see losses counted).
+    public var sightingBufferSize: Int?
 
     /// The interval and window when none is given: 100 ms, continuous listening.
     public static let defaultMilliseconds = 100.0

@@ -35,13 +35,17 @@ public final class ScanSession: Sendable {
     /// the oldest are dropped and counted rather than memory growing without bound.
     public static let sightingBufferSize = 100_000
 
-    init(commands: ScanCommands, family: ScanFamily, events: AsyncStream<HostControllerEvent>) {
+    private let hostDrops: DropCounter
+
+    init(commands: ScanCommands, family: ScanFamily, events: AsyncStream<HostControllerEvent>, hostDrops: DropCounter) {
         self.commands = commands
         self.family = family
         self.controller = commands.controller
         self.startInstant = clock.now
+        self.hostDrops = hostDrops
         (sightings, continuation) = AsyncThrowingStream.makeStream(
-            of: Sighting.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(Self.sightingBufferSize))
+            of: Sighting.self, throwing: (any Error).self,
+            bufferingPolicy: .bufferingNewest(commands.configuration.sightingBufferSize ?? Self.sightingBufferSize))
         // A consumer that stops iterating stops the scan.
         continuation.onTermination = { [weak self] termination in
             if case .cancelled = termination, let self {
@@ -137,6 +141,14 @@ public final class ScanSession: Sendable {
     /// Sightings dropped because the consumer fell more than `sightingBufferSize` behind.
     public var droppedSightingCount: Int {
         state.withLock { $0.droppedSightings }
+    }
+
+    /// Everything lost between the controller and the consumer of `sightings`: controller
+    /// events the host could not hand to this scan in time (each may have held several
+    /// reports) plus sightings the consumer did not take in time. Non-zero means what was
+    /// heard is incomplete: "not heard" may be "lost".
+    public var lostCount: Int {
+        hostDrops.value + droppedSightingCount
     }
 
     private func noteReport(counts: SightingExtractionCounts) {

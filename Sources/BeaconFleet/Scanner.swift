@@ -32,7 +32,8 @@ public struct BeaconScanner: Sendable {
     /// then on. Throws when the controller refuses or does not answer.
     public func start() async throws(ScanError) -> ScanSession {
         // Subscribe before enabling, so that no report is missed.
-        let events = await host.events(bufferSize: 4096)
+        let hostDrops = DropCounter()
+        let events = await host.events(bufferSize: 4096, drops: hostDrops)
         let commands = ScanCommands(host: host, configuration: configuration, logger: logger)
         try await commands.prepare()
         let family = try await commands.chooseFamily()
@@ -40,7 +41,7 @@ public struct BeaconScanner: Sendable {
         logger.info(
             "scanning",
             metadata: ["hci": "\(host.name)", "family": "\(family)", "exclusive": "\(configuration.isExclusive)"])
-        return ScanSession(commands: commands, family: family, events: events)
+        return ScanSession(commands: commands, family: family, events: events, hostDrops: hostDrops)
     }
 
     /// Sightings until the stream's consumer stops (scanning is then disabled) or the link

@@ -1,4 +1,13 @@
 import BeaconCore
+import HCI
+
+/// A source of sightings that may lose some on the way (a scan whose consumer fell behind).
+public protocol LossCounting: Sendable {
+    /// Reports lost so far.
+    var lostCount: Int { get }
+}
+
+extension ScanSession: LossCounting {}
 
 /// How a verification pass measures time.
 public enum VerificationTiming: Hashable, Sendable {
@@ -34,18 +43,30 @@ public struct BeaconVerifier: Sendable {
     /// judged on what was heard. An error from `sightings` ends the pass with that error.
     /// When the pass ends, a live `sightings` is cancelled (the scanner then stops) and not
     /// waited for.
+    ///
+    /// `lostBeforehand` tells how many reports the source lost before they reached the pass
+    /// (`ScanSession.lostCount`); with what this pass's own queue had to drop, the result's
+    /// `lostReports` says the verdicts may rest on incomplete evidence.
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ sightings: Sightings, timing: VerificationTiming,
+        _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
         onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void = { _, _ in }
     ) async throws -> VerificationResult {
         var engine = VerificationEngine(plan: plan, policy: policy)
+        let ownDrops = DropCounter()
+        var result: VerificationResult
         switch timing {
         case .replay:
-            return try await replay(sightings, into: &engine, onUpdate: onUpdate)
+            result = try await replay(sightings, into: &engine, onUpdate: onUpdate)
         case .live(let tick):
-            return try await listen(sightings, into: &engine, tick: tick, onUpdate: onUpdate)
+            result = try await listen(sightings, into: &engine, tick: tick, drops: ownDrops, onUpdate: onUpdate)
         }
+        result.lostReports = (lostBeforehand?.lostCount ?? 0) + ownDrops.value
+        return result
     }
+
+    /// Inputs the live pass holds for the engine: far more than a second of the busiest air.
+    /// Beyond, the oldest are dropped and counted.
+    static let liveQueueLimit = 100_000
 
     private func replay<Sightings: AsyncSequence<Sighting, any Error>>(
         _ sightings: Sightings, into engine: inout VerificationEngine,
@@ -76,30 +97,33 @@ public struct BeaconVerifier: Sendable {
     }
 
     private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ sightings: Sightings, into engine: inout VerificationEngine, tick: Duration,
+        _ sightings: Sightings, into engine: inout VerificationEngine, tick: Duration, drops: DropCounter,
         onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void
     ) async throws -> VerificationResult {
         let clock = ContinuousClock()
         let start = clock.now
         let elapsed: @Sendable () -> Double = { (clock.now - start).secondsValue }
         // One queue for both sources, so the engine is only ever touched by this task.
-        let (inputs, continuation) = AsyncStream<LiveInput>.makeStream()
+        let (inputs, continuation) = AsyncStream<LiveInput>.makeStream(bufferingPolicy: .bufferingNewest(Self.liveQueueLimit))
+        let enqueue: @Sendable (LiveInput) -> Void = { input in
+            if case .dropped(.sighting) = continuation.yield(input) { drops.add(1) }
+        }
         // Unstructured, and cancelled rather than awaited at the end: a source blocked in a
         // read that ignores cancellation (standard input from a silent pipe) must not hold
         // the pass open after its verdicts are in.
         let pump = Task {
             do {
                 for try await sighting in sightings {
-                    continuation.yield(.sighting(sighting, at: elapsed()))
+                    enqueue(.sighting(sighting, at: elapsed()))
                 }
-                continuation.yield(.ended(elapsed()))
+                enqueue(.ended(elapsed()))
             } catch {
-                continuation.yield(.failed(error))
+                enqueue(.failed(error))
             }
         }
         let ticker = Task {
             while (try? await Task.sleep(for: tick)) != nil {
-                continuation.yield(.tick(elapsed()))
+                enqueue(.tick(elapsed()))
             }
         }
         defer {

@@ -30,6 +30,10 @@ public struct VerificationResult: Hashable, Sendable {
     /// Seconds from the start to the end of the pass.
     public var duration: Double
     public var endReason: VerificationEndReason
+    /// Reports lost between the controller and the verifier because a queue was full (a
+    /// host that could not keep up). Non-zero means the pass did not see everything the
+    /// controller heard: `missing`, `weak` and `slow` may be losses, not the beacon's fault.
+    public var lostReports: Int = 0
 
     public init(
         scope: String, policy: VerificationPolicy, verdicts: [BeaconVerdict], unexpected: [UnexpectedBeacon],
@@ -46,6 +50,15 @@ public struct VerificationResult: Hashable, Sendable {
         self.ignoredSightings = ignoredSightings
         self.duration = duration
         self.endReason = endReason
+    }
+
+    /// What every report says when reports were lost, or `nil` when none were.
+    public var lossWarning: String? {
+        guard lostReports > 0 else { return nil }
+        let judged = verdicts.contains { [.missing, .weak, .slow].contains($0.status) }
+        return "\(lostReports) report\(lostReports == 1 ? " was" : "s were") lost between the controller and the verifier "
+            + "(the host could not keep up)"
+            + (judged ? ": the missing, weak and slow verdicts may be wrong; verify again on a less loaded host" : "")
     }
 
     /// True when every beacon is ok and nothing unexpected uses the fleet's UUIDs.

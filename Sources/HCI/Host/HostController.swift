@@ -29,7 +29,12 @@ public actor HostController {
     private var inFlight: [UInt64] = []
 
     private var nextSubscriberID: UInt64 = 0
-    private var subscribers: [UInt64: AsyncStream<HostControllerEvent>.Continuation] = [:]
+    private var subscribers: [UInt64: Subscriber] = [:]
+
+    private struct Subscriber {
+        var continuation: AsyncStream<HostControllerEvent>.Continuation
+        var drops: DropCounter?
+    }
     private var droppedEvents = 0
 
     /// Set once the link ended: every later command fails with it.
@@ -281,8 +286,8 @@ public actor HostController {
             }
         }
         broadcast(notice)
-        for continuation in subscribers.values {
-            continuation.finish()
+        for subscriber in subscribers.values {
+            subscriber.continuation.finish()
         }
         subscribers.removeAll()
     }
@@ -299,9 +304,10 @@ public actor HostController {
     /// A new stream of everything the controller sends from now on, and the notices of
     /// `HostControllerEvent`. Any number of subscribers may listen; each has its own buffer
     /// of the newest `bufferSize` elements: a subscriber that falls further behind loses the
-    /// oldest ones (counted in `droppedEventCount`) rather than slowing the controller down.
-    /// The stream finishes after `.transportEnded`.
-    public func events(bufferSize: Int = 1024) -> AsyncStream<HostControllerEvent> {
+    /// oldest ones rather than slowing the controller down. Every loss is counted: in
+    /// `droppedEventCount`, and in `drops` for this subscriber, so that what it reports can
+    /// say it may be incomplete. The stream finishes after `.transportEnded`.
+    public func events(bufferSize: Int = 1024, drops: DropCounter? = nil) -> AsyncStream<HostControllerEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: HostControllerEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
         if let termination {
@@ -314,7 +320,7 @@ public actor HostController {
         }
         let id = nextSubscriberID
         nextSubscriberID += 1
-        subscribers[id] = continuation
+        subscribers[id] = Subscriber(continuation: continuation, drops: drops)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
         }
@@ -326,9 +332,10 @@ public actor HostController {
     }
 
     private func broadcast(_ element: HostControllerEvent) {
-        for continuation in subscribers.values {
-            if case .dropped = continuation.yield(element) {
+        for subscriber in subscribers.values {
+            if case .dropped = subscriber.continuation.yield(element) {
                 droppedEvents += 1
+                subscriber.drops?.add(1)
             }
         }
     }

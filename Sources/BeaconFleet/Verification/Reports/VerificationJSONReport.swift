@@ -45,6 +45,8 @@ public enum VerificationJSONReport {
             counts["sightings"] = result.sightings
             counts["ignored_sightings"] = result.ignoredSightings
             counts["unlisted_unexpected_sightings"] = result.untrackedUnexpectedSightings
+            // Only when some were lost, so that the report of a complete pass is unchanged.
+            if result.lostReports > 0 { counts["lost_reports"] = result.lostReports }
             summary = counts
             beacons = result.verdicts.map { Beacon($0, result: result) }
             unexpected = result.unexpected.map(Unexpected.init)

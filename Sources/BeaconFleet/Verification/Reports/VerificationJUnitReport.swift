@@ -16,7 +16,7 @@ public enum VerificationJUnitReport {
         for (venue, verdicts) in result.verdictsByVenue {
             xml += suite(
                 name: venue, tests: verdicts.count, failures: verdicts.count { $0.status != .ok },
-                time: verdicts.map(\.decidedAt).max() ?? 0, scope: result.scope)
+                time: verdicts.map(\.decidedAt).max() ?? 0, scope: result.scope, lossWarning: result.lossWarning)
             for verdict in verdicts {
                 xml += testCase(verdict, result: result)
             }
@@ -25,7 +25,7 @@ public enum VerificationJUnitReport {
         if !result.unexpected.isEmpty {
             xml += suite(
                 name: "unexpected", tests: result.unexpected.count, failures: result.unexpected.count,
-                time: result.duration, scope: result.scope)
+                time: result.duration, scope: result.scope, lossWarning: result.lossWarning)
             for unexpected in result.unexpected {
                 xml += "    <testcase" + attributes([
                     ("name", unexpected.identity.description), ("classname", "unexpected"), ("time", "0"),
@@ -38,12 +38,15 @@ public enum VerificationJUnitReport {
         return xml + "</testsuites>\n"
     }
 
-    private static func suite(name: String, tests: Int, failures: Int, time seconds: Double, scope: String) -> String {
-        "  <testsuite" + attributes([
+    private static func suite(name: String, tests: Int, failures: Int, time seconds: Double, scope: String, lossWarning: String?) -> String {
+        var properties = "      <property" + attributes([("name", "scope"), ("value", scope)]) + "/>\n"
+        if let lossWarning {
+            properties += "      <property" + attributes([("name", "warning"), ("value", lossWarning)]) + "/>\n"
+        }
+        return "  <testsuite" + attributes([
             ("name", name), ("tests", "\(tests)"), ("failures", "\(failures)"), ("errors", "0"), ("skipped", "0"),
             ("time", time(seconds)),
-        ]) + ">\n" + "    <properties>\n" + "      <property" + attributes([("name", "scope"), ("value", scope)])
-            + "/>\n" + "    </properties>\n"
+        ]) + ">\n" + "    <properties>\n" + properties + "    </properties>\n"
     }
 
     private static func testCase(_ verdict: BeaconVerdict, result: VerificationResult) -> String {

@@ -4,6 +4,7 @@ public enum VerificationMarkdownReport {
     public static func render(_ result: VerificationResult) -> String {
         var text = "## beaconctl verify: \(cell(result.scope)) — \(result.passed ? "passed" : "**failed**")\n\n"
         text += VerificationSummary.line(result) + "\n\n"
+        if let warning = result.lossWarning { text += "**Warning:** " + cell(warning) + "\n\n" }
         text += "| Venue | Beacon | Identity | Verdict | Heard | Details |\n"
         text += "|---|---|---|---|---:|---|\n"
         for verdict in result.verdicts {
@@ -62,6 +63,7 @@ public enum VerificationSummary {
         text += counts.isEmpty ? "" : ": " + counts.joined(separator: ", ")
         if result.unexpectedCount > 0 { text += "; \(result.unexpectedCount) unexpected" }
         text += "; \(result.sightings) sighting\(result.sightings == 1 ? "" : "s") in \(VerdictWording.seconds(result.duration))"
+        if result.lostReports > 0 { text += ", \(result.lostReports) lost" }
         return text + " (\(endText(result.endReason)))"
     }
 
