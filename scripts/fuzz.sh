@@ -62,8 +62,8 @@ build_module HCI "${hci_sources[@]}"
 mapfile -t manifest_sources < <(find Sources/FleetManifest -name '*.swift' | sort)
 build_module FleetManifest -I Sources/CYAML "${manifest_sources[@]}"
 mapfile -t fleet_sources < <(find Sources/BeaconFleet/Verification Sources/BeaconFleet/Monitoring -name '*.swift' | sort)
-build_module BeaconFleet -I Sources/CYAML Sources/BeaconFleet/Sighting*.swift Sources/BeaconFleet/Decode*.swift \
-  Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift Sources/BeaconFleet/HexCode.swift "${fleet_sources[@]}"
+build_module BeaconFleet -I Sources/CYAML Sources/BeaconFleet/Sightings/*.swift Sources/BeaconFleet/Decode/*.swift \
+  Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift "${fleet_sources[@]}"
 
 status=0
 for name in "${selected[@]}"; do

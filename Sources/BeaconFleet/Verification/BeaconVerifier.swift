@@ -7,8 +7,6 @@ public protocol LossCounting: Sendable {
     var lostCount: Int { get }
 }
 
-extension ScanSession: LossCounting {}
-
 /// How a verification pass measures time.
 public enum VerificationTiming: Hashable, Sendable {
     /// Offline: the sightings' own times are the clock, read as fast as they come (a

@@ -256,3 +256,5 @@ extension LEMetaEvent {
         }
     }
 }
+
+extension ScanSession: LossCounting {}
