@@ -37,7 +37,7 @@ let package = Package(
         // YAML → fleet model with source locations, validation, export/import.
         .target(name: "FleetManifest", dependencies: ["CYAML", "BeaconCore"], swiftSettings: strict),
         // HCI packets, commands, events, H4 framing, host-controller actor, TCP/serial, btsnoop.
-        .target(name: "HCI", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .target(name: "HCI", swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["HCI", "CBlueZ"], swiftSettings: strict),
         // The built-in virtual radio: controllers speaking HCI on a simulated air.
@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconFleet", "FleetManifest",
+                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCILinux", "VirtualRadio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -65,20 +65,34 @@ let package = Package(
             name: "manifest-benchmark", dependencies: ["FleetManifest", "CYAML"],
             swiftSettings: strict),
         // Release-built benchmark: simulated advertising events per second of wall time.
-        .executableTarget(name: "radio-benchmark", dependencies: ["VirtualRadio"], swiftSettings: strict),
+        .executableTarget(name: "radio-benchmark", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
         // Release-built benchmark: ranging accuracy against simulated ground truth.
-        .executableTarget(name: "ranging-benchmark", dependencies: ["BeaconFleet"], swiftSettings: strict),
+        .executableTarget(
+            name: "ranging-benchmark", dependencies: ["BeaconCore", "BeaconFleet", "VirtualRadio"], swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "FleetManifestTests", dependencies: ["FleetManifest"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI"], swiftSettings: strict),
-        .testTarget(name: "VirtualRadioTests", dependencies: ["VirtualRadio"], swiftSettings: strict),
-        .testTarget(name: "HCILinuxTests", dependencies: ["HCILinux"], swiftSettings: strict),
-        .testTarget(name: "BeaconFleetTests", dependencies: ["BeaconFleet"], swiftSettings: strict),
-        .testTarget(name: "BeaconCLITests", dependencies: ["BeaconCLI"], swiftSettings: strict),
+        .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
+        .testTarget(name: "HCILinuxTests", dependencies: ["CBlueZ", "HCI", "HCILinux"], swiftSettings: strict),
         .testTarget(
-            name: "IntegrationTests", dependencies: ["BeaconFleet", "BeaconCLI", "HCI"], swiftSettings: strict),
+            name: "BeaconFleetTests",
+            dependencies: [
+                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "VirtualRadio",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BeaconCLITests", dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "FleetManifest", "HCI"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "BeaconCLI", "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "VirtualRadio",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
     ]
 )
