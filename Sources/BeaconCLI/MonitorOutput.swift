@@ -50,17 +50,7 @@ struct MonitorOutput: Sendable {
     /// Text from a manifest or the command line with its control characters escaped (`\n`,
     /// `\u{1B}`): one event stays one line, and nothing reaches the terminal as a command.
     static func printable(_ text: String) -> String {
-        let isControl = { (scalar: Unicode.Scalar) in scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                result += scalar.escaped(asASCII: true)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        ControlCharacters.escaped(text)
     }
 
     private func time(_ seconds: Double) -> String {

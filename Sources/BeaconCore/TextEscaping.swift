@@ -63,3 +63,27 @@ public enum XMLText {
         return result
     }
 }
+
+/// Control characters in text shown to people: C0 (U+0000–U+001F, tab and line breaks
+/// included), DEL (U+007F) and C1 (U+0080–U+009F). They move a terminal's cursor or change
+/// its colours (ESC), split log lines (newline) and cut C strings short (NUL).
+public enum ControlCharacters {
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// `text` with each control character written as an escape (`\n`, `\t`, `\u{1B}`): one
+    /// line stays one line, and nothing reaches a terminal as a command.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                result += scalar.escaped(asASCII: true)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Control characters in text values: C0 (U+0000–U+001F, tab and line breaks included),
 /// DEL (U+007F) and C1 (U+0080–U+009F). None belongs in an id, a name or a host: they move
 /// a terminal's cursor or change its colours (ESC), split log lines (newline), and cut C
@@ -18,23 +20,10 @@ enum ControlCharacter {
         return nil
     }
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
-
     /// `text` with each control character written as an escape (`\n`, `\t`, `\u{1B}`), for
     /// messages that quote what a file holds.
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                result += scalar.escaped(asASCII: true)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        ControlCharacters.escaped(text)
     }
 
     /// How a message names a control character: "a newline (U+000A)".
