@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 
 /// The text summary of a coverage map, for people: the headline numbers first, then the

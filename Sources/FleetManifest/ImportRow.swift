@@ -58,7 +58,7 @@ struct ImportRowReader {
         let minor = cells.integer(.minor, in: 0...65535, required: true).flatMap(UInt16.init(exactly:))
         let measuredPower = cells.measuredPower()
         let interval = cells.integer(.intervalMilliseconds, in: 20...10240, unit: " ms", required: false)
-        let txPower = cells.integer(.txPower, in: -127...20, unit: " dBm", required: false)
+        let txPower = cells.integer(.txPower, in: TransmitPower.validRange, unit: " dBm", required: false)
         let position = cells.position()
         let host = cells.text(.host)
         let mac = cells.mac()
@@ -177,7 +177,7 @@ private struct CellReader {
             report(.wrongType, "`measured_power` is `\(text)`; it must be \(expectation)", cell)
             return nil
         }
-        guard let value = Int(text), (-127)...(-1) ~= value, let dBm = Int8(exactly: value) else {
+        guard let value = Int(text), MeasuredPower.validRange ~= value, let dBm = Int8(exactly: value) else {
             report(.valueOutOfRange, "`measured_power` is \(text); it must be \(expectation)", cell)
             return nil
         }

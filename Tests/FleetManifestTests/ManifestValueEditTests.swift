@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import Testing
 

@@ -15,7 +15,7 @@ public struct AdvertisingRequest: Hashable, Sendable {
 
     /// The advertising intervals both families accept: 20 ms to 10.24 s.
     public static let intervalRange: ClosedRange<Double> = 20...10_240
-    public static let txPowerRange: ClosedRange<Int> = -127...20
+    public static let txPowerRange = TransmitPower.validRange
 
     public init(
         beaconID: String? = nil, identity: BeaconIdentity, measuredPower: MeasuredPower = .auto,

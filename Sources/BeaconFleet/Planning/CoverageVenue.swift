@@ -25,7 +25,7 @@ public struct CoverageBeacon: Hashable, Sendable {
         guard let position = beacon.position else { return nil }
         let measured: Double
         switch beacon.measuredPower {
-        case .auto: measured = Double(beacon.txPower - MeasuredPower.oneMetrePathLoss)
+        case .auto: measured = Double(MeasuredPower.estimate(forTxPower: beacon.txPower))
         case .dBm(let value): measured = Double(value)
         }
         self.init(

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// The rules that turn sightings into verdicts. Every time is in seconds.
 ///
 /// The reasoning behind each default is written up in docs/verify.md; in short:
@@ -47,7 +49,7 @@ public struct VerificationPolicy: Hashable, Sendable {
     public init(
         requiredSightings: Int = 3, timeout: Double = 10, settleIntervals: Double = 3,
         minimumSettle: Double = 0.3, slowFactor: Double = 1.5, slowEvidenceLosses: Int = 14,
-        sameEventWindow: Double = 0.010, plausibleMeasuredPower: ClosedRange<Int> = -100 ... -30
+        sameEventWindow: Double = 0.010, plausibleMeasuredPower: ClosedRange<Int> = MeasuredPower.plausibleRange
     ) {
         self.requiredSightings = requiredSightings
         self.timeout = timeout

@@ -206,8 +206,8 @@ extension ManifestReader {
             return .auto
         }
         switch kind {
-        case .integer(let value) where (-127)...(-1) ~= value:
-            if !((-100)...(-30) ~= value) {
+        case .integer(let value) where MeasuredPower.validRange ~= value:
+            if !(MeasuredPower.plausibleRange ~= value) {
                 report(
                     .implausibleMeasuredPower,
                     "`measured_power` \(value) dBm is unusual for the RSSI at 1 m (typically −100…−30 dBm); distances computed from it will be off",
@@ -240,7 +240,7 @@ extension ManifestReader {
     }
 
     mutating func txPowerValue() throws(YAMLStreamFailure) -> Int? {
-        try integerValue(of: .txPower, in: -127...20, unit: "dBm")?.value
+        try integerValue(of: .txPower, in: TransmitPower.validRange, unit: "dBm")?.value
     }
 
     /// The expected advertiser address as 48 bits, read straight from the bytes.
