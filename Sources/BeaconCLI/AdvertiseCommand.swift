@@ -120,10 +120,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
         let errorStyle = globals.style(forStandardError: true)
         // Errors stop the command; warnings (e.g. more beacons on a host than it has sets) are shown too.
         for diagnostic in result.diagnostics where diagnostic.severity != .note {
-            console.errorLine(
-                diagnostic.rendered
-                    .replacingOccurrences(of: ": error[", with: ": " + errorStyle.error("error") + "[")
-                    .replacingOccurrences(of: ": warning[", with: ": " + errorStyle.warning("warning") + "["))
+            console.errorLine(errorStyle.rendered(diagnostic))
         }
         if !result.unreadableInputs.isEmpty {
             throw CommandFailure(.usageOrInput, "cannot read \(result.unreadableInputs.joined(separator: ", "))")

@@ -49,7 +49,7 @@ struct FleetValidateCommand: AsyncParsableCommand {
         let console = Console.current
         let style = globals.style()
         for diagnostic in diagnostics {
-            console.line(Self.colored(diagnostic.rendered, diagnostic.severity, style))
+            console.line(style.rendered(diagnostic))
         }
         let fleet = result.fleet
         let summary = "\(Self.count(fleet.files.count, "file")), \(Self.count(fleet.beacons.count, "beacon")) in "
@@ -60,15 +60,6 @@ struct FleetValidateCommand: AsyncParsableCommand {
         } else {
             console.line(summary)
         }
-    }
-
-    /// Colours the severity word of the first line of a rendered diagnostic and of its notes.
-    private static func colored(_ rendered: String, _ severity: DiagnosticSeverity, _ style: Style) -> String {
-        guard style.enabled else { return rendered }
-        return rendered
-            .replacingOccurrences(of: ": error[", with: ": " + style.error("error") + "[")
-            .replacingOccurrences(of: ": warning[", with: ": " + style.warning("warning") + "[")
-            .replacingOccurrences(of: ": note: ", with: ": " + style.note("note") + ": ")
     }
 
     static func count(_ value: Int, _ noun: String) -> String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetManifest
 
 /// When to colour output: `auto` colours only a terminal and never when `NO_COLOR` is set
 /// (https://no-color.org: any non-empty value disables colour).
@@ -27,5 +28,19 @@ struct Style: Sendable {
 
     private func wrap(_ text: String, _ code: String) -> String {
         enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
+
+extension Style {
+    /// A manifest diagnostic with its severity words coloured (`error` red, `warning`
+    /// yellow, `note` as notes are): the one way every command prints them.
+    func rendered(_ diagnostic: Diagnostic) -> String {
+        diagnostic.rendered { severity in
+            switch severity {
+            case .error: return error("error")
+            case .warning: return warning("warning")
+            case .note: return note("note")
+            }
+        }
     }
 }

@@ -40,11 +40,18 @@ public struct Diagnostic: Hashable, Sendable {
     /// `file:line:col: error[code]: message`, then each note as `file:line:col: note: …` and
     /// the hint as `  hint: …`, one per line.
     public var rendered: String {
-        var text = "\(location): \(severity.rawValue)[\(code)]: \(message)"
+        rendered(severityWord: { $0.rawValue })
+    }
+
+    /// The same text, with each severity word (`error`, `warning`, `note`) as
+    /// `severityWord` writes it: how a terminal colours it, from the fields rather than by
+    /// patching the text.
+    public func rendered(severityWord: (DiagnosticSeverity) -> String) -> String {
+        var text = "\(location): \(severityWord(severity))[\(code)]: \(message)"
         for note in notes {
             text += "\n"
             if let noteLocation = note.location { text += "\(noteLocation): " }
-            text += "note: \(note.message)"
+            text += "\(severityWord(.note)): \(note.message)"
         }
         if let hint { text += "\n  hint: \(hint)" }
         return text
