@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "BeaconCore", targets: ["BeaconCore"]),
         .library(name: "FleetManifest", targets: ["FleetManifest"]),
         .library(name: "HCI", targets: ["HCI"]),
+        .library(name: "HCITransports", targets: ["HCITransports"]),
         .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
     ],
@@ -36,17 +37,20 @@ let package = Package(
         .target(name: "BeaconCore", swiftSettings: strict),
         // YAML → fleet model with source locations, validation, export/import.
         .target(name: "FleetManifest", dependencies: ["CYAML", "BeaconCore"], swiftSettings: strict),
-        // HCI packets, commands, events, H4 framing, host-controller actor, TCP/serial, btsnoop.
+        // The HCI protocol: packets, commands, events, H4 framing, the host-controller actor,
+        // the btsnoop format. No I/O.
         .target(name: "HCI", swiftSettings: strict),
+        // Transports: POSIX descriptors, TCP, serial, btsnoop files and snooping, transport specs.
+        .target(name: "HCITransports", dependencies: ["HCI"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
-        .target(name: "HCILinux", dependencies: ["HCI", "CBlueZ"], swiftSettings: strict),
+        .target(name: "HCILinux", dependencies: ["HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
         // The built-in virtual radio: controllers speaking HCI on a simulated air.
         .target(name: "VirtualRadio", dependencies: ["HCI", "BeaconCore"], swiftSettings: strict),
         // Use cases: advertise, validate, export/import, controller inventory.
         .target(
             name: "BeaconFleet",
             dependencies: [
-                "BeaconCore", "FleetManifest", "HCI", "HCILinux", "VirtualRadio",
+                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -54,7 +58,7 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCILinux", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -74,23 +78,24 @@ let package = Package(
         .testTarget(
             name: "FleetManifestTests", dependencies: ["FleetManifest"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "HCITests", dependencies: ["HCI"], swiftSettings: strict),
+        .testTarget(name: "HCITests", dependencies: ["HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
-        .testTarget(name: "HCILinuxTests", dependencies: ["CBlueZ", "HCI", "HCILinux"], swiftSettings: strict),
+        .testTarget(name: "HCILinuxTests", dependencies: ["CBlueZ", "HCI", "HCITransports", "HCILinux"], swiftSettings: strict),
         .testTarget(
             name: "BeaconFleetTests",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "BeaconCLITests", dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "FleetManifest", "HCI"],
+            name: "BeaconCLITests",
+            dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports"],
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "VirtualRadio",
+                "BeaconCLI", "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

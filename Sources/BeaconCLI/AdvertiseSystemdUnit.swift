@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconFleet
 import Foundation
 import HCI
+import HCITransports
 
 /// The systemd unit `advertise --print-systemd-unit` prints: the same advertise command as
 /// a service, with the capabilities it needs and nothing more, never as root.

@@ -3,6 +3,7 @@ import BeaconCore
 import BeaconFleet
 import FleetManifest
 import HCI
+import HCITransports
 import Logging
 
 /// `beaconctl calibrate BEACON`: measures a beacon's RSSI at 1 m and, with --write,

@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconFleet
 import Foundation
 import HCI
+import HCITransports
 
 #if os(Linux)
 import HCILinux

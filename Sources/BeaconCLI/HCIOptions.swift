@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconFleet
 import HCI
+import HCITransports
 import Logging
 
 /// The options of every command that talks to a controller.

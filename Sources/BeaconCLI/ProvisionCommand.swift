@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconFleet
 import FleetManifest
 import HCI
+import HCITransports
 import Synchronization
 
 /// `beaconctl provision`: advertise this host's beacons, prove them on the air from a

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import HCI
+import HCITransports
 
 /// Words kernel HCI socket failures as what happened and what to do about it. The errnos
 /// and where they arise follow the kernel's net/bluetooth/hci_sock.c and hci_core.c.

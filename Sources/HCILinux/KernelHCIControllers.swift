@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import HCI
+import HCITransports
 
 /// A controller the kernel knows, as `beaconctl controllers` shows it.
 public struct KernelHCIController: Hashable, Sendable {

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import HCI
+import HCITransports
 
 /// Lets the packet link drive a kernel HCI socket through the syscall seam.
 struct KernelHCIDescriptorIO: PacketDescriptorIO {

@@ -1,4 +1,5 @@
 import HCI
+import HCITransports
 
 /// The RAW channel's receive filter (`HCI_FILTER` socket option; `struct hci_filter` in
 /// BlueZ lib/hci.h, `hci_ufilter` in the kernel's net/bluetooth/hci_sock.c): which packet

@@ -2,6 +2,7 @@
 import CBlueZ
 import Glibc
 import HCI
+import HCITransports
 
 /// Linux kernel HCI sockets: `hci0` / `hci-socket:0` (RAW channel) and `hci-user:0`
 /// (USER channel). Each read from such a socket is one whole packet with its indicator.

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import HCI
+import HCITransports
 
 /// The system calls behind Linux kernel HCI sockets, as a seam: ``LinuxKernelHCISyscalls``
 /// makes the real calls; tests substitute a fake that scripts results and `errno`s, so that

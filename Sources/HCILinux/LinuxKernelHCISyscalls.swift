@@ -2,6 +2,7 @@
 import CBlueZ
 import Glibc
 import HCI
+import HCITransports
 
 /// The real system calls, through Glibc and BlueZ's structures.
 public struct LinuxKernelHCISyscalls: KernelHCISyscalls {

@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconFleet
 import Foundation
 import HCI
+import HCITransports
 import Synchronization
 import Testing
 

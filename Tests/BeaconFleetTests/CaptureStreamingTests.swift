@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import HCI
+import HCITransports
 import Testing
 
 @testable import BeaconFleet

@@ -1,6 +1,7 @@
 import BeaconCore
 import FleetManifest
 import HCI
+import HCITransports
 import Testing
 import VirtualRadio
 

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import HCI
+import HCITransports
 import Synchronization
 
 @testable import HCILinux

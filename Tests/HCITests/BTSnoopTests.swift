@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import HCI
+@testable import HCITransports
 
 /// Format facts checked here: Wireshark's wiretap btsnoop reader and BlueZ's
 /// src/shared/btsnoop.c (magic, version 1, big-endian fields, datalinks 1001/1002/2001,

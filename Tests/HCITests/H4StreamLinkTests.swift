@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import HCI
+import HCITransports
 
 /// The packet link under the TCP and serial transports, driven over a local socket pair
 /// to reach the limits that a real peer rarely shows.

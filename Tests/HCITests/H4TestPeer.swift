@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 
 @testable import HCI
+import HCITransports
 
 /// What went wrong in the test's own fixtures, as opposed to in the code under test.
 struct H4TestFailure: Error, CustomStringConvertible {

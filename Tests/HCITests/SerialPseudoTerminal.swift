@@ -2,6 +2,7 @@
 import Glibc
 
 @testable import HCI
+import HCITransports
 
 /// A pseudo-terminal pair: the transport opens the follower side by its path, as it would
 /// a USB dongle's tty, and the test plays the controller on the leader side. A pty takes

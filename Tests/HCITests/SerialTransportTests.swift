@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import HCI
+import HCITransports
 
 @Suite(
     "H4 over a serial port", .timeLimit(.minutes(1)),

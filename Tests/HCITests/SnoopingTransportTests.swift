@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HCI
+import HCITransports
 
 @Suite(.timeLimit(.minutes(1))) struct SnoopingTransportTests {
     func temporaryPath() -> String {

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import HCI
+import HCITransports
 
 @Suite("H4 over TCP", .timeLimit(.minutes(1)))
 struct TCPClientTransportTests {

@@ -2,6 +2,7 @@
 import Glibc
 
 @testable import HCI
+import HCITransports
 
 /// A TCP listener on 127.0.0.1 with a port the kernel picks, standing in for a controller.
 final class TCPLoopbackServer: Sendable {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HCI
+import HCITransports
 
 @Suite("Transport spec strings")
 struct TransportSpecTests {

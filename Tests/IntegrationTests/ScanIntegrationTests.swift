@@ -3,6 +3,7 @@ import BeaconCore
 import BeaconFleet
 import Foundation
 import HCI
+import HCITransports
 import Testing
 
 /// `beaconctl scan` on RootCanal: one controller advertises an iBeacon with legacy

@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconFleet
 import FleetManifest
 import HCI
+import HCITransports
 import Logging
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import BeaconFleet
 import HCI
+import HCITransports
 import Testing
 import VirtualRadio
 

@@ -1,6 +1,7 @@
 import BeaconCore
 import BeaconFleet
 import HCI
+import HCITransports
 import Testing
 import VirtualRadio
 

@@ -1,4 +1,5 @@
 import HCI
+import HCITransports
 import Logging
 
 /// What to advertise, and how.

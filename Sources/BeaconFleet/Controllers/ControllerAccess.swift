@@ -1,4 +1,5 @@
 import HCI
+import HCITransports
 
 /// Whether this program has the controller to itself, which decides what it may do to it.
 ///

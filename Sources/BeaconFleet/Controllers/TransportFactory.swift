@@ -1,4 +1,5 @@
 import HCI
+import HCITransports
 import VirtualRadio
 
 #if os(Linux)

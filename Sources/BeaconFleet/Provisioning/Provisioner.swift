@@ -1,6 +1,7 @@
 import BeaconCore
 import FleetManifest
 import HCI
+import HCITransports
 import Logging
 
 /// What to provision, and how.

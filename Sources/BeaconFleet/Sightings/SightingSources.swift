@@ -29,23 +29,6 @@ public enum SightingSources {
         return sightings
     }
 
-    /// The sightings of a btsnoop capture file. A capture cut short inside its last record
-    /// yields what precedes it; `SightingCapture` says whether that happened.
-    public static func btsnoop(path: String) throws(SightingStreamError) -> [Sighting] {
-        try btsnoopCapture(path: path).sightings
-    }
-
-    /// A btsnoop capture file with its counts.
-    public static func btsnoopCapture(path: String) throws(SightingStreamError) -> SightingCapture {
-        let reader: BTSnoopReader
-        do {
-            reader = try BTSnoopReader(contentsOf: path)
-        } catch {
-            throw SightingStreamError(source: path, reason: error.description)
-        }
-        return try SightingCapture(reader: reader, source: path)
-    }
-
     /// Opens a recorded input of either kind (`-` for standard input), telling them apart
     /// by the btsnoop magic at the start; both are read as consumed, in bounded memory.
     /// Waits for the first 8 bytes (or the end of the input): callers that must not wait

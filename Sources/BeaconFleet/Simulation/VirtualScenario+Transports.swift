@@ -1,5 +1,6 @@
 import FleetManifest
 import HCI
+import HCITransports
 import VirtualRadio
 
 extension VirtualScenario {

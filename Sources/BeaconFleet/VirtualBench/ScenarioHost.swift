@@ -1,4 +1,5 @@
 import HCI
+import HCITransports
 
 /// A host on a controller opened through `ControllerTransports`, subscribed before any
 /// command, collecting reports by sending a marker command (its answer comes after

@@ -1,5 +1,6 @@
 import BeaconCore
 import HCI
+import HCITransports
 import VirtualRadio
 
 /// A virtual-time air for simulations (the ranging benchmark) and tests (monitoring,

@@ -19,9 +19,9 @@ public enum BTSnoopFormat {
     public static let maximumRecordLength = 1 + 4 + 65_535
 
     /// Flags bit 0: the packet went from the controller to the host.
-    static let receivedFlag: UInt32 = 1 << 0
+    public static let receivedFlag: UInt32 = 1 << 0
     /// Flags bit 1: a command or an event (not data), for the HCI datalinks.
-    static let commandOrEventFlag: UInt32 = 1 << 1
+    public static let commandOrEventFlag: UInt32 = 1 << 1
 }
 
 /// The datalink a btsnoop file declares: how each record's data is framed.

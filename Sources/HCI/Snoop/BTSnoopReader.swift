@@ -47,11 +47,6 @@ public struct BTSnoopReader {
         finish()
     }
 
-    /// Reads the file at `path` (whole: for tests and small files; commands stream).
-    public init(contentsOf path: String) throws(BTSnoopError) {
-        try self.init(bytes: try BTSnoopFileIO.readAll(path))
-    }
-
     /// More bytes of the capture, in file order.
     public mutating func append(_ bytes: some Collection<UInt8>) {
         // Drop what was read before growing, so the buffer never holds more than one

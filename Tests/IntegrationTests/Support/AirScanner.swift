@@ -1,5 +1,6 @@
 import BeaconCore
 import HCI
+import HCITransports
 import Synchronization
 
 /// A second controller on the RootCanal air, driven by this project's own host stack

@@ -293,3 +293,4 @@ private final class WakeupChannel: Sendable {
     }
 }
 #endif
+import HCI

@@ -1,3 +1,4 @@
+import HCI
 extension HCITransportSpec {
     /// Parses a transport spec such as `hci0`, `tcp-client:127.0.0.1:6402` or
     /// `serial:/dev/ttyACM0,1000000,rtscts`. Throws `.invalidSpec` naming what is wrong and

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HCI
 
 /// A failed system call: which call and the `errno` it left. Transports turn these into
 /// ``HCITransportError``s that say what to do; this type only carries the facts.

@@ -192,3 +192,4 @@ private struct SerialPortSetup {
     }
 }
 #endif
+import HCI

@@ -1,3 +1,4 @@
+import HCI
 /// The UART speeds a `serial:` transport accepts: the standard rates Linux termios can set
 /// by name (`B9600` … `B4000000`). HCI UART firmware usually runs at 115200 or 1000000.
 public enum SerialBaudRates {

@@ -1,3 +1,4 @@
+import HCI
 import Synchronization
 
 /// Writes HCI traffic to a btsnoop file (version 1, datalink 1002 "HCI UART", i.e. each

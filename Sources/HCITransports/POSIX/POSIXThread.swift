@@ -47,3 +47,4 @@ private final class ThreadBody: Sendable {
     init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
 #endif
+import HCI

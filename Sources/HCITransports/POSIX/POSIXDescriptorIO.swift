@@ -58,3 +58,4 @@ package struct SystemDescriptorIO: PacketDescriptorIO {
     }
 }
 #endif
+import HCI

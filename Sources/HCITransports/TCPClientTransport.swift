@@ -177,3 +177,4 @@ private struct TCPConnector {
     }
 }
 #endif
+import HCI

@@ -5,6 +5,14 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HCI
+
+extension BTSnoopReader {
+    /// Reads the file at `path` (whole: for tests and small files; commands stream).
+    public init(contentsOf path: String) throws(BTSnoopError) {
+        try self.init(bytes: try BTSnoopFileIO.readAll(path))
+    }
+}
 
 /// The few file operations btsnoop needs, kept apart so the format code stays free of I/O.
 enum BTSnoopFileIO {

@@ -110,3 +110,4 @@ struct PacketFramer {
     }
 }
 #endif
+import HCI

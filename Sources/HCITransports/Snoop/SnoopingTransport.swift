@@ -1,3 +1,4 @@
+import HCI
 import Synchronization
 
 /// Wraps any transport and records both directions to a btsnoop file.

@@ -1,3 +1,4 @@
+import HCI
 extension Duration {
     /// The duration as a `poll` timeout: whole milliseconds, rounded up so that a wait never
     /// ends before its deadline; negative durations are 0, very long ones `Int32.max`.

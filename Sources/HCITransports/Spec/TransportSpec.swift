@@ -1,3 +1,4 @@
+import HCI
 /// One string that names a controller, the same from tests to the command line.
 ///
 /// | spec | meaning |
