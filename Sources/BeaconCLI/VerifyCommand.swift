@@ -111,7 +111,12 @@ struct VerifyCommand: AsyncParsableCommand {
             defer {
                 if let truncation = capture.summary.values?.truncation { logger.warning("\(truncation)") }
             }
-            return try await verify(capture, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
+            // A pipe is listened to live, as JSON lines on a pipe are (docs/verify.md, "Inputs
+            // and time"): a capture that stalls then ends at the timeout, not never.
+            if isFile {
+                return try await verify(capture, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
+            }
+            return try await verify(capture, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
         case .jsonLines(let lines):
             if isFile {
                 return try await verify(lines, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))

@@ -151,8 +151,11 @@ struct TruthUnderFaultTests {
 
     // MARK: Recordings
 
-    @Test("verify --input - --timeout 2 on a pipe that sent 3 bytes and stays open: ends at the timeout, nothing passes", .timeLimit(.minutes(2)))
-    func stalledPipe() async throws {
+    @Test(
+        "verify --input - --timeout 2 on a pipe that stalls (3 bytes; a capture's header): ends at the timeout, nothing passes",
+        .timeLimit(.minutes(2)),
+        arguments: [Array("{\"u".utf8), Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]])
+    func stalledPipe(sent: [UInt8]) async throws {
         let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`)")
         let scratch = try ScratchFolder()
         let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
@@ -167,7 +170,7 @@ struct TruthUnderFaultTests {
         let ended = AsyncStream<Void>.makeStream()
         process.terminationHandler = { _ in ended.continuation.finish() }
         try process.run()
-        stdin.fileHandleForWriting.write(Data("{\"u".utf8))
+        stdin.fileHandleForWriting.write(Data(sent))
         for await _ in ended.stream {}
         let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
