@@ -91,12 +91,26 @@ struct TruthUnderFaultTests {
         process.standardError = stderr
         let ended = AsyncStream<Void>.makeStream()
         process.terminationHandler = { _ in ended.continuation.yield(); ended.continuation.finish() }
+        // Standard error is collected as it comes, on Foundation's thread, up to its end:
+        // reading it to the end here would block one of the test's cooperative threads.
+        let (errorChunks, errorSink) = AsyncStream<Data>.makeStream()
+        stderr.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                errorSink.finish()
+            } else {
+                errorSink.yield(data)
+            }
+        }
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try await waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
         kill(process.processIdentifier, signal)
         for await _ in ended.stream {}
-        let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        var errorData = Data()
+        for await chunk in errorChunks { errorData.append(chunk) }
+        let errorText = String(decoding: errorData, as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
         return (process.terminationStatus, errorText, process.terminationReason)
     }
