@@ -91,28 +91,34 @@ struct TruthUnderFaultTests {
         process.standardError = stderr
         let ended = AsyncStream<Void>.makeStream()
         process.terminationHandler = { _ in ended.continuation.yield(); ended.continuation.finish() }
-        // Standard error is collected as it comes, on Foundation's thread, up to its end:
-        // reading it to the end here would block one of the test's cooperative threads.
-        let (errorChunks, errorSink) = AsyncStream<Data>.makeStream()
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                errorSink.finish()
-            } else {
-                errorSink.yield(data)
-            }
-        }
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try await waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
         kill(process.processIdentifier, signal)
         for await _ in ended.stream {}
-        var errorData = Data()
-        for await chunk in errorChunks { errorData.append(chunk) }
-        let errorText = String(decoding: errorData, as: UTF8.self)
+        let errorText = String(decoding: drain(stderr.fileHandleForReading.fileDescriptor), as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
         return (process.terminationStatus, errorText, process.terminationReason)
+    }
+
+    /// What an exited child left in the pipe read through `descriptor`, read without
+    /// waiting: the pipe's end may come much later than the exit (a child another test
+    /// spawns meanwhile can inherit its write end), and reading to it would block one of
+    /// the test's cooperative threads.
+    static func drain(_ descriptor: Int32) -> [UInt8] {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes += chunk[..<count]
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return bytes  // the end, or nothing more waiting (EAGAIN)
+            }
+        }
     }
 
     /// Waits for the event "the process catches these signals" in /proc/PID/status.

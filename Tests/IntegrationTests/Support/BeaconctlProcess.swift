@@ -5,21 +5,44 @@ import Glibc
 /// it: arguments in, lines out, signals to stop it.
 final class BeaconctlProcess: Sendable {
     private let process: Process
-    private let state = WatchedState(Observed())
+    private let state: WatchedState<Observed>
+    /// The read ends of the output pipes, kept open for as long as the handlers and the
+    /// `isFinished` check may use them.
+    private let readEnds: [FileHandle]
 
     /// What the process printed and how it ended, written by Foundation's handlers on their
     /// own threads.
     private struct Observed: Sendable {
+        /// The read ends of standard output and standard error.
+        let outputDescriptor: Int32
+        let errorDescriptor: Int32
         var standardOutput = Data()
         var standardError = Data()
         var outputEnded = false
         var errorEnded = false
+        /// Handlers that have started a read and not yet recorded what it returned.
+        var readsInFlight = 0
         var terminationStatus: Int32?
 
-        /// The process has exited and both pipes are drained: its output is complete. The
-        /// termination handler may run before the last lines are read from the pipes.
-        var isFinished: Bool { terminationStatus != nil && outputEnded && errorEnded }
+        /// The process has exited and what it wrote is all recorded: its output is complete.
+        ///
+        /// The termination handler may run before the last lines are read from the pipes,
+        /// and the end of a pipe may come much later than the exit: a child spawned
+        /// meanwhile by another test can inherit its write end. Once the process has exited
+        /// everything it wrote is in the pipes, so "nothing left unread and no read under
+        /// way" is the end of its output whatever else holds them open.
+        var isFinished: Bool {
+            terminationStatus != nil && readsInFlight == 0
+                && (outputEnded || Self.unreadBytes(outputDescriptor) == 0)
+                && (errorEnded || Self.unreadBytes(errorDescriptor) == 0)
+        }
         var exitStatus: Int32? { isFinished ? terminationStatus : nil }
+
+        /// Bytes waiting in a pipe (FIONREAD); an error counts as none left.
+        private static func unreadBytes(_ descriptor: Int32) -> Int32 {
+            var count: Int32 = 0
+            return ioctl(descriptor, UInt(FIONREAD), &count) == 0 ? count : 0
+        }
 
         var outputLines: [String] {
             let text = String(decoding: standardOutput, as: UTF8.self)
@@ -60,17 +83,31 @@ final class BeaconctlProcess: Sendable {
         let stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
-        let state = self.state
+        readEnds = [stdout.fileHandleForReading, stderr.fileHandleForReading]
+        let state = WatchedState(Observed(
+            outputDescriptor: stdout.fileHandleForReading.fileDescriptor,
+            errorDescriptor: stderr.fileHandleForReading.fileDescriptor))
+        self.state = state
         stdout.fileHandleForReading.readabilityHandler = { handle in
+            // In flight before the bytes leave the pipe, so that isFinished never sees them
+            // neither in the pipe nor recorded.
+            state.update { $0.readsInFlight += 1 }
             let data = handle.availableData
             // Empty data is the end of the pipe: stop watching it.
             if data.isEmpty { handle.readabilityHandler = nil }
-            state.update { data.isEmpty ? ($0.outputEnded = true) : $0.standardOutput.append(data) }
+            state.update { observed in
+                if data.isEmpty { observed.outputEnded = true } else { observed.standardOutput.append(data) }
+                observed.readsInFlight -= 1
+            }
         }
         stderr.fileHandleForReading.readabilityHandler = { handle in
+            state.update { $0.readsInFlight += 1 }
             let data = handle.availableData
             if data.isEmpty { handle.readabilityHandler = nil }
-            state.update { data.isEmpty ? ($0.errorEnded = true) : $0.standardError.append(data) }
+            state.update { observed in
+                if data.isEmpty { observed.errorEnded = true } else { observed.standardError.append(data) }
+                observed.readsInFlight -= 1
+            }
         }
         process.terminationHandler = { process in
             let status = process.terminationStatus
