@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages beaconctl builds against, when they are missing.
+# Installs the Debian packages beaconctl builds against, when they are missing, and any
+# further packages named as arguments (scripts/stress-test.sh asks for stress-ng).
 # Safe to run repeatedly, with no standard input (CI), as root or through sudo.
+#
+# Usage: scripts/bootstrap.sh [PACKAGE...]
 set -euo pipefail
 
-packages=(libbluetooth-dev libyaml-dev pkg-config python3-venv)
+packages=(libbluetooth-dev libyaml-dev pkg-config python3-venv "$@")
 
 missing=()
 for package in "${packages[@]}"; do

@@ -5,12 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/bootstrap.sh
-scripts/setup-venv.sh .venv
+scripts/prepare.sh
 export BEACONCTL_VENV="$PWD/.venv"
-
-echo "test: building (debug, every target, warnings are errors)"
-swift build --build-tests
 
 echo "test: JSON Schema against the example fleets"
 .venv/bin/python scripts/check-schema.py

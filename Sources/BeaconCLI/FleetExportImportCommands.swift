@@ -66,7 +66,7 @@ struct FleetImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let text = try readInput(csv)
+        let text = try await readInput(csv)
         let (manifests, diagnostics) = FleetImport.manifests(fromCSV: text, file: csv == "-" ? "<stdin>" : csv)
         for diagnostic in diagnostics { Console.current.errorLine(diagnostic.rendered) }
         if manifests.isEmpty || diagnostics.contains(where: { $0.severity == .error }) {
@@ -108,14 +108,17 @@ func reportBlockingDiagnostics(_ result: ManifestLoadResult) throws {
     }
 }
 
-func readInput(_ path: String) throws -> String {
-    if path == "-" {
-        return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-    }
-    do {
-        return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
-    } catch {
-        throw CommandFailure(.usageOrInput, "cannot read \(path): \(error.localizedDescription)")
+/// The whole text of `path`, or of standard input for `-`; read off the cooperative pool.
+func readInput(_ path: String) async throws -> String {
+    try await onOwnThread {
+        if path == "-" {
+            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        do {
+            return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        } catch {
+            throw CommandFailure(.usageOrInput, "cannot read \(path): \(error.localizedDescription)")
+        }
     }
 }
 

@@ -96,7 +96,7 @@ struct PlanCoverageCommand: AsyncParsableCommand {
         let result = ManifestLoader.load(paths: manifests)
         try reportBlockingDiagnostics(result)
         let request = CoverageRequest(
-            venueIDs: venues, zones: zones, byZone: byZone, settings: settings, walls: try loadWalls())
+            venueIDs: venues, zones: zones, byZone: byZone, settings: settings, walls: try await loadWalls())
         let selection: (jobs: [CoverageJob], notes: [String])
         do {
             selection = try request.jobs(in: result.fleet)
@@ -129,9 +129,9 @@ struct PlanCoverageCommand: AsyncParsableCommand {
         }
     }
 
-    private func loadWalls() throws -> CoverageWalls {
+    private func loadWalls() async throws -> CoverageWalls {
         guard let walls else { return CoverageWalls() }
-        let text = try readInput(walls)
+        let text = try await readInput(walls)
         do {
             return try CoverageWalls.parse(text, file: walls)
         } catch {

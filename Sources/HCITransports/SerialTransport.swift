@@ -13,7 +13,15 @@ public enum SerialTransport {
         ).description
         let port = SerialPortSetup(
             path: path, baudRate: baudRate, hardwareFlowControl: hardwareFlowControl, name: name)
-        let descriptor = try port.open()
+        // Opening a tty runs its driver's open (a USB adapter talks to the device first):
+        // keep that wait off Swift's cooperative threads, as for the other transports.
+        let opened: Result<Int32, HCITransportError>
+        do {
+            opened = try await POSIXThread.run { port.openResult() }
+        } catch {
+            throw HCITransportError(.connectFailed, "\(name): cannot start opening \(path): \(error)")
+        }
+        let descriptor = try opened.get()
         let configuration = PacketLinkConfiguration(
             name: name, framing: .h4Stream(maximumPayloadLength: H4StreamParser.largestPossiblePayload)
         ) { failure in
@@ -52,11 +60,19 @@ public enum SerialTransport {
 }
 
 /// Opens and configures one serial port; the descriptor it returns is ready for H4.
-private struct SerialPortSetup {
+private struct SerialPortSetup: Sendable {
     let path: String
     let baudRate: Int
     let hardwareFlowControl: Bool
     let name: String
+
+    func openResult() -> Result<Int32, HCITransportError> {
+        do throws(HCITransportError) {
+            return .success(try open())
+        } catch {
+            return .failure(error)
+        }
+    }
 
     func open() throws(HCITransportError) -> Int32 {
         guard let speed = Self.termiosSpeed(baudRate) else {

@@ -132,8 +132,10 @@ struct CalibrateCommandTests {
             Self.manifest.replacingOccurrences(of: "# front door\n", with: "# front door\n        measured_power: -66\n"),
         ]
         var generator = SystemRandomNumberGenerator()
-        var sawNewValue = false
-        for _ in 0..<12 {
+        // Run 0 is killed only once a write has completed, whenever the machine gets there:
+        // that proves the loop reaches --write. The 12 runs after it are killed at random
+        // moments of the loop.
+        for run in 0...12 {
             let process = Process()
             // Foundation starts the shell as the leader of a process group of its own, so that
             // one SIGKILL to the group reaches the shell and the writer it runs.
@@ -141,18 +143,40 @@ struct CalibrateCommandTests {
             process.arguments = ["-c", loop, "sh", binary, manifest, high, low]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
+            let (ended, ending) = AsyncStream<Void>.makeStream()
+            process.terminationHandler = { _ in ending.finish() }
             try process.run()
             let pid = process.processIdentifier
-            try await Task.sleep(for: .milliseconds(Int.random(in: 150...900, using: &generator)))
+            if run == 0 {
+                try await Self.waitUntilChanged(manifest, from: Self.manifest)
+            } else {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 150...900, using: &generator)))
+            }
             let groupKilled = kill(-pid, SIGKILL) == 0
             kill(pid, SIGKILL)
             #expect(groupKilled, "the loop's process group could not be killed: errno \(errno)")
-            process.waitUntilExit()
+            // Resumed by the termination handler; nothing blocks a thread meanwhile.
+            for await _ in ended {}
             let text = try String(contentsOfFile: manifest, encoding: .utf8)
             #expect(allowed.contains(text), "the manifest after SIGKILL:\n\(text)")
-            sawNewValue = sawNewValue || text != Self.manifest
             // Leftover temporary files are hidden and harmless; the manifest is what matters.
         }
-        #expect(sawNewValue, "no write completed in any run: the loop never reached --write")
     }
+
+    /// Waits until the file at `path` no longer reads `original`. Files announce no changes,
+    /// so it is read again every 20 ms; after 100 s (a hang, not a slow machine) it fails.
+    static func waitUntilChanged(_ path: String, from original: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(100)
+        while (try? String(contentsOfFile: path, encoding: .utf8)) == original {
+            guard ContinuousClock.now < deadline else {
+                throw CalibrationTestFailure("no write completed within 100 s: the loop never reached --write")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+struct CalibrationTestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -96,9 +96,29 @@ struct TruthUnderFaultTests {
         try await waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
         kill(process.processIdentifier, signal)
         for await _ in ended.stream {}
-        let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(decoding: drain(stderr.fileHandleForReading.fileDescriptor), as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
         return (process.terminationStatus, errorText, process.terminationReason)
+    }
+
+    /// What an exited child left in the pipe read through `descriptor`, read without
+    /// waiting: the pipe's end may come much later than the exit (a child another test
+    /// spawns meanwhile can inherit its write end), and reading to it would block one of
+    /// the test's cooperative threads.
+    static func drain(_ descriptor: Int32) -> [UInt8] {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes += chunk[..<count]
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return bytes  // the end, or nothing more waiting (EAGAIN)
+            }
+        }
     }
 
     /// Waits for the event "the process catches these signals" in /proc/PID/status.

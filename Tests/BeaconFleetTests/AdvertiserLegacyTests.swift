@@ -80,7 +80,7 @@ struct AdvertiserLegacyTests {
         #expect(session.rotationSlot == .milliseconds(20))
         #expect(session.effectiveInterval == .milliseconds(60))
 
-        let dataCommands = try await controller.waitForCommands(timeout: .seconds(10), "seven data changes") { commands in
+        let dataCommands = try await controller.waitForCommands("seven data changes") { commands in
             commands.filter { $0.opcode == .leSetAdvertisingData }.count >= 7
         }.filter { $0.opcode == .leSetAdvertisingData }
         let frames = try beacons.map { beacon in

@@ -5,12 +5,17 @@ import Testing
 
 /// "Off the air" only on evidence: a stop the controller did not acknowledge is an error
 /// that says the beacons may still be advertising, never a clean stop.
-@Suite("Advertiser stop acknowledgement")
+@Suite("Advertiser stop acknowledgement", .timeLimit(.minutes(1)))
 struct AdvertiserStopTests {
+    /// The command timeout for tests in which a command goes unanswered: a "no answer" can
+    /// only be a timeout. Every other command is answered at once by the in-memory
+    /// controller; 5 s is a thousand times what that takes on a loaded machine.
+    static let unansweredTimeout: Duration = .seconds(5)
+
     @Test("a stop the controller never answers ends in stopNotConfirmed, not in a clean stop")
     func unansweredStop() async throws {
         let controller = ScriptedController()
-        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)])
+        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], commandTimeout: Self.unansweredTimeout)
         try await run.recorder.waitForSessions()
         controller.leaveUnanswered(.leSetExtendedAdvertisingEnable)
         controller.leaveUnanswered(.leClearAdvertisingSets)
@@ -58,7 +63,8 @@ struct AdvertiserStopTests {
     @Test("legacy: an unanswered disable is reported too")
     func legacyUnansweredStop() async throws {
         let controller = ScriptedController()
-        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], family: .legacy)
+        let run = try startAdvertiser(
+            on: [controller], requests: [request(minor: 1)], family: .legacy, commandTimeout: Self.unansweredTimeout)
         try await run.recorder.waitForSessions()
         controller.leaveUnanswered(.leSetAdvertisingEnable)
         let outcome = await run.stop()

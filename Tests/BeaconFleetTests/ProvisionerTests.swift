@@ -3,7 +3,6 @@ import FleetManifest
 import HCI
 import HCITransports
 import Logging
-import Synchronization
 import Testing
 
 @testable import BeaconFleet
@@ -36,7 +35,7 @@ struct ProvisionerTests {
         let advertising = ScriptedController(name: "tcp-client:127.0.0.1:1")
         let listening: ScriptedController
         let task: Task<Result<VerificationResult, ProvisionError>, Never>
-        private let log = ProvisionEventLog()
+        private let log = RecordedLog<ProvisionEvent>()
 
         init(host: String = "pi-shop", once: Bool, listening: ScriptedController.Configuration = Run.legacyScanner) throws {
             let loaded = ManifestLoader.load(sources: [(name: "shop.yaml", bytes: Array(ProvisionerTests.manifest.utf8))])
@@ -50,7 +49,8 @@ struct ProvisionerTests {
                 configuration: ProvisionConfiguration(
                     fleet: loaded.fleet, host: host, advertisingController: try HCITransportSpec(parsing: "tcp-client:127.0.0.1:1"),
                     listeningController: try HCITransportSpec(parsing: "tcp-client:127.0.0.1:2"),
-                    policy: VerificationPolicy(timeout: 5), restart: nil),
+                    // The timeout is a safety net only: the test plays frames until a verdict.
+                    policy: VerificationPolicy(timeout: 50), restart: nil),
                 logger: logger,
                 openAdvertisingTransport: { () async throws(HCITransportError) -> any HCITransport in advertiser.hostEnd },
                 openListeningTransport: { () async throws(HCITransportError) -> any HCITransport in listener.hostEnd })
@@ -71,7 +71,7 @@ struct ProvisionerTests {
             return configuration
         }
 
-        var recorded: [ProvisionEvent] { log.events }
+        var recorded: [ProvisionEvent] { log.elements }
 
         var session: AdvertisingSession? {
             recorded.lazy.compactMap { event -> AdvertisingSession? in
@@ -87,39 +87,53 @@ struct ProvisionerTests {
             }.first
         }
 
-        /// Waits until the listener has enabled scanning, then plays `rounds` rounds of the
-        /// accepted beacons' frames 100 ms apart (`power` replaces a beacon's measured power).
-        func playAccepted(rounds: Int = 4, power: [String: Int8] = [:]) async throws {
-            try await listening.waitForCommands("LE Set Scan Enable") { $0.contains { $0.opcode == .leSetScanEnable } }
-            let session = try #require(self.session)
-            for _ in 0..<rounds {
-                let reports = session.beacons.map { beacon in
-                    let frame = IBeaconAdvertisement(
-                        identity: beacon.identity, measuredPower: power[beacon.beaconID ?? ""] ?? beacon.measuredPower)
-                    return LEAdvertisingReport(
-                        eventType: .advNonconnInd, addressType: .random, address: beacon.address,
-                        data: frame.advertisingData, rssi: -60)
-                }
-                try await listening.send(.le(.advertisingReport(reports)))
-                try await Task.sleep(for: .milliseconds(100))
+        /// Plays the accepted beacons' frames on the listener's air, as beacons advertising
+        /// every 100 ms would be heard, until the verification's report is in (`power`
+        /// replaces a beacon's measured power).
+        ///
+        /// The verifier times receptions by the wall clock, and a busy machine stretches any
+        /// pause: rather than a fixed number of rounds that must arrive on time, rounds go
+        /// on, 50 ms apart, until a verdict, so that some gap is always short enough to show
+        /// the interval, however late the others are.
+        func playAccepted(power: [String: Int8] = [:]) async throws {
+            try await log.wait(for: "the verification listening") { events in
+                events.contains { if case .verifying = $0 { true } else { false } }
             }
+            let session = try #require(self.session)
+            let reports = session.beacons.map { beacon in
+                let frame = IBeaconAdvertisement(
+                    identity: beacon.identity, measuredPower: power[beacon.beaconID ?? ""] ?? beacon.measuredPower)
+                return LEAdvertisingReport(
+                    eventType: .advNonconnInd, addressType: .random, address: beacon.address,
+                    data: frame.advertisingData, rssi: -60)
+            }
+            let listening = self.listening
+            let air = Task {
+                // Ends when cancelled, or when the listener's link is closed after the report.
+                while !Task.isCancelled {
+                    guard (try? await listening.send(.le(.advertisingReport(reports)))) != nil else { return }
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            defer { air.cancel() }
+            _ = try await waitForReport()
         }
 
         /// Waits until the verification's report is in.
-        func waitForReport(timeout: Duration = .seconds(10)) async throws -> VerificationResult {
-            let deadline = ContinuousClock.now + timeout
-            while verified == nil {
-                guard ContinuousClock.now < deadline else { throw TestFailure("no report within \(timeout); events: \(recorded)") }
-                try await Task.sleep(for: .milliseconds(10))
+        func waitForReport() async throws -> VerificationResult {
+            let events = try await log.wait(for: "the verification's report") { events in
+                events.contains { if case .verified = $0 { true } else { false } }
             }
-            return try #require(verified)
+            for case .verified(let result) in events { return result }
+            throw TestFailure("no report among \(events)")
         }
-    }
 
-    final class ProvisionEventLog: Sendable {
-        private let recorded = Mutex<[ProvisionEvent]>([])
-        var events: [ProvisionEvent] { recorded.withLock { $0 } }
-        func append(_ event: ProvisionEvent) { recorded.withLock { $0.append(event) } }
+        /// Waits until the advertiser has reported a warning containing `text`.
+        func waitForAdvertiserWarning(containing text: String) async throws {
+            try await log.wait(for: "an advertiser warning about \(text)") { events in
+                events.contains { if case .advertiser(.warning(let message)) = $0 { message.contains(text) } else { false } }
+            }
+        }
     }
 
     @Test("--once: the host's beacons are advertised, verified at the power the advertiser computed, then stopped")
@@ -155,7 +169,10 @@ struct ProvisionerTests {
         try await run.playAccepted()
         let report = try await run.waitForReport()
         #expect(report.passed)
-        try await Task.sleep(for: .milliseconds(200))
+        // Proof that the advertiser still watches its controller after the report: another
+        // program's advertising command now draws its warning.
+        try await run.advertising.send(.commandComplete(.init(answering: LESetExtendedAdvertisingEnable.self)))
+        try await run.waitForAdvertiserWarning(containing: "another program")
         let stopped = run.recorded.contains { if case .advertiser(.stopped) = $0 { true } else { false } }
         #expect(!stopped, "still advertising after the report")
         run.task.cancel()

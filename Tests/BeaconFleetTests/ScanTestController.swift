@@ -12,7 +12,7 @@ final class ScanTestController: Sendable {
     let host: HostController
     let hostTransport: InMemoryHCITransport
     private let controllerEnd: InMemoryHCITransport
-    private let received = Mutex<[HCIPacket]>([])
+    private let received = RecordedLog<HCIPacket>()
     private let features: LEFeatures
     /// Returns the Command Complete return parameters (status first) for an opcode, or
     /// `nil` for the default answer.
@@ -28,7 +28,8 @@ final class ScanTestController: Sendable {
         self.controllerEnd = controllerEnd
         self.features = features
         self.answer = answer
-        self.host = HostController(transport: hostEnd, defaultTimeout: .seconds(2))
+        // Every command is answered at once: the timeout is a safety net only.
+        self.host = HostController(transport: hostEnd, defaultTimeout: generousCommandTimeout)
         let reader = Task { [controllerEnd, weak self] in
             do {
                 for try await packet in controllerEnd.incoming {
@@ -45,21 +46,20 @@ final class ScanTestController: Sendable {
     }
 
     /// The commands received so far, by opcode, in order.
-    var opcodes: [HCIOpcode] {
-        received.withLock { packets in
-            packets.compactMap { packet in
-                guard packet.body.count >= 2 else { return nil }
-                return HCIOpcode(rawValue: UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8)
-            }
+    var opcodes: [HCIOpcode] { Self.opcodes(in: received.elements) }
+
+    private static func opcodes(in packets: [HCIPacket]) -> [HCIOpcode] {
+        packets.compactMap { packet in
+            guard packet.body.count >= 2 else { return nil }
+            return HCIOpcode(rawValue: UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8)
         }
     }
 
     /// The parameters of the received commands with `opcode`, in order.
     func parameters(of opcode: HCIOpcode) -> [[UInt8]] {
-        received.withLock { packets in
-            packets.filter { $0.body.count >= 3 && UInt16($0.body[0]) | UInt16($0.body[1]) << 8 == opcode.rawValue }
-                .map { Array($0.body.dropFirst(3)) }
-        }
+        received.elements
+            .filter { $0.body.count >= 3 && UInt16($0.body[0]) | UInt16($0.body[1]) << 8 == opcode.rawValue }
+            .map { Array($0.body.dropFirst(3)) }
     }
 
     /// Sends an event packet to the host.
@@ -72,20 +72,17 @@ final class ScanTestController: Sendable {
         try await controllerEnd.send(HCIPacket(type: .event, body: body))
     }
 
-    /// Waits until `opcode` has been received `count` times, or fails after `timeout`.
-    func waitFor(_ opcode: HCIOpcode, count: Int = 1, timeout: Duration = .seconds(5)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while opcodes.filter({ $0 == opcode }).count < count {
-            guard ContinuousClock.now < deadline else {
-                throw ScanTestFailure("\(opcode) was not received \(count) time(s) within \(timeout); received \(opcodes)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
+    /// Waits until `opcode` has been received `count` times: resumes when the last of them
+    /// arrives.
+    func waitFor(_ opcode: HCIOpcode, count: Int = 1) async throws {
+        try await received.wait(for: "\(opcode) received \(count) time(s)") { packets in
+            Self.opcodes(in: packets).filter { $0 == opcode }.count >= count
         }
     }
 
     private func handle(_ packet: HCIPacket) async {
         guard packet.type == .command, packet.body.count >= 3 else { return }
-        received.withLock { $0.append(packet) }
+        received.append(packet)
         let opcode = HCIOpcode(rawValue: UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8)
         var returnParameters = answer(opcode) ?? [HCIStatus.success.rawValue]
         if answer(opcode) == nil, opcode == LEReadLocalSupportedFeatures.opcode {

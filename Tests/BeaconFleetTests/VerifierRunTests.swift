@@ -58,14 +58,13 @@ struct VerifierRunTests {
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         // The stream stays open: only the decision may end the pass.
         for sighting in Script.train(door, count: 3) { continuation.yield(sighting) }
-        let started = ContinuousClock.now
         let result = try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)))
-        let took = ContinuousClock.now - started
         continuation.finish()
+        // Ended by the decision, on the pass's own clock, not by the 20 s timeout.
         #expect(result.endReason == .allDecided)
         #expect(result.verdicts.map(\.status) == [.ok])
         #expect(result.duration >= 0.3, "not before the settle window closed")
-        #expect(took < .seconds(5), "ended by the decision, not the 20 s timeout (took \(took))")
+        #expect(result.duration < 20, "before the timeout")
     }
 
     @Test("live: the timeout comes on a silent air")
@@ -86,13 +85,14 @@ struct VerifierRunTests {
             policy: VerificationPolicy(timeout: 60))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         for sighting in Script.train(door, count: 2) { continuation.yield(sighting) }
-        let heard = Mutex(0)
+        let (heard, hearing) = AsyncStream<Int>.makeStream()
         let run = Task {
             try await verifier.run(sightings, timing: .live(tick: .milliseconds(10))) { progress, _ in
-                heard.withLock { $0 = progress.sightings }
+                hearing.yield(progress.sightings)
             }
         }
-        while heard.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        // Cancelled once the pass has taken both sightings in, whenever that is.
+        for await count in heard where count >= 2 { break }
         run.cancel()
         let result = try await run.value
         continuation.finish()

@@ -119,9 +119,11 @@ struct VirtualScenarioTests {
         try await scanner.host.send(try LESetScanParameters(
             interval: try ScanInterval(milliseconds: 10), window: try ScanInterval(milliseconds: 10)))
         try await scanner.host.send(LESetScanEnable(true))
-        // Real time: 100 ms advertising needs about half a second for a few reports.
+        // Real time: 100 ms advertising needs about half a second for a few reports; a loaded
+        // machine may take longer, so collect until three are in (60 s safety deadline).
         var heard: [(address: BluetoothAddress, data: [UInt8], rssi: Int8?)] = []
-        for _ in 0..<40 where heard.count < 3 {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while heard.count < 3, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
             heard += try await scanner.reports().filter { $0.data == beacon.advertisingData }
         }

@@ -2,22 +2,16 @@ import Testing
 
 @testable import FleetManifest
 
-/// Input that is not a manifest, or is built to hurt: each is one clear diagnostic, in
-/// bounded time and memory, never a crash or a hang.
-@Suite struct HostileInputTests {
-    /// Loads `bytes` as `fleet.yaml` and checks it finished within a generous bound (debug
-    /// builds, shared machines); the real cost is microseconds.
+/// Input that is not a manifest, or is built to hurt: each is one clear diagnostic, never a
+/// crash or a hang. That the work stays bounded shows in the diagnostics (an alias refused,
+/// not expanded; nesting cut at its limit); the time limit catches an expansion that would
+/// run away, without making a busy machine's speed a pass condition.
+@Suite(.timeLimit(.minutes(1))) struct HostileInputTests {
+    /// Loads `bytes` as `fleet.yaml`; the real cost is microseconds.
     private func loadQuickly(
-        _ bytes: [UInt8], options: ValidationOptions = .init(),
-        sourceLocation: Testing.SourceLocation = #_sourceLocation
+        _ bytes: [UInt8], options: ValidationOptions = .init()
     ) -> ManifestLoadResult {
-        let clock = ContinuousClock()
-        var result: ManifestLoadResult?
-        let elapsed = clock.measure {
-            result = ManifestLoader.load(sources: [("fleet.yaml", bytes)], options: options)
-        }
-        #expect(elapsed < .seconds(2), "took \(elapsed)", sourceLocation: sourceLocation)
-        return result ?? ManifestLoadResult(fleet: Fleet(), diagnostics: [])
+        ManifestLoader.load(sources: [("fleet.yaml", bytes)], options: options)
     }
 
     private func codesAndPositions(_ result: ManifestLoadResult) -> [String] {

@@ -76,13 +76,18 @@ final class FakeKernelHCISyscalls: KernelHCISyscalls {
         _ = bytes.withUnsafeBytes { send(kernelEnd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    /// Receives one datagram the transport sent, waiting up to two seconds.
-    func nextSent() -> [UInt8]? {
-        var request = pollfd(fd: kernelEnd, events: Int16(POLLIN), revents: 0)
-        guard Glibc.poll(&request, 1, 2_000) == 1 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 70_000)
-        let count = buffer.withUnsafeMutableBytes { recv(kernelEnd, $0.baseAddress, $0.count, 0) }
-        return count > 0 ? Array(buffer[..<count]) : nil
+    /// Receives one datagram the transport sent. The wait runs on a thread of its own, so
+    /// that it holds none of Swift's cooperative threads, and ends when the datagram is in;
+    /// after 120 s (a hang, not a slow machine) it gives up with `nil`.
+    func nextSent() async throws -> [UInt8]? {
+        let kernelEnd = kernelEnd
+        return try await POSIXThread.run { () -> [UInt8]? in
+            var request = pollfd(fd: kernelEnd, events: Int16(POLLIN), revents: 0)
+            guard Glibc.poll(&request, 1, 120_000) == 1 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 70_000)
+            let count = buffer.withUnsafeMutableBytes { recv(kernelEnd, $0.baseAddress, $0.count, 0) }
+            return count > 0 ? Array(buffer[..<count]) : nil
+        }
     }
 
     // MARK: KernelHCISyscalls

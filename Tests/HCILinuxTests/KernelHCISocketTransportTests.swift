@@ -212,7 +212,7 @@ struct KernelHCISocketTransportTests {
         let transport = try await KernelHCISocketTransport.open(device: 0, channel: .raw, syscalls: kernel)
         kernel.script { $0.pendingWriteErrors = [EINTR, EAGAIN] }
         try await transport.send(HCIPacket(type: .command, body: [0x0C, 0x20, 0x02, 0x01, 0x00]))
-        #expect(kernel.nextSent() == [0x01, 0x0C, 0x20, 0x02, 0x01, 0x00])
+        #expect(try await kernel.nextSent() == [0x01, 0x0C, 0x20, 0x02, 0x01, 0x00])
         await transport.close()
     }
 

@@ -84,25 +84,153 @@ struct H4StreamLinkTests {
     @Test("close() releases a send that is waiting for the peer")
     func closeReleasesWaitingSend() async throws {
         let (descriptor, peer) = try socketPair()
-        var small: Int32 = 4096
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        let transport = try start(descriptor, writeTimeout: .seconds(30))
-        let packet = HCIPacket(
-            type: .acl, body: [0x40, 0x00, 0x00, 0x04] + [UInt8](repeating: 0x5A, count: 1024))
-        let sender = Task { () throws(HCITransportError) -> Int in
-            var sent = 0
-            while true {
-                try await transport.send(packet)
-                sent += 1
-            }
+        try fillSendBuffer(descriptor)
+        // Only close() can end this send: the peer never reads and the timeout is far away.
+        let transport = try start(descriptor, writeTimeout: .seconds(3600))
+        let (started, starting) = AsyncStream<Void>.makeStream()
+        let sender = Task { () throws(HCITransportError) -> Bool in
+            starting.yield()
+            try await transport.send(HCIPacket(type: .command, body: [0x03, 0x0C, 0x00]))
+            return true
         }
-        try await Task.sleep(for: .milliseconds(200))
-        let started = ContinuousClock.now
+        for await _ in started { break }
         await transport.close()
         let result = await sender.result
-        #expect(started.duration(to: .now) < .seconds(5))
         #expect(throws: HCITransportError(.closed, "test-link: the transport is closed")) { try result.get() }
         peer.close()
+    }
+
+    @Test("senders waiting for a stalled peer hold no thread: other tasks keep running")
+    func waitingSendersHoldNoThread() async throws {
+        let (descriptor, peer) = try socketPair()
+        try fillSendBuffer(descriptor)
+        let transport = try start(descriptor, writeTimeout: .seconds(3600))
+        // Many more senders than Swift has cooperative threads (one per core): if a send
+        // blocked its thread, the later senders could not even start.
+        let senders = 8 * max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let (started, starting) = AsyncStream<Void>.makeStream()
+        let outcomes = Task {
+            await withTaskGroup(of: HCITransportError?.self) { group in
+                for _ in 0..<senders {
+                    group.addTask {
+                        starting.yield()
+                        do throws(HCITransportError) {
+                            try await transport.send(HCIPacket(type: .command, body: [0x03, 0x0C, 0x00]))
+                            return nil
+                        } catch {
+                            return error
+                        }
+                    }
+                }
+                var errors: [HCITransportError?] = []
+                for await outcome in group { errors.append(outcome) }
+                return errors
+            }
+        }
+        var running = 0
+        for await _ in started {
+            running += 1
+            if running == senders { break }
+        }
+        #expect(await Task.detached { 42 }.value == 42)
+        await transport.close()
+        let closed = HCITransportError(.closed, "test-link: the transport is closed")
+        #expect(await outcomes.value == Array(repeating: closed, count: senders))
+        peer.close()
+    }
+
+    @Test("packets from concurrent senders arrive whole, each sender's in its order")
+    func concurrentSendersKeepPacketsWhole() async throws {
+        let (descriptor, peer) = try socketPair()
+        var small: Int32 = 4096
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let transport = try start(descriptor)
+        let senders = 4
+        let perSender = 40
+        // ACL packets of uneven sizes, larger than the send buffer now and then, so that
+        // writes are split: the first two payload bytes say who sent it and its number.
+        func packet(sender: Int, number: Int) -> HCIPacket {
+            let length = 100 + (sender * 977 + number * 1_361) % 6_000
+            let payload = [UInt8(sender), UInt8(number)] + [UInt8](repeating: UInt8(truncatingIfNeeded: number), count: length)
+            let count = UInt16(payload.count)
+            return HCIPacket(type: .acl, body: [0x40, 0x00, UInt8(count & 0xFF), UInt8(count >> 8)] + payload)
+        }
+        let total = (0..<senders).flatMap { sender in
+            (0..<perSender).map { packet(sender: sender, number: $0).h4Bytes.count }
+        }.reduce(0, +)
+        async let received = peer.read(count: total, timeout: .seconds(120))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for sender in 0..<senders {
+                group.addTask {
+                    for number in 0..<perSender { try await transport.send(packet(sender: sender, number: number)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        var parser = H4StreamParser(maximumPayloadLength: H4StreamParser.largestPossiblePayload)
+        let parsed = try await received.withUnsafeBytes { parser.parse($0) }
+        #expect(parsed.failure == nil)
+        #expect(parsed.packets.count == senders * perSender)
+        for sender in 0..<senders {
+            let numbers = parsed.packets.filter { $0.body[4] == UInt8(sender) }.map { Int($0.body[5]) }
+            #expect(numbers == Array(0..<perSender))
+            for number in numbers {
+                #expect(parsed.packets.contains(packet(sender: sender, number: number)))
+            }
+        }
+        await transport.close()
+        peer.close()
+    }
+
+    @Test("a send cancelled before its packet starts is withdrawn; the packet being written finishes whole")
+    func cancelledSendIsWithdrawn() async throws {
+        let (descriptor, peer) = try socketPair()
+        var small: Int32 = 4096
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let transport = try start(descriptor, writeTimeout: .seconds(3600))
+        // Far larger than the socket buffers: its write goes on until the peer reads.
+        let large = HCIPacket(
+            type: .acl, body: [0x40, 0x00, 0x60, 0xEA] + [UInt8](repeating: 0x3C, count: 60_000))
+        let first = Task { () throws(HCITransportError) -> Bool in
+            try await transport.send(large)
+            return true
+        }
+        // The first byte arriving shows the link has started the large packet.
+        let head = try await peer.read(count: 1, timeout: .seconds(120))
+
+        let (started, starting) = AsyncStream<Void>.makeStream()
+        let second = Task { () throws(HCITransportError) -> Bool in
+            starting.yield()
+            try await transport.send(HCIPacket(type: .command, body: [0x03, 0x0C, 0x00]))
+            return true
+        }
+        for await _ in started { break }
+        second.cancel()
+        let withdrawn = await second.result
+        #expect(
+            throws: HCITransportError(
+                .ioFailure,
+                "test-link: the send was cancelled before its packet went out; none of it was written")
+        ) { try withdrawn.get() }
+
+        let rest = try await peer.read(count: large.h4Bytes.count - 1, timeout: .seconds(120))
+        #expect(head + rest == large.h4Bytes)
+        #expect(try await first.value)
+        await transport.close()
+        // Nothing of the withdrawn packet followed the large one.
+        #expect(try await peer.readUntilClosed(timeout: .seconds(120)) == [])
+    }
+
+    /// Fills the send buffer of `descriptor` (non-blocking) with bytes the peer never reads,
+    /// so that every later write waits for room.
+    private func fillSendBuffer(_ descriptor: Int32) throws {
+        let filler = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = filler.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count > 0 { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return }
+            throw POSIXCallError.lastError(of: "send")
+        }
     }
 }
 #endif

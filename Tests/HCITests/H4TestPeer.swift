@@ -11,8 +11,9 @@ struct H4TestFailure: Error, CustomStringConvertible {
 }
 
 /// The controller's end of a test link (a TCP connection or a pseudo-terminal): writes
-/// bytes as a controller would and reads what the transport sent, with timeouts so that a
-/// broken transport fails the test instead of hanging it.
+/// bytes as a controller would and reads what the transport sent. Reads run on a thread of
+/// their own and end as soon as the bytes are in; their deadline (120 s unless a test says
+/// otherwise) is a safety net that turns a broken transport into a failure, not a hang.
 final class H4TestPeer: Sendable {
     private let descriptor: Int32
     /// Sockets are written with send(MSG_NOSIGNAL), so a closed transport is an error, not SIGPIPE.
@@ -38,7 +39,7 @@ final class H4TestPeer: Sendable {
     }
 
     /// Reads exactly `count` bytes, or fails after `timeout` or at end of stream.
-    func read(count: Int, timeout: Duration = .seconds(10)) async throws -> [UInt8] {
+    func read(count: Int, timeout: Duration = .seconds(120)) async throws -> [UInt8] {
         let received = try await receive(upTo: count, timeout: timeout)
         guard received.bytes.count == count else {
             throw H4TestFailure(
@@ -49,7 +50,7 @@ final class H4TestPeer: Sendable {
     }
 
     /// Reads until the other side closes; fails if it has not within `timeout`.
-    func readUntilClosed(timeout: Duration = .seconds(10)) async throws -> [UInt8] {
+    func readUntilClosed(timeout: Duration = .seconds(120)) async throws -> [UInt8] {
         let received = try await receive(upTo: .max, timeout: timeout)
         guard received.ended else {
             throw H4TestFailure(description: "the connection was still open after \(timeout)")

@@ -4,7 +4,9 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct HostControllerTests {
     let controllerAddress = BluetoothAddress(littleEndianBytes: [0x00, 0x17, 0xDE, 0x10, 0x4C, 0xDA]) ?? .zero
 
-    func makeHost(timeout: Duration = .seconds(2)) -> (HostController, ScriptedController, CountingTransport) {
+    /// The commands these tests answer are answered at once: the default timeout is a safety
+    /// net; the tests of timeouts pass their own.
+    func makeHost(timeout: Duration = .seconds(60)) -> (HostController, ScriptedController, CountingTransport) {
         let (hostEnd, controllerEnd) = InMemoryHCITransport.pair(name: "hci0")
         let counting = CountingTransport(hostEnd)
         return (HostController(transport: counting, defaultTimeout: timeout), ScriptedController(controllerEnd), counting)
@@ -100,7 +102,7 @@ import Testing
 
         // The host can go on: the lost answer's credit was restored.
         #expect(await host.commandCredits == 1)
-        async let sets = host.send(LEReadNumberOfSupportedAdvertisingSets(), timeout: .seconds(2))
+        async let sets = host.send(LEReadNumberOfSupportedAdvertisingSets(), timeout: .seconds(60))
         try await answer(try await script.nextCommand(), on: script)
         #expect(try await sets == 16)
         await host.close()

@@ -98,11 +98,15 @@ func collect(_ count: Int, from stream: AsyncStream<HostControllerEvent>) async 
     return result
 }
 
-/// Waits until `condition` holds, checking every 5 ms for at most 2 s.
-func eventually(_ condition: () async -> Bool) async throws {
-    for _ in 0..<400 {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(5))
+/// Waits until `condition` holds: for state inside the host actor, which announces no
+/// changes, it is checked again every millisecond. The deadline is a safety net that no
+/// load reaches (120 s): it only turns a hang into a failure.
+func eventually(
+    _ description: String = "the condition", _ condition: () async -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + .seconds(120)
+    while !(await condition()) {
+        guard ContinuousClock.now < deadline else { throw TestFailure("\(description) did not hold within 120 s") }
+        try await Task.sleep(for: .milliseconds(1))
     }
-    throw TestFailure("condition not met within 2 s")
 }

@@ -32,8 +32,8 @@ final class TCPLoopbackServer: Sendable {
         port = UInt16(bigEndian: address.sin_port)
     }
 
-    /// Waits up to `timeout` for the next connection.
-    func accept(timeout: Duration = .seconds(10)) async throws -> H4TestPeer {
+    /// Waits for the next connection, on a thread of its own; `timeout` is a safety net.
+    func accept(timeout: Duration = .seconds(120)) async throws -> H4TestPeer {
         let listener = listener
         let accepted: Result<Int32, H4TestFailure> = try await POSIXThread.run {
             var request = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)

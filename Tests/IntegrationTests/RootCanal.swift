@@ -23,7 +23,8 @@ final class RootCanal: Sendable {
     }
 
     /// A start may take long on a loaded 2-core machine; RootCanal is usually ready in 10 ms.
-    static let startupTimeout: Duration = .seconds(15)
+    /// A safety deadline, not an expectation.
+    static let startupTimeout: Duration = .seconds(45)
     /// Retries when another process takes a chosen port before RootCanal binds it.
     static let maximumStartAttempts = 3
     /// How long SIGTERM is given before SIGKILL.
@@ -159,7 +160,7 @@ final class RootCanal: Sendable {
             // The probe connection becomes a controller that RootCanal drops again when the
             // probe closes; later connections are unaffected.
             if log.contains(listeningLine),
-                let probe = try? await LoopbackSocket.connect(toPort: ports.hci, timeout: .seconds(1))
+                let probe = try? await LoopbackSocket.connect(toPort: ports.hci, timeout: .seconds(5))
             {
                 probe.close()
                 return .ready

@@ -11,7 +11,8 @@ struct RootCanalSmokeTests {
             let second = try await H4TestLink(port: rootCanal.hciPort)
             for link in [first, second] {
                 try link.send(raw: HandEncoded.reset)
-                let answer = try await link.nextEvent(within: .seconds(5))
+                // A safety deadline: RootCanal answers at once.
+                let answer = try await link.nextEvent(within: .seconds(45))
                 // Command Complete: 1 command slot, opcode 0x0C03, status success.
                 #expect(answer.h4Bytes == [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
             }
@@ -42,7 +43,8 @@ struct RootCanalSmokeTests {
             // LE Set Scan Enable (Vol 4 Part E 7.8.11): enable, duplicate filtering off.
             try await scanner.command("LE Set Scan Enable", opcode: 0x200C, parameters: [0x01, 0x00])
 
-            let deadline = ContinuousClock.now + .seconds(5)
+            // A safety deadline: the beacon is heard within its first 100 ms interval or two.
+            let deadline = ContinuousClock.now + .seconds(45)
             var heard: LEAdvertisingReport?
             var otherEvents: [H4TestLink.Event] = []
             while heard == nil, ContinuousClock.now < deadline {
@@ -54,7 +56,7 @@ struct RootCanalSmokeTests {
                 }
             }
             let report = try #require(
-                heard, "no LE Advertising Report with the iBeacon data within 5 s; other events: \(otherEvents)")
+                heard, "no LE Advertising Report with the iBeacon data within 45 s; other events: \(otherEvents)")
             #expect(report.eventType == 0x03, "expected ADV_NONCONN_IND, got event type 0x\(report.eventType.hex)")
             #expect(report.data.count == 30)
         }

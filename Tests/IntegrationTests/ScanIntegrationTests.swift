@@ -19,7 +19,8 @@ struct ScanIntegrationTests {
     /// Starts a 100 ms non-connectable iBeacon on a new controller of `rootCanal`.
     static func advertise(on rootCanal: RootCanal) async throws -> HostController {
         let transport = try await TCPClientTransport.connect(host: "127.0.0.1", port: rootCanal.hciPort)
-        let host = HostController(transport: transport, defaultTimeout: .seconds(5))
+        // RootCanal answers at once: the timeout is a safety net for a machine under load.
+        let host = HostController(transport: transport, defaultTimeout: .seconds(60))
         try await host.send(Reset())
         try await host.send(LESetAdvertisingParameters(intervalMin: .beaconDefault, intervalMax: .beaconDefault))
         try await host.send(try LESetAdvertisingData(data: advertisement.advertisingData))
@@ -44,17 +45,21 @@ struct ScanIntegrationTests {
     func scanHearsTheBeacon(family: String) async throws {
         try await withRootCanal { rootCanal in
             let advertiser = try await Self.advertise(on: rootCanal)
+            let before = ContinuousClock.now
             let result = await Self.beaconctl([
                 "scan", "--hci", rootCanal.hciTransportSpec, "--family", family, "--duration", "2", "--format", "jsonl",
             ])
+            let commandTook = (ContinuousClock.now - before).secondsValue
             #expect(result.status == 0, "\(result.error)")
             let sightings = try Self.sightings(in: result.output)
-            // 100 ms advertising for 2 s: about 20 reports; allow for a slow start.
-            #expect(sightings.count >= 5, "only \(sightings.count) sightings: \(result.error)")
+            // 100 ms advertising for 2 s: about 20 reports on a quiet machine; how many a
+            // loaded one delivers within the 2 s is not the point.
+            #expect(!sightings.isEmpty, "no sightings: \(result.error)")
             for sighting in sightings {
                 #expect(sighting.advertisement == Self.advertisement)
                 #expect(sighting.receiver == rootCanal.hciTransportSpec)
-                #expect(sighting.time >= 0 && sighting.time < 3)
+                // Seconds since the scan started, which was inside the command's run.
+                #expect(sighting.time >= 0 && sighting.time <= commandTook, "at \(sighting.time) s of \(commandTook) s")
             }
             #expect(Set(sightings.map(\.address)).count == 1)
             #expect(zip(sightings, sightings.dropFirst()).allSatisfy { $0.time <= $1.time })

@@ -15,7 +15,8 @@ struct VirtualVsRootCanalReports {
         private var events: AsyncStream<HostControllerEvent>.AsyncIterator
 
         init(_ transport: any HCITransport) async throws {
-            host = HostController(transport: transport)
+            // Both controllers answer at once: the timeout is a safety net for a loaded machine.
+            host = HostController(transport: transport, defaultTimeout: .seconds(60))
             events = await host.events(bufferSize: 1 << 16).makeAsyncIterator()
             for step in try ComparedSequences.bringUp() {
                 _ = try await host.send(step.command)
@@ -57,13 +58,19 @@ struct VirtualVsRootCanalReports {
         return comparable
     }
 
-    /// Runs `setUp(advertiser, scanner)` on RootCanal (then waits `wait` of wall time) and on
-    /// a virtual air (then advances it by `wait`), and returns what each scanner received
-    /// and each advertiser's public address.
+    typealias Reports = (legacy: [HCI.LEAdvertisingReport], extended: [LEExtendedAdvertisingReport])
+
+    /// Runs `setUp(advertiser, scanner)` on RootCanal and on a virtual air (then advances it
+    /// by `wait`), and returns what each scanner received and each advertiser's public
+    /// address.
+    ///
+    /// RootCanal runs on the wall clock, which a loaded machine may starve: after `wait` its
+    /// scanner keeps collecting until `enough` holds for what it received (or a 60 s safety
+    /// deadline passes), so that the comparison never depends on how fast the machine is.
     func onBoth(
-        rootCanal: RootCanal, wait: Duration,
+        rootCanal: RootCanal, wait: Duration, enough: (Reports) -> Bool,
         _ setUp: (HostController, HostController) async throws -> Void
-    ) async throws -> [(reports: (legacy: [HCI.LEAdvertisingReport], extended: [LEExtendedAdvertisingReport]), advertiser: BluetoothAddress)] {
+    ) async throws -> [(reports: Reports, advertiser: BluetoothAddress)] {
         var results: [(reports: (legacy: [HCI.LEAdvertisingReport], extended: [LEExtendedAdvertisingReport]), advertiser: BluetoothAddress)] = []
         let spec = try HCITransportSpec(parsing: rootCanal.hciTransportSpec)
         let air = VirtualAir(name: "compared-reports")
@@ -71,8 +78,21 @@ struct VirtualVsRootCanalReports {
             let advertiser = try await Host(onRootCanal ? try await ControllerTransports.open(spec) : air.attachController(rootCanalLikeController))
             let scanner = try await Host(onRootCanal ? try await ControllerTransports.open(spec) : air.attachController(.at(PlanPoint(x: 2, y: 0))))
             try await setUp(advertiser.host, scanner.host)
-            if onRootCanal { try await Task.sleep(for: wait) } else { air.advance(by: wait) }
-            results.append((try await scanner.reports(), try await advertiser.host.send(ReadBDADDR())))
+            var reports: Reports
+            if onRootCanal {
+                try await Task.sleep(for: wait)
+                reports = try await scanner.reports()
+                let deadline = ContinuousClock.now + .seconds(60)
+                while !enough(reports), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    let more = try await scanner.reports()
+                    reports = (reports.legacy + more.legacy, reports.extended + more.extended)
+                }
+            } else {
+                air.advance(by: wait)
+                reports = try await scanner.reports()
+            }
+            results.append((reports, try await advertiser.host.send(ReadBDADDR())))
             await advertiser.host.close()
             await scanner.host.close()
         }
@@ -82,7 +102,9 @@ struct VirtualVsRootCanalReports {
     @Test("legacy ADV_NONCONN_IND heard by legacy scanning: same event type, address, data")
     func legacyReports() async throws {
         try await withRootCanal { rootCanal in
-            let results = try await onBoth(rootCanal: rootCanal, wait: .milliseconds(1500)) { advertiser, scanner in
+            let results = try await onBoth(
+                rootCanal: rootCanal, wait: .milliseconds(1500), enough: { $0.legacy.count >= 5 }
+            ) { advertiser, scanner in
                 try await advertiser.send(try LESetAdvertisingParameters(intervalMin: .beaconDefault, intervalMax: .beaconDefault))
                 try await advertiser.send(try LESetAdvertisingData(data: ComparedSequences.iBeacon))
                 try await advertiser.send(LESetAdvertisingEnable(true))
@@ -91,7 +113,7 @@ struct VirtualVsRootCanalReports {
                 try await scanner.send(LESetScanEnable(true))
             }
             for (side, result) in zip(["RootCanal", "virtual"], results) {
-                #expect(result.reports.legacy.count >= 5, "\(side): \(result.reports.legacy.count) reports in 1.5 s")
+                #expect(result.reports.legacy.count >= 5, "\(side): \(result.reports.legacy.count) reports")
                 // Each from the advertiser's own public address.
                 let expected = HCI.LEAdvertisingReport(
                     eventType: .advNonconnInd, addressType: .public, address: result.advertiser,
@@ -109,7 +131,14 @@ struct VirtualVsRootCanalReports {
             measuredPower: -60).advertisingData]
         let addresses = [ComparedSequences.beaconAddress, second]
         try await withRootCanal { rootCanal in
-            let results = try await onBoth(rootCanal: rootCanal, wait: .milliseconds(1500)) { advertiser, scanner in
+            let expected = Set(zip(payloads, addresses).map { payload, address in
+                LEExtendedAdvertisingReport(
+                    eventType: .legacyNonConnectable, addressType: .random, address: address, rssi: nil, data: payload)
+            })
+            let results = try await onBoth(
+                rootCanal: rootCanal, wait: .milliseconds(1500),
+                enough: { $0.extended.count >= 10 && expected.isSubset(of: Set($0.extended)) }
+            ) { advertiser, scanner in
                 var handles: [AdvertisingHandle] = []
                 for (index, (payload, address)) in zip(payloads, addresses).enumerated() {
                     let handle = try ComparedSequences.handle(UInt8(index))
@@ -124,12 +153,8 @@ struct VirtualVsRootCanalReports {
                     interval: try ScanInterval(milliseconds: 10), window: try ScanInterval(milliseconds: 10))))
                 try await scanner.send(try LESetExtendedScanEnable(true))
             }
-            let expected = Set(zip(payloads, addresses).map { payload, address in
-                LEExtendedAdvertisingReport(
-                    eventType: .legacyNonConnectable, addressType: .random, address: address, rssi: nil, data: payload)
-            })
             for (side, result) in zip(["RootCanal", "virtual"], results) {
-                #expect(result.reports.extended.count >= 10, "\(side): \(result.reports.extended.count) reports in 1.5 s")
+                #expect(result.reports.extended.count >= 10, "\(side): \(result.reports.extended.count) reports")
                 #expect(Set(result.reports.extended) == expected, "\(side): \(Set(result.reports.extended))")
             }
         }

@@ -13,7 +13,9 @@ final class TestHost {
 
     init(on air: VirtualAir, _ configuration: VirtualControllerConfiguration = VirtualControllerConfiguration()) async {
         transport = air.attachController(configuration)
-        host = HostController(transport: transport)
+        // The virtual controller answers every command at once: the timeout is a safety
+        // net, long enough that a machine busy with other tests never reaches it.
+        host = HostController(transport: transport, defaultTimeout: .seconds(60))
         // Virtual time delivers a whole step at once: room for everything a test produces.
         events = await host.events(bufferSize: 1 << 20).makeAsyncIterator()
     }

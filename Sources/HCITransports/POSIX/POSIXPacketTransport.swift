@@ -4,12 +4,15 @@ import Synchronization
 
 /// An ``HCITransport`` over one open descriptor: a TCP socket, a tty or a kernel HCI socket.
 ///
-/// A dedicated thread parks in `poll` on the descriptor and on a wake-up socket, frames what
-/// it reads into packets and yields them to `incoming`. Sends write whole packets under a
-/// lock, so concurrent senders never interleave bytes. `close()` (or dropping the transport)
-/// signals the wake-up socket; the reader then closes the descriptor, once no send is using
-/// it, and ends the stream. Whatever stops the reader (close, a dropped peer, garbage on the
-/// line) follows that one path, so the descriptor is closed exactly once.
+/// One dedicated thread owns the descriptor. It parks in `poll` on the descriptor, on a
+/// doorbell rung by senders and on a closing socket; it frames what it reads into packets
+/// for `incoming` and writes queued packets whole, in the order they were sent. A `send`
+/// only queues its packet and suspends until the thread has written it (or failed to), so
+/// no caller ever blocks one of Swift's cooperative threads, however slow the peer.
+/// `close()` (or dropping the transport) signals the closing socket; the thread then fails
+/// what is still queued, closes the descriptor and ends the stream. Whatever stops it
+/// (close, a dropped peer, garbage on the line) follows that one path, so the descriptor is
+/// closed exactly once.
 package final class POSIXPacketTransport: HCITransport {
     package let name: String
     package let incoming: AsyncThrowingStream<HCIPacket, any Error>
@@ -21,50 +24,61 @@ package final class POSIXPacketTransport: HCITransport {
         self.link = link
     }
 
-    /// Takes ownership of `descriptor` (closed on every path, including a throw) and starts
-    /// its reader thread. The descriptor should be non-blocking: the reader only reads after
-    /// `poll` reports data, and a send waits in `poll` rather than in `write`.
+    /// Takes ownership of `descriptor` (closed on every path, including a throw), makes it
+    /// non-blocking (the link thread may wait in `poll` only, where closing can wake it) and
+    /// starts the link thread.
     package static func start(
         descriptor: Int32, io: any PacketDescriptorIO, configuration: PacketLinkConfiguration
     ) throws(HCITransportError) -> POSIXPacketTransport {
-        let wakeup: WakeupChannel
+        let closing: SignalChannel
+        let doorbell: SignalChannel
         do {
-            wakeup = try WakeupChannel()
+            closing = try SignalChannel()
+            doorbell = try SignalChannel()
         } catch {
             io.close(descriptor)
             throw HCITransportError(
-                .ioFailure, "\(configuration.name): cannot create the reader's wake-up socket: \(error)")
+                .ioFailure, "\(configuration.name): cannot create the link thread's wake-up sockets: \(error)")
+        }
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, flags & O_NONBLOCK != 0 || fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            let error = POSIXCallError.lastError(of: "fcntl(O_NONBLOCK)")
+            io.close(descriptor)
+            throw HCITransportError(
+                .ioFailure, "\(configuration.name): cannot make the descriptor non-blocking: \(error)")
         }
         let (stream, continuation) = AsyncThrowingStream<HCIPacket, any Error>.makeStream(
             bufferingPolicy: .bufferingOldest(configuration.incomingBufferLimit))
         let link = PacketLink(
-            descriptor: descriptor, io: io, configuration: configuration, wakeup: wakeup,
-            continuation: continuation)
+            descriptor: descriptor, io: io, configuration: configuration, closing: closing,
+            doorbell: doorbell, continuation: continuation)
         // A consumer that stops listening leaves nobody to read the controller: stop the link.
         continuation.onTermination = { [weak link] termination in
             if case .cancelled = termination { link?.requestClose() }
         }
         do {
-            try POSIXThread.detach { link.runReader() }
+            try POSIXThread.detach { link.run() }
         } catch {
             io.close(descriptor)
             continuation.finish()
             throw HCITransportError(
-                .ioFailure, "\(configuration.name): cannot start the reader thread: \(error)")
+                .ioFailure, "\(configuration.name): cannot start the link thread: \(error)")
         }
         return POSIXPacketTransport(name: configuration.name, incoming: stream, link: link)
     }
 
-    /// Writes the whole packet or fails. HCI packets are small and the descriptor normally
-    /// takes them at once; only when its send buffer is full does the caller wait, in
-    /// `poll`, for at most the configured write timeout.
+    /// Writes the whole packet or fails; packets go out in the order of the calls. The link
+    /// thread writes it: this call suspends without blocking its thread. A packet that the
+    /// descriptor does not take within the configured write timeout fails the send; a send
+    /// cancelled before its packet was started is withdrawn (nothing of it is written), one
+    /// cancelled later waits for its packet to go out whole, so that the stream stays framed.
     package func send(_ packet: HCIPacket) async throws(HCITransportError) {
         do {
             try H4PacketLayout.validate(packet)
         } catch {
             throw HCITransportError(error.kind, "\(name): \(error.message)")
         }
-        try link.write(packet.h4Bytes)
+        try await link.write(packet.h4Bytes)
     }
 
     package func close() async {
@@ -76,41 +90,67 @@ package final class POSIXPacketTransport: HCITransport {
     }
 }
 
-/// The state shared by the transport, its reader thread and its senders.
+/// The state shared by the transport, its link thread and its senders.
 private final class PacketLink: Sendable {
+    /// One packet waiting for the link thread, and the sender suspended until it is written.
+    private struct QueuedWrite {
+        var id: UInt64
+        var bytes: [UInt8]
+        var sender: CheckedContinuation<Result<Void, HCITransportError>, Never>
+    }
+
+    /// The packet the link thread is writing: how far it got, and until when it may wait.
+    private struct CurrentWrite {
+        var queued: QueuedWrite
+        var written = 0
+        var deadline: ContinuousClock.Instant
+    }
+
     private struct WriterState {
         var isOpen = true
         /// Why the link ended; what later sends report.
         var endError: HCITransportError?
+        var queue: [QueuedWrite] = []
+        var nextID: UInt64 = 0
     }
 
     private struct Lifecycle {
-        var readerFinished = false
+        var finished = false
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private enum ReaderOutcome {
+    private enum LinkOutcome {
         case closedByHost
+        case failed(HCITransportError)
+    }
+
+    private enum WriteProgress {
+        case finished
+        case waitingForRoom
         case failed(HCITransportError)
     }
 
     private let descriptor: Int32
     private let io: any PacketDescriptorIO
     private let configuration: PacketLinkConfiguration
-    private let wakeup: WakeupChannel
+    /// Signalled once, never drained: the link is to stop.
+    private let closing: SignalChannel
+    /// Rung by each send and drained by the link thread: the queue has a new packet.
+    private let doorbell: SignalChannel
     private let continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
-    /// Held for the whole of a packet's write, and by the reader while it closes the descriptor.
     private let writer = Mutex(WriterState())
     private let lifecycle = Mutex(Lifecycle())
 
     init(
         descriptor: Int32, io: any PacketDescriptorIO, configuration: PacketLinkConfiguration,
-        wakeup: WakeupChannel, continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
+        closing: SignalChannel, doorbell: SignalChannel,
+        continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
     ) {
         self.descriptor = descriptor
         self.io = io
         self.configuration = configuration
-        self.wakeup = wakeup
+        self.closing = closing
+        self.doorbell = doorbell
         self.continuation = continuation
     }
 
@@ -118,15 +158,20 @@ private final class PacketLink: Sendable {
         HCITransportError(.closed, "\(configuration.name): the transport is closed")
     }
 
+    private var cancelledError: HCITransportError {
+        HCITransportError(
+            .ioFailure, "\(configuration.name): the send was cancelled before its packet went out; none of it was written")
+    }
+
     func requestClose() {
-        wakeup.signal()
+        closing.signal()
     }
 
     func close() async {
         requestClose()
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let alreadyFinished = lifecycle.withLock { state in
-                if state.readerFinished { return true }
+                if state.finished { return true }
                 state.closeWaiters.append(waiter)
                 return false
             }
@@ -134,41 +179,113 @@ private final class PacketLink: Sendable {
         }
     }
 
-    // MARK: Reading (on the reader thread)
+    // MARK: Sending (on the caller's task)
 
-    func runReader() {
-        let outcome = pumpUntilStopped()
-        // Release any sender parked in poll before taking the writer lock it holds.
-        wakeup.signal()
-        writer.withLock { state in
-            state.isOpen = false
-            if case .failed(let error) = outcome { state.endError = error }
-            io.close(descriptor)
+    func write(_ bytes: [UInt8]) async throws(HCITransportError) {
+        let id = writer.withLock { state in
+            state.nextID &+= 1
+            return state.nextID
         }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (sender: CheckedContinuation<Result<Void, HCITransportError>, Never>) in
+                let refusal = writer.withLock { state -> HCITransportError? in
+                    guard state.isOpen else { return state.endError ?? closedError }
+                    guard !Task.isCancelled else { return cancelledError }
+                    state.queue.append(QueuedWrite(id: id, bytes: bytes, sender: sender))
+                    return nil
+                }
+                if let refusal {
+                    sender.resume(returning: .failure(refusal))
+                } else {
+                    doorbell.signal()
+                }
+            }
+        } onCancel: {
+            withdraw(id)
+        }
+        try result.get()
+    }
+
+    /// Takes a packet the link thread has not started back out of the queue.
+    private func withdraw(_ id: UInt64) {
+        let withdrawn = writer.withLock { state -> QueuedWrite? in
+            guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.queue.remove(at: index)
+        }
+        withdrawn?.sender.resume(returning: .failure(cancelledError))
+    }
+
+    // MARK: The link thread
+
+    func run() {
+        var current: CurrentWrite?
+        let outcome = pumpUntilStopped(current: &current)
+        let endError: HCITransportError?
         switch outcome {
-        case .closedByHost: continuation.finish()
-        case .failed(let error): continuation.finish(throwing: error)
+        case .closedByHost: endError = nil
+        case .failed(let error): endError = error
+        }
+        // From here on, sends are refused with the reason; those still queued get it too.
+        let abandoned = writer.withLock { state in
+            state.isOpen = false
+            state.endError = endError
+            defer { state.queue = [] }
+            return state.queue
+        }
+        let reason = endError ?? closedError
+        current?.queued.sender.resume(returning: .failure(reason))
+        for queued in abandoned { queued.sender.resume(returning: .failure(reason)) }
+        io.close(descriptor)
+        if let endError {
+            continuation.finish(throwing: endError)
+        } else {
+            continuation.finish()
         }
         let waiters = lifecycle.withLock { state in
-            state.readerFinished = true
+            state.finished = true
             defer { state.closeWaiters = [] }
             return state.closeWaiters
         }
         for waiter in waiters { waiter.resume() }
     }
 
-    private func pumpUntilStopped() -> ReaderOutcome {
+    private func pumpUntilStopped(current: inout CurrentWrite?) -> LinkOutcome {
         var framer = PacketFramer(configuration.framing)
         let buffer = UnsafeMutableRawBufferPointer.allocate(
             byteCount: framer.readCapacity, alignment: MemoryLayout<UInt8>.alignment)
         defer { buffer.deallocate() }
         while true {
+            // Write what the descriptor takes now; a packet it cannot take waits for POLLOUT.
+            while true {
+                if current == nil {
+                    guard let next = takeQueuedWrite() else { break }
+                    current = CurrentWrite(queued: next, deadline: .now + configuration.writeTimeout)
+                }
+                guard var writing = current else { break }
+                let progress = advance(&writing)
+                current = writing
+                if case .waitingForRoom = progress, writing.deadline > .now { break }
+                current = nil
+                switch progress {
+                case .finished:
+                    writing.queued.sender.resume(returning: .success(()))
+                case .failed(let error):
+                    writing.queued.sender.resume(returning: .failure(error))
+                case .waitingForRoom:
+                    let stalled = configuration.explain(.writeStalled(configuration.writeTimeout))
+                    writing.queued.sender.resume(returning: .failure(stalled))
+                }
+            }
+
+            let wantsRoom = current != nil
             var descriptors = [
-                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: descriptor, events: Int16(POLLIN) | (wantsRoom ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: closing.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: doorbell.readEnd, events: Int16(POLLIN), revents: 0),
             ]
+            let timeout = current.map { ContinuousClock.now.duration(to: $0.deadline).pollTimeoutMilliseconds } ?? -1
             do {
-                _ = try io.poll(&descriptors, timeoutMilliseconds: -1)
+                _ = try io.poll(&descriptors, timeoutMilliseconds: timeout)
             } catch where error.code == EINTR {
                 continue
             } catch {
@@ -176,7 +293,10 @@ private final class PacketLink: Sendable {
             }
             // Closing wins over data still queued: the host asked to stop listening.
             if descriptors[1].revents != 0 { return .closedByHost }
-            if descriptors[0].revents == 0 { continue }
+            if descriptors[2].revents != 0 { doorbell.drain() }
+            // POLLOUT alone is handled by the writing above; anything else means a read
+            // has something to say (data, end of stream or the descriptor's error).
+            guard descriptors[0].revents & ~Int16(POLLOUT) != 0 else { continue }
 
             let count: Int
             do {
@@ -211,63 +331,43 @@ private final class PacketLink: Sendable {
         }
     }
 
-    // MARK: Writing (on the sender's thread)
-
-    func write(_ bytes: [UInt8]) throws(HCITransportError) {
-        try writer.withLock { (state) throws(HCITransportError) -> Void in
-            guard state.isOpen else { throw state.endError ?? closedError }
-            try writeAll(bytes)
+    private func takeQueuedWrite() -> QueuedWrite? {
+        writer.withLock { state in
+            state.queue.isEmpty ? nil : state.queue.removeFirst()
         }
     }
 
-    private func writeAll(_ bytes: [UInt8]) throws(HCITransportError) {
-        let deadline = ContinuousClock.now + configuration.writeTimeout
-        var written = 0
-        while written < bytes.count {
+    /// Writes as much of the current packet as the descriptor takes without waiting.
+    private func advance(_ writing: inout CurrentWrite) -> WriteProgress {
+        let bytes = writing.queued.bytes
+        while writing.written < bytes.count {
+            let start = writing.written
             let attempt = bytes.withUnsafeBytes { raw in
                 Result { () throws(POSIXCallError) -> Int in
-                    try io.write(descriptor, from: UnsafeRawBufferPointer(rebasing: raw[written...]))
+                    try io.write(descriptor, from: UnsafeRawBufferPointer(rebasing: raw[start...]))
                 }
             }
             switch attempt {
             case .success(let count) where count > 0:
-                written += count
+                writing.written += count
             case .success:
-                try waitUntilWritable(before: deadline)
+                return .waitingForRoom
             case .failure(let error) where error.code == EINTR:
                 continue
             case .failure(let error) where error.code == EAGAIN || error.code == EWOULDBLOCK:
-                try waitUntilWritable(before: deadline)
+                return .waitingForRoom
             case .failure(let error):
-                throw configuration.explain(.writeFailed(error))
+                return .failed(configuration.explain(.writeFailed(error)))
             }
         }
-    }
-
-    private func waitUntilWritable(before deadline: ContinuousClock.Instant) throws(HCITransportError) {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        let stalled = LinkFailure.writeStalled(configuration.writeTimeout)
-        guard remaining > .zero else { throw configuration.explain(stalled) }
-        var descriptors = [
-            pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
-            pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0),
-        ]
-        let ready: Int32
-        do {
-            ready = try io.poll(&descriptors, timeoutMilliseconds: remaining.pollTimeoutMilliseconds)
-        } catch where error.code == EINTR {
-            return
-        } catch {
-            throw configuration.explain(.writeFailed(error))
-        }
-        if descriptors[1].revents != 0 { throw closedError }
-        if ready == 0 { throw configuration.explain(stalled) }
+        return .finished
     }
 }
 
-/// A socket pair whose only job is to wake `poll`: once signalled it stays readable (it is
-/// never drained), so every later `poll` on it, by the reader or a sender, returns at once.
-private final class WakeupChannel: Sendable {
+/// A socket pair whose only job is to wake `poll`. The closing channel is never drained:
+/// once signalled it stays readable, so every later `poll` on it returns at once. The
+/// doorbell is drained by the link thread before it looks at the send queue again.
+private final class SignalChannel: Sendable {
     let readEnd: Int32
     private let writeEnd: Int32
 
@@ -285,6 +385,12 @@ private final class WakeupChannel: Sendable {
         // EAGAIN means the buffer already holds signals: the channel is readable either way.
         var byte: UInt8 = 1
         _ = Glibc.send(writeEnd, &byte, 1, Int32(MSG_NOSIGNAL))
+    }
+
+    /// Empties the channel, so that `poll` waits again until the next signal.
+    func drain() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while bytes.withUnsafeMutableBytes({ Glibc.recv(readEnd, $0.baseAddress, $0.count, 0) }) > 0 {}
     }
 
     deinit {

@@ -19,19 +19,24 @@ struct AdvertiserRun {
     }
 }
 
+/// How long the advertiser's host waits for an answer before a command fails. The scripted
+/// controllers answer every command they are not told to leave unanswered, so this is a
+/// safety net that no load reaches; tests of unanswered commands pass a shorter one.
+let generousCommandTimeout: Duration = .seconds(60)
+
 /// Starts an advertiser on `controllers`: the first open gets the first controller, a
 /// re-open after a dropped link the next one.
 func startAdvertiser(
     on controllers: [ScriptedController], spec: String = "tcp-client:127.0.0.1:6402",
     requests: [AdvertisingRequest], family: AdvertisingFamilyChoice = .auto, rotationSlot: Duration? = nil,
-    restart: RestartPolicy? = nil, duration: Duration? = nil
+    restart: RestartPolicy? = nil, duration: Duration? = nil, commandTimeout: Duration = generousCommandTimeout
 ) throws -> AdvertiserRun {
     let transportSpec = try HCITransportSpec(parsing: spec)
     let queue = Mutex(controllers)
     let recorder = EventRecorder()
     let configuration = AdvertiserConfiguration(
         requests: requests, family: family, rotationSlot: rotationSlot, restart: restart,
-        commandTimeout: .seconds(2), duration: duration)
+        commandTimeout: commandTimeout, duration: duration)
     var logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
     logger.logLevel = .critical
     let advertiser = BeaconAdvertiser(

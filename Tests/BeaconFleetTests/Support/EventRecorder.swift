@@ -1,41 +1,46 @@
-import Synchronization
-
 @testable import BeaconFleet
 
 /// Keeps what the advertiser reported, for assertions while it still runs.
 final class EventRecorder: Sendable {
-    private let recorded = Mutex<[AdvertiserEvent]>([])
+    private let log = RecordedLog<AdvertiserEvent>()
 
-    var events: [AdvertiserEvent] { recorded.withLock { $0 } }
+    var events: [AdvertiserEvent] { log.elements }
 
-    var sessions: [AdvertisingSession] {
+    var sessions: [AdvertisingSession] { Self.sessions(in: events) }
+
+    var warnings: [String] { Self.warnings(in: events) }
+
+    func record(_ event: AdvertiserEvent) {
+        log.append(event)
+    }
+
+    /// Waits until `count` sessions have started: resumes when the advertiser reports the
+    /// last of them, however long the machine takes to get there.
+    @discardableResult
+    func waitForSessions(_ count: Int = 1) async throws -> [AdvertisingSession] {
+        let events = try await log.wait(for: "\(count) started session(s)") { Self.sessions(in: $0).count >= count }
+        return Self.sessions(in: events)
+    }
+
+    /// Waits until the advertiser has reported an event for which `condition` holds.
+    @discardableResult
+    func waitForEvent(
+        _ description: String, where condition: @escaping @Sendable (AdvertiserEvent) -> Bool
+    ) async throws -> [AdvertiserEvent] {
+        try await log.wait(for: description) { $0.contains(where: condition) }
+    }
+
+    private static func sessions(in events: [AdvertiserEvent]) -> [AdvertisingSession] {
         events.compactMap { event in
             if case .started(let session) = event { return session }
             return nil
         }
     }
 
-    var warnings: [String] {
+    private static func warnings(in events: [AdvertiserEvent]) -> [String] {
         events.compactMap { event in
             if case .warning(let message) = event { return message }
             return nil
         }
-    }
-
-    func record(_ event: AdvertiserEvent) {
-        recorded.withLock { $0.append(event) }
-    }
-
-    /// Waits until `count` sessions have started, polling.
-    @discardableResult
-    func waitForSessions(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws -> [AdvertisingSession] {
-        let deadline = ContinuousClock.now + timeout
-        while sessions.count < count {
-            guard ContinuousClock.now < deadline else {
-                throw TestFailure("timed out waiting for \(count) started session(s); events: \(events)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return sessions
     }
 }

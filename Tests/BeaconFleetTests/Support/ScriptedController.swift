@@ -29,10 +29,10 @@ final class ScriptedController: Sendable {
     let hostEnd: InMemoryHCITransport
     private let controllerEnd: InMemoryHCITransport
     private let state: Mutex<State>
+    private let received = RecordedLog<HCICommandPacket>()
 
     private struct State {
         var configuration: Configuration
-        var commands: [HCICommandPacket] = []
     }
 
     init(name: String = "tcp-client:127.0.0.1:6402", configuration: Configuration = Configuration()) {
@@ -45,10 +45,8 @@ final class ScriptedController: Sendable {
             do {
                 for try await packet in incoming {
                     guard let command = try? HCICommandPacket(packet: packet) else { continue }
-                    let answers = state.withLock { state in
-                        state.commands.append(command)
-                        return !state.configuration.unanswered.contains(command.opcode)
-                    }
+                    let answers = state.withLock { !$0.configuration.unanswered.contains(command.opcode) }
+                    received.append(command)
                     if answers { try? await controllerEnd.send(try answer(to: command)) }
                 }
             } catch {
@@ -58,7 +56,7 @@ final class ScriptedController: Sendable {
     }
 
     /// Every command received so far, in order.
-    var commands: [HCICommandPacket] { state.withLock { $0.commands } }
+    var commands: [HCICommandPacket] { received.elements }
     var opcodes: [HCIOpcode] { commands.map(\.opcode) }
 
     func refuse(_ opcode: HCIOpcode, with status: HCIStatus) {
@@ -80,21 +78,14 @@ final class ScriptedController: Sendable {
         controllerEnd.drop(with: HCITransportError(.ioFailure, "\(hostEnd.name): connection reset by peer"))
     }
 
-    /// Waits until `condition` holds for the commands received, polling.
+    /// Waits until `condition` holds for the commands received: resumes when the command
+    /// that makes it hold arrives.
     @discardableResult
     func waitForCommands(
-        timeout: Duration = .seconds(5), _ description: String = "the expected commands",
-        until condition: ([HCICommandPacket]) -> Bool
+        _ description: String = "the expected commands",
+        until condition: @escaping @Sendable ([HCICommandPacket]) -> Bool
     ) async throws -> [HCICommandPacket] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let current = commands
-            if condition(current) { return current }
-            guard ContinuousClock.now < deadline else {
-                throw TestFailure("timed out waiting for \(description); received: \(current.map(\.opcode.displayName))")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await received.wait(for: description, until: condition)
     }
 
     private func answer(to command: HCICommandPacket) throws -> HCIPacket {

@@ -15,8 +15,14 @@ final class AirScanner: Sendable {
         let data: [UInt8]
     }
 
+    /// What the scanner heard, in order, and where in it each barrier's answer came.
+    private struct Heard: Sendable {
+        var sightings: [Sighting] = []
+        var barriers: [Int] = []
+    }
+
     private let host: HostController
-    private let sightings = Mutex<[Sighting]>([])
+    private let heard = WatchedState(Heard())
     private let listener = Mutex<Task<Void, Never>?>(nil)
 
     private init(host: HostController) {
@@ -26,18 +32,25 @@ final class AirScanner: Sendable {
     /// Connects to RootCanal's HCI port (a new controller) and starts a legacy passive scan.
     static func start(port: UInt16) async throws -> AirScanner {
         let transport = try await TCPClientTransport.connect(host: "127.0.0.1", port: port)
-        let scanner = AirScanner(host: HostController(transport: transport, defaultTimeout: .seconds(5)))
+        // RootCanal answers at once: the timeout is a safety net for a machine under load.
+        let scanner = AirScanner(host: HostController(transport: transport, defaultTimeout: .seconds(60)))
         let events = await scanner.host.events()
         let task = Task { [scanner] in
             for await event in events {
-                guard case .event(.le(.advertisingReport(let reports))) = event else { continue }
-                let now = ContinuousClock.now
-                scanner.sightings.withLock { list in
-                    for report in reports {
-                        list.append(Sighting(
-                            time: now, address: report.address, addressType: report.addressType,
-                            eventType: report.eventType, data: report.data))
+                switch event {
+                case .event(.le(.advertisingReport(let reports))):
+                    let now = ContinuousClock.now
+                    scanner.heard.update { heard in
+                        for report in reports {
+                            heard.sightings.append(Sighting(
+                                time: now, address: report.address, addressType: report.addressType,
+                                eventType: report.eventType, data: report.data))
+                        }
                     }
+                case .event(.commandComplete(let complete)) where complete.opcode == .readBDADDR:
+                    scanner.heard.update { $0.barriers.append($0.sightings.count) }
+                default:
+                    continue
                 }
             }
         }
@@ -54,17 +67,27 @@ final class AirScanner: Sendable {
         return scanner
     }
 
-    var all: [Sighting] { sightings.withLock { $0 } }
+    var all: [Sighting] { heard.value.sightings }
 
-    /// Waits until every payload in `payloads` was heard, or `timeout`; returns those missing.
-    func waitToHear(_ payloads: Set<[UInt8]>, timeout: Duration) async -> Set<[UInt8]> {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let heard = Set(all.map(\.data))
-            let missing = payloads.subtracting(heard)
-            if missing.isEmpty || ContinuousClock.now >= deadline { return missing }
-            try? await Task.sleep(for: .milliseconds(50))
+    /// Waits until every payload in `payloads` was heard: resumes with the report that
+    /// completes the set. Returns those still missing after the safety deadline (90 s, within
+    /// the suites' time limit), which only a beacon that never advertises reaches.
+    func waitToHear(_ payloads: Set<[UInt8]>) async -> Set<[UInt8]> {
+        _ = try? await heard.wait(for: "hearing \(payloads.count) payload(s)", safetyDeadline: .seconds(90)) { heard in
+            payloads.isSubset(of: Set(heard.sightings.map(\.data)))
         }
+        return payloads.subtracting(all.map(\.data))
+    }
+
+    /// A point in what this scanner heard after which everything was put on the air after
+    /// this call: RootCanal answers a command after sending whatever it had already sent
+    /// this controller, and the answer reaches the listener in order with the reports.
+    /// Returns the number of sightings before that point.
+    func barrier() async throws -> Int {
+        let earlier = heard.value.barriers.count
+        _ = try await host.send(ReadBDADDR())
+        let heard = try await heard.wait(for: "the answer to the barrier's Read BD_ADDR") { $0.barriers.count > earlier }
+        return heard.barriers[earlier]
     }
 
     func stop() async {

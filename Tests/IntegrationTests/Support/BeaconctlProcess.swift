@@ -1,18 +1,54 @@
 import Foundation
 import Glibc
-import Synchronization
 
 /// The built `beaconctl` executable, run as a child process the way a user or systemd runs
 /// it: arguments in, lines out, signals to stop it.
 final class BeaconctlProcess: Sendable {
     private let process: Process
-    private let state = State()
+    private let state: WatchedState<Observed>
+    /// The read ends of the output pipes, kept open for as long as the handlers and the
+    /// `isFinished` check may use them.
+    private let readEnds: [FileHandle]
 
     /// What the process printed and how it ended, written by Foundation's handlers on their
     /// own threads.
-    private final class State: Sendable {
-        let output = Mutex<(standardOutput: Data, standardError: Data)>((Data(), Data()))
-        let exit = Mutex<Int32?>(nil)
+    private struct Observed: Sendable {
+        /// The read ends of standard output and standard error.
+        let outputDescriptor: Int32
+        let errorDescriptor: Int32
+        var standardOutput = Data()
+        var standardError = Data()
+        var outputEnded = false
+        var errorEnded = false
+        /// Handlers that have started a read and not yet recorded what it returned.
+        var readsInFlight = 0
+        var terminationStatus: Int32?
+
+        /// The process has exited and what it wrote is all recorded: its output is complete.
+        ///
+        /// The termination handler may run before the last lines are read from the pipes,
+        /// and the end of a pipe may come much later than the exit: a child spawned
+        /// meanwhile by another test can inherit its write end. Once the process has exited
+        /// everything it wrote is in the pipes, so "nothing left unread and no read under
+        /// way" is the end of its output whatever else holds them open.
+        var isFinished: Bool {
+            terminationStatus != nil && readsInFlight == 0
+                && (outputEnded || Self.unreadBytes(outputDescriptor) == 0)
+                && (errorEnded || Self.unreadBytes(errorDescriptor) == 0)
+        }
+        var exitStatus: Int32? { isFinished ? terminationStatus : nil }
+
+        /// Bytes waiting in a pipe (FIONREAD); an error counts as none left.
+        private static func unreadBytes(_ descriptor: Int32) -> Int32 {
+            var count: Int32 = 0
+            return ioctl(descriptor, UInt(FIONREAD), &count) == 0 ? count : 0
+        }
+
+        var outputLines: [String] {
+            let text = String(decoding: standardOutput, as: UTF8.self)
+            guard let lastNewline = text.lastIndex(of: "\n") else { return [] }
+            return text[..<lastNewline].split(separator: "\n").map(String.init)
+        }
     }
 
     var processIdentifier: Int32 { process.processIdentifier }
@@ -47,23 +83,41 @@ final class BeaconctlProcess: Sendable {
         let stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
-        let state = self.state
+        readEnds = [stdout.fileHandleForReading, stderr.fileHandleForReading]
+        let state = WatchedState(Observed(
+            outputDescriptor: stdout.fileHandleForReading.fileDescriptor,
+            errorDescriptor: stderr.fileHandleForReading.fileDescriptor))
+        self.state = state
         stdout.fileHandleForReading.readabilityHandler = { handle in
+            // In flight before the bytes leave the pipe, so that isFinished never sees them
+            // neither in the pipe nor recorded.
+            state.update { $0.readsInFlight += 1 }
             let data = handle.availableData
-            state.output.withLock { $0.standardOutput.append(data) }
+            // Empty data is the end of the pipe: stop watching it.
+            if data.isEmpty { handle.readabilityHandler = nil }
+            state.update { observed in
+                if data.isEmpty { observed.outputEnded = true } else { observed.standardOutput.append(data) }
+                observed.readsInFlight -= 1
+            }
         }
         stderr.fileHandleForReading.readabilityHandler = { handle in
+            state.update { $0.readsInFlight += 1 }
             let data = handle.availableData
-            state.output.withLock { $0.standardError.append(data) }
+            if data.isEmpty { handle.readabilityHandler = nil }
+            state.update { observed in
+                if data.isEmpty { observed.errorEnded = true } else { observed.standardError.append(data) }
+                observed.readsInFlight -= 1
+            }
         }
         process.terminationHandler = { process in
-            state.exit.withLock { $0 = process.terminationStatus }
+            let status = process.terminationStatus
+            state.update { $0.terminationStatus = status }
         }
         try Self.runWithDefaultSignalMask(process)
     }
 
     deinit {
-        if state.exit.withLock({ $0 }) == nil {
+        if state.value.terminationStatus == nil {
             kill(process.processIdentifier, SIGKILL)
         }
     }
@@ -79,45 +133,37 @@ final class BeaconctlProcess: Sendable {
         try process.run()
     }
 
-    var standardOutput: String { state.output.withLock { String(decoding: $0.standardOutput, as: UTF8.self) } }
-    var standardError: String { state.output.withLock { String(decoding: $0.standardError, as: UTF8.self) } }
-    var exitStatus: Int32? { state.exit.withLock { $0 } }
+    var standardOutput: String { String(decoding: state.value.standardOutput, as: UTF8.self) }
+    var standardError: String { String(decoding: state.value.standardError, as: UTF8.self) }
+    /// The exit status once the process has exited and all its output has been read.
+    var exitStatus: Int32? { state.value.exitStatus }
 
     /// Complete lines of standard output so far.
-    var outputLines: [String] {
-        let text = standardOutput
-        guard let lastNewline = text.lastIndex(of: "\n") else { return [] }
-        return text[..<lastNewline].split(separator: "\n").map(String.init)
-    }
+    var outputLines: [String] { state.value.outputLines }
 
-    /// The first output line satisfying `condition`, waiting for it up to `timeout`.
-    func waitForLine(timeout: Duration, _ description: String, where condition: (String) -> Bool) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let line = outputLines.first(where: condition) { return line }
-            if let status = exitStatus {
-                throw BeaconctlProcessError(
-                    "beaconctl exited with status \(status) before printing \(description). Output:\n\(standardOutput)\nErrors:\n\(standardError)")
-            }
-            guard ContinuousClock.now < deadline else {
-                throw BeaconctlProcessError(
-                    "beaconctl printed no \(description) within \(timeout). Output:\n\(standardOutput)\nErrors:\n\(standardError)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+    /// The first output line satisfying `condition`: resumes when beaconctl prints it.
+    /// Throws when beaconctl ends without printing it, or after the safety deadline.
+    func waitForLine(
+        _ description: String, where condition: @escaping @Sendable (String) -> Bool
+    ) async throws -> String {
+        let observed = try await state.wait(for: "beaconctl printing \(description)") { observed in
+            observed.isFinished || observed.outputLines.contains(where: condition)
         }
+        if let line = observed.outputLines.first(where: condition) { return line }
+        throw BeaconctlProcessError(
+            "beaconctl exited with status \(observed.terminationStatus.map(String.init) ?? "?") before printing "
+                + "\(description). Output:\n\(standardOutput)\nErrors:\n\(standardError)")
     }
 
     func signal(_ signalNumber: Int32) {
-        guard exitStatus == nil else { return }
+        guard state.value.terminationStatus == nil else { return }
         kill(process.processIdentifier, signalNumber)
     }
 
-    /// The exit status, or nil if still running after `timeout`.
-    func waitForExit(timeout: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while exitStatus == nil, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+    /// The exit status, once the process has exited and its output is all read; nil when
+    /// that has not happened within the safety deadline (a hang).
+    func waitForExit() async -> Int32? {
+        _ = try? await state.wait(for: "beaconctl exiting") { $0.isFinished }
         return exitStatus
     }
 }
