@@ -23,20 +23,24 @@ final class BeaconctlProcess: Sendable {
         /// Handlers that have started a read and not yet recorded what it returned.
         var readsInFlight = 0
         var terminationStatus: Int32?
-
         /// The process has exited and what it wrote is all recorded: its output is complete.
-        ///
+        /// Set by `noteIfFinished()` after every change, and never unset.
+        private(set) var isFinished = false
+
+        var exitStatus: Int32? { isFinished ? terminationStatus : nil }
+
         /// The termination handler may run before the last lines are read from the pipes,
         /// and the end of a pipe may come much later than the exit: a child spawned
         /// meanwhile by another test can inherit its write end. Once the process has exited
         /// everything it wrote is in the pipes, so "nothing left unread and no read under
-        /// way" is the end of its output whatever else holds them open.
-        var isFinished: Bool {
-            terminationStatus != nil && readsInFlight == 0
-                && (outputEnded || Self.unreadBytes(outputDescriptor) == 0)
+        /// way" is the end of its output whatever else holds them open. Only the changes
+        /// recorded here (an exit, a read) can make that true.
+        mutating func noteIfFinished() {
+            guard !isFinished, terminationStatus != nil, readsInFlight == 0 else { return }
+            isFinished =
+                (outputEnded || Self.unreadBytes(outputDescriptor) == 0)
                 && (errorEnded || Self.unreadBytes(errorDescriptor) == 0)
         }
-        var exitStatus: Int32? { isFinished ? terminationStatus : nil }
 
         /// Bytes waiting in a pipe (FIONREAD); an error counts as none left.
         private static func unreadBytes(_ descriptor: Int32) -> Int32 {
@@ -98,6 +102,7 @@ final class BeaconctlProcess: Sendable {
             state.update { observed in
                 if data.isEmpty { observed.outputEnded = true } else { observed.standardOutput.append(data) }
                 observed.readsInFlight -= 1
+                observed.noteIfFinished()
             }
         }
         stderr.fileHandleForReading.readabilityHandler = { handle in
@@ -107,11 +112,15 @@ final class BeaconctlProcess: Sendable {
             state.update { observed in
                 if data.isEmpty { observed.errorEnded = true } else { observed.standardError.append(data) }
                 observed.readsInFlight -= 1
+                observed.noteIfFinished()
             }
         }
         process.terminationHandler = { process in
             let status = process.terminationStatus
-            state.update { $0.terminationStatus = status }
+            state.update { observed in
+                observed.terminationStatus = status
+                observed.noteIfFinished()
+            }
         }
         try Self.runWithDefaultSignalMask(process)
     }
@@ -163,8 +172,8 @@ final class BeaconctlProcess: Sendable {
     /// The exit status, once the process has exited and its output is all read; nil when
     /// that has not happened within the safety deadline (a hang).
     func waitForExit() async -> Int32? {
-        _ = try? await state.wait(for: "beaconctl exiting") { $0.isFinished }
-        return exitStatus
+        let observed = try? await state.wait(for: "beaconctl exiting") { $0.isFinished }
+        return observed?.exitStatus
     }
 }
 
