@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages beaconctl builds against, when they are missing.
 # Safe to run repeatedly, with no standard input (CI), as root or through sudo.
+# Usage: scripts/bootstrap.sh [EXTRA-PACKAGE...]   (the packaging scripts name the tools they use)
 set -euo pipefail
 
-packages=(libbluetooth-dev libyaml-dev pkg-config python3-venv)
+packages=(libbluetooth-dev libyaml-dev pkg-config python3-venv "$@")
 
 missing=()
 for package in "${packages[@]}"; do
