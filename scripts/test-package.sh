@@ -40,12 +40,14 @@ version=${package_version%-*}
 package_seconds=$((SECONDS - phase))
 
 # 2. lintian: no errors. Its warnings are shown (docs/packaging.md says which tags remain and why).
+phase=$SECONDS
 say "lintian $deb"
 lintian_status=0
 lintian_output=$(lintian --fail-on error "$deb" 2>&1) || lintian_status=$?
 grep -v '^running with root privileges' <<<"$lintian_output" || true
 [[ $lintian_status -eq 0 ]] || fail "lintian reports errors in $deb (above; exit status $lintian_status)"
 say "lintian: no errors"
+lintian_seconds=$((SECONDS - phase))
 
 # 3. The clean Debian 12 root, built once.
 phase=$SECONDS
@@ -222,5 +224,6 @@ test_seconds=$((SECONDS - phase))
 trap - EXIT
 unmount_under "$run"
 rm -rf "$run"
-say "passed in $((SECONDS - started)) s: package ${package_seconds} s, Debian 12 root ${root_seconds} s" \
+say "passed in $((SECONDS - started)) s: package ${package_seconds} s, lintian ${lintian_seconds} s," \
+    "Debian 12 root ${root_seconds} s" \
     "($([[ $root_built == yes ]] && echo built || echo reused)), install and checks ${test_seconds} s"
