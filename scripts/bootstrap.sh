@@ -3,7 +3,7 @@
 # further packages named as arguments (scripts/stress-test.sh asks for stress-ng).
 # Safe to run repeatedly, with no standard input (CI), as root or through sudo.
 #
-# Usage: scripts/bootstrap.sh [PACKAGE...]
+# Usage: scripts/bootstrap.sh [EXTRA-PACKAGE...]   (the stress and packaging scripts name the tools they use)
 set -euo pipefail
 
 packages=(libbluetooth-dev libyaml-dev pkg-config python3-venv "$@")

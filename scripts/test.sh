@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: system packages, the Python venv with RootCanal
 # and Bumble for the integration tests, every Swift test, the manifest schema check, and a
-# quick pass of the benchmarks so they cannot rot.
+# quick pass of the benchmarks so they cannot rot; last, the Debian package, installed into a
+# clean Debian 12 root and run there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,3 +25,6 @@ release=$(swift build -c release --show-bin-path)
 "$release/manifest-benchmark" --sizes 10000
 "$release/radio-benchmark" --beacons 1,100 --repeat 1
 "$release/ranging-benchmark" --trials 3
+
+echo "test: the Debian package: build, lintian, install into a clean Debian 12 root and run"
+scripts/test-package.sh

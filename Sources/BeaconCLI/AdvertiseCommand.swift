@@ -48,13 +48,29 @@ struct AdvertiseCommand: AsyncParsableCommand {
     @Flag(help: "Print a systemd unit that runs this same command as a service, and exit.")
     var printSystemdUnit = false
 
+    @Flag(help: """
+        Print the template unit beaconctl-advertise@.service, whose instance NAME advertises this host's beacons \
+        of /etc/beaconctl/NAME.yaml, and exit.
+        """)
+    var printSystemdTemplate = false
+
     func validate() throws {
+        if printSystemdTemplate {
+            if printSystemdUnit {
+                throw ValidationError("--print-systemd-unit and --print-systemd-template each print a unit; pass one of them.")
+            }
+            if beacon.isAnyGiven || manifest.isAnyGiven {
+                throw ValidationError(
+                    "--print-systemd-template takes this host's beacons from /etc/beaconctl/NAME.yaml, NAME being the "
+                        + "instance; drop the beacon and manifest flags.")
+            }
+        }
         if beacon.isAnyGiven && manifest.isAnyGiven {
             throw ValidationError(
                 "\(beacon.givenFlags.joined(separator: ", ")) describe one beacon and --manifest takes beacons from a "
                     + "manifest; use one or the other.")
         }
-        if !beacon.isAnyGiven && !manifest.isAnyGiven {
+        if !beacon.isAnyGiven && !manifest.isAnyGiven && !printSystemdTemplate {
             throw ValidationError(
                 "say what to advertise: --uuid UUID --major N --minor N, or --manifest PATH (with --beacon ID, --host NAME or --all).")
         }
@@ -70,8 +86,8 @@ struct AdvertiseCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console.current
-        if printSystemdUnit {
-            console.write(AdvertiseSystemdUnit(command: self).text())
+        if printSystemdUnit || printSystemdTemplate {
+            console.write(AdvertiseSystemdUnit(command: self, isTemplate: printSystemdTemplate).text())
             return
         }
         let spec = try controller.transportSpec(environment: console.environment)

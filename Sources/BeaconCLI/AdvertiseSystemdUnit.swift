@@ -5,9 +5,12 @@ import HCI
 import HCITransports
 
 /// The systemd unit `advertise --print-systemd-unit` prints: the same advertise command as
-/// a service, with the capabilities it needs and nothing more, never as root.
+/// a service, with the capabilities it needs and nothing more, never as root. With
+/// `isTemplate` (`--print-systemd-template`) it is the template `beaconctl-advertise@.service`
+/// the Debian package installs: the manifest is `/etc/beaconctl/INSTANCE.yaml`.
 struct AdvertiseSystemdUnit {
     let command: AdvertiseCommand
+    var isTemplate = false
     /// The running binary; the unit must name it by absolute path.
     var binaryPath: String = AdvertiseSystemdUnit.currentExecutable()
     var workingDirectory: String = FileManager.default.currentDirectoryPath
@@ -15,24 +18,44 @@ struct AdvertiseSystemdUnit {
 
     func text() -> String {
         let arguments = [binaryPath, "advertise"] + advertiseArguments()
-        let execStart = arguments.map(Self.quoted).joined(separator: " ")
+        var execStart = arguments.map(Self.quoted).joined(separator: " ")
+        if isTemplate {
+            // Not quoted: systemd must expand the instance specifier (systemd.unit(5), "Specifiers").
+            execStart += " --manifest " + Self.templateManifest
+        }
         let paths = command.manifest.manifest.map(absolute)
         let readsHome = paths.contains { $0.hasPrefix("/home/") || $0.hasPrefix("/root/") || $0 == "/root" || $0 == "/home" }
         let spec = specText()
         let usesSerial = spec.hasPrefix("serial:")
 
-        var lines: [String] = [
-            "# beaconctl advertise as a service. To install it:",
-            "#   sudo cp beaconctl-advertise.service /etc/systemd/system/",
-            "#   sudo systemctl daemon-reload && sudo systemctl enable --now beaconctl-advertise",
-            "# It runs as a transient unprivileged user (DynamicUser): manifests must be readable by any user.",
-        ]
+        var lines: [String]
+        if isTemplate {
+            lines = [
+                "# beaconctl advertise as a template service: instance NAME advertises the beacons of",
+                "# /etc/beaconctl/NAME.yaml whose host is this machine's host name. To start one at boot:",
+                "#   sudo systemctl enable --now beaconctl-advertise@NAME",
+                "# Without the beaconctl package, install it first:",
+                "#   sudo cp beaconctl-advertise@.service /etc/systemd/system/ && sudo systemctl daemon-reload",
+            ]
+        } else {
+            lines = [
+                "# beaconctl advertise as a service. To install it:",
+                "#   sudo cp beaconctl-advertise.service /etc/systemd/system/",
+                "#   sudo systemctl daemon-reload && sudo systemctl enable --now beaconctl-advertise",
+            ]
+        }
+        lines.append("# It runs as a transient unprivileged user (DynamicUser): manifests must be readable by any user.")
         if command.controller.snoop != nil {
             lines.append("# --snoop writes to /var/log/beaconctl, the one folder the service may write (LogsDirectory).")
         }
         lines += [
             "[Unit]",
-            "Description=beaconctl: advertise iBeacons on \(spec)",
+            isTemplate
+                ? "Description=beaconctl: advertise this host's iBeacons of \(Self.templateManifest) on \(spec)"
+                : "Description=beaconctl: advertise iBeacons on \(spec)",
+        ]
+        if isTemplate { lines.append("Documentation=man:beaconctl-advertise(1)") }
+        lines += [
             "After=bluetooth.target",
             "",
             "[Service]",
@@ -123,6 +146,9 @@ struct AdvertiseSystemdUnit {
         if command.format != .text { arguments += ["--format", command.format.rawValue] }
         return arguments
     }
+
+    /// The template's manifest: `%i` is the instance name, as systemd expands it.
+    static let templateManifest = "/etc/beaconctl/%i.yaml"
 
     /// Where the service writes a capture: its logs folder, under the file name asked for.
     static func serviceCapturePath(_ path: String) -> String {

@@ -65,6 +65,43 @@ struct AdvertiseSystemdUnitTests {
         #expect(result.output.contains("\nLogsDirectory=beaconctl\n"))
     }
 
+    @Test("--print-systemd-template: instance NAME advertises this host's beacons of /etc/beaconctl/NAME.yaml")
+    func template() async throws {
+        let result = await runBeaconctl(["advertise", "--hci", "hci0", "--restart", "--print-systemd-template"])
+        #expect(result.status == 0)
+        #expect(result.error.isEmpty)
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let execStart = try #require(lines.first { $0.hasPrefix("ExecStart=/") })
+        // The specifier stays unescaped so systemd expands it; no --host: the service asks the machine its name.
+        #expect(execStart.hasSuffix(" advertise --hci hci0 --restart --manifest /etc/beaconctl/%i.yaml"))
+        #expect(lines.contains("Description=beaconctl: advertise this host's iBeacons of /etc/beaconctl/%i.yaml on hci0"))
+        #expect(lines.contains("Documentation=man:beaconctl-advertise(1)"))
+        #expect(lines.contains("ProtectHome=yes"))
+
+        // Everything from [Service] on but ExecStart is what --print-systemd-unit writes for the same command.
+        let plain = await unit(["--hci", "hci0", "--restart", "--manifest", "/etc/beaconctl/shop.yaml"])
+        let plainLines = plain.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        func service(_ lines: [String]) -> [String] {
+            Array(lines.drop { $0 != "[Service]" }.filter { !$0.hasPrefix("ExecStart=") })
+        }
+        #expect(!service(lines).isEmpty)
+        #expect(service(lines) == service(plainLines))
+    }
+
+    @Test(
+        "--print-systemd-template names its own manifest and is not combined with --print-systemd-unit",
+        arguments: [
+            (["--manifest", "/srv/fleet.yaml"], "--print-systemd-template takes this host's beacons from /etc/beaconctl/NAME.yaml"),
+            (["--uuid", "89D6E936-F61F-4227-BCD2-6E94C5A6B2E3"], "drop the beacon and manifest flags."),
+            (["--print-systemd-unit"], "--print-systemd-unit and --print-systemd-template each print a unit; pass one of them."),
+        ] as [([String], String)])
+    func templateUsage(extra: [String], message: String) async {
+        let result = await runBeaconctl(["advertise", "--print-systemd-template"] + extra)
+        #expect(result.status == 2)
+        #expect(result.output.isEmpty)
+        #expect(result.error.contains(message), "\(result.error)")
+    }
+
     @Test("ExecStart words are quoted and escaped the way systemd reads them")
     func quoting() {
         #expect(AdvertiseSystemdUnit.quoted("plain") == "plain")
