@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetManifest
 import Foundation
+import HCITransports
 
 struct FleetExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -108,18 +109,25 @@ func reportBlockingDiagnostics(_ result: ManifestLoadResult) throws {
     }
 }
 
-/// The whole text of `path`, or of standard input for `-`; read off the cooperative pool.
+/// The whole text of `path`, or of standard input for `-`; read on a thread of its own (a
+/// pipe may wait for as long as its writer takes), never on the cooperative pool.
 func readInput(_ path: String) async throws -> String {
-    try await onOwnThread {
-        if path == "-" {
-            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    let read: Result<String, CommandFailure>
+    do {
+        read = try await POSIXThread.run { () -> Result<String, CommandFailure> in
+            if path == "-" {
+                return .success(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
+            }
+            do {
+                return .success(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self))
+            } catch {
+                return .failure(CommandFailure(.usageOrInput, "cannot read \(path): \(error.localizedDescription)"))
+            }
         }
-        do {
-            return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
-        } catch {
-            throw CommandFailure(.usageOrInput, "cannot read \(path): \(error.localizedDescription)")
-        }
+    } catch {
+        throw CommandFailure(.usageOrInput, "cannot read \(path): \(error)")
     }
+    return try read.get()
 }
 
 /// Writes `text` to `path` atomically (temporary file, then rename), or to standard output.

@@ -55,7 +55,7 @@ struct CaptureStreamingTests {
         // Record 1 (a Command Complete of 7 bytes) said to hold 9: it swallows 2 bytes of
         // the next record's header, and its event no longer matches its length.
         Self.setLengths(&file, recordAt: offsets[1], to: 9)
-        let expected = "btsnoop record 1 at byte \(offsets[1]) is invalid: its event packet says it has 6 bytes, the record holds 8 (the record length 9 is corrupt, or the packet is)"
+        let expected = "btsnoop record 1 at byte \(offsets[1]) is invalid: its event packet says it has 6 bytes, the record holds 8 (the record length 9 is corrupt, or the packet is); the capture is damaged from there: to use what precedes it, keep its first \(offsets[1]) bytes (head -c \(offsets[1]))"
         let inMemory = try #require(throws: SightingStreamError.self) { _ = try SightingCapture(bytes: file, source: "c.btsnoop") }
         #expect(inMemory.description == "c.btsnoop: " + expected)
         let streamed = try await #require(throws: SightingStreamError.self) { _ = try await Self.stream(file) }
@@ -97,7 +97,7 @@ struct CaptureStreamingTests {
         let h4 = try #require(throws: SightingStreamError.self) {
             _ = try SightingCapture(bytes: BTSnoopWriter.fileHeader() + [UInt8](repeating: 0, count: 4096), source: "z")
         }
-        #expect(h4.description == "z: btsnoop record 0 at byte 16 is invalid: it is empty; an H4 record starts with the packet indicator")
+        #expect(h4.description == "z: btsnoop record 0 at byte 16 is invalid: it is empty; an H4 record starts with the packet indicator; the capture is damaged from there: to use what precedes it, keep its first 16 bytes (head -c 16)")
 
         // Linux monitor: a zero record is opcode 0 with no data, skipped; 50 MB of them fed
         // in 64 KiB chunks never make the reader hold more than a chunk and a record.

@@ -115,7 +115,8 @@ package struct SightingCaptureDecoder {
             throw SightingStreamError(
                 source: source,
                 reason: "btsnoop record \(position.index) at byte \(position.offset) is \(seconds) s from the first record "
-                    + "(beyond about 317 years): its timestamp is corrupt")
+                    + "(beyond about 317 years): its timestamp is corrupt; to use what precedes it, keep the "
+                    + "capture's first \(position.offset) bytes (head -c \(position.offset))")
         }
         defer { updateCounts() }
         guard record.direction == .controllerToHost, record.packet.type == .event else { return [] }

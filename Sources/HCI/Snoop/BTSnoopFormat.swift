@@ -90,7 +90,8 @@ public enum BTSnoopError: Error, Equatable, Sendable, CustomStringConvertible {
         case .truncatedRecord(let index, let offset):
             return "btsnoop record \(index) at byte \(offset) is cut short: the capture ended while it was written"
         case .invalidRecord(let index, let offset, let reason):
-            return "btsnoop record \(index) at byte \(offset) is invalid: \(reason)"
+            return "btsnoop record \(index) at byte \(offset) is invalid: \(reason); "
+                + "the capture is damaged from there: to use what precedes it, keep its first \(offset) bytes (head -c \(offset))"
         case .fileSystem(let path, let operation, let reason):
             return "cannot \(operation) \(path): \(reason)"
         }

@@ -111,7 +111,7 @@ public struct BTSnoopReader {
             }
             guard originalLength <= BTSnoopFormat.maximumRecordLength else {
                 throw .invalidRecord(index: index, offset: recordOffset,
-                                     reason: "its length \(originalLength) is beyond any HCI packet (at most \(BTSnoopFormat.maximumRecordLength) bytes): the capture is corrupt from here")
+                                     reason: "its length \(originalLength) is beyond any HCI packet (at most \(BTSnoopFormat.maximumRecordLength) bytes)")
             }
             let dataStart = start + BTSnoopFormat.recordHeaderLength
             guard includedLength <= buffer.count - dataStart else {
