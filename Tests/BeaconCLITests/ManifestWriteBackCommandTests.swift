@@ -24,9 +24,10 @@ struct ManifestWriteBackCommandTests {
         try #require(mkfifo(fifo, 0o600) == 0)
         let samples = Array((CalibrateCommandTests.samples().joined(separator: "\n") + "\n").utf8)
         let edited = CalibrateCommandTests.manifest.replacingOccurrences(of: "minor: 1", with: "minor: 7")
-        let writerDone = DispatchSemaphore(value: 0)
+        // Awaited, not waited for with a semaphore: no test thread blocks.
+        let writerDone = AsyncStream<Void>.makeStream()
         let writer = Thread {
-            defer { writerDone.signal() }
+            defer { writerDone.continuation.finish() }
             // Should calibrate stop reading early, write gets EPIPE instead of killing the
             // test process with SIGPIPE (a write's SIGPIPE goes to the writing thread).
             var pipeSignal = sigset_t()
@@ -44,7 +45,7 @@ struct ManifestWriteBackCommandTests {
         let result = await runBeaconctl(["calibrate", "door", "--manifest", manifest, "--input", fifo, "--write"])
         // If calibrate never opened the FIFO, the writer is still waiting for a reader.
         let release = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        writerDone.wait()
+        for await _ in writerDone.stream {}
         if release >= 0 { close(release) }
 
         #expect(result.status == 2, "\(result.error)")

@@ -192,7 +192,7 @@ struct TruthUnderFaultTests {
         try process.run()
         stdin.fileHandleForWriting.write(Data(sent))
         for await _ in ended.stream {}
-        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = String(decoding: Self.drain(stdout.fileHandleForReading.fileDescriptor), as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 1, "\(output)")

@@ -148,20 +148,23 @@ struct ManifestWriteBackTests {
 
     /// A process id that no longer belongs to any process: a child that has exited and
     /// been waited for.
-    private func deadProcessID() throws -> Int32 {
+    private func deadProcessID() async throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/true")
+        let ended = AsyncStream<Void>.makeStream()
+        // Awaited through the termination handler: no blocking wait on a test thread.
+        process.terminationHandler = { _ in ended.continuation.finish() }
         try process.run()
-        process.waitUntilExit()
+        for await _ in ended.stream {}
         return process.processIdentifier
     }
 
     @Test("temporary files of processes that are gone are removed by the next write-back; others stay")
-    func staleTemporariesRemoved() throws {
+    func staleTemporariesRemoved() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path + "/fleet.yaml"
         try write(Self.before, to: path)
-        let dead = try deadProcessID()
+        let dead = try await deadProcessID()
         try #require(kill(dead, 0) != 0 && errno == ESRCH, "process \(dead) is still there")
         let stale = [
             ".fleet.yaml.beaconctl-\(dead)-123.tmp",
