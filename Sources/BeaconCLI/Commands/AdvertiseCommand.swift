@@ -102,9 +102,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
             duration: duration.flatMap(SecondsFlag.duration))
         let advertiser = BeaconAdvertiser(
             controller: spec, configuration: configuration, logger: globals.makeLogger(),
-            openTransport: { () async throws(HCITransportError) -> any HCITransport in
-                try await HCIOptions.open(spec, capture: capture)
-            })
+            openTransport: controller.connection(spec, capture: capture).opener)
         let printer = AdvertiseEventPrinter(
             format: format, console: console, style: globals.style(), errorStyle: globals.style(forStandardError: true),
             duration: duration)

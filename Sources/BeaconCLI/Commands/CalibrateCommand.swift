@@ -129,7 +129,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         defer { advertising?.cancel() }
         let capture = try controller.openCapture()
         defer { capture?.close() }
-        let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger)
+        let session = try await controller.startScanning(spec, capture: capture, logger: logger)
         console.errorLine("calibrating \(target.id) (\(target.identity)) for \(ScanTable.decimal(seconds, places: 0)) s: hold the scanner 1 m from it")
         let identity = target.identity
         let limit = seconds
@@ -144,8 +144,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         } catch {
             failure = CommandFailure(.controller, "\(error)")
         }
-        await session.stop()
-        await host.close()
+        await session.close()
         if let advertising {
             advertising.cancel()
             _ = await advertising.value
@@ -157,7 +156,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     /// The samples heard in the first `seconds` of the session. The deadline is its own
     /// task, so a silent air ends the run on time (a loop that looks at the clock only when
     /// a sighting arrives would wait forever).
-    private static func collect(_ identity: BeaconIdentity, from session: ScanSession, for seconds: Double) async throws -> CalibrationSampler {
+    private static func collect(_ identity: BeaconIdentity, from session: LiveScan, for seconds: Double) async throws -> CalibrationSampler {
         try await withThrowingTaskGroup(of: CalibrationSampler?.self) { group in
             group.addTask {
                 var collected = CalibrationSampler(identity: identity)

@@ -195,7 +195,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let spec = try controller.transportSpec(environment: console.environment)
         let capture = try controller.openCapture()
         defer { capture?.close() }
-        let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger)
+        let session = try await controller.startScanning(spec, capture: capture, logger: logger)
         var failure: (any Error)?
         let duration = self.duration
         do {
@@ -207,8 +207,7 @@ struct MonitorCommand: AsyncParsableCommand {
         } catch {
             failure = error
         }
-        await session.stop()
-        await host.close()
+        await session.close()
         if session.lostCount > 0 {
             logger.warning("\(session.lostCount) reports were lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
         }

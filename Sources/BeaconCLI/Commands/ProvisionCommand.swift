@@ -91,9 +91,7 @@ struct ProvisionCommand: AsyncParsableCommand {
                 fleet: loaded.fleet, host: hostName, advertisingController: advertising, listeningController: listening,
                 policy: policy, family: family.choice, commandTimeout: controller.timeout),
             logger: globals.makeLogger(),
-            openAdvertisingTransport: { () async throws(HCITransportError) -> any HCITransport in
-                try await HCIOptions.open(advertising, capture: capture)
-            })
+            openAdvertisingTransport: controller.connection(advertising, capture: capture).opener)
         let printer = ProvisionEventPrinter(
             console: console, reports: reports, style: globals.style(), errorStyle: globals.style(forStandardError: true),
             timeout: timeout, once: once)

@@ -150,33 +150,35 @@ struct ScanCommand: AsyncParsableCommand {
         let run = ScanRun(
             region: try region(), ranging: ranging,
             table: ScanTable(names: names, style: globals.style()), writesSightings: outputFormat == .jsonl)
-        if let input {
-            try await rangeRecording(input, run: run, logger: logger)
+        let capture = input == nil ? try controller.openCapture() : nil
+        defer { capture?.close() }
+        let timing = try scanTiming()
+        let family = self.family.choice
+        let source = try await controller.open(input: input, capture: capture, logger: logger) { configuration in
+            configuration.family = family
+            configuration.interval = timing.interval
+            configuration.window = timing.window
+        }
+        switch source {
+        case .recording(let recording):
+            let path = input ?? "-"
+            try await rangeRecording(recording, path: path, run: run, logger: logger)
             if outputFormat == .text {
                 let time = run.latestTime ?? 0
-                let header = "\(input == "-" ? "<stdin>" : input): \(Self.count(run.sightingCount, "sighting")) of "
+                let header = "\(path == "-" ? "<stdin>" : path): \(Self.count(run.sightingCount, "sighting")) of "
                 printFinalTable(run, at: time, header: header)
             }
-        } else {
+        case .live(let scan):
             let live = outputFormat == .text && console.standardOutputIsTerminal
-            try await scanController(run: run, live: live, textAtEnd: outputFormat == .text, logger: logger)
+            try await scanController(scan, run: run, live: live, textAtEnd: outputFormat == .text, logger: logger)
         }
     }
 
     // MARK: A controller
 
-    private func scanController(run: ScanRun, live: Bool, textAtEnd: Bool, logger: Logger) async throws {
+    private func scanController(_ session: LiveScan, run: ScanRun, live: Bool, textAtEnd: Bool, logger: Logger) async throws {
         let console = Console.current
-        let spec = try controller.transportSpec(environment: console.environment)
-        let timing = try scanTiming()
-        let capture = try controller.openCapture()
-        defer { capture?.close() }
-        let family = self.family.choice
-        let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger) { configuration in
-            configuration.family = family
-            configuration.interval = timing.interval
-            configuration.window = timing.window
-        }
+        let spec = session.controller
         let duration = self.duration
         let header = "Scanning \(spec) (\(session.family) scanning)"
         let display = ScanLiveDisplayBox()
@@ -192,8 +194,7 @@ struct ScanCommand: AsyncParsableCommand {
             }
         }
         if let signal { logger.info("stopping on \(TerminationSignals.name(of: signal))") }
-        await session.stop()
-        await host.close()
+        await session.close()
         let elapsed = session.elapsed()
         logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
         if session.lostCount > 0 {
@@ -213,7 +214,7 @@ struct ScanCommand: AsyncParsableCommand {
     /// Reads sightings until the duration ends, the stream fails, or the task is cancelled;
     /// redraws the live table twice a second meanwhile.
     private static func consume(
-        _ session: ScanSession, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String
+        _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String
     ) async throws {
         let console = Console.current
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -258,33 +259,20 @@ struct ScanCommand: AsyncParsableCommand {
 
     // MARK: A recording
 
-    private func rangeRecording(_ path: String, run: ScanRun, logger: Logger) async throws {
-        let recording: SightingInput
-        do {
-            recording = try await SightingSources.open(path: path)
-        } catch {
-            throw CommandFailure(.usageOrInput, error.description)
-        }
+    private func rangeRecording(_ recording: SightingInput, path: String, run: ScanRun, logger: Logger) async throws {
         let duration = self.duration
         let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, SightingStreamError> in
             do {
-                switch recording {
-                case .capture(let capture):
-                    for try await sighting in capture {
-                        if Self.isPastDuration(sighting, run: run, duration: duration) { break }
-                        run.take(sighting)
-                    }
-                    if let summary = capture.summary.values {
-                        if let truncation = summary.truncation {
-                            logger.warning("\(path): \(truncation); ranged what precedes it")
-                        }
-                        logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
-                    }
-                case .jsonLines(let sightings):
-                    for try await sighting in sightings {
-                        if Self.isPastDuration(sighting, run: run, duration: duration) { break }
-                        run.take(sighting)
-                    }
+                try await recording.forEach { sighting in
+                    if Self.isPastDuration(sighting, run: run, duration: duration) { return false }
+                    run.take(sighting)
+                    return true
+                }
+                if let truncation = recording.truncation {
+                    logger.warning("\(path): \(truncation); ranged what precedes it")
+                }
+                if case .capture(let capture) = recording, let summary = capture.summary.values {
+                    logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
                 }
                 return .success(())
             } catch let error as SightingStreamError {

@@ -171,7 +171,7 @@ struct VerifyCommand: AsyncParsableCommand {
         defer { capture?.close() }
         let logger = globals.makeLogger()
 
-        let (host, session) = try await controller.startScanning(spec, capture: capture, logger: logger)
+        let session = try await controller.startScanning(spec, capture: capture, logger: logger)
         let outcome: Result<VerificationResult, any Error>
         do {
             outcome = .success(try await verify(
@@ -179,8 +179,7 @@ struct VerifyCommand: AsyncParsableCommand {
         } catch {
             outcome = .failure(error)
         }
-        await session.stop()
-        await host.close()
+        await session.close()
         return try outcome.get()
     }
 

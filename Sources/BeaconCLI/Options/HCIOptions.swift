@@ -69,63 +69,56 @@ struct HCIOptions: ParsableArguments {
         }
     }
 
-    /// Opens `spec`, recording into `capture` when there is one. The capture outlives the
-    /// connection, so that a restart after a dropped link goes on recording into it.
-    static func open(_ spec: HCITransportSpec, capture: BTSnoopWriter?) async throws(HCITransportError) -> any HCITransport {
-        let transport = try await ControllerTransports.open(spec)
-        guard let capture else { return transport }
-        return CaptureKeepingTransport(SnoopingTransport(wrapping: transport, writer: capture))
+    /// How to reach `spec`: recording into `capture` when there is one, with `--command-timeout`.
+    func connection(_ spec: HCITransportSpec, capture: BTSnoopWriter?) -> ControllerConnection {
+        ControllerConnection(spec, capture: capture, commandTimeout: timeout)
     }
 
-    /// Opens `spec` (recording into `capture`) and starts a host controller on it with the
-    /// `--command-timeout`; a controller that cannot be reached is exit status 3.
+    /// Opens `spec` (recording into `capture`) and starts a host controller on it; a
+    /// controller that cannot be reached is exit status 3.
     func openHost(_ spec: HCITransportSpec, capture: BTSnoopWriter?) async throws(CommandFailure) -> HostController {
-        let transport: any HCITransport
         do {
-            transport = try await Self.open(spec, capture: capture)
+            return try await connection(spec, capture: capture).openHost()
         } catch {
             throw CommandFailure(.controller, error.message)
         }
-        return HostController(transport: transport, defaultTimeout: timeout)
     }
 
-    /// Opens `spec` and starts passive scanning on it; the caller stops the session and
-    /// closes the host. `configure` adjusts the scan beyond the access mode and receiver name
-    /// (family, timing). A controller that cannot be reached or refuses to scan is exit 3.
+    /// Opens `spec` and starts passive scanning on it; the caller closes the scan.
+    /// `configure` adjusts the scan beyond the access mode and receiver name (family,
+    /// timing). A controller that cannot be reached or refuses to scan is exit 3.
     func startScanning(
         _ spec: HCITransportSpec, capture: BTSnoopWriter?, logger: Logger,
         configure: (inout ScanConfiguration) -> Void = { _ in }
-    ) async throws(CommandFailure) -> (host: HostController, session: ScanSession) {
-        let host = try await openHost(spec, capture: capture)
-        var configuration = ScanConfiguration(access: ControllerAccess(spec), receiver: spec.description)
-        configure(&configuration)
+    ) async throws(CommandFailure) -> LiveScan {
         do {
-            let session = try await BeaconScanner(host: host, configuration: configuration, logger: logger).start()
-            return (host, session)
+            return try await LiveScan.start(connection(spec, capture: capture), logger: logger, configure: configure)
         } catch {
-            await host.close()
             throw CommandFailure(.controller, error.description)
         }
     }
-}
 
-/// A snooping transport whose `close` leaves the capture file open: the command closes it
-/// once, at the end.
-final class CaptureKeepingTransport: HCITransport {
-    private let snooping: SnoopingTransport
-
-    init(_ snooping: SnoopingTransport) {
-        self.snooping = snooping
-    }
-
-    var name: String { snooping.name }
-    var incoming: AsyncThrowingStream<HCIPacket, any Error> { snooping.incoming }
-
-    func send(_ packet: HCIPacket) async throws(HCITransportError) {
-        try await snooping.send(packet)
-    }
-
-    func close() async {
-        await snooping.wrapped.close()
+    /// Opens the sightings a command reads: the recording `input` names when there is one,
+    /// else a scan on `--hci` (recording into `capture`), configured by `configure`. An
+    /// unreadable recording is a usage/input failure (exit 2); a controller that cannot be
+    /// reached or refuses to scan is exit 3.
+    func open(
+        input: String?, capture: BTSnoopWriter?, logger: Logger,
+        configure: (inout ScanConfiguration) -> Void = { _ in }
+    ) async throws(CommandFailure) -> SightingSource {
+        let origin: SightingOrigin
+        if let input {
+            origin = .recording(path: input)
+        } else {
+            origin = .controller(connection(try transportSpec(environment: Console.current.environment), capture: capture))
+        }
+        do {
+            return try await SightingSource.open(origin, logger: logger, configure: configure)
+        } catch {
+            switch error {
+            case .controller(let failure): throw CommandFailure(.controller, failure.description)
+            case .recording(let failure): throw CommandFailure(.usageOrInput, failure.description)
+            }
+        }
     }
 }

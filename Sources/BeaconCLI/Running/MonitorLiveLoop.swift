@@ -15,7 +15,7 @@ enum MonitorLiveLoop {
     /// most this late.
     static let tick: Duration = .milliseconds(250)
 
-    static func run(_ session: ScanSession, monitor: MonitorRun, duration: Double?) async throws {
+    static func run(_ session: LiveScan, monitor: MonitorRun, duration: Double?) async throws {
         signal(SIGUSR1, SIG_IGN)
         let stateRequests = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: DispatchQueue(label: "beaconctl.monitor-state"))
         stateRequests.setEventHandler { monitor.reportStates(at: session.elapsed()) }

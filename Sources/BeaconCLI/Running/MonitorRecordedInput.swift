@@ -15,28 +15,13 @@ enum RecordedSightings {
         } catch {
             throw CommandFailure(.usageOrInput, error.description)
         }
-        switch recording {
-        case .capture(let capture):
-            try await read(capture, take)
-            if let truncation = capture.summary.values?.truncation {
-                logger.warning("\(path): \(truncation); used what precedes it")
-            }
-        case .jsonLines(let sightings):
-            try await read(sightings, take)
-        }
-    }
-
-    private static func read<Sightings: AsyncSequence<Sighting, any Error>>(
-        _ sightings: Sightings, _ take: (Sighting) -> Bool
-    ) async throws {
         do {
-            for try await sighting in sightings {
-                if !take(sighting) { return }
-            }
+            try await recording.forEach(take)
         } catch let error as SightingStreamError {
             throw CommandFailure(.usageOrInput, error.description)
         }
-        // Cancelled: the stream ended early; what was read is partial, and callers must know.
-        try Task.checkCancellation()
+        if let truncation = recording.truncation {
+            logger.warning("\(path): \(truncation); used what precedes it")
+        }
     }
 }

@@ -151,11 +151,6 @@ public struct BeaconProvisioner: Sendable {
         case neverVerified
     }
 
-    private func openListeningHost() async throws(HCITransportError) -> HostController {
-        let transport = try await openListeningTransport()
-        return HostController(transport: transport, defaultTimeout: configuration.commandTimeout)
-    }
-
     /// Listens on the second controller and verifies what `session` put on the air.
     private func verify(
         _ session: AdvertisingSession, onEvent: @escaping @Sendable (ProvisionEvent) -> Void
@@ -173,37 +168,31 @@ public struct BeaconProvisioner: Sendable {
             return .failure(.plan(error.description))
         }
         let listening = configuration.listeningController
-        let host: HostController
-        let session: ScanSession
-        do throws(HCITransportError) {
-            host = try await openListeningHost()
+        let scan: LiveScan
+        do throws(LiveScanError) {
+            scan = try await LiveScan.start(
+                opening: openListeningTransport, controller: listening.description,
+                commandTimeout: configuration.commandTimeout,
+                configuration: ScanConfiguration(access: ControllerAccess(listening)), logger: logger)
         } catch {
-            return .failure(.scanning(controller: listening.description, error))
-        }
-        do throws(ScanError) {
-            let scanner = BeaconScanner(
-                host: host, configuration: ScanConfiguration(access: ControllerAccess(listening)),
-                logger: logger)
-            session = try await scanner.start()
-        } catch {
-            await host.close()
-            return .failure(.scanning(controller: listening.description, error))
+            switch error {
+            case .unreachable(_, let failure): return .failure(.scanning(controller: listening.description, failure))
+            case .refused(let failure): return .failure(.scanning(controller: listening.description, failure))
+            }
         }
 
         onEvent(.verifying(expected: plan.expected.count, controller: listening.description))
         let verifier = BeaconVerifier(plan: plan, policy: configuration.policy)
         let outcome: Result<VerificationResult, ProvisionError>
         do {
-            let result = try await verifier.run(session.sightings, timing: .live, lostBeforehand: session) { progress, events in
+            let result = try await verifier.run(scan.sightings, timing: .live, lostBeforehand: scan) { progress, events in
                 onEvent(.verification(progress, events))
             }
             outcome = .success(result)
         } catch {
             outcome = .failure(.scanning(controller: listening.description, error))
         }
-        // Scanning off before the link closes (sent even when this task was cancelled).
-        await session.stop()
-        await host.close()
+        await scan.close()
         return outcome
     }
 }

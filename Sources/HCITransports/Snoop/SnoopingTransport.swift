@@ -6,10 +6,13 @@ import Synchronization
 /// A command is recorded just before it is handed to the wrapped transport, so that a
 /// capture never shows an answer before its command. Recording failures (disk full) never
 /// disturb the traffic: the first one is kept in `recordingError` and recording stops.
-/// Closing this transport closes the wrapped one and the writer.
+/// Closing this transport closes the wrapped one, and the writer when it owns it.
 public final class SnoopingTransport: HCITransport {
     public let wrapped: any HCITransport
     public let writer: BTSnoopWriter
+    /// Whether `close()` closes the writer too. A capture shared by successive connections
+    /// (a restart after a dropped link records into the same file) is closed by its owner.
+    public let closesWriter: Bool
     public let incoming: AsyncThrowingStream<HCIPacket, any Error>
     private let firstRecordingError = Mutex<BTSnoopError?>(nil)
     private let forwarder = Mutex<Task<Void, Never>?>(nil)
@@ -17,9 +20,10 @@ public final class SnoopingTransport: HCITransport {
     public var name: String { wrapped.name }
 
     /// Starts forwarding `wrapped.incoming` at once; read `incoming` of this transport instead.
-    public init(wrapping wrapped: any HCITransport, writer: BTSnoopWriter) {
+    public init(wrapping wrapped: any HCITransport, writer: BTSnoopWriter, closesWriter: Bool = true) {
         self.wrapped = wrapped
         self.writer = writer
+        self.closesWriter = closesWriter
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: HCIPacket.self, throwing: (any Error).self)
         self.incoming = stream
         let source = wrapped.incoming
@@ -55,7 +59,7 @@ public final class SnoopingTransport: HCITransport {
     public func close() async {
         await wrapped.close()
         forwarder.withLock { $0?.cancel() }
-        writer.close()
+        if closesWriter { writer.close() }
     }
 
     private func record(_ packet: HCIPacket, _ direction: BTSnoopDirection) {

@@ -1,0 +1,98 @@
+import BeaconCore
+import HCI
+import Logging
+
+/// A scan on a live controller that owns its whole lifecycle: `start` opens the link,
+/// brings the controller up and enables scanning; `close` disables scanning (sent even when
+/// the caller was cancelled) and then closes the link. scan, verify, monitor, calibrate and
+/// provision all listen through it, so none of them can forget a step or do them out of order.
+public final class LiveScan: Sendable {
+    /// The controller, as its transport is named (`hci0`, `virtual:@1,0`, …).
+    public let controller: String
+    public let session: ScanSession
+    private let host: HostController
+
+    private init(controller: String, host: HostController, session: ScanSession) {
+        self.controller = controller
+        self.host = host
+        self.session = session
+    }
+
+    /// Every iBeacon sighting from now until `close()` or the end of the link.
+    public var sightings: AsyncThrowingStream<Sighting, any Error> { session.sightings }
+    public var family: ScanFamily { session.family }
+    public var counts: SightingExtractionCounts { session.counts }
+    /// Reports lost between the controller and the consumer of `sightings` so far.
+    public var lostCount: Int { session.lostCount }
+    /// Seconds since scanning started, on the clock of the sightings' times.
+    public func elapsed() -> Double { session.elapsed() }
+
+    /// Opens the controller `connection` names and starts scanning on it. The scan's access
+    /// mode (exclusive or shared) and receiver name come from the spec; `configure` adjusts
+    /// the rest (family, timing).
+    public static func start(
+        _ connection: ControllerConnection, logger: Logger, configure: (inout ScanConfiguration) -> Void = { _ in }
+    ) async throws(LiveScanError) -> LiveScan {
+        var configuration = ScanConfiguration(access: ControllerAccess(connection.spec), receiver: connection.spec.description)
+        configure(&configuration)
+        return try await start(
+            opening: connection.opener, controller: connection.spec.description,
+            commandTimeout: connection.commandTimeout, configuration: configuration, logger: logger)
+    }
+
+    /// Opens a transport with `open` and starts scanning on it; tests pass in-memory controllers.
+    public static func start(
+        opening open: BeaconAdvertiser.TransportOpener, controller: String, commandTimeout: Duration,
+        configuration: ScanConfiguration, logger: Logger
+    ) async throws(LiveScanError) -> LiveScan {
+        let transport: any HCITransport
+        do {
+            transport = try await open()
+        } catch {
+            throw .unreachable(controller: controller, error)
+        }
+        let host = HostController(transport: transport, defaultTimeout: commandTimeout)
+        do {
+            let session = try await BeaconScanner(host: host, configuration: configuration, logger: logger).start()
+            return LiveScan(controller: controller, host: host, session: session)
+        } catch {
+            await host.close()
+            throw .refused(error)
+        }
+    }
+
+    /// Disables scanning, ends `sightings` and closes the link. Idempotent.
+    public func close() async {
+        await session.stop()
+        await host.close()
+    }
+
+    /// Runs `body` on a scan started as `start(_:logger:configure:)` does, and closes the
+    /// scan afterwards whatever `body` did (returned, threw or was cancelled).
+    public static func run<Value: Sendable>(
+        _ connection: ControllerConnection, logger: Logger, configure: (inout ScanConfiguration) -> Void = { _ in },
+        _ body: (LiveScan) async -> Value
+    ) async throws(LiveScanError) -> Value {
+        let scan = try await start(connection, logger: logger, configure: configure)
+        let value = await body(scan)
+        await scan.close()
+        return value
+    }
+}
+
+extension LiveScan: LossCounting {}
+
+/// Why a live scan could not start. `description` is the message for the user.
+public enum LiveScanError: Error, Sendable, CustomStringConvertible {
+    /// The transport could not be opened.
+    case unreachable(controller: String, HCITransportError)
+    /// The controller was reached but refused (or did not answer) the scan's bring-up.
+    case refused(ScanError)
+
+    public var description: String {
+        switch self {
+        case .unreachable(_, let error): error.message
+        case .refused(let error): error.description
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import BeaconCore
+import Logging
+
+/// Where a use case's sightings come from, as the user named it: a live controller
+/// (`--hci`) or a recording (`--input`).
+public enum SightingOrigin: Sendable {
+    case controller(ControllerConnection)
+    /// A JSON-lines file or btsnoop capture; `-` is standard input.
+    case recording(path: String)
+}
+
+/// The sightings of a `SightingOrigin`, open: a scan running on a controller or a recording
+/// being read. scan, verify, monitor and calibrate open their input through
+/// `open(_:logger:configure:)` and end it with `close()`; what they do in between differs
+/// (a recording runs on its own clock, a controller on the wall clock).
+public enum SightingSource: Sendable {
+    case live(LiveScan)
+    case recording(SightingInput)
+
+    /// Starts scanning on the controller, or opens the recording and tells its format from
+    /// its first bytes (waiting for them: run it under a deadline when a pipe may stay
+    /// silent; cancelling the task ends the wait). `configure` adjusts a live scan.
+    public static func open(
+        _ origin: SightingOrigin, logger: Logger, configure: (inout ScanConfiguration) -> Void = { _ in }
+    ) async throws(SightingSourceError) -> SightingSource {
+        switch origin {
+        case .controller(let connection):
+            do {
+                return .live(try await LiveScan.start(connection, logger: logger, configure: configure))
+            } catch {
+                throw .controller(error)
+            }
+        case .recording(let path):
+            do {
+                return .recording(try await SightingSources.open(path: path))
+            } catch {
+                throw .recording(error)
+            }
+        }
+    }
+
+    /// Stops scanning and closes the controller; a recording needs nothing (it is read to
+    /// its end or dropped).
+    public func close() async {
+        if case .live(let scan) = self { await scan.close() }
+    }
+}
+
+/// Why a `SightingSource` could not be opened: the controller (exit status 3 on the command
+/// line) or the recording (a usage or input error).
+public enum SightingSourceError: Error, Sendable, CustomStringConvertible {
+    case controller(LiveScanError)
+    case recording(SightingStreamError)
+
+    public var description: String {
+        switch self {
+        case .controller(let error): error.description
+        case .recording(let error): error.description
+        }
+    }
+}
+
+extension SightingInput {
+    /// Calls `take` with each sighting in order until the input ends or `take` returns
+    /// `false`. A malformed input throws its `SightingStreamError`; cancellation ends the
+    /// reading early with `CancellationError`, so that callers never take a partial read
+    /// for a whole one.
+    public func forEach(_ take: (Sighting) -> Bool) async throws {
+        switch self {
+        case .capture(let capture):
+            for try await sighting in capture {
+                if !take(sighting) { return }
+            }
+        case .jsonLines(let sightings):
+            for try await sighting in sightings {
+                if !take(sighting) { return }
+            }
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Where a capture was cut off, once it has been read to that point; `nil` for JSON lines
+    /// (whose first bad line is an error) and for a whole capture.
+    public var truncation: String? {
+        if case .capture(let capture) = self { return capture.summary.values?.truncation }
+        return nil
+    }
+}
