@@ -25,15 +25,17 @@ public enum ControllerBringUp {
     static func run(
         on host: HostController, access: ControllerAccess, logger: Logger, ledger: CommandLedger?
     ) async throws(HCIError) -> ControllerInfo {
-        func send<Command: HCICommand>(_ command: Command, timeout: Duration? = nil) async throws(HCIError) -> Command.ReturnParameters {
+        func send<Command: HCICommand>(_ command: Command) async throws(HCIError) -> Command.ReturnParameters {
             ledger?.willSend(Command.opcode)
-            return try await host.send(command, timeout: timeout)
+            return try await host.send(command)
         }
         if access.isExclusive {
             logger.debug("resetting the controller", metadata: ["hci": "\(host.name)"])
-            try await send(Reset(), timeout: max(await host.defaultTimeout, minimumResetTimeout))
-            try await send(SetEventMask(mask: .beaconHost))
-            try await send(LESetEventMask(mask: .beaconHost))
+            do throws(PreparationFailure) {
+                try await resetAndUnmask(host, noting: ledger)
+            } catch {
+                throw error.error
+            }
         } else {
             logger.debug(
                 "shared kernel controller: no Reset and the kernel's event masks are kept",
@@ -51,5 +53,38 @@ public enum ControllerBringUp {
                 "address": "\(address)", "extended_advertising": "\(info.supportsExtendedAdvertising)",
             ])
         return info
+    }
+
+    /// One step of preparing an exclusive controller that failed: what it was for (for the
+    /// scan's error message) and the controller's answer.
+    struct PreparationFailure: Error {
+        let error: HCIError
+        let step: String
+    }
+
+    /// Reset, then both event masks: the one preparation of an exclusive controller, for
+    /// advertising and scanning alike (see the type's notes for why both masks are set).
+    static func resetAndUnmask(_ host: HostController, noting ledger: CommandLedger? = nil) async throws(PreparationFailure) {
+        let resetTimeout = max(await host.defaultTimeout, minimumResetTimeout)
+        try await step(Reset(), "resetting the controller", on: host, timeout: resetTimeout, noting: ledger)
+        try await unmask(host, noting: ledger)
+    }
+
+    /// Set Event Mask with LE Meta, LE Set Event Mask with both advertising report subevents
+    /// and Advertising Set Terminated. Also after a Reset by another program, which clears them.
+    static func unmask(_ host: HostController, noting ledger: CommandLedger? = nil) async throws(PreparationFailure) {
+        try await step(SetEventMask(mask: .beaconHost), "unmasking LE Meta events", on: host, noting: ledger)
+        try await step(LESetEventMask(mask: .beaconHost), "unmasking the advertising report events", on: host, noting: ledger)
+    }
+
+    private static func step<Command: HCICommand>(
+        _ command: Command, _ purpose: String, on host: HostController, timeout: Duration? = nil, noting ledger: CommandLedger?
+    ) async throws(PreparationFailure) {
+        ledger?.willSend(Command.opcode)
+        do {
+            _ = try await host.send(command, timeout: timeout)
+        } catch {
+            throw PreparationFailure(error: error, step: purpose)
+        }
     }
 }

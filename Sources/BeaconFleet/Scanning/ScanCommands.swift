@@ -8,9 +8,6 @@ struct ScanCommands: Sendable {
     let configuration: ScanConfiguration
     let logger: Logger
 
-    /// Reset can take seconds on real hardware (firmware restarts), more than other commands.
-    static let minimumResetTimeout: Duration = .seconds(5)
-
     var controller: String { host.name }
 
     /// Exclusive controllers: Reset, then both event masks, because after Reset some
@@ -22,14 +19,20 @@ struct ScanCommands: Sendable {
             return
         }
         logger.debug("resetting the controller", metadata: ["hci": "\(controller)"])
-        try await send(Reset(), "resetting the controller", timeout: max(await host.defaultTimeout, Self.minimumResetTimeout))
-        try await setEventMasks()
+        do throws(ControllerBringUp.PreparationFailure) {
+            try await ControllerBringUp.resetAndUnmask(host)
+        } catch {
+            throw ScanError(controller: controller, kind: .command(error.error, step: error.step))
+        }
     }
 
-    /// Set Event Mask with LE Meta, LE Set Event Mask with both advertising report subevents.
+    /// Both event masks again, after a Reset by another program.
     func setEventMasks() async throws(ScanError) {
-        try await send(SetEventMask(mask: .beaconHost), "unmasking LE Meta events")
-        try await send(LESetEventMask(mask: .beaconHost), "unmasking the advertising report events")
+        do throws(ControllerBringUp.PreparationFailure) {
+            try await ControllerBringUp.unmask(host)
+        } catch {
+            throw ScanError(controller: controller, kind: .command(error.error, step: error.step))
+        }
     }
 
     /// Reads LE feature bit 12 and picks the family.
@@ -110,10 +113,10 @@ struct ScanCommands: Sendable {
 
     @discardableResult
     private func send<Command: HCICommand>(
-        _ command: Command, _ step: String, timeout: Duration? = nil
+        _ command: Command, _ step: String
     ) async throws(ScanError) -> Command.ReturnParameters {
         do {
-            return try await host.send(command, timeout: timeout)
+            return try await host.send(command)
         } catch {
             throw ScanError(controller: controller, kind: .command(error, step: step))
         }
