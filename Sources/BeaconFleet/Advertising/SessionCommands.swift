@@ -17,9 +17,8 @@ struct SessionCommands: Sendable {
 
     /// Sends `command`; a refusal or a missing answer becomes `.command(error, context:)`.
     func send<Command: HCICommand>(_ command: Command, _ context: String) async throws(AdvertisingError) -> Command.ReturnParameters {
-        ledger.willSend(Command.opcode)
         do {
-            return try await host.send(command)
+            return try await host.send(command, noting: ledger)
         } catch {
             throw .command(error, context: context)
         }
@@ -30,9 +29,8 @@ struct SessionCommands: Sendable {
     /// Returns what went wrong (`nil` when the controller acknowledged it).
     @discardableResult
     func sendBestEffort<Command: HCICommand>(_ command: Command) async -> String? where Command.ReturnParameters == Void {
-        ledger.willSend(Command.opcode)
         do {
-            try await host.send(command)
+            try await host.send(command, noting: ledger)
             return nil
         } catch {
             logger.warning("could not complete the stop sequence: \(error)")
@@ -56,5 +54,15 @@ final class CommandLedger: Sendable {
             counts[opcode] = count - 1
             return true
         }
+    }
+}
+
+extension HostController {
+    /// Sends `command`, first noting in `ledger` (when there is one) that its answer is ours.
+    func send<Command: HCICommand>(
+        _ command: Command, noting ledger: CommandLedger?, timeout: Duration? = nil
+    ) async throws(HCIError) -> Command.ReturnParameters {
+        ledger?.willSend(Command.opcode)
+        return try await send(command, timeout: timeout)
     }
 }

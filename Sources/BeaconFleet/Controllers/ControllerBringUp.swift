@@ -25,10 +25,6 @@ public enum ControllerBringUp {
     static func run(
         on host: HostController, access: ControllerAccess, logger: Logger, ledger: CommandLedger?
     ) async throws(HCIError) -> ControllerInfo {
-        func send<Command: HCICommand>(_ command: Command) async throws(HCIError) -> Command.ReturnParameters {
-            ledger?.willSend(Command.opcode)
-            return try await host.send(command)
-        }
         if access.isExclusive {
             logger.debug("resetting the controller", metadata: ["hci": "\(host.name)"])
             do throws(PreparationFailure) {
@@ -41,9 +37,9 @@ public enum ControllerBringUp {
                 "shared kernel controller: no Reset and the kernel's event masks are kept",
                 metadata: ["hci": "\(host.name)"])
         }
-        let version = try await send(ReadLocalVersionInformation())
-        let address = try await send(ReadBDADDR())
-        let features = try await send(LEReadLocalSupportedFeatures())
+        let version = try await host.send(ReadLocalVersionInformation(), noting: ledger)
+        let address = try await host.send(ReadBDADDR(), noting: ledger)
+        let features = try await host.send(LEReadLocalSupportedFeatures(), noting: ledger)
         let info = ControllerInfo(
             name: host.name, access: access, version: version, address: address, leFeatures: features)
         logger.info(
@@ -80,9 +76,8 @@ public enum ControllerBringUp {
     private static func step<Command: HCICommand>(
         _ command: Command, _ purpose: String, on host: HostController, timeout: Duration? = nil, noting ledger: CommandLedger?
     ) async throws(PreparationFailure) {
-        ledger?.willSend(Command.opcode)
         do {
-            _ = try await host.send(command, timeout: timeout)
+            _ = try await host.send(command, noting: ledger, timeout: timeout)
         } catch {
             throw PreparationFailure(error: error, step: purpose)
         }
