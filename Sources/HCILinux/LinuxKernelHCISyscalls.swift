@@ -96,34 +96,24 @@ public struct LinuxKernelHCISyscalls: KernelHCISyscalls {
             index: info.dev_id, name: name, addressBytes: address, flags: info.flags, type: info.type)
     }
 
-    public func read(
-        _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer
-    ) throws(POSIXCallError) -> Int {
-        let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-        guard count >= 0 else { throw POSIXCallError.lastError(of: "read") }
-        return count
+    // Once bound, an HCI socket is read and written like any descriptor: one whole packet
+    // per call (write, not send: the socket is not connected, and SIGPIPE cannot occur).
+    private static let descriptorIO = SystemDescriptorIO(isSocket: false)
+
+    public func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(POSIXCallError) -> Int {
+        try Self.descriptorIO.read(descriptor, into: buffer)
     }
 
-    public func write(
-        _ descriptor: Int32, from bytes: UnsafeRawBufferPointer
-    ) throws(POSIXCallError) -> Int {
-        let count = Glibc.write(descriptor, bytes.baseAddress, bytes.count)
-        guard count >= 0 else { throw POSIXCallError.lastError(of: "write") }
-        return count
+    public func write(_ descriptor: Int32, from bytes: UnsafeRawBufferPointer) throws(POSIXCallError) -> Int {
+        try Self.descriptorIO.write(descriptor, from: bytes)
     }
 
-    public func poll(
-        _ descriptors: inout [pollfd], timeoutMilliseconds: Int32
-    ) throws(POSIXCallError) -> Int32 {
-        let ready = descriptors.withUnsafeMutableBufferPointer {
-            Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
-        }
-        guard ready >= 0 else { throw POSIXCallError.lastError(of: "poll") }
-        return ready
+    public func poll(_ descriptors: inout [pollfd], timeoutMilliseconds: Int32) throws(POSIXCallError) -> Int32 {
+        try Self.descriptorIO.poll(&descriptors, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     public func close(_ descriptor: Int32) {
-        _ = Glibc.close(descriptor)
+        Self.descriptorIO.close(descriptor)
     }
 }
 #endif
