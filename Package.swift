@@ -66,10 +66,16 @@ let package = Package(
         .executableTarget(name: "beaconctl", dependencies: ["BeaconCLI"], swiftSettings: strict),
         // Release-built benchmark: manifest load+validate against libyaml's bare event parse.
         .executableTarget(
-            name: "manifest-benchmark", dependencies: ["FleetManifest", "CYAML"],
+            name: "manifest-benchmark",
+            dependencies: ["FleetManifest", "CYAML", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // Release-built benchmark: simulated advertising events per second of wall time.
-        .executableTarget(name: "radio-benchmark", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
+        .executableTarget(
+            name: "radio-benchmark",
+            dependencies: [
+                "BeaconCore", "HCI", "VirtualRadio", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
         // Release-built benchmark: ranging accuracy against simulated ground truth.
         .executableTarget(
             name: "ranging-benchmark", dependencies: ["BeaconCore", "BeaconFleet", "VirtualRadio"], swiftSettings: strict),

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ArgumentParser
 
 /// manifest-benchmark: how fast and how lean is manifest validation, next to libyaml
 /// merely producing the events of the same bytes?
@@ -12,44 +13,27 @@ import Darwin
 /// Each measurement runs in a fresh child process (this executable, re-run with
 /// `--child`), which reports the CPU time of the measured work and the process's peak
 /// resident memory (`getrusage`).
-struct BenchmarkOptions {
-    var sizes = [10_000, 100_000, 1_000_000]
+struct BenchmarkOptions: ParsableArguments {
+    @Option(
+        name: .customLong("sizes"), parsing: .singleValue,
+        help: ArgumentHelp("Beacon counts to measure, comma-separated.", valueName: "N,N,..."),
+        transform: { text in text.split(separator: ",").map { Int($0) ?? 0 } })
+    var sizeLists: [[Int]] = []
+
+    @Option(name: .customLong("repeat"), help: "Rounds per measurement; the best CPU time is kept.")
     var repeats = 3
-    /// Exit with status 1 when a target is missed (for CI).
+
+    @Flag(help: "Exit with status 1 when a target is missed (for CI).")
     var check = false
 
-    static let usage = "usage: manifest-benchmark [--sizes N,N,...] [--repeat N] [--check]"
+    var sizes: [Int] { sizeLists.last ?? [10_000, 100_000, 1_000_000] }
 
-    init(arguments: [String]) throws(UsageError) {
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--sizes":
-                guard let list = remaining.popFirst() else { throw UsageError("--sizes needs a list, e.g. --sizes 10000,100000") }
-                let parsed = list.split(separator: ",").map { Int($0) }
-                guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) > 0 }) else {
-                    throw UsageError("--sizes takes positive beacon counts separated by commas, not `\(list)`")
-                }
-                sizes = parsed.compactMap { $0 }
-            case "--repeat":
-                guard let text = remaining.popFirst(), let count = Int(text), count > 0 else {
-                    throw UsageError("--repeat needs a positive number of runs")
-                }
-                repeats = count
-            case "--check":
-                check = true
-            case "--help", "-h":
-                throw UsageError(Self.usage)
-            default:
-                throw UsageError("unknown argument `\(argument)`\n\(Self.usage)")
-            }
+    func validate() throws {
+        guard repeats > 0 else { throw ValidationError("--repeat needs a positive number of runs") }
+        guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--sizes takes positive beacon counts separated by commas")
         }
     }
-}
-
-struct UsageError: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
 }
 
 /// The targets: validation within 2× of libyaml's bare event parse, and under 64 MB of
@@ -150,9 +134,4 @@ if arguments.first == "--child" {
     print(measurement.line)
     exit(0)
 }
-do {
-    exit(runBenchmark(try BenchmarkOptions(arguments: arguments)))
-} catch {
-    print(error.message)
-    exit(2)
-}
+exit(runBenchmark(BenchmarkOptions.parseOrExit()))

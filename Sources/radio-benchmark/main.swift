@@ -21,21 +21,14 @@ import Darwin
 let realTimeTarget = 100.0
 let realTimeTargetBeacons = 100
 
-let options: RadioBenchmarkOptions
-do {
-    options = try RadioBenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
-} catch {
-    print(error.message)
-    exit(error.message == RadioBenchmarkOptions.usage ? 0 : 2)
-}
+let options = RadioBenchmarkOptions.parseOrExit()
 
 func best(of repeats: Int, _ run: RadioBenchmarkRun) async throws -> RadioBenchmarkRun.Result {
-    var best: RadioBenchmarkRun.Result?
-    for _ in 0..<repeats {
+    var best = try await run.run()
+    for _ in 1..<max(1, repeats) {
         let result = try await run.run()
-        if best.map({ result.wall < $0.wall }) ?? true { best = result }
+        if result.wall < best.wall { best = result }
     }
-    guard let best else { throw RadioBenchmarkUsageError("no run") }
     return best
 }
 
