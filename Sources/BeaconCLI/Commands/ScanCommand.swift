@@ -170,7 +170,12 @@ struct ScanCommand: AsyncParsableCommand {
             }
         case .live(let scan):
             let live = outputFormat == .text && console.standardOutputIsTerminal
-            try await scanController(scan, run: run, live: live, textAtEnd: outputFormat == .text, logger: logger)
+            do {
+                try await scanController(scan, run: run, live: live, textAtEnd: outputFormat == .text, logger: logger)
+            } catch {
+                await source.close()  // already closed unless the run failed before its end
+                throw error
+            }
         }
     }
 

@@ -66,18 +66,6 @@ public final class LiveScan: Sendable {
         await session.stop()
         await host.close()
     }
-
-    /// Runs `body` on a scan started as `start(_:logger:configure:)` does, and closes the
-    /// scan afterwards whatever `body` did (returned, threw or was cancelled).
-    public static func run<Value: Sendable>(
-        _ connection: ControllerConnection, logger: Logger, configure: (inout ScanConfiguration) -> Void = { _ in },
-        _ body: (LiveScan) async -> Value
-    ) async throws(LiveScanError) -> Value {
-        let scan = try await start(connection, logger: logger, configure: configure)
-        let value = await body(scan)
-        await scan.close()
-        return value
-    }
 }
 
 extension LiveScan: LossCounting {}
