@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "HCITransports", targets: ["HCITransports"]),
         .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
+        .library(name: "BeaconTestKit", targets: ["BeaconTestKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -64,6 +65,12 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(name: "beaconctl", dependencies: ["BeaconCLI"], swiftSettings: strict),
+        // For tests of code built on these libraries (like NIOEmbedded): an in-memory link, a
+        // scripted controller, a TCP endpoint for it, event-driven waits, the virtual-time bench.
+        .target(
+            name: "BeaconTestKit",
+            dependencies: ["BeaconCore", "BeaconFleet", "HCI", "HCITransports", "VirtualRadio"],
+            swiftSettings: strict),
         // Release-built benchmark: manifest load+validate against libyaml's bare event parse.
         .executableTarget(
             name: "manifest-benchmark",
@@ -78,30 +85,31 @@ let package = Package(
             swiftSettings: strict),
         // Release-built benchmark: ranging accuracy against simulated ground truth.
         .executableTarget(
-            name: "ranging-benchmark", dependencies: ["BeaconCore", "BeaconFleet", "VirtualRadio"], swiftSettings: strict),
+            name: "ranging-benchmark", dependencies: ["BeaconCore", "BeaconFleet", "BeaconTestKit", "VirtualRadio"],
+            swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "FleetManifestTests", dependencies: ["FleetManifest"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "HCITests", dependencies: ["HCI", "HCITransports"], swiftSettings: strict),
+        .testTarget(name: "HCITests", dependencies: ["BeaconTestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
         .testTarget(name: "HCILinuxTests", dependencies: ["CBlueZ", "HCI", "HCITransports", "HCILinux"], swiftSettings: strict),
         .testTarget(
             name: "BeaconFleetTests",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports"],
+            dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports"],
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
+                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

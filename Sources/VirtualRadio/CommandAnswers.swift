@@ -26,7 +26,7 @@ enum CommandAnswers {
     private static let returnParameterLength: [UInt16: Int] = [
         HCIOpcode.readLocalVersionInformation.rawValue: 8,
         HCIOpcode.readLocalSupportedCommands.rawValue: SupportedCommands.octetCount,
-        readLocalSupportedFeaturesOpcode.rawValue: 8,
+        HCIOpcode.readLocalSupportedFeatures.rawValue: 8,
         HCIOpcode.readBDADDR.rawValue: 6,
         HCIOpcode.leReadBufferSize.rawValue: 3,
         HCIOpcode.leReadLocalSupportedFeatures.rawValue: 8,
@@ -35,8 +35,4 @@ enum CommandAnswers {
         HCIOpcode.leReadMaximumAdvertisingDataLength.rawValue: 2,
         HCIOpcode.leReadNumberOfSupportedAdvertisingSets.rawValue: 1,
     ]
-
-    /// Read Local Supported Features (Core v5.4 Vol 4 Part E 7.4.3), which the HCI module
-    /// has no type for: `LMP_Features[8]`.
-    static let readLocalSupportedFeaturesOpcode = HCIOpcode(rawValue: 0x1003)
 }

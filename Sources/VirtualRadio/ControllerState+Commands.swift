@@ -44,7 +44,7 @@ extension ControllerState {
                 return CommandOutcome(returnParameters: CommandAnswers.success(
                     ReadLocalSupportedCommands.self,
                     SupportedCommandTable.supportedCommands(extendedAdvertising: configuration.supportsExtendedAdvertising)))
-            case CommandAnswers.readLocalSupportedFeaturesOpcode:
+            case HCIOpcode.readLocalSupportedFeatures:
                 guard parameters.isEmpty else { return .status(.invalidHCICommandParameters, opcode) }
                 return CommandOutcome(returnParameters: [HCIStatus.success.rawValue] + Self.lmpFeatures)
             case .readBDADDR:

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Testing
 
@@ -169,14 +170,10 @@ struct CalibrateCommandTests {
         let deadline = ContinuousClock.now + .seconds(100)
         while (try? String(contentsOfFile: path, encoding: .utf8)) == original {
             guard ContinuousClock.now < deadline else {
-                throw CalibrationTestFailure("no write completed within 100 s: the loop never reached --write")
+                throw TestFailure("no write completed within 100 s: the loop never reached --write")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 }
 
-struct CalibrationTestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import HCI
 import Testing
@@ -8,7 +9,7 @@ import Testing
 struct AdvertiserExtendedTests {
     @Test("16 beacons: one set each, the exact command sequence, one enable for all, then the stop sequence")
     func sixteenBeacons() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let requests = (0..<16).map { request(minor: UInt16(100 + $0), id: "beacon-\($0)", txPower: 0) }
         let run = try startAdvertiser(on: [controller], requests: requests)
         let session = try #require(try await run.recorder.waitForSessions().first)
@@ -69,7 +70,7 @@ struct AdvertiserExtendedTests {
     func seventeenthSet() async throws {
         var configuration = ScriptedController.Configuration()
         configuration.advertisingSets = 20
-        let controller = ScriptedController(configuration: configuration)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: configuration)
         let requests = (0..<17).map { request(minor: UInt16($0)) }
         let run = try startAdvertiser(on: [controller], requests: requests)
         try await run.recorder.waitForSessions()
@@ -84,7 +85,7 @@ struct AdvertiserExtendedTests {
     func measuredPowerPerSet() async throws {
         var configuration = ScriptedController.Configuration()
         configuration.selectedTxPower = nil  // the controller grants what is asked
-        let controller = ScriptedController(configuration: configuration)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: configuration)
         let requests = [
             request(minor: 1, txPower: 4),
             request(minor: 2, txPower: -20),
@@ -106,7 +107,7 @@ struct AdvertiserExtendedTests {
     func tooManyBeacons() async throws {
         var configuration = ScriptedController.Configuration()
         configuration.advertisingSets = 4
-        let controller = ScriptedController(configuration: configuration)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: configuration)
         let run = try startAdvertiser(on: [controller], requests: (0..<5).map { request(minor: UInt16($0)) })
         let result = await run.task.value
         #expect(result == .failure(.tooManyBeacons(controller: "tcp-client:127.0.0.1:6402", requested: 5, supported: 4)))
@@ -123,7 +124,7 @@ struct AdvertiserExtendedTests {
 
     @Test("a set refused half way: the sets already made are removed again")
     func partialStartIsUndone() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         controller.refuse(.leSetExtendedAdvertisingData, with: .memoryCapacityExceeded)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1), request(minor: 2)])
         let result = await run.task.value

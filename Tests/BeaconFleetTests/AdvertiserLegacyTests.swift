@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import HCI
 import Testing
@@ -17,7 +18,7 @@ struct AdvertiserLegacyTests {
 
     @Test("one beacon on an exclusive transport: the exact command sequence, then the stop on cancellation")
     func oneBeaconSequence() async throws {
-        let controller = ScriptedController(configuration: Self.legacyController)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: Self.legacyController)
         let beacon = request(minor: 7, id: "door")
         let run = try startAdvertiser(on: [controller], requests: [beacon])
         let session = try #require(try await run.recorder.waitForSessions().first)
@@ -73,7 +74,7 @@ struct AdvertiserLegacyTests {
 
     @Test("several beacons rotate: the data changes every slot and the effective interval is slot × count")
     func rotation() async throws {
-        let controller = ScriptedController(configuration: Self.legacyController)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: Self.legacyController)
         let beacons = [request(minor: 1, id: "a"), request(minor: 2, id: "b"), request(minor: 3, id: "c")]
         let run = try startAdvertiser(on: [controller], requests: beacons, rotationSlot: .milliseconds(20))
         let session = try #require(try await run.recorder.waitForSessions().first)
@@ -98,7 +99,7 @@ struct AdvertiserLegacyTests {
 
     @Test("rotation defaults to one advertising interval per slot and uses the shortest interval")
     func rotationDefaults() async throws {
-        let controller = ScriptedController(configuration: Self.legacyController)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: Self.legacyController)
         let beacons = [request(minor: 1, intervalUnits: 320), request(minor: 2, intervalUnits: 160)]
         let run = try startAdvertiser(on: [controller], requests: beacons)
         let session = try #require(try await run.recorder.waitForSessions().first)
@@ -113,7 +114,7 @@ struct AdvertiserLegacyTests {
     func legacyTxPowerWarning() async throws {
         var configuration = Self.legacyController
         configuration.legacyTxPower = 4
-        let controller = ScriptedController(configuration: configuration)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: configuration)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1, txPower: 0)])
         let session = try #require(try await run.recorder.waitForSessions().first)
         #expect(session.beacons.first?.measuredPower == -37)
@@ -127,7 +128,7 @@ struct AdvertiserLegacyTests {
     func noPublicAddress() async throws {
         var configuration = Self.legacyController
         configuration.address = .zero
-        let controller = ScriptedController(configuration: configuration)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: configuration)
         let beacon = request(minor: 9)
         let run = try startAdvertiser(on: [controller], requests: [beacon])
         let session = try #require(try await run.recorder.waitForSessions().first)
@@ -165,7 +166,7 @@ struct AdvertiserLegacyTests {
 
     @Test("--family extended on a controller without extended advertising says what to do")
     func extendedForcedOnLegacyController() async throws {
-        let controller = ScriptedController(configuration: Self.legacyController)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: Self.legacyController)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], family: .extended)
         let result = await run.task.value
         #expect(result == .failure(.extendedAdvertisingUnsupported(controller: "tcp-client:127.0.0.1:6402", version: .v4_2)))
@@ -177,7 +178,7 @@ struct AdvertiserLegacyTests {
 
     @Test("--family legacy on an extended controller never sends an extended command")
     func legacyForcedOnExtendedController() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1), request(minor: 2)], family: .legacy)
         let session = try #require(try await run.recorder.waitForSessions().first)
         #expect(session.family == .legacy)
@@ -187,7 +188,7 @@ struct AdvertiserLegacyTests {
 
     @Test("the run ends by itself when the duration elapsed, beacons off the air")
     func durationElapses() async throws {
-        let controller = ScriptedController(configuration: Self.legacyController)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: Self.legacyController)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], duration: .milliseconds(200))
         #expect(await run.task.value == .success(.durationElapsed))
         #expect(controller.commands.last == (try packet(LESetAdvertisingEnable(false))))
@@ -199,7 +200,7 @@ struct AdvertiserLegacyTests {
 struct AdvertiserLegacyFailureTests {
     @Test("a rotation whose data change is refused ends the run, and advertising is disabled")
     func rotationFailure() async throws {
-        let controller = ScriptedController(configuration: AdvertiserLegacyTests.legacyController)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: AdvertiserLegacyTests.legacyController)
         let run = try startAdvertiser(
             on: [controller], requests: [request(minor: 1), request(minor: 2)], rotationSlot: .milliseconds(20))
         try await run.recorder.waitForSessions()

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import HCI
 import Testing
 
@@ -14,7 +15,7 @@ struct AdvertiserStopTests {
 
     @Test("a stop the controller never answers ends in stopNotConfirmed, not in a clean stop")
     func unansweredStop() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], commandTimeout: Self.unansweredTimeout)
         try await run.recorder.waitForSessions()
         controller.leaveUnanswered(.leSetExtendedAdvertisingEnable)
@@ -36,7 +37,7 @@ struct AdvertiserStopTests {
 
     @Test("a refused disable is not a clean stop either")
     func refusedStop() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)])
         try await run.recorder.waitForSessions()
         controller.refuse(.leSetExtendedAdvertisingEnable, with: .commandDisallowed)
@@ -52,7 +53,7 @@ struct AdvertiserStopTests {
 
     @Test("an acknowledged stop is still a clean stop")
     func acknowledgedStop() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)])
         try await run.recorder.waitForSessions()
         let outcome = await run.stop()
@@ -62,7 +63,7 @@ struct AdvertiserStopTests {
 
     @Test("legacy: an unanswered disable is reported too")
     func legacyUnansweredStop() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let run = try startAdvertiser(
             on: [controller], requests: [request(minor: 1)], family: .legacy, commandTimeout: Self.unansweredTimeout)
         try await run.recorder.waitForSessions()

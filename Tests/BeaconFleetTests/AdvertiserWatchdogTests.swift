@@ -1,3 +1,4 @@
+import BeaconTestKit
 import HCI
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 struct AdvertiserWatchdogTests {
     @Test("Hardware Error without --restart: the run ends with the fault, after taking the beacons off the air")
     func hardwareErrorStops() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)])
         try await run.recorder.waitForSessions()
         let before = controller.commands.count
@@ -25,7 +26,7 @@ struct AdvertiserWatchdogTests {
 
     @Test("Hardware Error with --restart: Reset and everything set up again on the same link")
     func hardwareErrorRestarts() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let policy = RestartPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(10), maximumBackoff: .milliseconds(40))
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], restart: policy)
         try await run.recorder.waitForSessions()
@@ -42,8 +43,8 @@ struct AdvertiserWatchdogTests {
 
     @Test("a dropped link with --restart: the controller is opened again")
     func droppedLinkReopens() async throws {
-        let first = ScriptedController()
-        let second = ScriptedController()
+        let first = ScriptedController(name: exclusiveTestSpec)
+        let second = ScriptedController(name: exclusiveTestSpec)
         let policy = RestartPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(10))
         let run = try startAdvertiser(on: [first, second], requests: [request(minor: 1)], restart: policy)
         try await run.recorder.waitForSessions()
@@ -63,7 +64,7 @@ struct AdvertiserWatchdogTests {
 
     @Test("restarts are bounded: when the controller cannot be opened again, the run gives up")
     func restartsExhausted() async throws {
-        let only = ScriptedController()
+        let only = ScriptedController(name: exclusiveTestSpec)
         let policy = RestartPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5))
         let run = try startAdvertiser(on: [only], requests: [request(minor: 1)], restart: policy)
         try await run.recorder.waitForSessions()
@@ -81,7 +82,7 @@ struct AdvertiserWatchdogTests {
 
     @Test("an advertising set the controller ends on its own is a fault naming the beacon")
     func setTerminated() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1, id: "door"), request(minor: 2, id: "till")])
         try await run.recorder.waitForSessions()
         let handle = try #require(AdvertisingHandle(rawValue: 1))
@@ -126,7 +127,7 @@ struct AdvertiserWatchdogTests {
 struct AdvertiserFlappingTests {
     @Test("beacons that keep going off the air soon after each start end the run after the attempts allowed")
     func flapping() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let policy = RestartPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), stableAfter: .seconds(60))
         let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], restart: policy)
         for session in 1...3 {

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import HCI
 import Logging
 import Testing
@@ -12,7 +13,7 @@ struct ControllerInspectorTests {
     func extended() async throws {
         var configuration = ScriptedController.Configuration()
         configuration.supportsReadTransmitPower = true
-        let controller = ScriptedController(configuration: configuration)
+        let controller = ScriptedController(name: exclusiveTestSpec, configuration: configuration)
         let host = HostController(transport: controller.hostEnd)
         let report = try await ControllerInspector.inspect(host, access: .exclusive, logger: logger)
         await host.close()
@@ -27,7 +28,7 @@ struct ControllerInspectorTests {
 
     @Test("an extended controller without LE Read Transmit Power reports power per set")
     func extendedWithoutTransmitPower() async throws {
-        let controller = ScriptedController()
+        let controller = ScriptedController(name: exclusiveTestSpec)
         let host = HostController(transport: controller.hostEnd)
         let report = try await ControllerInspector.inspect(host, access: .exclusive, logger: logger)
         await host.close()

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import Testing
 import VirtualRadio

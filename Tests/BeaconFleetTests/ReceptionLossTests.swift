@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import HCI
 import Logging
@@ -17,11 +18,11 @@ struct ReceptionLossTests {
 
     /// Starts a scan whose session holds `buffer` sightings, floods it with `count` reports
     /// of beacon 1/2 while nobody consumes, and waits until the scan has read them all.
-    static func floodedSession(buffer: Int, count: Int) async throws -> (ScanTestController, ScanSession) {
-        let controller = ScanTestController()
+    static func floodedSession(buffer: Int, count: Int) async throws -> (ScriptedController, ScanSession) {
+        let (controller, host) = scanTestController()
         var configuration = ScanConfiguration(access: .exclusive, quietAfter: .seconds(300))
         configuration.sightingBufferSize = buffer
-        let session = try await BeaconScanner(host: controller.host, configuration: configuration, logger: logger).start()
+        let session = try await BeaconScanner(host: host, configuration: configuration, logger: logger).start()
         for index in 0..<count {
             let report = LEAdvertisingReport(
                 eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
@@ -89,9 +90,9 @@ struct ReceptionLossTests {
 
     @Test("a host subscriber that falls behind counts what it lost in its own counter")
     func hostSubscriberDrops() async throws {
-        let controller = ScanTestController()
+        let (controller, host) = scanTestController()
         let drops = DropCounter()
-        let events = await controller.host.events(bufferSize: 4, drops: drops)
+        let events = await host.events(bufferSize: 4, drops: drops)
         for _ in 0..<50 {
             try await controller.send(.le(.advertisingReport([LEAdvertisingReport(
                 eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
@@ -100,7 +101,7 @@ struct ReceptionLossTests {
         // Every event has been offered to the subscriber once the host counts them all.
         while drops.value + 4 < 50 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(drops.value == 46)
-        #expect(await controller.host.droppedEventCount == 46)
+        #expect(await host.droppedEventCount == 46)
         _ = events
     }
 }

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import HCI
 import Logging
@@ -11,10 +12,10 @@ struct ScannerTests {
 
     /// `quietAfter` zero turns the quiet-controller watch off: a test that takes long on a
     /// busy machine must not see an extra LE Set Scan Enable it did not ask for.
-    static func scanner(_ controller: ScanTestController, exclusive: Bool = true, family: ScanFamilyChoice = .auto,
+    static func scanner(_ host: HostController, exclusive: Bool = true, family: ScanFamilyChoice = .auto,
                         quietAfter: Duration = .zero) -> BeaconScanner {
         BeaconScanner(
-            host: controller.host,
+            host: host,
             configuration: ScanConfiguration(
                 family: family, access: exclusive ? .exclusive : .sharedWithKernel(index: 0), quietAfter: quietAfter),
             logger: logger)
@@ -22,8 +23,8 @@ struct ScannerTests {
 
     @Test("exclusive legacy bring-up: Reset, both masks, features, passive 100/100 ms, duplicates off")
     func legacyBringUp() async throws {
-        let controller = ScanTestController()
-        let session = try await Self.scanner(controller).start()
+        let (controller, host) = scanTestController()
+        let session = try await Self.scanner(host).start()
         #expect(session.family == .legacy)
         #expect(controller.opcodes == [
             .reset, .setEventMask, .leSetEventMask, .leReadLocalSupportedFeatures, .leSetScanParameters, .leSetScanEnable,
@@ -43,8 +44,8 @@ struct ScannerTests {
 
     @Test("feature bit 12 selects extended scanning on LE 1M")
     func extendedBringUp() async throws {
-        let controller = ScanTestController(features: [.extendedAdvertising])
-        let session = try await Self.scanner(controller).start()
+        let (controller, host) = scanTestController(features: [.extendedAdvertising])
+        let session = try await Self.scanner(host).start()
         #expect(session.family == .extended)
         #expect(controller.opcodes.suffix(2) == [.leSetExtendedScanParameters, .leSetExtendedScanEnable])
         #expect(!controller.opcodes.contains(.leSetScanParameters))
@@ -58,17 +59,17 @@ struct ScannerTests {
 
     @Test("the kernel's shared RAW channel gets no Reset and keeps its masks")
     func sharedControllerIsNotReset() async throws {
-        let controller = ScanTestController(name: "hci0")
-        let session = try await Self.scanner(controller, exclusive: false).start()
+        let (controller, host) = scanTestController(name: "hci0")
+        let session = try await Self.scanner(host, exclusive: false).start()
         #expect(controller.opcodes == [.leReadLocalSupportedFeatures, .leSetScanParameters, .leSetScanEnable])
         await session.stop()
     }
 
     @Test("forcing extended scanning on a controller without it is refused before any scan command")
     func extendedForcedOnLegacyController() async throws {
-        let controller = ScanTestController()
+        let (controller, host) = scanTestController()
         let error = try await #require(throws: ScanError.self) {
-            _ = try await Self.scanner(controller, family: .extended).start()
+            _ = try await Self.scanner(host, family: .extended).start()
         }
         #expect(error.kind == .extendedScanningUnsupported)
         #expect(error.description.hasPrefix("memory: extended scanning was asked for, but the controller does not support it"))
@@ -77,11 +78,11 @@ struct ScannerTests {
 
     @Test("a refused scan command names the controller, the command and the status")
     func refusal() async throws {
-        let controller = ScanTestController(name: "hci-user:0") { opcode in
-            opcode == .leSetScanParameters ? [HCIStatus.commandDisallowed.rawValue] : nil
+        let (_, host) = scanTestController(name: "hci-user:0") { command in
+            command.opcode == .leSetScanParameters ? [HCIStatus.commandDisallowed.rawValue] : nil
         }
         let error = try await #require(throws: ScanError.self) {
-            _ = try await Self.scanner(controller).start()
+            _ = try await Self.scanner(host).start()
         }
         guard case .command(let hciError, let step) = error.kind else {
             Issue.record("expected a command failure, got \(error)")
@@ -94,8 +95,8 @@ struct ScannerTests {
 
     @Test("every report of a multi-report event; other advertisers and malformed events ignored")
     func multiReportEvent() async throws {
-        let controller = ScanTestController()
-        let session = try await Self.scanner(controller).start()
+        let (controller, host) = scanTestController()
+        let session = try await Self.scanner(host).start()
         // xorbit/py-decode-beacon decode_test.py, "BlueZ message with 1 iBeacon and 1
         // AltBeacon advertisement", preceded by an event whose report count lies.
         try await controller.send(rawEvent: bytes("3E 05 02 03 03 00 01"))
@@ -133,8 +134,8 @@ struct ScannerTests {
 
     @Test("extended data in fragments is put back together; truncated data is dropped")
     func extendedFragments() async throws {
-        let controller = ScanTestController(features: [.extendedAdvertising])
-        let session = try await Self.scanner(controller).start()
+        let (controller, host) = scanTestController(features: [.extendedAdvertising])
+        let session = try await Self.scanner(host).start()
         let address = try bluetoothAddress("D0:00:00:00:00:01")
         func report(_ data: ArraySlice<UInt8>, _ status: LEExtendedAdvertisingReport.EventType.DataStatus, rssi: Int8) -> LEExtendedAdvertisingReport {
             LEExtendedAdvertisingReport(
@@ -162,8 +163,8 @@ struct ScannerTests {
 
     @Test("stopping disables scanning and ends the stream")
     func stopDisables() async throws {
-        let controller = ScanTestController()
-        let session = try await Self.scanner(controller).start()
+        let (controller, host) = scanTestController()
+        let session = try await Self.scanner(host).start()
         await session.stop()
         #expect(controller.parameters(of: .leSetScanEnable) == [bytes("01 00"), bytes("00 00")])
         var iterator = session.sightings.makeAsyncIterator()
@@ -174,8 +175,8 @@ struct ScannerTests {
 
     @Test("a consumer that stops iterating stops the scan")
     func cancellationDisables() async throws {
-        let controller = ScanTestController()
-        let stream = Self.scanner(controller).sightings()
+        let (controller, host) = scanTestController()
+        let stream = Self.scanner(host).sightings()
         let consumer = Task {
             for try await _ in stream {}
         }
@@ -188,9 +189,9 @@ struct ScannerTests {
 
     @Test("a dropped link ends the stream with an error naming the controller")
     func linkDropped() async throws {
-        let controller = ScanTestController(name: "tcp-client:127.0.0.1:6402")
-        let session = try await Self.scanner(controller).start()
-        controller.hostTransport.drop(with: HCITransportError(.ioFailure, "tcp-client:127.0.0.1:6402: connection reset by peer"))
+        let (controller, host) = scanTestController(name: "tcp-client:127.0.0.1:6402")
+        let session = try await Self.scanner(host).start()
+        controller.dropLink()
         let error = await #expect(throws: ScanError.self) {
             for try await _ in session.sightings {}
         }
@@ -200,8 +201,8 @@ struct ScannerTests {
 
     @Test("a Reset from elsewhere is followed by a new bring-up")
     func unsolicitedResetRestarts() async throws {
-        let controller = ScanTestController()
-        let session = try await Self.scanner(controller).start()
+        let (controller, host) = scanTestController()
+        let session = try await Self.scanner(host).start()
         try await controller.send(.commandComplete(.init(numHCICommandPackets: 1, answering: Reset.self)))
         try await controller.waitFor(.leSetScanEnable, count: 2)
         #expect(controller.opcodes.suffix(4) == [.setEventMask, .leSetEventMask, .leSetScanParameters, .leSetScanEnable])
@@ -210,8 +211,8 @@ struct ScannerTests {
 
     @Test("a quiet controller is noticed and scanning enabled again")
     func quietController() async throws {
-        let controller = ScanTestController()
-        let session = try await Self.scanner(controller, quietAfter: .milliseconds(200)).start()
+        let (controller, host) = scanTestController()
+        let session = try await Self.scanner(host, quietAfter: .milliseconds(200)).start()
         try await controller.waitFor(.leSetScanEnable, count: 2)
         #expect(controller.parameters(of: .leSetScanEnable)[1] == bytes("01 00"))
         // Only the enable: parameters sent while scanning would be refused with Command Disallowed.

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BeaconTestKit
 import Glibc
 import Synchronization
 
@@ -6,9 +7,6 @@ import Synchronization
 import HCITransports
 
 /// What went wrong in the test's own fixtures, as opposed to in the code under test.
-struct H4TestFailure: Error, CustomStringConvertible {
-    var description: String
-}
 
 /// The controller's end of a test link (a TCP connection or a pseudo-terminal): writes
 /// bytes as a controller would and reads what the transport sent. Reads run on a thread of
@@ -42,8 +40,8 @@ final class H4TestPeer: Sendable {
     func read(count: Int, timeout: Duration = .seconds(120)) async throws -> [UInt8] {
         let received = try await receive(upTo: count, timeout: timeout)
         guard received.bytes.count == count else {
-            throw H4TestFailure(
-                description: "wanted \(count) bytes, got \(received.bytes.count) "
+            throw TestFailure(
+                "wanted \(count) bytes, got \(received.bytes.count) "
                     + (received.ended ? "before end of stream" : "within \(timeout)"))
         }
         return received.bytes
@@ -53,7 +51,7 @@ final class H4TestPeer: Sendable {
     func readUntilClosed(timeout: Duration = .seconds(120)) async throws -> [UInt8] {
         let received = try await receive(upTo: .max, timeout: timeout)
         guard received.ended else {
-            throw H4TestFailure(description: "the connection was still open after \(timeout)")
+            throw TestFailure("the connection was still open after \(timeout)")
         }
         return received.bytes
     }

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Testing
 @testable import HCI
 
@@ -7,9 +8,9 @@ import Testing
     /// The commands these tests answer are answered at once: the default timeout is a safety
     /// net; the tests of timeouts pass their own.
     func makeHost(timeout: Duration = .seconds(60)) -> (HostController, ScriptedController, CountingTransport) {
-        let (hostEnd, controllerEnd) = InMemoryHCITransport.pair(name: "hci0")
-        let counting = CountingTransport(hostEnd)
-        return (HostController(transport: counting, defaultTimeout: timeout), ScriptedController(controllerEnd), counting)
+        let script = ScriptedController(name: "hci0", configuration: .manual)
+        let counting = CountingTransport(script.hostEnd)
+        return (HostController(transport: counting, defaultTimeout: timeout), script, counting)
     }
 
     /// Answers the two informational commands used by the concurrent tests.
@@ -124,7 +125,7 @@ import Testing
         let result = Task { try await host.send(parameters) }
         _ = try await script.nextCommand()
         // RootCanal 1.10.0's answer when extended advertising was used before.
-        try await script.end.send(packet("04 0e 04 01 06 20 0c"))
+        try await script.send(packet("04 0e 04 01 06 20 0c"))
         let error = await #expect(throws: HCIError.self) { try await result.value }
         #expect(error?.kind == .commandFailed(.commandDisallowed))
         #expect(error?.description.hasPrefix("hci0: LE Set Advertising Parameters was refused (0x0C Command Disallowed): ") == true)
@@ -169,7 +170,7 @@ import Testing
         let (host, script, _) = makeHost()
         async let answer = host.send(try HCICommandPacket(opcode: .readBDADDR))
         _ = try await script.nextCommand()
-        try await script.end.send(packet("04 0e 04 01 09 10 01"))
+        try await script.send(packet("04 0e 04 01 09 10 01"))
         #expect(try await answer == .complete(returnParameters: [0x01]))
         #expect(try await answer.status == .unknownHCICommand)
         await host.close()
@@ -179,7 +180,7 @@ import Testing
         let (host, script, _) = makeHost()
         let address = Task { try await host.send(ReadBDADDR()) }
         _ = try await script.nextCommand()
-        try await script.end.send(packet("04 0e 06 01 09 10 00 17 de"))
+        try await script.send(packet("04 0e 06 01 09 10 00 17 de"))
         let error = await #expect(throws: HCIError.self) { try await address.value }
         #expect(error?.kind == .malformedAnswer(.truncated(structure: "Read BD_ADDR return parameters", offset: 0, needed: 6, available: 2)))
         await host.close()
@@ -213,7 +214,7 @@ import Testing
         let address = Task { try await host.send(ReadBDADDR()) }
         _ = try await script.nextCommand()
         let drop = HCITransportError(.ioFailure, "hci0: the controller vanished (ENODEV); plug it back in")
-        script.end.drop(with: drop)
+        script.dropLink(with: drop)
         let error = await #expect(throws: HCIError.self) { try await address.value }
         #expect(error?.kind == .transport(drop))
         #expect(error?.description == "hci0: Read BD_ADDR did not complete: hci0: the controller vanished (ENODEV); plug it back in")
@@ -230,7 +231,7 @@ import Testing
     @Test func controllerClosingTheLinkEndsTheStreams() async throws {
         let (host, script, _) = makeHost()
         let events = await host.events()
-        await script.end.close()
+        await script.closeLink()
         let received = await collect(1, from: events)
         guard case .transportEnded(let error?)? = received.first else {
             Issue.record("got \(received)")
@@ -287,7 +288,7 @@ import Testing
         let (host, script, _) = makeHost()
         let events = await host.events()
         let bad = packet("04 0e 05 01 09")
-        try await script.end.send(bad)
+        try await script.send(bad)
         let received = await collect(1, from: events)
         guard case .malformedPacket(let packet, .lengthMismatch)? = received.first else {
             Issue.record("got \(received)")

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Testing
 @testable import HCI
 

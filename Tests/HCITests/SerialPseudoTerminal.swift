@@ -1,4 +1,5 @@
 #if os(Linux)
+import BeaconTestKit
 import Glibc
 
 @testable import HCI
@@ -27,7 +28,7 @@ final class SerialPseudoTerminal: Sendable {
 
     init() throws {
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "openpty") else {
-            throw H4TestFailure(description: "this C library has no openpty")
+            throw TestFailure("this C library has no openpty")
         }
         let openPTY = unsafeBitCast(symbol, to: OpenPTY.self)
         var leader: Int32 = -1

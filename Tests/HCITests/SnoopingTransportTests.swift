@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Testing
 @testable import HCI
@@ -11,11 +12,10 @@ import HCITransports
     @Test func recordsBothDirectionsInOrder() async throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (hostEnd, controllerEnd) = InMemoryHCITransport.pair(name: "hci0")
-        let snooping = try SnoopingTransport(wrapping: hostEnd, path: path)
+        let script = ScriptedController(name: "hci0", configuration: .manual)
+        let snooping = try SnoopingTransport(wrapping: script.hostEnd, path: path)
         #expect(snooping.name == "hci0")
         let host = HostController(transport: snooping)
-        let script = ScriptedController(controllerEnd)
 
         async let reset: Void = host.send(Reset())
         _ = try await script.nextCommand()
@@ -34,12 +34,11 @@ import HCITransports
     @Test func recordingFailureDoesNotDisturbTraffic() async throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (hostEnd, controllerEnd) = InMemoryHCITransport.pair(name: "hci0")
+        let script = ScriptedController(name: "hci0", configuration: .manual)
         let writer = try BTSnoopWriter(path: path)
         writer.close()  // every write now fails, as on a full disk
-        let snooping = SnoopingTransport(wrapping: hostEnd, writer: writer)
+        let snooping = SnoopingTransport(wrapping: script.hostEnd, writer: writer)
         let host = HostController(transport: snooping)
-        let script = ScriptedController(controllerEnd)
 
         async let sets = host.send(LEReadNumberOfSupportedAdvertisingSets())
         _ = try await script.nextCommand()

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BeaconTestKit
 import Glibc
 
 @testable import HCI
@@ -35,15 +36,15 @@ final class TCPLoopbackServer: Sendable {
     /// Waits for the next connection, on a thread of its own; `timeout` is a safety net.
     func accept(timeout: Duration = .seconds(120)) async throws -> H4TestPeer {
         let listener = listener
-        let accepted: Result<Int32, H4TestFailure> = try await POSIXThread.run {
+        let accepted: Result<Int32, TestFailure> = try await POSIXThread.run {
             var request = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&request, 1, timeout.pollTimeoutMilliseconds) == 1 else {
-                return .failure(H4TestFailure(description: "no connection within \(timeout)"))
+                return .failure(TestFailure("no connection within \(timeout)"))
             }
             let peer = Glibc.accept(listener, nil, nil)
             guard peer >= 0 else {
                 return .failure(
-                    H4TestFailure(description: "accept: \(POSIXCallError.lastError(of: "accept"))"))
+                    TestFailure("accept: \(POSIXCallError.lastError(of: "accept"))"))
             }
             return .success(peer)
         }

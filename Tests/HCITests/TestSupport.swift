@@ -1,3 +1,4 @@
+import BeaconTestKit
 @testable import HCI
 
 /// Bytes from a hex string such as `"01 03 0c 00"`; spaces are ignored.
@@ -43,10 +44,6 @@ func address(_ text: String) throws -> BluetoothAddress {
     return address
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// The iBeacon advertising data used in several vectors: UUID E2C56DB5-DFFB-48D2-B060-D0F5A71096E0,
 /// major 1, minor 2, measured power −59 dBm (0xC5).

@@ -51,6 +51,16 @@ public enum ControllerBringUp {
         return info
     }
 
+    /// Reset and both event masks, for code that drives a controller of its own directly
+    /// (simulations, test benches).
+    public static func resetAndUnmask(_ host: HostController) async throws(HCIError) {
+        do throws(PreparationFailure) {
+            try await resetAndUnmask(host, noting: nil)
+        } catch {
+            throw error.error
+        }
+    }
+
     /// One step of preparing an exclusive controller that failed: what it was for (for the
     /// scan's error message) and the controller's answer.
     struct PreparationFailure: Error {
@@ -60,7 +70,7 @@ public enum ControllerBringUp {
 
     /// Reset, then both event masks: the one preparation of an exclusive controller, for
     /// advertising and scanning alike (see the type's notes for why both masks are set).
-    static func resetAndUnmask(_ host: HostController, noting ledger: CommandLedger? = nil) async throws(PreparationFailure) {
+    static func resetAndUnmask(_ host: HostController, noting ledger: CommandLedger?) async throws(PreparationFailure) {
         let resetTimeout = max(await host.defaultTimeout, minimumResetTimeout)
         try await step(Reset(), "resetting the controller", on: host, timeout: resetTimeout, noting: ledger)
         try await unmask(host, noting: ledger)

@@ -20,7 +20,7 @@ struct ScanCommands: Sendable {
         }
         logger.debug("resetting the controller", metadata: ["hci": "\(controller)"])
         do throws(ControllerBringUp.PreparationFailure) {
-            try await ControllerBringUp.resetAndUnmask(host)
+            try await ControllerBringUp.resetAndUnmask(host, noting: nil)
         } catch {
             throw ScanError(controller: controller, kind: .command(error.error, step: error.step))
         }

@@ -54,6 +54,9 @@ extension HCIOpcode {
     // Informational parameters (OGF 0x04)
     public static let readLocalVersionInformation = HCIOpcode(rawValue: 0x1001)
     public static let readLocalSupportedCommands = HCIOpcode(rawValue: 0x1002)
+    /// Read Local Supported Features (Core v5.4 Vol 4 Part E 7.4.3): `LMP_Features[8]`.
+    /// Only the virtual controller answers it here; beaconctl reads the LE features instead.
+    public static let readLocalSupportedFeatures = HCIOpcode(rawValue: 0x1003)
     public static let readBDADDR = HCIOpcode(rawValue: 0x1009)
     // LE Controller (OGF 0x08)
     public static let leSetEventMask = HCIOpcode(rawValue: 0x2001)
@@ -78,6 +81,7 @@ extension HCIOpcode {
     public static let leClearAdvertisingSets = HCIOpcode(rawValue: 0x203D)
     public static let leSetExtendedScanParameters = HCIOpcode(rawValue: 0x2041)
     public static let leSetExtendedScanEnable = HCIOpcode(rawValue: 0x2042)
+    public static let leReadTransmitPower = HCIOpcode(rawValue: 0x204B)
 }
 
 extension HCIOpcode {

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import FleetManifest
 import HCI
@@ -23,6 +24,10 @@ struct AdvertiserRun {
 /// controllers answer every command they are not told to leave unanswered, so this is a
 /// safety net that no load reaches; tests of unanswered commands pass a shorter one.
 let generousCommandTimeout: Duration = .seconds(60)
+
+/// The name scripted controllers get unless a test needs another: a spec of an exclusive
+/// transport, so that the code under test resets the controller and sets its masks.
+let exclusiveTestSpec = "tcp-client:127.0.0.1:6402"
 
 /// Starts an advertiser on `controllers`: the first open gets the first controller, a
 /// re-open after a dropped link the next one.

@@ -1,3 +1,4 @@
+import BeaconTestKit
 @testable import BeaconFleet
 
 /// Keeps what the advertiser reported, for assertions while it still runs.

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import HCI
 import HCITransports

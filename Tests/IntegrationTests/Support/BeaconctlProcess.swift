@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Glibc
 

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconFleet
 import HCI
 import HCITransports
 import VirtualRadio

@@ -1,19 +1,23 @@
-import HCI
-
 /// LE Read Transmit Power (Core v5.4 Vol 4 Part E 7.8.74): the lowest and highest TX power
 /// the controller can use, in dBm: `Min_TX_Power i8 | Max_TX_Power i8`.
-struct LEReadTransmitPower: HCIParameterlessCommand, Hashable {
-    static let opcode = HCIOpcode(rawValue: 0x204B)
+public struct LEReadTransmitPower: HCIParameterlessCommand, Hashable {
+    public static let opcode = HCIOpcode.leReadTransmitPower
+    public init() {}
 
-    struct ReturnParameters: Hashable, Sendable {
-        var minimum: Int8
-        var maximum: Int8
+    public struct ReturnParameters: Hashable, Sendable {
+        public var minimum: Int8
+        public var maximum: Int8
+
+        public init(minimum: Int8, maximum: Int8) {
+            self.minimum = minimum
+            self.maximum = maximum
+        }
     }
 
     /// Its bit in Read Local Supported Commands: octet 38, bit 7 (Core v5.4 Vol 4 Part E 6.27).
-    static let supportedCommandsBit = (octet: 38, bit: 7)
+    public static let supportedCommandsBit = (octet: 38, bit: 7)
 
-    static func decodeReturnParameters(_ bytes: ArraySlice<UInt8>) throws(HCIDecodingError) -> ReturnParameters {
+    public static func decodeReturnParameters(_ bytes: ArraySlice<UInt8>) throws(HCIDecodingError) -> ReturnParameters {
         guard bytes.count >= 2 else {
             throw .truncated(structure: "\(name) return parameters", offset: 0, needed: 2, available: bytes.count)
         }
@@ -22,7 +26,7 @@ struct LEReadTransmitPower: HCIParameterlessCommand, Hashable {
         return ReturnParameters(minimum: minimum, maximum: maximum)
     }
 
-    static func encodeReturnParameters(_ value: ReturnParameters, into bytes: inout [UInt8]) {
+    public static func encodeReturnParameters(_ value: ReturnParameters, into bytes: inout [UInt8]) {
         bytes.append(UInt8(bitPattern: value.minimum))
         bytes.append(UInt8(bitPattern: value.maximum))
     }

@@ -1,13 +1,14 @@
 import Synchronization
 
-/// A value that changes on other threads (a child process's output, what a scanner hears)
-/// and that a test can await: `wait(until:)` resumes on the change that gives it an answer,
-/// instead of polling against a deadline that a busy machine may miss.
+/// A value that changes on other threads (a child process's output, the commands a
+/// controller received, what a scanner hears) and that a test can await: `wait(until:)`
+/// resumes on the change that gives it an answer, instead of polling against a deadline
+/// that a busy machine may miss.
 ///
 /// The only deadline is a safety one, generous enough that no load reaches it: it turns a
-/// real hang into a failure that says what was being waited for.
-final class WatchedState<Value: Sendable>: Sendable {
-    static var safetyDeadline: Duration { .seconds(120) }
+/// real hang into a failure that says what was being waited for and what the value was.
+public final class WatchedState<Value: Sendable>: Sendable {
+    public static var safetyDeadline: Duration { .seconds(120) }
 
     private struct Waiter {
         var answer: @Sendable (Value) -> Bool
@@ -22,14 +23,14 @@ final class WatchedState<Value: Sendable>: Sendable {
 
     private let state: Mutex<State>
 
-    init(_ value: Value) {
+    public init(_ value: Value) {
         state = Mutex(State(value: value))
     }
 
-    var value: Value { state.withLock { $0.value } }
+    public var value: Value { state.withLock { $0.value } }
 
     /// Changes the value and resumes the waiters it satisfies.
-    func update(_ change: (inout Value) -> Void) {
+    public func update(_ change: (inout Value) -> Void) {
         let satisfied = state.withLock { state -> [(CheckedContinuation<Value, any Error>, Value)] in
             change(&state.value)
             let value = state.value
@@ -43,7 +44,7 @@ final class WatchedState<Value: Sendable>: Sendable {
     /// Returns the value as soon as `condition` holds for it (at once if it already does).
     /// Throws when the task is cancelled, or after `safetyDeadline` naming `description`.
     @discardableResult
-    func wait(
+    public func wait(
         for description: String, safetyDeadline: Duration = WatchedState.safetyDeadline,
         until condition: @escaping @Sendable (Value) -> Bool
     ) async throws -> Value {
@@ -53,7 +54,8 @@ final class WatchedState<Value: Sendable>: Sendable {
         }
         let expiry = Task { [weak self] in
             try await Task.sleep(for: safetyDeadline)
-            self?.fail(id, WatchedStateTimeout(description: "\(description) did not happen within \(safetyDeadline)"))
+            guard let self else { return }
+            fail(id, WaitTimeout(description: "\(description) did not happen within \(safetyDeadline) (a hang?); the value: \(value)"))
         }
         defer { expiry.cancel() }
         return try await withTaskCancellationHandler {
@@ -76,7 +78,40 @@ final class WatchedState<Value: Sendable>: Sendable {
     }
 }
 
+/// A list that grows as things happen (events reported, commands received) and that a test
+/// can await, as `WatchedState` does for any value.
+public final class RecordedLog<Element: Sendable>: Sendable {
+    private let watched = WatchedState<[Element]>([])
+
+    public init() {}
+
+    public var elements: [Element] { watched.value }
+
+    public func append(_ element: Element) {
+        watched.update { $0.append(element) }
+    }
+
+    /// Returns the elements as soon as `condition` holds for them (at once if it already
+    /// does); see `WatchedState.wait(for:safetyDeadline:until:)`.
+    @discardableResult
+    public func wait(
+        for description: String, safetyDeadline: Duration = WatchedState<[Element]>.safetyDeadline,
+        until condition: @escaping @Sendable ([Element]) -> Bool
+    ) async throws -> [Element] {
+        try await watched.wait(for: description, safetyDeadline: safetyDeadline, until: condition)
+    }
+}
+
 /// A wait that reached its safety deadline: something hung.
-struct WatchedStateTimeout: Error, CustomStringConvertible {
-    let description: String
+public struct WaitTimeout: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// A test's own failure, with what went wrong in words.
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
 }

@@ -1,3 +1,4 @@
+import HCI
 import Synchronization
 
 /// One end of an in-process link between a host and a controller: what one end sends,

@@ -1,42 +1,6 @@
+import BeaconTestKit
 import Synchronization
 @testable import HCI
-
-/// Plays the controller in host-controller tests: reads what the host sent through the
-/// controller end of an in-memory pair and answers with events.
-final class ScriptedController {
-    let end: InMemoryHCITransport
-    private var iterator: AsyncThrowingStream<HCIPacket, any Error>.AsyncIterator
-
-    init(_ end: InMemoryHCITransport) {
-        self.end = end
-        self.iterator = end.incoming.makeAsyncIterator()
-    }
-
-    /// The next command the host sent.
-    func nextCommand() async throws -> HCICommandPacket {
-        guard let packet = try await iterator.next() else { throw TestFailure("the host closed the link") }
-        return try HCICommandPacket(packet: packet)
-    }
-
-    func send(_ event: HCIEvent) async throws {
-        try await end.send(try event.packet())
-    }
-
-    /// Command Complete with success and `value` for `Command`.
-    func complete<Command: HCICommand>(_ command: Command.Type, credits: UInt8 = 1, returning value: Command.ReturnParameters) async throws {
-        try await send(.commandComplete(.init(numHCICommandPackets: credits, answering: command, returnParameters: value)))
-    }
-
-    /// Command Complete with success for a command without return parameters.
-    func complete<Command: HCICommand>(_ command: Command.Type, credits: UInt8 = 1) async throws where Command.ReturnParameters == Void {
-        try await send(.commandComplete(.init(numHCICommandPackets: credits, answering: command)))
-    }
-
-    /// A Command Complete with opcode 0x0000: only sets the host's credits.
-    func grantCredits(_ credits: UInt8) async throws {
-        try await send(.commandComplete(.init(numHCICommandPackets: credits, opcode: .nop, returnParameters: [])))
-    }
-}
 
 /// Counts what the host hands to the transport, to see whether a command went out.
 final class CountingTransport: HCITransport {

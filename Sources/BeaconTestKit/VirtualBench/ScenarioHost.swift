@@ -1,3 +1,4 @@
+import BeaconFleet
 import HCI
 import HCITransports
 
@@ -13,9 +14,7 @@ public final class ScenarioHost {
     public init(_ spec: HCITransportSpec) async throws {
         host = HostController(transport: try await ControllerTransports.open(spec))
         events = await host.events(bufferSize: 1 << 20).makeAsyncIterator()
-        try await host.send(Reset())
-        try await host.send(SetEventMask(mask: .beaconHost))
-        try await host.send(LESetEventMask(mask: .beaconHost))
+        try await ControllerBringUp.resetAndUnmask(host)
     }
 
     /// The legacy and extended reports received since the last call, as (address, data, RSSI).
