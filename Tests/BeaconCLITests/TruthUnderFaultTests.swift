@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Testing
 
@@ -93,7 +94,7 @@ struct TruthUnderFaultTests {
         process.terminationHandler = { _ in ended.continuation.yield(); ended.continuation.finish() }
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
-        try await waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
+        try await ProcessSignals.waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
         kill(process.processIdentifier, signal)
         for await _ in ended.stream {}
         let errorText = String(decoding: drain(stderr.fileHandleForReading.fileDescriptor), as: UTF8.self)
@@ -118,20 +119,6 @@ struct TruthUnderFaultTests {
             } else {
                 return bytes  // the end, or nothing more waiting (EAGAIN)
             }
-        }
-    }
-
-    /// Waits for the event "the process catches these signals" in /proc/PID/status.
-    static func waitUntilCatching(_ signals: [Int32], pid: Int32) async throws {
-        let mask = signals.reduce(UInt64(0)) { $0 | (UInt64(1) << UInt64($1 - 1)) }
-        while true {
-            let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-               let caught = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
-               caught & mask == mask {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

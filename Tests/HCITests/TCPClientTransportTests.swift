@@ -1,4 +1,5 @@
 #if os(Linux)
+import BeaconTestKit
 import Glibc
 import Testing
 

@@ -19,8 +19,6 @@ package enum LinkFailure: Sendable, Equatable {
     case writeStalled(Duration)
     /// The bytes could not be cut into packets.
     case framing(HCITransportError)
-    /// The consumer of `incoming` left this many packets unread.
-    case consumerFellBehind(unreadPackets: Int)
 }
 
 /// Everything a ``POSIXPacketTransport`` needs besides its descriptor.
@@ -30,7 +28,8 @@ package struct PacketLinkConfiguration: Sendable {
     package var framing: PacketFraming
     /// How long a send may wait for a descriptor that accepts no bytes.
     package var writeTimeout: Duration
-    /// Packets `incoming` holds for a slow consumer before the link gives up loudly.
+    /// Packets `incoming` holds for a slow consumer; beyond, the link stops reading until the
+    /// consumer catches up (the bytes wait in the descriptor, nothing is dropped).
     package var incomingBufferLimit: Int
     /// Words a failure for the user: what happened on this link and what to do next.
     package var explain: @Sendable (LinkFailure) -> HCITransportError
@@ -68,11 +67,6 @@ package struct PacketLinkConfiguration: Sendable {
                 "\(name): the controller accepted no data for \(timeout.spokenForMessages); it may be hung")
         case .framing(let error):
             return HCITransportError(.framing, "\(name): \(error.message)")
-        case .consumerFellBehind(let unread):
-            return HCITransportError(
-                .ioFailure,
-                "\(name): \(unread) packets from the controller were left unread; stopping rather "
-                    + "than dropping controller events silently")
         }
     }
 }

@@ -6,7 +6,11 @@ import Synchronization
 ///
 /// One dedicated thread owns the descriptor. It parks in `poll` on the descriptor, on a
 /// doorbell rung by senders and on a closing socket; it frames what it reads into packets
-/// for `incoming` and writes queued packets whole, in the order they were sent. A `send`
+/// for `incoming` and writes queued packets whole, in the order they were sent. When the
+/// consumer of `incoming` falls `incomingBufferLimit` packets behind, the thread stops
+/// reading until it catches up: the bytes wait in the descriptor (and the peer is slowed
+/// down by its flow control), so nothing is dropped here. Loss, if any, happens where it is
+/// counted: in the host's subscriptions (`HostController.events(bufferSize:drops:)`). A `send`
 /// only queues its packet and suspends until the thread has written it (or failed to), so
 /// no caller ever blocks one of Swift's cooperative threads, however slow the peer.
 /// `close()` (or dropping the transport) signals the closing socket; the thread then fails
@@ -47,20 +51,27 @@ package final class POSIXPacketTransport: HCITransport {
             throw HCITransportError(
                 .ioFailure, "\(configuration.name): cannot make the descriptor non-blocking: \(error)")
         }
-        let (stream, continuation) = AsyncThrowingStream<HCIPacket, any Error>.makeStream(
-            bufferingPolicy: .bufferingOldest(configuration.incomingBufferLimit))
+        let room: SignalChannel
+        do {
+            room = try SignalChannel()
+        } catch {
+            io.close(descriptor)
+            throw HCITransportError(
+                .ioFailure, "\(configuration.name): cannot create the link thread's wake-up sockets: \(error)")
+        }
+        let inbox = PacketInbox(capacity: max(1, configuration.incomingBufferLimit), room: room)
+        // Pulled by the consumer: each `next()` takes a packet the link thread has framed.
+        let stream = AsyncThrowingStream<HCIPacket, any Error>(unfolding: { try await inbox.next() })
         let link = PacketLink(
             descriptor: descriptor, io: io, configuration: configuration, closing: closing,
-            doorbell: doorbell, continuation: continuation)
-        // A consumer that stops listening leaves nobody to read the controller: stop the link.
-        continuation.onTermination = { [weak link] termination in
-            if case .cancelled = termination { link?.requestClose() }
-        }
+            doorbell: doorbell, inbox: inbox)
+        // A consumer cancelled while waiting leaves nobody to read the controller: stop the link.
+        inbox.onConsumerCancelled = { [weak link] in link?.requestClose() }
         do {
             try POSIXThread.detach { link.run() }
         } catch {
             io.close(descriptor)
-            continuation.finish()
+            inbox.finish(throwing: nil)
             throw HCITransportError(
                 .ioFailure, "\(configuration.name): cannot start the link thread: \(error)")
         }
@@ -137,21 +148,20 @@ private final class PacketLink: Sendable {
     private let closing: SignalChannel
     /// Rung by each send and drained by the link thread: the queue has a new packet.
     private let doorbell: SignalChannel
-    private let continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
+    private let inbox: PacketInbox
     private let writer = Mutex(WriterState())
     private let lifecycle = Mutex(Lifecycle())
 
     init(
         descriptor: Int32, io: any PacketDescriptorIO, configuration: PacketLinkConfiguration,
-        closing: SignalChannel, doorbell: SignalChannel,
-        continuation: AsyncThrowingStream<HCIPacket, any Error>.Continuation
+        closing: SignalChannel, doorbell: SignalChannel, inbox: PacketInbox
     ) {
         self.descriptor = descriptor
         self.io = io
         self.configuration = configuration
         self.closing = closing
         self.doorbell = doorbell
-        self.continuation = continuation
+        self.inbox = inbox
     }
 
     private var closedError: HCITransportError {
@@ -236,11 +246,7 @@ private final class PacketLink: Sendable {
         current?.queued.sender.resume(returning: .failure(reason))
         for queued in abandoned { queued.sender.resume(returning: .failure(reason)) }
         io.close(descriptor)
-        if let endError {
-            continuation.finish(throwing: endError)
-        } else {
-            continuation.finish()
-        }
+        inbox.finish(throwing: endError)
         let waiters = lifecycle.withLock { state in
             state.finished = true
             defer { state.closeWaiters = [] }
@@ -278,10 +284,14 @@ private final class PacketLink: Sendable {
             }
 
             let wantsRoom = current != nil
+            // Reading pauses while the consumer is a full inbox behind; `room` wakes it.
+            let reading = !inbox.isFull
+            let wantedEvents = (reading ? Int16(POLLIN) : 0) | (wantsRoom ? Int16(POLLOUT) : 0)
             var descriptors = [
-                pollfd(fd: descriptor, events: Int16(POLLIN) | (wantsRoom ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: descriptor, events: wantedEvents, revents: 0),
                 pollfd(fd: closing.readEnd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: doorbell.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: inbox.room.readEnd, events: Int16(POLLIN), revents: 0),
             ]
             let timeout = current.map { ContinuousClock.now.duration(to: $0.deadline).pollTimeoutMilliseconds } ?? -1
             do {
@@ -294,9 +304,10 @@ private final class PacketLink: Sendable {
             // Closing wins over data still queued: the host asked to stop listening.
             if descriptors[1].revents != 0 { return .closedByHost }
             if descriptors[2].revents != 0 { doorbell.drain() }
+            if descriptors[3].revents != 0 { inbox.room.drain() }
             // POLLOUT alone is handled by the writing above; anything else means a read
             // has something to say (data, end of stream or the descriptor's error).
-            guard descriptors[0].revents & ~Int16(POLLOUT) != 0 else { continue }
+            guard reading, descriptors[0].revents & ~Int16(POLLOUT) != 0 else { continue }
 
             let count: Int
             do {
@@ -312,19 +323,7 @@ private final class PacketLink: Sendable {
             }
 
             let result = framer.packets(from: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            for packet in result.packets {
-                switch continuation.yield(packet) {
-                case .enqueued:
-                    continue
-                case .dropped:
-                    let limit = configuration.incomingBufferLimit
-                    return .failed(configuration.explain(.consumerFellBehind(unreadPackets: limit)))
-                case .terminated:
-                    return .closedByHost
-                @unknown default:
-                    return .closedByHost
-                }
-            }
+            inbox.deliver(result.packets)
             if let failure = result.failure {
                 return .failed(configuration.explain(.framing(failure)))
             }
@@ -361,6 +360,125 @@ private final class PacketLink: Sendable {
             }
         }
         return .finished
+    }
+}
+
+/// The packets the link thread has framed and the consumer of `incoming` has not taken yet.
+///
+/// Bounded by pausing the producer, not by dropping: the link thread stops reading while
+/// `isFull`, and `next()` rings `room` once the consumer has taken half of them, so the
+/// thread reads again. (One read may overshoot the capacity by the packets of one chunk.)
+private final class PacketInbox: Sendable {
+    private struct State {
+        var packets: [HCIPacket] = []
+        var head = 0
+        /// Set once: `nil` inside means a clean end.
+        var ending: HCITransportError?? = nil
+        var waiter: CheckedContinuation<HCIPacket?, any Error>?
+        var readerPaused = false
+        var onConsumerCancelled: (@Sendable () -> Void)?
+
+        var count: Int { packets.count - head }
+    }
+
+    let capacity: Int
+    let room: SignalChannel
+    private let state = Mutex(State())
+
+    init(capacity: Int, room: SignalChannel) {
+        self.capacity = capacity
+        self.room = room
+    }
+
+    var onConsumerCancelled: (@Sendable () -> Void)? {
+        get { state.withLock { $0.onConsumerCancelled } }
+        set { state.withLock { $0.onConsumerCancelled = newValue } }
+    }
+
+    /// Whether the link thread should stop reading; noted, so that `next()` wakes it.
+    var isFull: Bool {
+        state.withLock { state in
+            state.readerPaused = state.count >= capacity
+            return state.readerPaused
+        }
+    }
+
+    /// Hands packets to the consumer: to one waiting at once, the rest into the queue.
+    func deliver(_ packets: [HCIPacket]) {
+        guard !packets.isEmpty else { return }
+        let handOff = state.withLock { state -> (CheckedContinuation<HCIPacket?, any Error>, HCIPacket)? in
+            state.packets.append(contentsOf: packets)
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return (waiter, takeFirst(&state))
+        }
+        if let (waiter, packet) = handOff { waiter.resume(returning: packet) }
+    }
+
+    /// Ends the stream once the queued packets are taken: cleanly, or with `error`.
+    func finish(throwing error: HCITransportError?) {
+        let waiter = state.withLock { state -> CheckedContinuation<HCIPacket?, any Error>? in
+            guard state.ending == nil else { return nil }
+            state.ending = .some(error)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
+    }
+
+    /// The next packet; `nil` at a clean end. Suspends while none is queued.
+    func next() async throws -> HCIPacket? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HCIPacket?, any Error>) in
+                enum Answer {
+                    case packet(HCIPacket, wakeReader: Bool)
+                    case end(HCITransportError?)
+                    case cancelled
+                    case wait
+                }
+                let answer = state.withLock { state -> Answer in
+                    if state.count > 0 {
+                        let packet = takeFirst(&state)
+                        let wake = state.readerPaused && state.count <= capacity / 2
+                        if wake { state.readerPaused = false }
+                        return .packet(packet, wakeReader: wake)
+                    }
+                    if let ending = state.ending { return .end(ending) }
+                    if Task.isCancelled { return .cancelled }
+                    state.waiter = continuation
+                    return .wait
+                }
+                switch answer {
+                case .packet(let packet, let wake):
+                    if wake { room.signal() }
+                    continuation.resume(returning: packet)
+                case .end(let error?):
+                    continuation.resume(throwing: error)
+                case .end(nil), .cancelled:
+                    continuation.resume(returning: nil)
+                case .wait:
+                    break
+                }
+            }
+        } onCancel: {
+            let (waiter, cancelled) = state.withLock { state in
+                defer { state.waiter = nil }
+                return (state.waiter, state.onConsumerCancelled)
+            }
+            waiter?.resume(returning: nil)
+            cancelled?()
+        }
+    }
+
+    private func takeFirst(_ state: inout State) -> HCIPacket {
+        let packet = state.packets[state.head]
+        state.head += 1
+        // Compact now and then, so the array does not grow with everything ever read.
+        if state.head >= 1024 && state.head * 2 >= state.packets.count {
+            state.packets.removeFirst(state.head)
+            state.head = 0
+        }
+        return packet
     }
 }
 

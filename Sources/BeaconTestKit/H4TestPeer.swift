@@ -1,29 +1,25 @@
 #if os(Linux)
-import BeaconTestKit
 import Glibc
-import Synchronization
-
-@testable import HCI
+import HCI
 import HCITransports
-
-/// What went wrong in the test's own fixtures, as opposed to in the code under test.
+import Synchronization
 
 /// The controller's end of a test link (a TCP connection or a pseudo-terminal): writes
 /// bytes as a controller would and reads what the transport sent. Reads run on a thread of
 /// their own and end as soon as the bytes are in; their deadline (120 s unless a test says
 /// otherwise) is a safety net that turns a broken transport into a failure, not a hang.
-final class H4TestPeer: Sendable {
+public final class H4TestPeer: Sendable {
     private let descriptor: Int32
     /// Sockets are written with send(MSG_NOSIGNAL), so a closed transport is an error, not SIGPIPE.
     private let isSocket: Bool
     private let isClosed = Mutex(false)
 
-    init(descriptor: Int32, isSocket: Bool) {
+    public init(descriptor: Int32, isSocket: Bool) {
         self.descriptor = descriptor
         self.isSocket = isSocket
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws {
         var written = 0
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes {
@@ -37,7 +33,7 @@ final class H4TestPeer: Sendable {
     }
 
     /// Reads exactly `count` bytes, or fails after `timeout` or at end of stream.
-    func read(count: Int, timeout: Duration = .seconds(120)) async throws -> [UInt8] {
+    public func read(count: Int, timeout: Duration = .seconds(120)) async throws -> [UInt8] {
         let received = try await receive(upTo: count, timeout: timeout)
         guard received.bytes.count == count else {
             throw TestFailure(
@@ -48,7 +44,7 @@ final class H4TestPeer: Sendable {
     }
 
     /// Reads until the other side closes; fails if it has not within `timeout`.
-    func readUntilClosed(timeout: Duration = .seconds(120)) async throws -> [UInt8] {
+    public func readUntilClosed(timeout: Duration = .seconds(120)) async throws -> [UInt8] {
         let received = try await receive(upTo: .max, timeout: timeout)
         guard received.ended else {
             throw TestFailure("the connection was still open after \(timeout)")
@@ -75,12 +71,31 @@ final class H4TestPeer: Sendable {
         }
     }
 
-    func close() {
+    public func close() {
         let wasClosed = isClosed.withLock { closed in
             defer { closed = true }
             return closed
         }
-        if !wasClosed { Glibc.close(descriptor) }
+        if !wasClosed {
+            _ = shutdown(descriptor, Int32(SHUT_RDWR))
+            Glibc.close(descriptor)
+        }
+    }
+
+    /// Hands every chunk of bytes that arrives to `take`, on a thread of its own, until the
+    /// other side closes or `close()` is called; then calls `ended`.
+    public func readContinuously(_ take: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable () -> Void) throws {
+        let descriptor = descriptor
+        try POSIXThread.detach {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                take(Array(chunk[..<count]))
+            }
+            ended()
+        }
     }
 
     deinit {

@@ -1,17 +1,15 @@
 #if os(Linux)
-import BeaconTestKit
 import Glibc
-
-@testable import HCI
+import HCI
 import HCITransports
 
 /// A TCP listener on 127.0.0.1 with a port the kernel picks, standing in for a controller.
-final class TCPLoopbackServer: Sendable {
-    let port: UInt16
+public final class TCPLoopbackServer: Sendable {
+    public let port: UInt16
     private let listener: Int32
 
     /// Listens with `backlog`; `listening: false` only binds, so connects are refused.
-    init(listening: Bool = true, backlog: Int32 = 16) throws {
+    public init(listening: Bool = true, backlog: Int32 = 16) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXCallError.lastError(of: "socket") }
         var address = sockaddr_in()
@@ -34,7 +32,7 @@ final class TCPLoopbackServer: Sendable {
     }
 
     /// Waits for the next connection, on a thread of its own; `timeout` is a safety net.
-    func accept(timeout: Duration = .seconds(120)) async throws -> H4TestPeer {
+    public func accept(timeout: Duration = .seconds(120)) async throws -> H4TestPeer {
         let listener = listener
         let accepted: Result<Int32, TestFailure> = try await POSIXThread.run {
             var request = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
