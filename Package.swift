@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "HCILinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -90,7 +90,7 @@ let package = Package(
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
-            name: "FleetManifestTests", dependencies: ["FleetManifest"],
+            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["BeaconTestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),

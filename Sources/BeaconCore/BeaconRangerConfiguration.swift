@@ -1,7 +1,7 @@
 /// The settings of ranging; every default is documented in docs/ranging.md.
 public struct RangingConfiguration: Hashable, Sendable {
     public var filter: RSSIFilter.Configuration
-    public var distanceModel: DistanceModel
+    public var distanceModel: PathLossModel
     public var thresholds: ProximityThresholds
     /// RSSI samples needed inside the window before a proximity is given: one or two
     /// packets say little about a signal that fades by 10 dB from one packet to the next.
@@ -20,7 +20,7 @@ public struct RangingConfiguration: Hashable, Sendable {
 
     public init(
         filter: RSSIFilter.Configuration = RSSIFilter.Configuration(),
-        distanceModel: DistanceModel = DistanceModel(pathLossExponent: 2),
+        distanceModel: PathLossModel = PathLossModel(pathLossExponent: 2),
         thresholds: ProximityThresholds = ProximityThresholds(),
         minimumSamples: Int = 3, unseenTimeout: Double = 5, forgetAfter: Double = 30,
         plausibleMeasuredPower: ClosedRange<Int> = -100 ... -20, maximumTrackedBeacons: Int = 10_000

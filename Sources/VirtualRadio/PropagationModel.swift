@@ -6,74 +6,44 @@ import Glibc
 import Darwin
 #endif
 
-/// A wall or other obstacle on the plan: a segment that takes `attenuation` dB from every
-/// path crossing it (typical: 3–5 dB plasterboard, 10–15 dB brick or concrete).
-public struct Obstacle: Hashable, Sendable {
-    public var from: PlanPoint
-    public var to: PlanPoint
-    public var attenuation: Double
-
-    public init(from: PlanPoint, to: PlanPoint, attenuation: Double) {
-        self.from = from
-        self.to = to
-        self.attenuation = attenuation
-    }
-
-    /// Whether the segment `a`–`b` properly crosses this obstacle.
-    func isCrossed(from a: PlanPoint, to b: PlanPoint) -> Bool {
-        func orientation(_ p: PlanPoint, _ q: PlanPoint, _ r: PlanPoint) -> Double {
-            (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x)
-        }
-        let d1 = orientation(from, to, a)
-        let d2 = orientation(from, to, b)
-        let d3 = orientation(a, b, from)
-        let d4 = orientation(a, b, to)
-        return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
-    }
-}
-
-/// How radio signals fade between two points of a venue: log-distance path loss with a
-/// reference loss at 1 m, log-normal shadowing, obstacles, and packet loss.
+/// How radio signals fade between two points of a venue: the mean of `RadioEnvironment`
+/// (log-distance path loss, the 1 m reference loss, obstacles) and what is random on top of
+/// it: log-normal shadowing and packet loss.
 ///
-/// `RSSI = TX power − L₁ − 10·n·log₁₀(d) − Σ obstacles + X_σ`, X_σ ~ N(0, σ²).
-/// With `L₁ = 41 dB` (free-space loss at 1 m and 2.4 GHz) the model's mean RSSI at 1 m is
-/// TX power − 41 dB: the same rule `measured_power: auto` uses, so a beacon advertising
-/// `auto` reports exactly the model's truth at 1 m.
+/// `RSSI = mean + X_σ`, X_σ ~ N(0, σ²), independently for every packet.
 public struct PropagationModel: Hashable, Sendable {
-    /// The path-loss exponent n: 2 in free space, 2–3 in open indoor spaces.
-    public var pathLossExponent: Double
-    /// Loss at the 1 m reference distance, dB.
-    public var referenceLoss: Double
+    public var environment: RadioEnvironment
     /// Standard deviation of the log-normal shadowing, dB (0 = no fading).
     public var shadowingSigma: Double
     /// Probability that one advertising packet is not received at all, 0…1.
     public var packetLoss: Double
-    public var obstacles: [Obstacle]
-    /// Below this RSSI a receiver hears nothing (typical BLE sensitivity).
-    public var receiverSensitivity: Double
 
     public init(
-        pathLossExponent: Double = 2.0, referenceLoss: Double = 41, shadowingSigma: Double = 0,
-        packetLoss: Double = 0, obstacles: [Obstacle] = [], receiverSensitivity: Double = -100
+        pathLossExponent: Double = 2.0, referenceLoss: Double = Double(MeasuredPower.oneMetrePathLoss),
+        shadowingSigma: Double = 0, packetLoss: Double = 0, obstacles: [Obstacle] = [], receiverSensitivity: Double = -100
     ) {
-        self.pathLossExponent = pathLossExponent
-        self.referenceLoss = referenceLoss
-        self.shadowingSigma = shadowingSigma
-        self.packetLoss = packetLoss
-        self.obstacles = obstacles
-        self.receiverSensitivity = receiverSensitivity
+        self.init(
+            environment: RadioEnvironment(
+                pathLoss: PathLossModel(pathLossExponent: pathLossExponent), referenceLoss: referenceLoss,
+                obstacles: obstacles, receiverSensitivity: receiverSensitivity),
+            shadowingSigma: shadowingSigma, packetLoss: packetLoss)
     }
 
-    /// The mean RSSI, dBm, from a transmitter at `transmitter` with `txPower` dBm to a
-    /// receiver at `receiver`. Distances under 10 cm count as 10 cm (near-field).
-    public func meanRSSI(txPower: Double, from transmitter: PlanPoint, to receiver: PlanPoint) -> Double {
-        let distance = max(((transmitter.x - receiver.x) * (transmitter.x - receiver.x)
-            + (transmitter.y - receiver.y) * (transmitter.y - receiver.y)).squareRoot(), 0.1)
-        var rssi = txPower - referenceLoss - 10 * pathLossExponent * log10(distance)
-        for obstacle in obstacles where obstacle.isCrossed(from: transmitter, to: receiver) {
-            rssi -= obstacle.attenuation
-        }
-        return rssi
+    public init(environment: RadioEnvironment, shadowingSigma: Double = 0, packetLoss: Double = 0) {
+        self.environment = environment
+        self.shadowingSigma = shadowingSigma
+        self.packetLoss = packetLoss
+    }
+
+    /// The path-loss exponent n of the environment.
+    public var pathLossExponent: Double {
+        get { environment.pathLoss.pathLossExponent }
+        set { environment.pathLoss.pathLossExponent = newValue }
+    }
+
+    public var obstacles: [Obstacle] {
+        get { environment.obstacles }
+        set { environment.obstacles = newValue }
     }
 
     /// One received packet's RSSI, or `nil` when the packet is lost or below sensitivity.
@@ -82,11 +52,8 @@ public struct PropagationModel: Hashable, Sendable {
         using generator: inout SeededGenerator
     ) -> Double? {
         if packetLoss > 0 && Double(generator.next() >> 11) / Double(1 << 53) < packetLoss { return nil }
-        var rssi = meanRSSI(txPower: txPower, from: transmitter, to: receiver)
+        var rssi = environment.meanRSSI(txPower: txPower, from: transmitter, to: receiver)
         if shadowingSigma > 0 { rssi += shadowingSigma * generator.nextGaussian() }
-        return rssi >= receiverSensitivity ? rssi : nil
+        return rssi >= environment.receiverSensitivity ? rssi : nil
     }
-
-    /// The measured power (RSSI at 1 m, no obstacles) this model gives for a TX power.
-    public func measuredPower(txPower: Double) -> Double { txPower - referenceLoss }
 }

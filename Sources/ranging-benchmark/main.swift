@@ -23,7 +23,7 @@ do {
 
 let model = PropagationModel(
     pathLossExponent: options.pathLossExponent, shadowingSigma: options.sigma, packetLoss: options.packetLoss)
-let ranging = RangingConfiguration(distanceModel: DistanceModel(pathLossExponent: options.pathLossExponent))
+let ranging = RangingConfiguration(distanceModel: PathLossModel(pathLossExponent: options.pathLossExponent))
 let trial = RangingTrial(model: model, ranging: ranging, seconds: options.seconds)
 
 print("""

@@ -42,7 +42,7 @@ struct RangerTests {
     }
 
     @Test func accuracyFollowsThePathLossExponent() throws {
-        var ranger = BeaconRanger(configuration: RangingConfiguration(distanceModel: DistanceModel(pathLossExponent: 3)))
+        var ranger = BeaconRanger(configuration: RangingConfiguration(distanceModel: PathLossModel(pathLossExponent: 3)))
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -89, count: 20))
         let beacon = try #require(ranger.snapshot(at: 1.9).first)
         // −59 − 30·log10(d) = −89  ⇒  d = 10 m.

@@ -4,10 +4,10 @@ import Testing
 @Suite("Ranging maths")
 struct RangingTests {
     @Test func distanceInvertsTheLogDistanceModel() throws {
-        let model = DistanceModel(pathLossExponent: 2)
+        let model = PathLossModel(pathLossExponent: 2)
         #expect(try #require(model.distance(rssi: -59, measuredPower: -59)) == 1)
         #expect(abs(try #require(model.distance(rssi: -79, measuredPower: -59)) - 10) < 1e-9)
-        let indoor = DistanceModel(pathLossExponent: 3)
+        let indoor = PathLossModel(pathLossExponent: 3)
         #expect(abs(try #require(indoor.distance(rssi: -89, measuredPower: -59)) - 10) < 1e-9)
         for distance in [0.3, 1, 2.5, 7, 20.0] {
             let rssi = indoor.expectedRSSI(atDistance: distance, measuredPower: -61)
@@ -16,16 +16,16 @@ struct RangingTests {
     }
 
     @Test func refusesMeaninglessInputs() {
-        let model = DistanceModel()
+        let model = PathLossModel()
         #expect(model.distance(rssi: 127, measuredPower: -59) == nil)  // 127 = RSSI unavailable
         #expect(model.distance(rssi: -60, measuredPower: 0) == nil)
         #expect(model.distance(rssi: .nan, measuredPower: -59) == nil)
-        #expect(DistanceModel(pathLossExponent: 0).distance(rssi: -60, measuredPower: -59) == nil)
+        #expect(PathLossModel(pathLossExponent: 0).distance(rssi: -60, measuredPower: -59) == nil)
     }
 
     @Test func clampsAbsurdDistances() {
         // A measured power of −3 (a misprogrammed byte) would put a −90 dBm beacon 22 km away.
-        #expect(DistanceModel().distance(rssi: -90, measuredPower: -3) == 100)
+        #expect(PathLossModel().distance(rssi: -90, measuredPower: -3) == 100)
     }
 
     @Test(arguments: [

@@ -33,7 +33,7 @@ struct CalibrationSamplerTests {
         let sampler = try await calibrate(seed: seed, sigma: sigma)
         let estimate = try sampler.estimate(afterSeconds: 20)
         // The model's truth: 0 dBm TX − 41 dB reference loss at 1 m.
-        let truth = PropagationModel().measuredPower(txPower: 0)
+        let truth = RadioEnvironment().measuredPower(txPower: 0)
         #expect(abs(estimate.mean - truth) < 1, "mean \(estimate.mean) dBm from \(estimate.sampleCount) samples")
         #expect(estimate.sampleCount >= 150)
         #expect(estimate.warnings.isEmpty)

@@ -97,7 +97,7 @@ struct CoverageMapTests {
     func wallAttenuatesCellsBehindIt() throws {
         let wall = Obstacle(from: PlanPoint(x: 10, y: -1), to: PlanPoint(x: 10, y: 11), attenuation: 30)
         var settings = CoverageSettings()
-        settings.propagation.obstacles = [wall]
+        settings.environment.obstacles = [wall]
         let open = try #require(CoverageMap(venue: venue([beacon("b", 5, 5)], width: 20, height: 10), settings: .init()))
         let walled = try #require(CoverageMap(venue: venue([beacon("b", 5, 5)], width: 20, height: 10), settings: settings))
         for cell in 0..<open.grid.cellCount {
@@ -189,7 +189,7 @@ struct CoverageMapTests {
     @Test("unusable settings and oversized grids give no map", arguments: [
         CoverageSettings(resolution: 0), CoverageSettings(resolution: .nan), CoverageSettings(threshold: -95),
         CoverageSettings(crowdedAt: 1), CoverageSettings(tieMargin: -1),
-        CoverageSettings(propagation: PropagationModel(pathLossExponent: 0)),
+        CoverageSettings(environment: RadioEnvironment(pathLoss: PathLossModel(pathLossExponent: 0))),
         CoverageSettings(proximity: ProximityThresholds(immediateBelow: 3, nearBelow: 1)),
     ])
     func unusableSettings(_ settings: CoverageSettings) {

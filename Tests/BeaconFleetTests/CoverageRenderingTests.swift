@@ -46,7 +46,7 @@ struct CoverageRenderingTests {
     /// Levels chosen so that the small shop has dead, marginal, covered and crowded cells.
     func map(walls: [Obstacle] = []) throws -> CoverageMap {
         var settings = CoverageSettings(threshold: -62, deadBelow: -68)
-        settings.propagation.obstacles = walls
+        settings.environment.obstacles = walls
         settings.crowdedThreshold = -80
         return try #require(CoverageMap(venue: venue, settings: settings))
     }

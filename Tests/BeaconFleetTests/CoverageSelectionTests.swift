@@ -53,7 +53,7 @@ struct CoverageSelectionTests {
         let wall = Obstacle(from: PlanPoint(x: 5, y: 0), to: PlanPoint(x: 5, y: 20), attenuation: 10)
         let request = CoverageRequest(walls: CoverageWalls(walls: ["big": [wall], "bigg": [wall]]))
         let (jobs, notes) = try request.jobs(in: fleet)
-        #expect(jobs.first?.settings.propagation.obstacles == [wall])
+        #expect(jobs.first?.settings.environment.obstacles == [wall])
         #expect(notes.contains("the walls file names venue `bigg`, which is not in the manifest; its walls are ignored"))
     }
 

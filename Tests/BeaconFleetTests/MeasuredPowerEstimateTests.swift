@@ -1,3 +1,4 @@
+import BeaconCore
 import FleetManifest
 import Testing
 
@@ -12,7 +13,7 @@ struct MeasuredPowerEstimateTests {
             (-86, -127), (-87, -127), (-127, -127), (-128, -127),
         ])
     func estimate(txPower: Int8, expected: Int8) {
-        #expect(MeasuredPowerEstimate.measuredPower(forTxPower: txPower) == expected)
+        #expect(MeasuredPower.estimate(forTxPower: Int(txPower)) == expected)
     }
 
     @Test("a calibrated measured power is used as it is")

@@ -8,9 +8,9 @@ struct PropagationModelTests {
 
     @Test func meanRSSIFollowsLogDistance() {
         let model = PropagationModel(pathLossExponent: 2)
-        #expect(model.meanRSSI(txPower: 0, from: origin, to: PlanPoint(x: 1, y: 0)) == -41)
-        #expect(abs(model.meanRSSI(txPower: 0, from: origin, to: PlanPoint(x: 6, y: 8)) - -61) < 1e-9)
-        #expect(model.measuredPower(txPower: -4) == -45)
+        #expect(model.environment.meanRSSI(txPower: 0, from: origin, to: PlanPoint(x: 1, y: 0)) == -41)
+        #expect(abs(model.environment.meanRSSI(txPower: 0, from: origin, to: PlanPoint(x: 6, y: 8)) - -61) < 1e-9)
+        #expect(model.environment.measuredPower(txPower: -4) == -45)
     }
 
     @Test func obstaclesAttenuateOnlyPathsThatCrossThem() {
@@ -19,8 +19,8 @@ struct PropagationModelTests {
         let free = PropagationModel()
         let through = PlanPoint(x: 8, y: 0)
         let before = PlanPoint(x: 4, y: 0)
-        #expect(model.meanRSSI(txPower: 0, from: origin, to: through) == free.meanRSSI(txPower: 0, from: origin, to: through) - 12)
-        #expect(model.meanRSSI(txPower: 0, from: origin, to: before) == free.meanRSSI(txPower: 0, from: origin, to: before))
+        #expect(model.environment.meanRSSI(txPower: 0, from: origin, to: through) == free.environment.meanRSSI(txPower: 0, from: origin, to: through) - 12)
+        #expect(model.environment.meanRSSI(txPower: 0, from: origin, to: before) == free.environment.meanRSSI(txPower: 0, from: origin, to: before))
     }
 
     @Test func shadowingHasTheConfiguredSpread() {
@@ -33,7 +33,7 @@ struct PropagationModelTests {
         let mean = samples.reduce(0, +) / Double(samples.count)
         let variance = samples.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(samples.count - 1)
         #expect(samples.count == 20_000)
-        #expect(abs(mean - model.meanRSSI(txPower: 0, from: origin, to: receiver)) < 0.1)
+        #expect(abs(mean - model.environment.meanRSSI(txPower: 0, from: origin, to: receiver)) < 0.1)
         #expect(abs(variance.squareRoot() - 4) < 0.1)
     }
 

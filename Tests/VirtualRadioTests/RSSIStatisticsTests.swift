@@ -33,7 +33,7 @@ struct RSSIStatisticsTests {
         for (address, distance) in advertisers {
             let samples = reports.filter { $0.address == address }.compactMap(\.rssi).map(Double.init)
             #expect(samples.count > 2500, "\(distance) m: \(samples.count) reports")
-            let expected = model.meanRSSI(txPower: -4, from: PlanPoint(x: 0, y: 0), to: PlanPoint(x: distance, y: 0))
+            let expected = model.environment.meanRSSI(txPower: -4, from: PlanPoint(x: 0, y: 0), to: PlanPoint(x: distance, y: 0))
             let mean = samples.reduce(0, +) / Double(samples.count)
             let variance = samples.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(samples.count - 1)
             // Whole-dBm rounding adds a uniform ±0.5 dB error: variance + 1/12, mean unbiased.

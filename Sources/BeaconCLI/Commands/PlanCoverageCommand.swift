@@ -3,7 +3,6 @@ import BeaconCore
 import BeaconFleet
 import FleetManifest
 import Foundation
-import VirtualRadio
 
 struct PlanCoverageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -76,7 +75,7 @@ struct PlanCoverageCommand: AsyncParsableCommand {
 
     var settings: CoverageSettings {
         CoverageSettings(
-            resolution: resolution, propagation: PropagationModel(pathLossExponent: pathLossExponent),
+            resolution: resolution, environment: RadioEnvironment(pathLoss: PathLossModel(pathLossExponent: pathLossExponent)),
             threshold: threshold, deadBelow: deadBelow, crowdedAt: crowded,
             crowdedThreshold: crowdedThreshold, tieMargin: tieMargin,
             proximity: ProximityThresholds(immediateBelow: immediateBelow, nearBelow: nearBelow),

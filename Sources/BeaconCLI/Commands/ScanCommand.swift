@@ -142,7 +142,7 @@ struct ScanCommand: AsyncParsableCommand {
         let logger = globals.makeLogger()
         let names = try loadManifestNames()
         let outputFormat = format ?? (console.standardOutputIsTerminal ? .text : .jsonl)
-        var ranging = RangingConfiguration(distanceModel: DistanceModel(pathLossExponent: pathLossExponent))
+        var ranging = RangingConfiguration(distanceModel: PathLossModel(pathLossExponent: pathLossExponent))
         if input != nil {
             // A recording is ranged as a whole: its last table lists every beacon heard in it.
             ranging.forgetAfter = .infinity

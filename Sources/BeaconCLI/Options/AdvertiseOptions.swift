@@ -80,7 +80,7 @@ struct AdvertiseBeaconOptions: ParsableArguments {
         guard let value = Int(text) else {
             throw ValidationError("--measured-power \(text) is neither a number of dBm nor auto.")
         }
-        guard MeasuredPowerEstimate.validRange.contains(value), let dBm = Int8(exactly: value) else {
+        guard MeasuredPower.validRange.contains(value), let dBm = Int8(exactly: value) else {
             throw ValidationError(
                 "--measured-power \(value) is outside -127 to -1 dBm (the RSSI 1 m from a beacon is always negative).")
         }

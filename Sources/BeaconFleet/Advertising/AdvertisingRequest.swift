@@ -58,7 +58,7 @@ extension AdvertisingRequest {
     /// calibrated value, or the estimate for `auto`.
     public func measuredPower(advertisingAt txPower: Int8) -> Int8 {
         switch measuredPower {
-        case .auto: return MeasuredPowerEstimate.measuredPower(forTxPower: txPower)
+        case .auto: return MeasuredPower.estimate(forTxPower: Int(txPower))
         case .dBm(let value): return value
         }
     }

@@ -62,12 +62,12 @@ public struct CoverageHTML {
 
     private var assumptions: String {
         let settings = map.settings
-        let model = settings.propagation
+        let model = settings.environment
         var text = "Mean RSSI from the log-distance model: "
             + (settings.airFromMeasuredPower
                 ? "each beacon's measured power at 1 m"
                 : "TX power − \(numberText(model.referenceLoss)) dB at 1 m")
-            + ", path-loss exponent \(numberText(model.pathLossExponent))"
+            + ", path-loss exponent \(numberText(model.pathLoss.pathLossExponent))"
         let walls = model.obstacles.count
         text += walls == 0 ? ", no walls" : ", \(walls) wall\(walls == 1 ? "" : "s") (each path loses the walls it crosses)"
         text += "; no fading or body loss, so real readings scatter several dB around these values. "
@@ -98,7 +98,7 @@ public struct CoverageHTML {
         }
         out += "<tr><td><span class=\"swatch crowded\"></span></td><td>dotted and outlined: crowded, \(settings.crowdedAt) or more beacons at \(xmlEscaped(dBmText(settings.crowdedLevel))) or better</td></tr>\n"
         out += "<tr><td>○</td><td>a beacon, with its id; hover it for TX and measured power</td></tr>\n"
-        if !settings.propagation.obstacles.isEmpty {
+        if !settings.environment.obstacles.isEmpty {
             out += "<tr><td>▬</td><td>a wall; hover it for its loss in dB</td></tr>\n"
         }
         return out + "</table>\n"

@@ -1,5 +1,5 @@
 import BeaconCore
-import VirtualRadio
+
 
 /// Every cell of a plan judged by the model of the air: which beacon is strongest there and
 /// how strong, the runner-up, how many beacons are heard, and the proximity class a phone
@@ -41,7 +41,7 @@ public struct CoverageMap: Sendable {
     }
 
     private mutating func fill() {
-        let model = settings.propagation
+        let model = settings.environment
         let ranging = settings.distanceModel
         let crowdedLevel = settings.crowdedLevel
         let radiated = venue.beacons.map(settings.radiatedPower)

@@ -73,7 +73,7 @@ extension CoverageSVG {
             (.crowded, "crowded: \(settings.crowdedAt)+ beacons at \(dBmText(settings.crowdedLevel)) or better"),
             (.beacon, "beacon"),
         ]
-        if !settings.propagation.obstacles.isEmpty { items.append((.wall, "wall")) }
+        if !settings.environment.obstacles.isEmpty { items.append((.wall, "wall")) }
         var rows: [[(kind: SymbolKind, text: String, width: Double)]] = [[]]
         var used = margin
         for (kind, text) in items {

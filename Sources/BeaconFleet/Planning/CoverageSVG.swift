@@ -102,11 +102,11 @@ public struct CoverageSVG {
     private static func detailLines(_ map: CoverageMap, width room: Double) -> [String] {
         let settings = map.settings
         let venue = map.venue
-        let walls = settings.propagation.obstacles.count
+        let walls = settings.environment.obstacles.count
         var parts = [
             venue.id, "\(numberText(venue.plan.width)) × \(numberText(venue.plan.height)) m plan",
             "\(venue.beacons.count) beacon\(venue.beacons.count == 1 ? "" : "s")",
-            "path-loss exponent \(numberText(settings.propagation.pathLossExponent))",
+            "path-loss exponent \(numberText(settings.environment.pathLoss.pathLossExponent))",
             walls == 0 ? "no walls" : "\(walls) wall\(walls == 1 ? "" : "s")",
         ]
         if settings.airFromMeasuredPower { parts.append("1 m RSSI = measured power") }
@@ -266,7 +266,7 @@ public struct CoverageSVG {
     }
 
     private func walls() -> String {
-        let obstacles = map.settings.propagation.obstacles
+        let obstacles = map.settings.environment.obstacles
         guard !obstacles.isEmpty else { return "" }
         var out = "<g id=\"walls\" stroke=\"#222\" stroke-width=\"4\" stroke-linecap=\"round\">\n"
         for wall in obstacles {

@@ -89,7 +89,7 @@ extension CoverageRequest {
         var jobs: [CoverageJob] = []
         for venue in venues {
             var settings = self.settings
-            settings.propagation.obstacles += walls.walls(for: venue.id)
+            settings.environment.obstacles += walls.walls(for: venue.id)
             let zonesInVenue = orderedZones(of: venue)
             if !zones.isEmpty {
                 let unknownZones = zones.filter { !zonesInVenue.contains($0) }

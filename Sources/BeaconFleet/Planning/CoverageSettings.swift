@@ -1,14 +1,13 @@
 import BeaconCore
-import VirtualRadio
+
 
 /// What a coverage analysis assumes about the air and what it calls good or bad.
 public struct CoverageSettings: Hashable, Sendable {
     /// Side of a grid cell in metres; each cell is judged at its centre.
     public var resolution: Double
-    /// The model of the air: path loss, obstacles. The virtual radio uses the same type, so a
-    /// simulated venue hears what its coverage map predicts (shadowing and packet loss aside:
-    /// the map shows mean RSSI).
-    public var propagation: PropagationModel
+    /// The model of the air: path loss, obstacles. The virtual radio adds its randomness to
+    /// the same type, so a simulated venue hears, on average, what its coverage map predicts.
+    public var environment: RadioEnvironment
     /// A cell is covered when its strongest beacon's mean RSSI reaches this, dBm.
     public var threshold: Double
     /// A cell is a dead zone when even its strongest beacon stays below this, dBm.
@@ -29,7 +28,7 @@ public struct CoverageSettings: Hashable, Sendable {
     /// The classes a phone would give the strongest beacon's distance estimate.
     public var proximity: ProximityThresholds
     /// Whether a beacon's air starts from its advertised measured power (its RSSI at 1 m)
-    /// rather than from TX power − `propagation.referenceLoss`. A calibrated measured power
+    /// rather than from TX power − `environment.referenceLoss`. A calibrated measured power
     /// is what the venue really gives at 1 m; the default follows the TX power, as the
     /// virtual radio does. Beacons with `auto` measured power are the same either way.
     public var airFromMeasuredPower: Bool
@@ -42,13 +41,14 @@ public struct CoverageSettings: Hashable, Sendable {
 
     public init(
         resolution: Double = 0.5,
-        propagation: PropagationModel = PropagationModel(pathLossExponent: CoverageSettings.defaultPathLossExponent),
+        environment: RadioEnvironment = RadioEnvironment(
+            pathLoss: PathLossModel(pathLossExponent: CoverageSettings.defaultPathLossExponent)),
         threshold: Double = -85, deadBelow: Double = -90, crowdedAt: Int = 3, crowdedThreshold: Double? = nil,
         tieMargin: Double = 1, proximity: ProximityThresholds = ProximityThresholds(),
         airFromMeasuredPower: Bool = false
     ) {
         self.resolution = resolution
-        self.propagation = propagation
+        self.environment = environment
         self.threshold = threshold
         self.deadBelow = deadBelow
         self.crowdedAt = crowdedAt
@@ -60,7 +60,7 @@ public struct CoverageSettings: Hashable, Sendable {
 
     /// The TX power the model of the air radiates for `beacon`.
     public func radiatedPower(of beacon: CoverageBeacon) -> Double {
-        airFromMeasuredPower ? beacon.measuredPower + propagation.referenceLoss : beacon.txPower
+        airFromMeasuredPower ? beacon.measuredPower + environment.referenceLoss : beacon.txPower
     }
 
     /// The RSSI that counts towards crowding.
@@ -69,17 +69,15 @@ public struct CoverageSettings: Hashable, Sendable {
     /// The distance model a phone would range with. It shares the air's path-loss exponent,
     /// so a beacon whose measured power is the model's own 1 m RSSI is ranged exactly where
     /// no wall is in the way; walls and a calibrated measured power shift the estimate.
-    public var distanceModel: DistanceModel {
-        DistanceModel(pathLossExponent: propagation.pathLossExponent)
-    }
+    public var distanceModel: PathLossModel { environment.pathLoss }
 
     /// Why these settings cannot produce a meaningful map, or `nil` when they can.
     public var problem: String? {
         if !(resolution.isFinite && resolution > 0) {
             return "the grid resolution must be a positive number of metres; got \(resolution)"
         }
-        if !(propagation.pathLossExponent.isFinite && propagation.pathLossExponent > 0) {
-            return "the path-loss exponent must be positive (2 free space, 2.5–3.5 indoors); got \(propagation.pathLossExponent)"
+        if !(environment.pathLoss.pathLossExponent.isFinite && environment.pathLoss.pathLossExponent > 0) {
+            return "the path-loss exponent must be positive (2 free space, 2.5–3.5 indoors); got \(environment.pathLoss.pathLossExponent)"
         }
         if !threshold.isFinite || !deadBelow.isFinite || !crowdedLevel.isFinite {
             return "thresholds must be finite numbers of dBm"

@@ -140,8 +140,8 @@ extension CoverageMap {
             venue: venue.id, name: venue.name, floor: venue.floor,
             plan: .init(width: venue.plan.width, height: venue.plan.height, area: rounded(planArea)),
             settings: .init(
-                resolution: settings.resolution, pathLossExponent: settings.propagation.pathLossExponent,
-                walls: settings.propagation.obstacles.count, threshold: settings.threshold,
+                resolution: settings.resolution, pathLossExponent: settings.environment.pathLoss.pathLossExponent,
+                walls: settings.environment.obstacles.count, threshold: settings.threshold,
                 deadBelow: settings.deadBelow, crowdedAt: settings.crowdedAt,
                 crowdedThreshold: settings.crowdedLevel, tieMargin: settings.tieMargin,
                 immediateBelow: settings.proximity.immediateBelow, nearBelow: settings.proximity.nearBelow,

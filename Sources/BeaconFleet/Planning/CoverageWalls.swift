@@ -1,5 +1,5 @@
 import BeaconCore
-import VirtualRadio
+
 
 /// Walls for coverage maps, read from a small text file kept next to the manifest (the
 /// manifest schema has no place for walls: they describe a building, not a fleet).
