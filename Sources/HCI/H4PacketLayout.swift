@@ -68,7 +68,7 @@ public enum H4PacketLayout {
         guard let type = HCIPacketType(rawValue: indicator) else {
             throw HCITransportError(
                 .framing,
-                "received a packet with unknown indicator \(hex(indicator)) "
+                "received a packet with unknown indicator \(HexText.code(indicator)) "
                     + "(expected \(knownIndicators))")
         }
         let packet = HCIPacket(type: type, body: Array(bytes.dropFirst()))
@@ -106,9 +106,4 @@ public enum H4PacketLayout {
     /// The valid indicator bytes, for error messages.
     static let knownIndicators =
         "01 command, 02 ACL, 03 SCO, 04 event or 05 ISO"
-
-    static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
-    }
 }

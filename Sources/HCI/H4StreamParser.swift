@@ -117,10 +117,10 @@ public struct H4StreamParser: Sendable {
     private func unknownIndicator<Rest: Collection<UInt8>>(
         _ byte: UInt8, followedBy rest: Rest
     ) -> HCITransportError {
-        let shown = ([byte] + rest.prefix(7)).map { H4PacketLayout.hex($0).dropFirst(2) }
+        let shown = ([byte] + rest.prefix(7)).map { HexText.code($0).dropFirst(2) }
         return HCITransportError(
             .framing,
-            "H4 framing lost at stream byte \(streamOffset): \(H4PacketLayout.hex(byte)) is not a "
+            "H4 framing lost at stream byte \(streamOffset): \(HexText.code(byte)) is not a "
                 + "packet indicator (expected \(H4PacketLayout.knownIndicators)); next bytes "
                 + "\(shown.joined(separator: " ")). \(Self.recoveryAdvice)")
     }

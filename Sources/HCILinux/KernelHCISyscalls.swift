@@ -58,10 +58,7 @@ public struct KernelHCIDeviceInfo: Hashable, Sendable {
 
     /// The address as people write it, most significant byte first: "00:1A:7D:DA:71:13".
     public var address: String {
-        let digits = Array("0123456789ABCDEF")
-        return addressBytes.reversed().map { byte in
-            String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
-        }.joined(separator: ":")
+        HexText.bytes(addressBytes.reversed(), separator: ":")
     }
 
     /// The bus the controller sits on, e.g. "USB".

@@ -1,3 +1,4 @@
+import HCI
 import BeaconCore
 import BeaconFleet
 
@@ -76,7 +77,7 @@ enum DecodeJSON {
             offset = structure.offset
             type = Int(structure.type)
             typeName = ADTypeNames.typeName(structure.type)
-            data = DecodeHex.text(structure.data)
+            data = HexText.bytes(structure.data)
             details = structure.details
         }
 
@@ -124,7 +125,7 @@ enum DecodeJSON {
         init(_ event: DecodedHCIEvent) {
             name = event.eventName
             subevent = event.subeventName
-            parameters = DecodeHex.text(event.parameters)
+            parameters = HexText.bytes(event.parameters)
             problem = event.problem
             reports = event.reports.map(Report.init)
         }

@@ -17,7 +17,7 @@ public enum AdvertisingFault: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .hardwareError(let controller, let code):
-            return "\(controller): the controller reported hardware error \(hexCode(code)): it crashed or restarted "
+            return "\(controller): the controller reported hardware error \(HexText.code(code)): it crashed or restarted "
                 + "and the beacons are off the air"
         case .unsolicitedReset(let controller):
             return "\(controller): the controller was reset by someone else (another program on the shared kernel "

@@ -1,3 +1,4 @@
+import HCI
 import BeaconCore
 
 /// The manufacturer a controller reports in Read Local Version Information, for people:
@@ -10,7 +11,7 @@ public enum CompanyIdentifiers {
 
     /// `Intel (0x0002)`, or `company 0x1234` for one this table does not know.
     public static func describe(_ identifier: UInt16) -> String {
-        let number = hexCode(identifier, digits: 4)
+        let number = HexText.code(identifier, digits: 4)
         if let name = ADTypeNames.companyName(identifier) { return "\(name) (\(number))" }
         return "company \(number)"
     }

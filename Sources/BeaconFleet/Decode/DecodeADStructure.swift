@@ -1,3 +1,4 @@
+import HCI
 import BeaconCore
 
 /// One AD structure (Core v5.4 Vol 3 Part C 11: `length | type | data`) with what its data
@@ -20,13 +21,13 @@ public struct DecodedADStructure: Hashable, Sendable {
 
     /// `Flags (0x01)`, or `unknown type 0x42`.
     public var typeDescription: String {
-        let code = DecodeHex.code(type, digits: 2)
+        let code = HexText.code(type, digits: 2)
         return ADTypeNames.typeName(type).map { "\($0) (\(code))" } ?? "unknown type \(code)"
     }
 
     /// `Apple (0x004C)` or `company 0x1234`.
     static func companyText(_ identifier: UInt16) -> String {
-        let code = DecodeHex.code(identifier, digits: 4)
+        let code = HexText.code(identifier, digits: 4)
         return ADTypeNames.companyName(identifier).map { "\($0) (\(code))" } ?? "company \(code)"
     }
 
@@ -55,7 +56,7 @@ public struct DecodedADStructure: Hashable, Sendable {
             return serviceData(data, width: 16)
         case 0x19:
             guard data.count == 2 else { return [wrongLength(data, expected: "2 bytes")] }
-            return ["appearance \(DecodeHex.code(littleEndian(data), digits: 4))"]
+            return ["appearance \(HexText.code(littleEndian(data), digits: 4))"]
         case 0x1A:
             guard data.count == 2 else { return [wrongLength(data, expected: "2 bytes")] }
             // Units of 0.625 ms (CSS Part A 1.15).
@@ -90,7 +91,7 @@ public struct DecodedADStructure: Hashable, Sendable {
     private static func serviceData(_ data: [UInt8], width: Int) -> [String] {
         guard data.count >= width else { return [wrongLength(data, expected: "at least \(width) bytes (the service UUID)")] }
         let rest = data[width...]
-        return ["service \(uuidText(Array(data[0..<width])))", rest.isEmpty ? "no service data" : "data: \(DecodeHex.text(rest))"]
+        return ["service \(uuidText(Array(data[0..<width])))", rest.isEmpty ? "no service data" : "data: \(HexText.bytes(rest))"]
     }
 
     /// A service UUID sent least significant byte first (CSS Part A 1.1), written the usual
@@ -100,19 +101,19 @@ public struct DecodedADStructure: Hashable, Sendable {
         switch bytes.count {
         case 2:
             let value = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-            let code = DecodeHex.code(value, digits: 4)
+            let code = HexText.code(value, digits: 4)
             return ADTypeNames.serviceName(value).map { "\(code) (\($0))" } ?? code
         case 16:
-            return ProximityUUID(bytes: bytes)?.description ?? DecodeHex.text(bytes)
+            return ProximityUUID(bytes: bytes)?.description ?? HexText.bytes(bytes)
         default:
-            return "0x" + bytes.map(DecodeHex.byte).joined()
+            return "0x" + HexText.bytes(bytes, separator: "")
         }
     }
 
     /// A local name: UTF-8, shown quoted with control characters escaped; hex when not UTF-8.
     private static func name(_ data: [UInt8]) -> String {
         guard let text = String(validating: data, as: UTF8.self) else {
-            return "not valid UTF-8: \(DecodeHex.text(data))"
+            return "not valid UTF-8: \(HexText.bytes(data))"
         }
         var quoted = "\""
         for scalar in text.unicodeScalars {

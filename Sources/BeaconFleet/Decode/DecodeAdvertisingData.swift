@@ -1,3 +1,4 @@
+import HCI
 import BeaconCore
 
 /// Advertising data taken apart for a person: every AD structure with its offset, name and
@@ -45,7 +46,7 @@ public struct DecodedAdvertisingData: Hashable, Sendable {
         }
         if let truncated {
             let typeText = truncated.available >= 1
-                ? " (type \(DecodeHex.code(bytes[truncated.offset + 1], digits: 2)))" : ""
+                ? " (type \(HexText.code(bytes[truncated.offset + 1], digits: 2)))" : ""
             problem = "the AD structure at byte \(truncated.offset)\(typeText) declares "
                 + "\(truncated.declared) bytes after its length byte but only \(truncated.available) remain"
         }
@@ -128,16 +129,16 @@ enum DecodeIBeaconCheck {
         }
         guard data.count >= 3 else { return (2, "\(at) is Apple's but ends before its type byte") }
         guard data[2] == IBeaconAdvertisement.iBeaconType else {
-            return (2, "\(at) is Apple's type \(DecodeHex.code(data[2], digits: 2)), not the iBeacon type 0x02")
+            return (2, "\(at) is Apple's type \(HexText.code(data[2], digits: 2)), not the iBeacon type 0x02")
         }
         guard data.count >= 4 else { return (3, "\(at) is an Apple iBeacon type but ends before its length byte") }
         guard data[3] == IBeaconAdvertisement.iBeaconLength else {
-            return (3, "\(at) has the iBeacon type but its length byte (at byte \(structure.offset + 5)) is \(DecodeHex.code(data[3], digits: 2)); an iBeacon has 0x15 (21 bytes)")
+            return (3, "\(at) has the iBeacon type but its length byte (at byte \(structure.offset + 5)) is \(HexText.code(data[3], digits: 2)); an iBeacon has 0x15 (21 bytes)")
         }
         let payload = data.count - 4
         if payload < 21 {
             return (4, "\(at) is an iBeacon truncated to \(payload) of its 21 bytes (UUID 16, major 2, minor 2, measured power 1)")
         }
-        return (4, "\(at) carries \(payload - 21) byte\(payload - 21 == 1 ? "" : "s") after the 21 of an iBeacon; its AD length byte is \(DecodeHex.code(UInt8(truncatingIfNeeded: data.count + 1), digits: 2)), an iBeacon's is 0x1A")
+        return (4, "\(at) carries \(payload - 21) byte\(payload - 21 == 1 ? "" : "s") after the 21 of an iBeacon; its AD length byte is \(HexText.code(UInt8(truncatingIfNeeded: data.count + 1), digits: 2)), an iBeacon's is 0x1A")
     }
 }

@@ -59,23 +59,6 @@ public enum DecodeHex {
         return bytes
     }
 
-    /// `4C 00 02 15`: upper-case pairs separated by spaces.
-    public static func text(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map(byte).joined(separator: " ")
-    }
-
-    /// `0C`.
-    static func byte(_ value: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(value >> 4)], digits[Int(value & 0x0F)]])
-    }
-
-    /// `0x004C`: a code with a fixed number of digits, as the specifications write them.
-    static func code(_ value: some BinaryInteger, digits: Int) -> String {
-        let text = String(UInt64(truncatingIfNeeded: value), radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, digits - text.count)) + text
-    }
-
     private static func hexValue(_ character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")

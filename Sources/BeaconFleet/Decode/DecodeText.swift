@@ -1,3 +1,4 @@
+import HCI
 import BeaconCore
 
 /// The text `beaconctl decode` prints: one fact per line, indented by what it belongs to.
@@ -23,14 +24,14 @@ public enum DecodeText {
             return
         }
         guard event.isAdvertisingReportEvent else {
-            if !event.parameters.isEmpty { lines.append("Parameters: \(DecodeHex.text(event.parameters))") }
+            if !event.parameters.isEmpty { lines.append("Parameters: \(HexText.bytes(event.parameters))") }
             lines.append("Not an advertising report: nothing more to decode.")
             return
         }
         lines.append("\(event.reports.count) report\(event.reports.count == 1 ? "" : "s")")
         for (index, report) in event.reports.enumerated() {
             let rssi = report.rssi.map { "RSSI \($0) dBm" } ?? "RSSI not available"
-            let typeCode = DecodeHex.code(report.eventTypeValue, digits: report.extendedFields.isEmpty ? 2 : 4)
+            let typeCode = HexText.code(report.eventTypeValue, digits: report.extendedFields.isEmpty ? 2 : 4)
             lines.append("Report \(index + 1): \(report.eventType) (\(typeCode)) from \(report.address) (\(report.addressType)), \(rssi)")
             if !report.extendedFields.isEmpty {
                 lines.append("  " + report.extendedFields.map { "\($0.name) \($0.value)" }.joined(separator: ", "))
@@ -52,7 +53,7 @@ public enum DecodeText {
         for structure in data.structures {
             let count = structure.data.count
             var line = "\(indent)  byte \(structure.offset): \(structure.typeDescription), \(count) byte\(count == 1 ? "" : "s")"
-            if count > 0 { line += ": \(DecodeHex.text(structure.data))" }
+            if count > 0 { line += ": \(HexText.bytes(structure.data))" }
             lines.append(line)
             for detail in structure.details { lines.append("\(indent)    \(detail)") }
         }
@@ -71,9 +72,9 @@ public enum DecodeText {
             let power = beacon.advertisement.measuredPower
             lines.append("\(indent)iBeacon (the structure at byte \(beacon.offset)):")
             lines.append("\(indent)  UUID            \(identity.uuid)")
-            lines.append("\(indent)  major           \(identity.major) (\(DecodeHex.code(identity.major, digits: 4)))")
-            lines.append("\(indent)  minor           \(identity.minor) (\(DecodeHex.code(identity.minor, digits: 4)))")
-            lines.append("\(indent)  measured power  \(power) dBm (\(DecodeHex.code(UInt8(bitPattern: power), digits: 2)))")
+            lines.append("\(indent)  major           \(identity.major) (\(HexText.code(identity.major, digits: 4)))")
+            lines.append("\(indent)  minor           \(identity.minor) (\(HexText.code(identity.minor, digits: 4)))")
+            lines.append("\(indent)  measured power  \(power) dBm (\(HexText.code(UInt8(bitPattern: power), digits: 2)))")
         } else if let reason = data.notIBeaconReason {
             lines.append("\(indent)Not an iBeacon: \(reason).")
         }

@@ -99,7 +99,7 @@ public final class ScanSession: Sendable {
             switch element {
             case .event(let event):
                 if case .hardwareError(let code) = event {
-                    logger.warning("\(controller): the controller reported hardware error \(DecodeHex.code(code, digits: 2)); scanning may have stopped (a Reset follows if the controller restarts)")
+                    logger.warning("\(controller): the controller reported hardware error \(HexText.code(code, digits: 2)); scanning may have stopped (a Reset follows if the controller restarts)")
                 }
                 guard case .le(let meta) = event, meta.isAdvertisingReport else { continue }
                 let time = elapsed()

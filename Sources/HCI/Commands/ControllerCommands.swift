@@ -97,7 +97,7 @@ public struct BluetoothCoreVersion: RawRepresentable, Hashable, Comparable, Send
 
     /// `5.3`, or `version 0x17` when this table does not know the number yet.
     public var description: String {
-        Int(rawValue) < Self.names.count ? Self.names[Int(rawValue)] : "version \(hexString(rawValue))"
+        Int(rawValue) < Self.names.count ? Self.names[Int(rawValue)] : "version \(HexText.code(rawValue))"
     }
 
     public static func < (lhs: BluetoothCoreVersion, rhs: BluetoothCoreVersion) -> Bool {

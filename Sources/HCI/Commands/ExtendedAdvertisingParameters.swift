@@ -47,13 +47,13 @@ public struct LESetExtendedAdvertisingParameters: HCICommand, Hashable {
         scanRequestNotification: Bool = false
     ) throws(HCIParameterError) {
         guard properties.rawValue & ~0x7F == 0 else {
-            throw HCIParameterError("advertising event properties \(hexString(properties.rawValue, digits: 4)) set reserved bits (only bits 0–6 are defined)")
+            throw HCIParameterError("advertising event properties \(HexText.code(properties.rawValue, digits: 4)) set reserved bits (only bits 0–6 are defined)")
         }
         guard intervalMin <= intervalMax else {
             throw HCIParameterError("minimum advertising interval \(intervalMin) is above the maximum \(intervalMax)")
         }
         guard channelMap.isValid else {
-            throw HCIParameterError("advertising channel map \(hexString(channelMap.rawValue)) must select channels among 37, 38 and 39")
+            throw HCIParameterError("advertising channel map \(HexText.code(channelMap.rawValue)) must select channels among 37, 38 and 39")
         }
         if let txPower, !Self.txPowerRange.contains(txPower) {
             throw HCIParameterError("TX power \(txPower) dBm is outside −127 to +20 dBm")

@@ -34,7 +34,7 @@ public struct LESetAdvertisingParameters: HCICommand, Hashable {
             throw HCIParameterError("minimum advertising interval \(intervalMin) is above the maximum \(intervalMax)")
         }
         guard channelMap.isValid else {
-            throw HCIParameterError("advertising channel map \(hexString(channelMap.rawValue)) must select channels among 37, 38 and 39")
+            throw HCIParameterError("advertising channel map \(HexText.code(channelMap.rawValue)) must select channels among 37, 38 and 39")
         }
         self.intervalMin = intervalMin
         self.intervalMax = intervalMax

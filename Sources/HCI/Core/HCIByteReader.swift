@@ -126,7 +126,7 @@ extension HCIByteReader {
     ) throws(HCIDecodingError) -> Value where Value.RawValue == UInt8 {
         let raw = try readUInt8()
         guard let value = Value(rawValue: raw) else {
-            let allowed = Value.allCases.map { hexString($0.rawValue) }.joined(separator: ", ")
+            let allowed = Value.allCases.map { HexText.code($0.rawValue) }.joined(separator: ", ")
             throw invalid(field, raw, expected: "one of \(allowed)")
         }
         return value

@@ -56,6 +56,6 @@ public struct HCICommandPacket: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        parameters.isEmpty ? opcode.description : "\(opcode) [\(hexDump(parameters))]"
+        parameters.isEmpty ? opcode.description : "\(opcode) [\(HexText.bytes(parameters))]"
     }
 }

@@ -25,7 +25,7 @@ public enum HCIDecodingError: Error, Hashable, Sendable, CustomStringConvertible
         case .lengthMismatch(let structure, let declared, let actual):
             return "\(structure): length field says \(declared) bytes but \(actual) are present"
         case .invalidValue(let structure, let field, let value, let expected):
-            return "\(structure): \(field) is \(hexString(value)), expected \(expected)"
+            return "\(structure): \(field) is \(HexText.code(value)), expected \(expected)"
         case .inconsistentParameters(let structure, let reason):
             return "\(structure): \(reason)"
         case .wrongPacketType(let expected, let found):

@@ -32,13 +32,13 @@ public struct HCIOpcode: RawRepresentable, Hashable, Comparable, Sendable, Custo
     public var displayName: String {
         if let name { return name }
         if self == .nop { return "NOP" }
-        if isVendorSpecific { return "vendor-specific command \(hexString(rawValue, digits: 4))" }
-        return "HCI command \(hexString(rawValue, digits: 4)) (OGF \(hexString(groupField)), OCF \(hexString(commandField, digits: 3)))"
+        if isVendorSpecific { return "vendor-specific command \(HexText.code(rawValue, digits: 4))" }
+        return "HCI command \(HexText.code(rawValue, digits: 4)) (OGF \(HexText.code(groupField)), OCF \(HexText.code(commandField, digits: 3)))"
     }
 
     /// `LE Set Advertising Parameters (0x2006)`.
     public var description: String {
-        name.map { "\($0) (\(hexString(rawValue, digits: 4)))" } ?? displayName
+        name.map { "\($0) (\(HexText.code(rawValue, digits: 4)))" } ?? displayName
     }
 
     public static func < (lhs: HCIOpcode, rhs: HCIOpcode) -> Bool {

@@ -163,14 +163,14 @@ public enum HCIStatus: Hashable, Sendable, RawRepresentable, CustomStringConvert
 
     /// The specification's name for the code, e.g. `Command Disallowed`.
     public var name: String {
-        if case .unknown(let code) = self { return "unknown error code \(hexString(code))" }
-        return Self.byCode[rawValue]?.name ?? "unknown error code \(hexString(rawValue))"
+        if case .unknown(let code) = self { return "unknown error code \(HexText.code(code))" }
+        return Self.byCode[rawValue]?.name ?? "unknown error code \(HexText.code(rawValue))"
     }
 
     /// `0x0C Command Disallowed`.
     public var description: String {
-        if case .unknown = self { return "\(hexString(rawValue)) unknown error code" }
-        return "\(hexString(rawValue)) \(name)"
+        if case .unknown = self { return "\(HexText.code(rawValue)) unknown error code" }
+        return "\(HexText.code(rawValue)) \(name)"
     }
 
     public var isSuccess: Bool { self == .success }

@@ -33,7 +33,7 @@ public struct HCIEventCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     public var name: String? { Self.names[rawValue] }
 
     public var description: String {
-        name.map { "\($0) (\(hexString(rawValue)))" } ?? "event \(hexString(rawValue))"
+        name.map { "\($0) (\(HexText.code(rawValue)))" } ?? "event \(HexText.code(rawValue))"
     }
 }
 
@@ -69,6 +69,6 @@ public struct LESubeventCode: RawRepresentable, Hashable, Sendable, CustomString
     public var name: String? { Self.names[rawValue] }
 
     public var description: String {
-        name.map { "\($0) (\(hexString(rawValue)))" } ?? "LE subevent \(hexString(rawValue))"
+        name.map { "\($0) (\(HexText.code(rawValue)))" } ?? "LE subevent \(HexText.code(rawValue))"
     }
 }

@@ -45,7 +45,7 @@ public struct LEAdvertisingReport: Hashable, Sendable {
             case .advScanInd: return "ADV_SCAN_IND"
             case .advNonconnInd: return "ADV_NONCONN_IND"
             case .scanResponse: return "SCAN_RSP"
-            default: return "event type \(hexString(rawValue))"
+            default: return "event type \(HexText.code(rawValue))"
             }
         }
     }

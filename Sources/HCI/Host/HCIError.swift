@@ -70,7 +70,7 @@ public struct HCIError: Error, Equatable, Sendable, CustomStringConvertible {
         case .controllerReset:
             return "\(controller): the controller was reset while \(command) was pending (another program sent Reset, or the controller restarted); its effect is unknown: set the controller up again"
         case .hardwareError(let code):
-            return "\(controller): the controller reported hardware error \(hexString(code)) while \(command) was pending; reset it, and replug or replace it if the error repeats"
+            return "\(controller): the controller reported hardware error \(HexText.code(code)) while \(command) was pending; reset it, and replug or replace it if the error repeats"
         case .invalidCommand(let error):
             return "\(controller): \(command) was not sent: \(error.message)"
         case .closed:

@@ -189,7 +189,7 @@ public struct BTSnoopReader {
                 throw RecordProblem(reason: "it is empty; an H4 record starts with the packet indicator")
             }
             guard let type = HCIPacketType(rawValue: indicator) else {
-                throw RecordProblem(reason: "unknown H4 packet indicator \(hexString(indicator))")
+                throw RecordProblem(reason: "unknown H4 packet indicator \(HexText.code(indicator))")
             }
             return (HCIPacket(type: type, body: Array(data.dropFirst())), received ? .controllerToHost : .hostToController, nil)
         case .hciUnencapsulated:

@@ -29,7 +29,7 @@ public struct LEAddressType: RawRepresentable, Hashable, Sendable, CustomStringC
         case .randomIdentity: return "random identity"
         case .unresolvedResolvable: return "unresolved resolvable"
         case .anonymous: return "anonymous"
-        default: return "address type \(hexString(rawValue))"
+        default: return "address type \(HexText.code(rawValue))"
         }
     }
 }

@@ -79,7 +79,7 @@ public struct LEPhy: RawRepresentable, Hashable, Sendable, CustomStringConvertib
         case .le1M: return "LE 1M"
         case .le2M: return "LE 2M"
         case .leCoded: return "LE Coded"
-        default: return "PHY \(hexString(rawValue))"
+        default: return "PHY \(HexText.code(rawValue))"
         }
     }
 }

@@ -55,10 +55,7 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
     }
 
     public var description: String {
-        bytes.map { byte in
-            let text = String(byte, radix: 16, uppercase: true)
-            return byte < 0x10 ? "0" + text : text
-        }.joined(separator: ":")
+        HexText.bytes(bytes, separator: ":")
     }
 
     public static func < (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool {
