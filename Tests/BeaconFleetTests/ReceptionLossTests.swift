@@ -48,7 +48,7 @@ struct ReceptionLossTests {
         _ = controller
     }
 
-    @Test("a verify pass over a lossy scan says its verdicts may be wrong, in every report")
+    @Test("a verify pass over a lossy scan counts the losses and says its verdicts may be wrong")
     func verifySaysSo() async throws {
         let (controller, session) = try await Self.floodedSession(buffer: 10, count: 200)
         await session.stop()
@@ -65,10 +65,7 @@ struct ReceptionLossTests {
         let warning = try #require(result.lossWarning)
         #expect(warning == "190 reports were lost between the controller and the verifier (the host could not keep up): "
             + "the missing, weak and slow verdicts may be wrong; verify again on a less loaded host")
-        #expect(VerificationSummary.line(result).contains(", 190 lost"))
-        #expect(VerificationMarkdownReport.render(result).contains("**Warning:** 190 reports were lost"))
-        #expect(VerificationJSONReport.render(result).contains("\"lost_reports\" : 190") || VerificationJSONReport.render(result).contains("\"lost_reports\":190"))
-        #expect(VerificationJUnitReport.render(result).contains("name=\"warning\" value=\"190 reports were lost"))
+        // Every report format says so: VerificationReportTests (command line).
         _ = controller
     }
 
@@ -84,7 +81,6 @@ struct ReceptionLossTests {
         let result = try await verifier.run(session.sightings, timing: .replay, lostBeforehand: session)
         #expect(result.lostReports == 0)
         #expect(result.lossWarning == nil)
-        #expect(!VerificationJSONReport.render(result).contains("lost_reports"))
         _ = controller
     }
 

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import FleetManifest
 import Testing
@@ -98,12 +99,12 @@ struct VerificationPlanTests {
 
     @Test("a plan refuses two beacons with one identity, and an empty list")
     func refusals() throws {
-        let twins = [Script.beacon("a", minor: 1), Script.beacon("b", minor: 1)]
-        #expect(throws: VerificationPlanError.sharedIdentity(Script.identity(minor: 1), first: "a", second: "b")) {
-            try Script.plan(twins)
+        let twins = [VerificationScript.beacon("a", minor: 1), VerificationScript.beacon("b", minor: 1)]
+        #expect(throws: VerificationPlanError.sharedIdentity(VerificationScript.identity(minor: 1), first: "a", second: "b")) {
+            try VerificationScript.plan(twins)
         }
         #expect(throws: VerificationPlanError.nothingToVerify(scope: "fleet test")) {
-            try Script.plan([])
+            try VerificationScript.plan([])
         }
     }
 

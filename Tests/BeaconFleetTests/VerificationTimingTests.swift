@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import Testing
 
@@ -5,14 +6,14 @@ import Testing
 
 @Suite("Verification timing: early stop, settle window, slow beacons")
 struct VerificationTimingTests {
-    let door = Script.identity(minor: 1)
+    let door = VerificationScript.identity(minor: 1)
 
     @Test("the pass ends as soon as every beacon is decided, not at the timeout")
     func earlyStop() throws {
-        let beacons = (1...3).map { Script.beacon("b\($0)", minor: UInt16($0)) }
-        var feed = Feed(try Script.plan(beacons), policy: VerificationPolicy(timeout: 30))
+        let beacons = (1...3).map { VerificationScript.beacon("b\($0)", minor: UInt16($0)) }
+        var feed = VerificationFeed(try VerificationScript.plan(beacons), policy: VerificationPolicy(timeout: 30))
         for (offset, beacon) in beacons.enumerated() {
-            feed.play(Script.train(beacon.identity, address: "C0:00:00:00:00:0\(offset + 1)", from: Double(offset) * 0.7, count: 4))
+            feed.play(VerificationScript.train(beacon.identity, address: "C0:00:00:00:00:0\(offset + 1)", from: Double(offset) * 0.7, count: 4))
         }
         // The last beacon's third reception is at 1.4 + 0.2 s; its settle window ends 0.3 s later.
         feed.advance(to: 1.899)
@@ -29,8 +30,8 @@ struct VerificationTimingTests {
 
     @Test("a sighting that completes the last decision ends the pass itself")
     func earlyStopOnSighting() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(settleIntervals: 0, minimumSettle: 0))
-        feed.play(Script.train(door, count: 3))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(settleIntervals: 0, minimumSettle: 0))
+        feed.play(VerificationScript.train(door, count: 3))
         #expect(feed.result?.endReason == .allDecided)
         #expect(feed.result?.duration == 0.2)
     }
@@ -46,16 +47,16 @@ struct VerificationTimingTests {
 
     @Test("settle windows close in their own order, not in the order they opened")
     func settleWindowsByInterval() throws {
-        let plan = try Script.plan([
-            Script.beacon("slow-asked", minor: 1, intervalMilliseconds: 1000),
-            Script.beacon("fast-asked", minor: 2),
+        let plan = try VerificationScript.plan([
+            VerificationScript.beacon("slow-asked", minor: 1, intervalMilliseconds: 1000),
+            VerificationScript.beacon("fast-asked", minor: 2),
         ])
-        var feed = Feed(plan, policy: VerificationPolicy(timeout: 30))
+        var feed = VerificationFeed(plan, policy: VerificationPolicy(timeout: 30))
         // The 1 s beacon reaches K at 2.0 s (window 3 s, closes at 5.0 s); the 100 ms one
         // reaches K at 2.3 s (window 0.3 s, closes at 2.6 s).
         feed.play(
-            Script.train(Script.identity(minor: 1), address: Script.deviceA, every: 1.0, count: 3)
-                + Script.train(Script.identity(minor: 2), address: Script.deviceB, from: 2.1, count: 3))
+            VerificationScript.train(VerificationScript.identity(minor: 1), address: VerificationScript.deviceA, every: 1.0, count: 3)
+                + VerificationScript.train(VerificationScript.identity(minor: 2), address: VerificationScript.deviceB, from: 2.1, count: 3))
         feed.advance(to: 2.6)
         #expect(feed.decided.map(\.beacon.beaconID) == ["fast-asked"])
         feed.advance(to: 4.99)
@@ -67,35 +68,35 @@ struct VerificationTimingTests {
 
     @Test("a beacon waiting for interval evidence is decided by its own next reception")
     func evidenceArrivesLater() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)]))
-        feed.play([0, 0.25, 0.5].map { Script.sighting(door, at: $0) })
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2)]))
+        feed.play([0, 0.25, 0.5].map { VerificationScript.sighting(door, at: $0) })
         feed.advance(to: 1)
         #expect(feed.decided.isEmpty, "settled, but every gap was longer than one interval")
-        feed.play([Script.sighting(Script.identity(minor: 2), address: Script.deviceB, at: 1.2)])
+        feed.play([VerificationScript.sighting(VerificationScript.identity(minor: 2), address: VerificationScript.deviceB, at: 1.2)])
         #expect(feed.decided.isEmpty, "another beacon's reception decides nothing for it")
-        feed.play([Script.sighting(door, at: 1.3), Script.sighting(door, at: 1.4)])
+        feed.play([VerificationScript.sighting(door, at: 1.3), VerificationScript.sighting(door, at: 1.4)])
         #expect(feed.verdict("door")?.status == .ok)
         #expect(feed.verdict("door")?.decidedAt == 1.4)
     }
 
     @Test("K receptions are not enough while the gaps leave the interval open")
     func waitsForIntervalEvidence() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
         // Each gap is two intervals or more: lost packets, or a slow beacon.
-        feed.play([0, 0.21, 0.52].map { Script.sighting(door, at: $0) })
+        feed.play([0, 0.21, 0.52].map { VerificationScript.sighting(door, at: $0) })
         feed.advance(to: 2)
         #expect(feed.decided.isEmpty)
-        feed.play([Script.sighting(door, at: 2.1), Script.sighting(door, at: 2.205)])
+        feed.play([VerificationScript.sighting(door, at: 2.1), VerificationScript.sighting(door, at: 2.205)])
         feed.advance(to: 2.21)
         #expect(feed.verdict("door")?.status == .ok, "one gap of one interval proves it is not slow")
     }
 
     @Test("slow: far longer gaps decide before the timeout")
     func slowDecidedEarly() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
         // The advertiser ignored the 100 ms asked and uses 1.28 s (as some stacks do): each
         // gap would need 11 lost packets in a row from a healthy beacon, two gaps 22 ≥ 14.
-        feed.play(Script.train(door, every: 1.28, count: 3))
+        feed.play(VerificationScript.train(door, every: 1.28, count: 3))
         feed.advance(to: 2.56 + 0.299)
         #expect(feed.decided.isEmpty, "the settle window after the third reception still runs")
         feed.advance(to: 2.56 + 0.3)
@@ -113,11 +114,11 @@ struct VerificationTimingTests {
 
     @Test("slow: gaps of two intervals need 14 of them before the timeout")
     func slowNearTheThreshold() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
-        feed.play(Script.train(door, every: 0.2, count: 14))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        feed.play(VerificationScript.train(door, every: 0.2, count: 14))
         feed.advance(to: 4)
         #expect(feed.decided.isEmpty, "13 gaps of 200 ms: 13 lost packets would explain them")
-        feed.play([Script.sighting(door, at: 4.1), Script.sighting(door, at: 4.3)])
+        feed.play([VerificationScript.sighting(door, at: 4.1), VerificationScript.sighting(door, at: 4.3)])
         #expect(feed.verdict("door")?.status == .slow)
     }
 
@@ -131,9 +132,9 @@ struct VerificationTimingTests {
 
     @Test("slow: at the timeout, the gaps there are decide")
     func slowAtTimeout() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 1.5))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 1.5))
         // Four gaps of 300 ms: 8 lost packets would explain them, short of the 14 for an early call.
-        feed.play(Script.train(door, every: 0.3, count: 5))
+        feed.play(VerificationScript.train(door, every: 0.3, count: 5))
         feed.advance(to: 1.49)
         #expect(feed.decided.isEmpty)
         feed.advance(to: 1.5)
@@ -143,10 +144,10 @@ struct VerificationTimingTests {
 
     @Test("one advertising event heard on two channels is one event, not a short gap")
     func sameEventReceptions() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
         // A 1 s beacon whose every event is heard on channel 37 and again 0.6 ms later on 38.
         let receptions = (0..<4).flatMap { event in
-            [Script.sighting(door, at: Double(event)), Script.sighting(door, at: Double(event) + 0.0006)]
+            [VerificationScript.sighting(door, at: Double(event)), VerificationScript.sighting(door, at: Double(event) + 0.0006)]
         }
         feed.play(receptions)
         feed.advance(to: 5)
@@ -164,12 +165,12 @@ struct VerificationTimingTests {
         var decisionTimes: [Double] = []
         for seed in UInt64(0)..<200 {
             var generator = SplitMix64(seed: seed)
-            var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 10))
+            var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 10))
             // Events every 100 ms plus advDelay (0–10 ms); each heard with probability 1/2.
             var time = 0.0
             var receptions: [Sighting] = []
             while time < 10 {
-                if Bool.random(using: &generator) { receptions.append(Script.sighting(door, at: time)) }
+                if Bool.random(using: &generator) { receptions.append(VerificationScript.sighting(door, at: time)) }
                 time += 0.1 + Double.random(in: 0...0.010, using: &generator)
             }
             feed.play(receptions)
@@ -185,11 +186,11 @@ struct VerificationTimingTests {
     @Test("a 250 ms beacon configured at 100 ms is slow even through 50 % loss")
     func slowThroughLoss() throws {
         var generator = SplitMix64(seed: 7)
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 30))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 30))
         var time = 0.0
         var receptions: [Sighting] = []
         while time < 30 {
-            if Bool.random(using: &generator) { receptions.append(Script.sighting(door, at: time)) }
+            if Bool.random(using: &generator) { receptions.append(VerificationScript.sighting(door, at: time)) }
             time += 0.25 + Double.random(in: 0...0.010, using: &generator)
         }
         feed.play(receptions)
@@ -201,8 +202,8 @@ struct VerificationTimingTests {
 
     @Test("progress counts decided beacons while the pass runs")
     func progress() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)]))
-        feed.play(Script.train(door, count: 3))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2)]))
+        feed.play(VerificationScript.train(door, count: 3))
         feed.advance(to: 0.6)
         let progress = feed.engine.progress
         #expect(progress.decided == 1)

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import Testing
 
@@ -5,12 +6,12 @@ import Testing
 
 @Suite("Verification verdicts")
 struct VerificationVerdictTests {
-    let door = Script.identity(minor: 1)
+    let door = VerificationScript.identity(minor: 1)
 
     @Test("ok: K receptions, right power, then the settle window")
     func ok() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))
-        feed.play(Script.train(door, count: 3))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
+        feed.play(VerificationScript.train(door, count: 3))
         #expect(feed.decided.isEmpty, "the K-th reception opens the settle window; it does not decide")
         feed.advance(to: 0.49)
         #expect(feed.decided.isEmpty)
@@ -21,14 +22,14 @@ struct VerificationVerdictTests {
         #expect(verdict.decidedEarly)
         #expect(verdict.decidedAt == 0.5)
         #expect(verdict.observation.sightings == 3)
-        #expect(verdict.observation.addresses.map(\.address) == [Script.deviceA])
+        #expect(verdict.observation.addresses.map(\.address) == [VerificationScript.deviceA])
         #expect(verdict.observation.measuredPowers == [MeasuredPowerCount(value: -59, sightings: 3)])
         #expect(feed.result?.passed == true)
     }
 
     @Test("missing: never before the timeout")
     func missing() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 5))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 5))
         feed.advance(to: 4.999)
         #expect(feed.decided.isEmpty)
         #expect(feed.result == nil)
@@ -45,8 +46,8 @@ struct VerificationVerdictTests {
 
     @Test("weak: heard fewer than K times, nothing wrong")
     func weak() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 5))
-        feed.play(Script.train(door, count: 2))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 5))
+        feed.play(VerificationScript.train(door, count: 2))
         feed.advance(to: 4.9)
         #expect(feed.decided.isEmpty, "two receptions never decide before the timeout")
         feed.advance(to: 5)
@@ -55,8 +56,8 @@ struct VerificationVerdictTests {
 
     @Test("wrong-power: a calibrated value differs")
     func wrongCalibratedPower() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1, power: .calibrated(-59))]))
-        feed.play(Script.train(door, power: -65, count: 3))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1, power: .calibrated(-59))]))
+        feed.play(VerificationScript.train(door, power: -65, count: 3))
         feed.advance(to: 1)
         let verdict = try #require(feed.verdict("door"))
         #expect(verdict.status == .wrongPower)
@@ -66,13 +67,13 @@ struct VerificationVerdictTests {
 
     @Test("wrong-power: auto with the advertised value known")
     func wrongAdvertisedPower() throws {
-        let plan = try Script.plan([
-            Script.beacon("door", minor: 1, power: .advertised(-51)),
-            Script.beacon("till", minor: 2, power: .advertised(-51)),
+        let plan = try VerificationScript.plan([
+            VerificationScript.beacon("door", minor: 1, power: .advertised(-51)),
+            VerificationScript.beacon("till", minor: 2, power: .advertised(-51)),
         ])
-        var feed = Feed(plan)
-        feed.play(Script.train(door, power: -51, count: 3))
-        feed.play(Script.train(Script.identity(minor: 2), power: -59, address: Script.deviceB, count: 3))
+        var feed = VerificationFeed(plan)
+        feed.play(VerificationScript.train(door, power: -51, count: 3))
+        feed.play(VerificationScript.train(VerificationScript.identity(minor: 2), power: -59, address: VerificationScript.deviceB, count: 3))
         feed.advance(to: 1)
         #expect(feed.verdict("door")?.status == .ok)
         #expect(feed.verdict("till")?.status == .wrongPower)
@@ -82,16 +83,16 @@ struct VerificationVerdictTests {
         (Int8(-70), VerdictStatus.ok), (-100, .ok), (-30, .ok), (-29, .wrongPower), (-3, .wrongPower), (-101, .wrongPower),
     ])
     func plausibleAuto(power: Int8, status: VerdictStatus) throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1, power: .plausible(-100 ... -30))]))
-        feed.play(Script.train(door, power: power, count: 3))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1, power: .plausible(-100 ... -30))]))
+        feed.play(VerificationScript.train(door, power: power, count: 3))
         feed.advance(to: 1)
         #expect(feed.verdict("door")?.status == status)
     }
 
     @Test("a single reception with another power is a finding")
     func mixedPowers() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))
-        feed.play(Script.train(door, count: 4) + [Script.sighting(door, power: -40, at: 0.45)])
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
+        feed.play(VerificationScript.train(door, count: 4) + [VerificationScript.sighting(door, power: -40, at: 0.45)])
         feed.advance(to: 1)
         let verdict = try #require(feed.verdict("door"))
         #expect(verdict.findings == [.wrongPower(
@@ -100,52 +101,52 @@ struct VerificationVerdictTests {
 
     @Test("wrong-address: heard only from another address than the pinned one")
     func wrongAddress() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1, mac: Script.deviceA)]))
-        feed.play(Script.train(door, address: Script.deviceB, count: 3))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1, mac: VerificationScript.deviceA)]))
+        feed.play(VerificationScript.train(door, address: VerificationScript.deviceB, count: 3))
         feed.advance(to: 1)
         let verdict = try #require(feed.verdict("door"))
         #expect(verdict.status == .wrongAddress)
-        #expect(verdict.findings == [.wrongAddress(expected: Script.deviceA, heard: [Script.deviceB])])
+        #expect(verdict.findings == [.wrongAddress(expected: VerificationScript.deviceA, heard: [VerificationScript.deviceB])])
     }
 
     @Test("the pinned address is compared whatever the case the source writes")
     func pinnedAddressCase() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1, mac: "C0:00:00:00:00:0A")]))
-        feed.play(Script.train(door, address: "c0:00:00:00:00:0a", count: 3))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1, mac: "C0:00:00:00:00:0A")]))
+        feed.play(VerificationScript.train(door, address: "c0:00:00:00:00:0a", count: 3))
         feed.advance(to: 1)
         #expect(feed.verdict("door")?.status == .ok)
     }
 
     @Test("duplicate: two devices send the identity at once")
     func duplicate() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))
-        feed.play(Script.train(door, address: Script.deviceA, count: 6) + Script.train(door, address: Script.deviceB, from: 0.05, count: 4))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
+        feed.play(VerificationScript.train(door, address: VerificationScript.deviceA, count: 6) + VerificationScript.train(door, address: VerificationScript.deviceB, from: 0.05, count: 4))
         feed.advance(to: 1)
         let verdict = try #require(feed.verdict("door"))
         #expect(verdict.status == .duplicate)
-        #expect(verdict.findings == [.duplicate(addresses: [Script.deviceA, Script.deviceB])])
+        #expect(verdict.findings == [.duplicate(addresses: [VerificationScript.deviceA, VerificationScript.deviceB])])
         // Three receptions by 0.1 s, settled at 0.4 s: A's fifth (at 0.4) came after the verdict.
         #expect(verdict.observation.addresses.map(\.sightings) == [4, 4])
     }
 
     @Test("duplicate: a second device heard during the settle window is caught")
     func duplicateInSettleWindow() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
         // K-th reception at 0.2 s; the settle window ends at 0.5 s.
-        feed.play(Script.train(door, count: 3) + [Script.sighting(door, address: Script.deviceB, at: 0.45)])
+        feed.play(VerificationScript.train(door, count: 3) + [VerificationScript.sighting(door, address: VerificationScript.deviceB, at: 0.45)])
         feed.advance(to: 0.5)
         #expect(feed.verdict("door")?.status == .duplicate)
     }
 
     @Test("a decided verdict is final: a device heard afterwards does not change it")
     func verdictIsFinal() throws {
-        var feed = Feed(try Script.plan([
-            Script.beacon("door", minor: 1), Script.beacon("till", minor: 2),
+        var feed = VerificationFeed(try VerificationScript.plan([
+            VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2),
         ]))
-        feed.play(Script.train(door, count: 3))
+        feed.play(VerificationScript.train(door, count: 3))
         feed.advance(to: 0.5)
         #expect(feed.verdict("door")?.status == .ok)
-        feed.play([Script.sighting(door, address: Script.deviceB, at: 0.6)])
+        feed.play([VerificationScript.sighting(door, address: VerificationScript.deviceB, at: 0.6)])
         feed.advance(to: 20)
         #expect(feed.result?.verdicts.first?.status == .ok)
         #expect(feed.result?.sightings == 4, "later receptions still count as heard")
@@ -153,17 +154,17 @@ struct VerificationVerdictTests {
 
     @Test("duplicate including the pinned address reports the duplicate alone")
     func duplicateWithPinnedAddress() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1, mac: Script.deviceA)]))
-        feed.play(Script.train(door, address: Script.deviceA, count: 4) + Script.train(door, address: Script.deviceB, from: 0.05, count: 4))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1, mac: VerificationScript.deviceA)]))
+        feed.play(VerificationScript.train(door, address: VerificationScript.deviceA, count: 4) + VerificationScript.train(door, address: VerificationScript.deviceB, from: 0.05, count: 4))
         feed.advance(to: 1)
-        #expect(feed.verdict("door")?.findings == [.duplicate(addresses: [Script.deviceA, Script.deviceB])])
+        #expect(feed.verdict("door")?.findings == [.duplicate(addresses: [VerificationScript.deviceA, VerificationScript.deviceB])])
     }
 
     @Test("several findings: the worst is the status, all are listed")
     func severalFindings() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1, mac: "C0:00:00:00:00:0C")]))
-        feed.play(Script.train(door, power: -70, address: Script.deviceA, count: 4))
-        feed.play(Script.train(door, power: -70, address: Script.deviceB, from: 0.05, count: 3))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1, mac: "C0:00:00:00:00:0C")]))
+        feed.play(VerificationScript.train(door, power: -70, address: VerificationScript.deviceA, count: 4))
+        feed.play(VerificationScript.train(door, power: -70, address: VerificationScript.deviceB, from: 0.05, count: 3))
         feed.advance(to: 1)
         let verdict = try #require(feed.verdict("door"))
         #expect(verdict.status == .duplicate)
@@ -172,8 +173,8 @@ struct VerificationVerdictTests {
 
     @Test("a private address that rotates is one device, not a duplicate")
     func rotatingPrivateAddress() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))
-        feed.play(Script.train(door, address: Script.privateA, count: 2) + Script.train(door, address: Script.privateB, from: 0.2, count: 2))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
+        feed.play(VerificationScript.train(door, address: VerificationScript.privateA, count: 2) + VerificationScript.train(door, address: VerificationScript.privateB, from: 0.2, count: 2))
         feed.advance(to: 1)
         let verdict = try #require(feed.verdict("door"))
         #expect(verdict.status == .ok)
@@ -182,30 +183,30 @@ struct VerificationVerdictTests {
 
     @Test("two private addresses heard at the same time are two devices")
     func overlappingPrivateAddresses() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))
-        feed.play(Script.train(door, address: Script.privateA, count: 4) + Script.train(door, address: Script.privateB, from: 0.15, count: 3))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
+        feed.play(VerificationScript.train(door, address: VerificationScript.privateA, count: 4) + VerificationScript.train(door, address: VerificationScript.privateB, from: 0.15, count: 3))
         feed.advance(to: 1)
         #expect(feed.verdict("door")?.status == .duplicate)
     }
 
     @Test("two static addresses one after the other are still two devices")
     func sequentialStaticAddresses() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))
-        feed.play(Script.train(door, address: Script.deviceA, count: 2) + Script.train(door, address: Script.deviceB, from: 0.2, count: 2))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
+        feed.play(VerificationScript.train(door, address: VerificationScript.deviceA, count: 2) + VerificationScript.train(door, address: VerificationScript.deviceB, from: 0.2, count: 2))
         feed.advance(to: 1)
         #expect(feed.verdict("door")?.status == .duplicate)
     }
 
     @Test("unexpected: a fleet UUID the manifest does not list; other UUIDs are ignored")
     func unexpected() throws {
-        let stranger = Script.identity(minor: 99)
-        let foreign = Script.identity(minor: 1, uuid: Script.otherUUID)
-        let neighbour = Script.identity(minor: 7)
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)], otherKnown: [neighbour: "neighbour-door"]))
+        let stranger = VerificationScript.identity(minor: 99)
+        let foreign = VerificationScript.identity(minor: 1, uuid: VerificationScript.otherUUID)
+        let neighbour = VerificationScript.identity(minor: 7)
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)], otherKnown: [neighbour: "neighbour-door"]))
         feed.play(
-            Script.train(door, count: 3) + [Script.sighting(stranger, address: Script.deviceB, at: 0.05)]
-                + Script.train(foreign, address: "00:11:22:33:44:55", count: 2)
-                + [Script.sighting(neighbour, address: "C0:00:00:00:00:07", at: 0.3)])
+            VerificationScript.train(door, count: 3) + [VerificationScript.sighting(stranger, address: VerificationScript.deviceB, at: 0.05)]
+                + VerificationScript.train(foreign, address: "00:11:22:33:44:55", count: 2)
+                + [VerificationScript.sighting(neighbour, address: "C0:00:00:00:00:07", at: 0.3)])
         feed.advance(to: 1)
         #expect(feed.events.contains(.unexpected(stranger)))
         let result = try #require(feed.result)
@@ -220,10 +221,10 @@ struct VerificationVerdictTests {
 
     @Test("unexpected identities are tracked up to a bound, then their receptions counted")
     func unexpectedBound() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 1))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 1))
         let limit = VerificationEngine.maximumTrackedUnexpected
-        feed.play((0..<(limit + 10)).map { Script.sighting(Script.identity(minor: 1000 + UInt16($0)), at: 0.5) })
-        feed.play([Script.sighting(Script.identity(minor: 1000 + UInt16(limit)), at: 0.6)])
+        feed.play((0..<(limit + 10)).map { VerificationScript.sighting(VerificationScript.identity(minor: 1000 + UInt16($0)), at: 0.5) })
+        feed.play([VerificationScript.sighting(VerificationScript.identity(minor: 1000 + UInt16(limit)), at: 0.6)])
         feed.advance(to: 1)
         let result = try #require(feed.result)
         #expect(result.unexpected.count == limit)
@@ -234,8 +235,8 @@ struct VerificationVerdictTests {
 
     @Test("the end of the input judges what is open")
     func inputEnded() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)]))
-        feed.play(Script.train(door, count: 5))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2)]))
+        feed.play(VerificationScript.train(door, count: 5))
         let events = feed.engine.finish(at: 0.45, reason: .inputEnded)
         #expect(events.last == .finished(.inputEnded))
         let result = try #require(feed.result)
@@ -246,9 +247,9 @@ struct VerificationVerdictTests {
 
     @Test("time never goes back: a late sighting counts at the latest time")
     func timeNeverGoesBack() throws {
-        var feed = Feed(try Script.plan([Script.beacon("door", minor: 1)]))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
         feed.advance(to: 2)
-        feed.play([Script.sighting(door, at: 0.1)])
+        feed.play([VerificationScript.sighting(door, at: 0.1)])
         #expect(feed.engine.progress.elapsed == 2)
         #expect(feed.engine.progress.sightings == 1)
     }

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import Synchronization
 import Testing
@@ -6,8 +7,8 @@ import Testing
 
 @Suite("BeaconVerifier: replaying and listening", .timeLimit(.minutes(1)))
 struct VerifierRunTests {
-    let door = Script.identity(minor: 1)
-    let till = Script.identity(minor: 2)
+    let door = VerificationScript.identity(minor: 1)
+    let till = VerificationScript.identity(minor: 2)
 
     struct SourceFailed: Error, Equatable {}
 
@@ -20,9 +21,9 @@ struct VerifierRunTests {
 
     @Test("replay: the capture's clock, from its first sighting")
     func replayUsesTheSightingsClock() async throws {
-        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy())
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy())
         // Capture times are seconds since some epoch; only differences matter.
-        let sightings = Script.train(door, from: 5000, count: 8)
+        let sightings = VerificationScript.train(door, from: 5000, count: 8)
         let result = try await verifier.run(stream(sightings), timing: .replay)
         #expect(result.verdicts.map(\.status) == [.ok])
         #expect(result.endReason == .allDecided)
@@ -32,10 +33,10 @@ struct VerifierRunTests {
     @Test("replay: the end of the input judges what is open")
     func replayInputEnds() async throws {
         let verifier = BeaconVerifier(
-            plan: try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)]),
+            plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2)]),
             policy: VerificationPolicy(timeout: .infinity))
         let updates = Mutex<[VerificationEvent]>([])
-        let result = try await verifier.run(stream(Script.train(door, count: 20)), timing: .replay) { _, events in
+        let result = try await verifier.run(stream(VerificationScript.train(door, count: 20)), timing: .replay) { _, events in
             updates.withLock { $0 += events }
         }
         #expect(result.verdicts.map(\.status) == [.ok, .missing])
@@ -46,18 +47,18 @@ struct VerifierRunTests {
 
     @Test("replay: an error from the source ends the pass with it")
     func replayError() async throws {
-        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy())
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy())
         await #expect(throws: SourceFailed.self) {
-            _ = try await verifier.run(stream(Script.train(door, count: 2), failing: true), timing: .replay)
+            _ = try await verifier.run(stream(VerificationScript.train(door, count: 2), failing: true), timing: .replay)
         }
     }
 
     @Test("live: decided once the settle window passes on the wall clock, then stops")
     func liveEarlyStop() async throws {
-        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 20))
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 20))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         // The stream stays open: only the decision may end the pass.
-        for sighting in Script.train(door, count: 3) { continuation.yield(sighting) }
+        for sighting in VerificationScript.train(door, count: 3) { continuation.yield(sighting) }
         let result = try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)))
         continuation.finish()
         // Ended by the decision, on the pass's own clock, not by the 20 s timeout.
@@ -69,7 +70,7 @@ struct VerifierRunTests {
 
     @Test("live: the timeout comes on a silent air")
     func liveTimeout() async throws {
-        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 0.3))
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 0.3))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         defer { continuation.finish() }
         let result = try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)))
@@ -81,10 +82,10 @@ struct VerifierRunTests {
     @Test("live: cancelling the task ends the pass as interrupted, with verdicts from what was heard")
     func liveCancelled() async throws {
         let verifier = BeaconVerifier(
-            plan: try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)]),
+            plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2)]),
             policy: VerificationPolicy(timeout: 60))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
-        for sighting in Script.train(door, count: 2) { continuation.yield(sighting) }
+        for sighting in VerificationScript.train(door, count: 2) { continuation.yield(sighting) }
         let (heard, hearing) = AsyncStream<Int>.makeStream()
         let run = Task {
             try await verifier.run(sightings, timing: .live(tick: .milliseconds(10))) { progress, _ in
@@ -102,7 +103,7 @@ struct VerifierRunTests {
 
     @Test("live: a failing source (a controller gone) ends the pass with its error")
     func liveError() async throws {
-        let verifier = BeaconVerifier(plan: try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
         await #expect(throws: SourceFailed.self) {
             _ = try await verifier.run(stream([], failing: true), timing: .live)
         }

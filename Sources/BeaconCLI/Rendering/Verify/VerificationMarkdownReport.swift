@@ -1,3 +1,4 @@
+import BeaconFleet
 /// The Markdown report, for pull requests and wikis: a heading with the outcome, a summary
 /// line, and one table row per beacon (GitHub Flavored Markdown tables).
 public enum VerificationMarkdownReport {

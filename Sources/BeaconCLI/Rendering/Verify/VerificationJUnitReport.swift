@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconFleet
 
 /// The JUnit XML report, for CI systems: one test suite per venue, one test case per
 /// expected beacon (failing unless `ok`), and a suite `unexpected` with one failing case

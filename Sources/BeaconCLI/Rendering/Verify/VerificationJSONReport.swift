@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconFleet
 import Foundation
 
 /// The `--format json` report: one object, keys sorted, documented in docs/verify.md.

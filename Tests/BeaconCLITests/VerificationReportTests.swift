@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import Foundation
 import Testing
@@ -6,30 +7,31 @@ import Testing
 import FoundationXML
 #endif
 
-@testable import BeaconFleet
+import BeaconFleet
+@testable import BeaconCLI
 
 /// One pass with every verdict, and ids that test the escaping of every format.
 private func everyVerdict() throws -> VerificationResult {
     let hostile = "till <\"&'|*_`>\u{1}\nnext"
     let beacons = [
-        Script.beacon("door", minor: 1),
-        Script.beacon("window", minor: 2),
-        Script.beacon(hostile, minor: 3, venue: "annex"),
-        Script.beacon("shelf", minor: 4, venue: "annex", mac: "C0:00:00:00:00:04"),
-        Script.beacon("cellar", minor: 5, venue: "annex"),
-        Script.beacon("attic", minor: 6, venue: "annex"),
-        Script.beacon("porch", minor: 7, venue: "annex"),
+        VerificationScript.beacon("door", minor: 1),
+        VerificationScript.beacon("window", minor: 2),
+        VerificationScript.beacon(hostile, minor: 3, venue: "annex"),
+        VerificationScript.beacon("shelf", minor: 4, venue: "annex", mac: "C0:00:00:00:00:04"),
+        VerificationScript.beacon("cellar", minor: 5, venue: "annex"),
+        VerificationScript.beacon("attic", minor: 6, venue: "annex"),
+        VerificationScript.beacon("porch", minor: 7, venue: "annex"),
     ]
-    var feed = Feed(try Script.plan(beacons), policy: VerificationPolicy(timeout: 5))
-    feed.play(Script.train(Script.identity(minor: 1), address: "C0:00:00:00:00:01", count: 5))
-    feed.play(Script.train(Script.identity(minor: 3), power: -70, address: "C0:00:00:00:00:03", count: 5))
-    feed.play(Script.train(Script.identity(minor: 4), address: "C0:00:00:00:00:44", count: 5))
+    var feed = VerificationFeed(try VerificationScript.plan(beacons), policy: VerificationPolicy(timeout: 5))
+    feed.play(VerificationScript.train(VerificationScript.identity(minor: 1), address: "C0:00:00:00:00:01", count: 5))
+    feed.play(VerificationScript.train(VerificationScript.identity(minor: 3), power: -70, address: "C0:00:00:00:00:03", count: 5))
+    feed.play(VerificationScript.train(VerificationScript.identity(minor: 4), address: "C0:00:00:00:00:44", count: 5))
     feed.play(
-        Script.train(Script.identity(minor: 5), address: "C0:00:00:00:00:05", count: 5)
-            + Script.train(Script.identity(minor: 5), address: "C0:00:00:00:00:55", from: 0.05, count: 5))
-    feed.play(Script.train(Script.identity(minor: 6), address: "C0:00:00:00:00:06", every: 1.3, count: 4))
-    feed.play([Script.sighting(Script.identity(minor: 7), address: "C0:00:00:00:00:07", at: 1)])
-    feed.play([Script.sighting(Script.identity(minor: 99), address: "C0:00:00:00:00:99", at: 2)])
+        VerificationScript.train(VerificationScript.identity(minor: 5), address: "C0:00:00:00:00:05", count: 5)
+            + VerificationScript.train(VerificationScript.identity(minor: 5), address: "C0:00:00:00:00:55", from: 0.05, count: 5))
+    feed.play(VerificationScript.train(VerificationScript.identity(minor: 6), address: "C0:00:00:00:00:06", every: 1.3, count: 4))
+    feed.play([VerificationScript.sighting(VerificationScript.identity(minor: 7), address: "C0:00:00:00:00:07", at: 1)])
+    feed.play([VerificationScript.sighting(VerificationScript.identity(minor: 99), address: "C0:00:00:00:00:99", at: 2)])
     feed.advance(to: 5)
     return try #require(feed.result)
 }
@@ -61,7 +63,7 @@ struct VerificationReportTests {
         ])
         // Attribute values come back exactly, except the control character XML cannot carry.
         let hostileCase = try #require(collector.cases.first { $0["name"]?.hasPrefix("till") == true })
-        #expect(hostileCase["name"] == "till <\"&'|*_`>\u{FFFD}\nnext (\(Script.identity(minor: 3)))")
+        #expect(hostileCase["name"] == "till <\"&'|*_`>\u{FFFD}\nnext (\(VerificationScript.identity(minor: 3)))")
         let hostileVerdict = try #require(result.verdicts.first { $0.beacon.beaconID.hasPrefix("till") })
         #expect(collector.failures[1]["message"] == hostileVerdict.explanation(in: result))
     }
@@ -78,7 +80,7 @@ struct VerificationReportTests {
             #expect(unescapedPipes(in: row) == 7, "\(row)")
         }
         #expect(rows[1] == "|---|---|---|---|---:|---|")
-        #expect(rows.contains { $0.contains("| shop | door | `\(Script.identity(minor: 1))` | ok | 5 |") })
+        #expect(rows.contains { $0.contains("| shop | door | `\(VerificationScript.identity(minor: 1))` | ok | 5 |") })
         #expect(markdown.contains("till \\<\"&amp;'\\|\\*\\_\\`\\>\u{1} next"))
     }
 
@@ -106,7 +108,7 @@ struct VerificationReportTests {
         #expect(door["id"] as? String == "door")
         #expect(door["status"] as? String == "ok")
         let identity = try #require(door["identity"] as? [String: Any])
-        #expect(identity["uuid"] as? String == Script.fleetUUID.description)
+        #expect(identity["uuid"] as? String == VerificationScript.fleetUUID.description)
         #expect(identity["major"] as? Int == 1)
         #expect(identity["minor"] as? Int == 1)
         let heard = try #require(door["heard"] as? [String: Any])
@@ -127,6 +129,23 @@ struct VerificationReportTests {
         let unexpected = try #require((document["unexpected"] as? [[String: Any]])?.first)
         #expect(unexpected["status"] as? String == "unexpected")
         #expect(unexpected["likely_venue"] == nil, "major 1 is used by both venues")
+    }
+
+    @Test("lost reports: every format carries the count and the warning; without losses, none does")
+    func lostReports() throws {
+        var lossy = try everyVerdict()
+        lossy.lostReports = 190
+        let warning = "190 reports were lost between the controller and the verifier (the host could not keep up): "
+            + "the missing, weak and slow verdicts may be wrong; verify again on a less loaded host"
+        #expect(lossy.lossWarning == warning)
+        #expect(VerificationSummary.line(lossy).contains(", 190 lost"))
+        #expect(VerificationMarkdownReport.render(lossy).contains("**Warning:** 190 reports were lost"))
+        let json = VerificationJSONReport.render(lossy)
+        #expect(json.contains("\"lost_reports\" : 190") || json.contains("\"lost_reports\":190"), "\(json)")
+        #expect(VerificationJUnitReport.render(lossy).contains("name=\"warning\" value=\"190 reports were lost"))
+        let clean = try everyVerdict()
+        #expect(!VerificationJSONReport.render(clean).contains("lost_reports"))
+        #expect(!VerificationMarkdownReport.render(clean).contains("Warning"))
     }
 
     @Test("the summary line counts every verdict")
