@@ -40,11 +40,11 @@ let package = Package(
         .target(name: "FleetManifest", dependencies: ["CYAML", "BeaconCore"], swiftSettings: strict),
         // The HCI protocol: packets, commands, events, H4 framing, the host-controller actor,
         // the btsnoop format. No I/O.
-        .target(name: "HCI", swiftSettings: strict),
+        .target(name: "HCI", dependencies: ["BeaconCore"], swiftSettings: strict),
         // Transports: POSIX descriptors, TCP, serial, btsnoop files and snooping, transport specs.
-        .target(name: "HCITransports", dependencies: ["HCI"], swiftSettings: strict),
+        .target(name: "HCITransports", dependencies: ["BeaconCore", "HCI"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
-        .target(name: "HCILinux", dependencies: ["HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
+        .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
         // The built-in virtual radio: controllers speaking HCI on a simulated air.
         .target(name: "VirtualRadio", dependencies: ["HCI", "BeaconCore"], swiftSettings: strict),
         // Use cases: advertise, validate, export/import, controller inventory.
@@ -94,7 +94,7 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["BeaconTestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
-        .testTarget(name: "HCILinuxTests", dependencies: ["CBlueZ", "HCI", "HCITransports", "HCILinux"], swiftSettings: strict),
+        .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITransports", "HCILinux"], swiftSettings: strict),
         .testTarget(
             name: "BeaconFleetTests",
             dependencies: [

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BeaconCore
 import Glibc
 import HCI
 import HCITransports
@@ -76,7 +77,7 @@ struct KernelHCIAdvice {
 
     func noSuchController() -> HCITransportError {
         HCITransportError(
-            .noSuchDevice, "\(name): no controller \(controller); `beaconctl controllers` lists them")
+            .noSuchDevice, "\(name): no controller \(controller); \(UserCommand.controllers) lists them")
     }
 
     func deviceDown() -> HCITransportError {
@@ -136,7 +137,7 @@ struct KernelHCIAdvice {
         HCITransportError(
             .ioFailure,
             "\(name): \(controller) went away (unplugged, or its driver reset); "
-                + "`beaconctl controllers` lists the controllers present")
+                + "\(UserCommand.controllers) lists the controllers present")
     }
 }
 #endif

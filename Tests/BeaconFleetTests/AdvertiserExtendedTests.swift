@@ -115,7 +115,7 @@ struct AdvertiserExtendedTests {
             #expect(
                 error.description
                     == "tcp-client:127.0.0.1:6402: 5 beacons need 5 advertising sets but the controller has 4; advertise "
-                    + "at most 4 here and put the rest on a second controller (another --hci), or use --family legacy "
+                    + "at most 4 here and put the rest on a second controller (another the hci setting), or use the family setting legacy "
                     + "to rotate them on one advertisement")
         }
         #expect(!controller.opcodes.contains(.leSetExtendedAdvertisingParameters))

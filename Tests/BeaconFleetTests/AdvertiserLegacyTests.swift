@@ -171,7 +171,7 @@ struct AdvertiserLegacyTests {
         let result = await run.task.value
         #expect(result == .failure(.extendedAdvertisingUnsupported(controller: "tcp-client:127.0.0.1:6402", version: .v4_2)))
         if case .failure(let error) = result {
-            #expect(error.description.contains("use --family legacy (or auto)"))
+            #expect(error.description.contains("use the family setting legacy (or auto)"))
         }
         #expect(!controller.opcodes.contains { $0.rawValue >= 0x2005 && $0.rawValue != 0x2003 })
     }

@@ -20,7 +20,7 @@ struct AdvertiserWatchdogTests {
         #expect(
             AdvertisingError.fault(fault).description
                 == "tcp-client:127.0.0.1:6402: the controller reported hardware error 0x2A: it crashed or restarted and "
-                + "the beacons are off the air; pass --restart to bring them back automatically")
+                + "the beacons are off the air; pass the restart setting to bring them back automatically")
         #expect(Array(controller.opcodes.dropFirst(before)) == [.leSetExtendedAdvertisingEnable, .leClearAdvertisingSets])
     }
 

@@ -197,16 +197,16 @@ struct AllocationPlannerTests {
             try plan(AllocationRequest(fleetName: "donuts", venueID: "hall", groups: [.init(zone: "a", count: 1)]))
         }
         let store1 = try #require(fleet.venues.first { $0.id == "store-1" })
-        #expect(throws: AllocationError.newVenueOptionOnExistingVenue(venue: "store-1", options: ["--plan"], location: store1.location)) {
+        #expect(throws: AllocationError.newVenueOptionOnExistingVenue(venue: "store-1", options: ["the plan setting"], location: store1.location)) {
             try plan(AllocationRequest(venueID: "store-1", plan: PlanSize(width: 1, height: 1), groups: [.init(zone: "a", count: 1)]))
         }
         #expect(throws: AllocationError.unknownFleet("bakery", known: ["donuts", "museum"])) {
             try plan(AllocationRequest(fleetName: "bakery", venueID: "x", groups: [.init(zone: "a", count: 1)]))
         }
-        #expect(throws: AllocationError.badSetting("--minor-step must be 1…10000; got 0")) {
+        #expect(throws: AllocationError.badSetting("the minor-step setting must be 1…10000; got 0")) {
             try plan(AllocationRequest(fleetName: "donuts", venueID: "x", groups: [.init(zone: "a", count: 1)], minorStep: 0))
         }
-        #expect(AllocationError.unknownFleet("bakery", known: ["donuts"]).description.contains("--uuid (make one with `uuidgen`)"))
+        #expect(AllocationError.unknownFleet("bakery", known: ["donuts"]).description.contains("the uuid setting (make one with `uuidgen`)"))
     }
 
     @Test("a new fleet gets a complete manifest that validates")

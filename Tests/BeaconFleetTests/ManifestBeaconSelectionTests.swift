@@ -44,7 +44,7 @@ struct ManifestBeaconSelectionTests {
         let fleet = try fleet()
         #expect(throws: AdvertisingError.invalidRequest(
             "no beacon of the manifest is assigned to host `kiosk-7` (its hosts are `Pi-SoHo`, `pi-cupertino`); "
-                + "pass --host NAME, --beacon ID or --all")) {
+                + "pass the host setting NAME, the beacon setting ID or the all setting")) {
             try ManifestBeaconSelection.host("kiosk-7").beacons(in: fleet)
         }
     }
@@ -55,7 +55,7 @@ struct ManifestBeaconSelectionTests {
         #expect(try ManifestBeaconSelection.ids(["soho-door", "cupertino-door", "soho-door"]).beacons(in: fleet).map(\.id)
             == ["soho-door", "cupertino-door"])
         #expect(throws: AdvertisingError.invalidRequest(
-            "no beacon `nope`, `zilch` in the manifest; `beaconctl fleet export` lists the beacon ids")) {
+            "no beacon `nope`, `zilch` in the manifest; the fleet export command lists the beacon ids")) {
             try ManifestBeaconSelection.ids(["nope", "soho-door", "zilch"]).beacons(in: fleet)
         }
     }

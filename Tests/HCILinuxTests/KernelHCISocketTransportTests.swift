@@ -1,4 +1,5 @@
 #if os(Linux)
+import BeaconCore
 import CBlueZ
 import Glibc
 import HCI
@@ -40,7 +41,7 @@ struct KernelHCISocketTransportTests {
         #expect(
             error
                 == HCITransportError(
-                    .noSuchDevice, "hci3: no controller hci3; `beaconctl controllers` lists them"))
+                    .noSuchDevice, "hci3: no controller hci3; the controllers command lists them"))
         #expect(kernel.log.closed == [kernel.socketEnd])
     }
 
@@ -116,7 +117,7 @@ struct KernelHCISocketTransportTests {
                 ERFKILL, .deviceDown,
                 "hci-user:0: hci0 is blocked by RF-kill; unblock it with `rfkill unblock bluetooth`"
             ),
-            (ENODEV, .noSuchDevice, "hci-user:0: no controller hci0; `beaconctl controllers` lists them"),
+            (ENODEV, .noSuchDevice, "hci-user:0: no controller hci0; the controllers command lists them"),
         ])
     func userChannelBindFailures(code: Int32, kind: HCITransportError.Kind, message: String) async throws {
         let (error, kernel) = try await openError(channel: .user, .init(bindError: code))
@@ -186,6 +187,20 @@ struct KernelHCISocketTransportTests {
         await transport.close()
     }
 
+    @Test("failures worded on the link thread use the spelling of the task that opened the link")
+    func linkThreadWordingFollowsTheOpener() async throws {
+        let kernel = try FakeKernelHCISyscalls()
+        let transport = try await UserTerms.$spelling.withValue(.commandLine) {
+            try await KernelHCISocketTransport.open(device: 0, channel: .raw, syscalls: kernel)
+        }
+        kernel.script { $0.pendingReadErrors = [EPIPE] }
+        kernel.deliver([0x04, 0x10, 0x01, 0x00])
+        let error = try await #require(throws: HCITransportError.self) {
+            for try await _ in transport.incoming {}
+        }
+        #expect(error.message.hasSuffix("`beaconctl controllers` lists the controllers present"), "\(error.message)")
+    }
+
     @Test("a controller that goes away ends the stream saying so")
     func controllerRemoved() async throws {
         let kernel = try FakeKernelHCISyscalls()
@@ -200,7 +215,7 @@ struct KernelHCISocketTransportTests {
             error
                 == HCITransportError(
                     .ioFailure,
-                    "hci0: hci0 went away (unplugged, or its driver reset); `beaconctl controllers` lists the "
+                    "hci0: hci0 went away (unplugged, or its driver reset); the controllers command lists the "
                         + "controllers present"))
     }
 
@@ -235,7 +250,7 @@ struct KernelHCISocketTransportTests {
             ),
             (
                 ENODEV, .ioFailure,
-                "hci0: hci0 went away (unplugged, or its driver reset); `beaconctl controllers` lists the "
+                "hci0: hci0 went away (unplugged, or its driver reset); the controllers command lists the "
                     + "controllers present"
             ),
             (

@@ -11,7 +11,7 @@ import Testing
 
     @Test func statusWithoutSpecificAdviceStillSaysWhatToDo() {
         let error = HCIError(controller: "tcp-client:127.0.0.1:6402", opcode: .reset, kind: .commandFailed(.pageTimeout))
-        #expect(error.description == "tcp-client:127.0.0.1:6402: Reset was refused (0x04 Page Timeout): retry; if it keeps failing, capture the traffic with --snoop FILE and report it")
+        #expect(error.description == "tcp-client:127.0.0.1:6402: Reset was refused (0x04 Page Timeout): retry; if it keeps failing, capture the traffic with the snoop setting FILE and report it")
     }
 
     @Test func hardwareFailureFails() {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 
 /// The `beaconctl` command: the root of every subcommand.
 public struct BeaconCtl: AsyncParsableCommand {
@@ -25,6 +26,14 @@ public enum BeaconCtlVersion {
 /// returns the process exit code. `main` calls this; tests call it with a capturing console.
 public enum BeaconCtlRunner {
     public static func run(_ arguments: [String]) async -> Int32 {
+        // Library messages name settings and commands as typed values; here they are
+        // spelled as this command line's flags and subcommands.
+        await UserTerms.$spelling.withValue(.commandLine) {
+            await runCommand(arguments)
+        }
+    }
+
+    private static func runCommand(_ arguments: [String]) async -> Int32 {
         let console = Console.current
         do {
             var command = try BeaconCtl.parseAsRoot(arguments)

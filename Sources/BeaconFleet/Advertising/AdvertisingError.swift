@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 
 /// Why advertising could not start or could not go on. `description` is the message for the
@@ -33,12 +34,12 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
         case .tooManyBeacons(let controller, let requested, let supported):
             return "\(controller): \(requested) beacons need \(requested) advertising sets but the controller has "
                 + "\(supported); advertise at most \(supported) here and put the rest on a second controller "
-                + "(another --hci), or use --family legacy to rotate them on one advertisement"
+                + "(another \(UserSetting.hci)), or use \(UserSetting.family) legacy to rotate them on one advertisement"
         case .extendedAdvertisingUnsupported(let controller, let version):
             return "\(controller): this Bluetooth \(version) controller has no LE Extended Advertising (LE feature "
-                + "bit 12 is clear): use --family legacy (or auto), which advertises several beacons in rotation"
+                + "bit 12 is clear): use \(UserSetting.family) legacy (or auto), which advertises several beacons in rotation"
         case .fault(let fault):
-            return "\(fault.description); pass --restart to bring them back automatically"
+            return "\(fault.description); pass \(UserSetting.restart) to bring them back automatically"
         case .restartsExhausted(let attempts, let last):
             return "gave up after \(attempts) restart attempt\(attempts == 1 ? "" : "s"): \(last)"
         case .stopNotConfirmed(let controller, let reason, let failures):

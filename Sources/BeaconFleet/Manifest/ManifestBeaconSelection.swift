@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import BeaconCore
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -31,7 +32,7 @@ public enum ManifestBeaconSelection: Hashable, Sendable {
             guard missing.isEmpty else {
                 let list = missing.map { "`\($0)`" }.joined(separator: ", ")
                 throw .invalidRequest(
-                    "no beacon \(list) in the manifest; `beaconctl fleet export` lists the beacon ids")
+                    "no beacon \(list) in the manifest; \(UserCommand.fleetExport) lists the beacon ids")
             }
             var seen: Set<String> = []
             return ids.filter { seen.insert($0).inserted }.compactMap { byID[$0] }
@@ -46,7 +47,7 @@ public enum ManifestBeaconSelection: Hashable, Sendable {
                 ? "no beacon of the manifest names a host"
                 : "its hosts are " + hosts.prefix(10).map { "`\($0)`" }.joined(separator: ", ") + (hosts.count > 10 ? ", …" : "")
             throw .invalidRequest(
-                "no beacon of the manifest is assigned to host `\(name)` (\(known)); pass --host NAME, --beacon ID or --all")
+                "no beacon of the manifest is assigned to host `\(name)` (\(known)); pass \(UserSetting.host) NAME, \(UserSetting.beacon) ID or \(UserSetting.all)")
         }
     }
 

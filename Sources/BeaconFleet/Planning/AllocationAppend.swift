@@ -25,7 +25,7 @@ public enum AllocationAppendError: Error, Hashable, Sendable, CustomStringConver
     public var description: String {
         switch self {
         case .newFleet(let file):
-            return "fleet is new, so it has no manifest to append to; leave out --append \(file) and save the manifest printed, e.g. with `> \(file)`"
+            return "fleet is new, so it has no manifest to append to; leave out \(UserSetting.append) \(file) and save the manifest printed, e.g. with `> \(file)`"
         case .venueInAnotherFile(let venue, let location, let file):
             return "venue `\(venue)` is written in \(location.file) (\(location)), not in \(file); append to \(location.file)"
         case .flowStyle(let what, let location):

@@ -11,8 +11,8 @@ public enum AllocationPlanner {
         let fleetName = try resolveFleetName(request, existing: existing, fleet: fleet)
         if let existing {
             let extras = [
-                request.venueName.map { _ in "--venue-name" }, request.plan.map { _ in "--plan" },
-                request.host.map { _ in "--host" },
+                request.venueName.map { _ in "\(UserSetting.venueName)" }, request.plan.map { _ in "\(UserSetting.plan)" },
+                request.host.map { _ in "\(UserSetting.host)" },
             ].compactMap { $0 }
             if !extras.isEmpty {
                 throw .newVenueOptionOnExistingVenue(venue: existing.id, options: extras, location: existing.location)
@@ -105,13 +105,13 @@ public enum AllocationPlanner {
             throw .badSetting("zone `\(group.zone ?? "")` asks for \(group.count) beacons; ask for at least 1")
         }
         if request.minorStep < 1 || request.minorStep > 10_000 {
-            throw .badSetting("--minor-step must be 1…10000; got \(request.minorStep)")
+            throw .badSetting("\(UserSetting.minorStep) must be 1…10000; got \(request.minorStep)")
         }
         if request.zoneGap < 0 || request.zoneGap > 10_000 {
-            throw .badSetting("--gap must be 0…10000 free slots; got \(request.zoneGap)")
+            throw .badSetting("\(UserSetting.gap) must be 0…10000 free slots; got \(request.zoneGap)")
         }
         if let alignment = request.zoneAlignment, alignment < 1 || alignment > 32_768 {
-            throw .badSetting("--align must be 1…32768; got \(alignment)")
+            throw .badSetting("\(UserSetting.align) must be 1…32768; got \(alignment)")
         }
     }
 

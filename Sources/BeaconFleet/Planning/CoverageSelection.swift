@@ -48,7 +48,7 @@ public enum CoverageSelectionError: Error, Hashable, Sendable, CustomStringConve
             let list = known.isEmpty ? "its beacons have no zones" : "its zones: \(known.joined(separator: ", "))"
             return "venue `\(venue)` has no zone \(unknown.map { "`\($0)`" }.joined(separator: ", ")); \(list)"
         case .zonesInNoVenue(let zones):
-            return "no venue with a plan has a beacon in zone \(zones.map { "`\($0)`" }.joined(separator: ", ")); check the zone names with `beaconctl fleet export`"
+            return "no venue with a plan has a beacon in zone \(zones.map { "`\($0)`" }.joined(separator: ", ")); check the zone names with \(UserCommand.fleetExport)"
         }
     }
 }

@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 
 /// Why scanning could not start or stopped. `description` is the message for the user:
@@ -29,7 +30,7 @@ public struct ScanError: Error, Equatable, Sendable, CustomStringConvertible {
             // HCIError already names the controller, the command, the status and the advice.
             return error.description
         case .extendedScanningUnsupported:
-            return "\(controller): extended scanning was asked for, but the controller does not support it (LE feature bit 12 is clear; it predates Bluetooth 5.0 or has it disabled); use --family legacy or auto"
+            return "\(controller): extended scanning was asked for, but the controller does not support it (LE feature bit 12 is clear; it predates Bluetooth 5.0 or has it disabled); use \(UserSetting.family) legacy or auto"
         case .invalidParameters(let reason):
             return "\(controller): cannot scan with these settings: \(reason)"
         case .transportEnded(let error?):

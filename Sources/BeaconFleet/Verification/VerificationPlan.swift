@@ -110,12 +110,12 @@ public enum VerificationPlanError: Error, Hashable, Sendable, CustomStringConver
             return "\(scope) lists no beacons, so there is nothing to verify; add beacons to the manifest"
         case .sharedIdentity(let identity, let first, let second):
             return "beacons `\(first)` and `\(second)` share the identity \(identity); "
-                + "`beaconctl fleet validate` explains how to fix the manifest"
+                + "\(UserCommand.fleetValidate) explains how to fix the manifest"
         case .unknownVenue(let venue, let known):
             return "the manifest has no venue `\(venue)`; its venues: \(Self.list(known))"
         case .noBeaconsForHost(let host, let known):
             return "no beacon of the manifest names host `\(host)`; hosts it names: \(Self.list(known)). "
-                + "Pass --host with one of them, or set `host:` on the beacons"
+                + "Pass \(UserSetting.host) with one of them, or set `host:` on the beacons"
         }
     }
 

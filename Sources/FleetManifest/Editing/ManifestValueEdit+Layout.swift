@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Where, in a manifest's bytes, one beacon's mapping keeps its `measured_power` value, or
 /// where a `measured_power:` line would go: found from libyaml's events and their marks, so
 /// that the edit touches the bytes of one scalar and nothing else.
@@ -34,7 +36,7 @@ struct BeaconMappingLayout {
             }
         }
         if !wellFormed {
-            throw ManifestEditError(file: beacon.file, "is not well-formed YAML any more; run `beaconctl fleet validate` on it")
+            throw ManifestEditError(file: beacon.file, "is not well-formed YAML any more; run \(UserCommand.fleetValidate) on it")
         }
         guard scan.foundTarget else {
             throw ManifestEditError(file: beacon.file, "no beacon mapping starts at line \(beacon.line), column \(beacon.column) (did the file change since it was loaded?)")

@@ -1,3 +1,5 @@
+import BeaconCore
+
 extension ManifestValueEdit {
     /// Loads `namespace` (files or folders) and sets the beacon's measured power at once;
     /// see `writeMeasuredPower(_:beaconID:in:options:)`.
@@ -20,7 +22,7 @@ extension ManifestValueEdit {
     ) throws(ManifestEditError) {
         let files = loaded.fleet.files.isEmpty ? "the manifest" : loaded.fleet.files.joined(separator: ", ")
         guard loaded.errorCount == 0 else {
-            throw ManifestEditError(file: files, "does not validate; fix it (`beaconctl fleet validate`) before writing to it")
+            throw ManifestEditError(file: files, "does not validate; fix it (\(UserCommand.fleetValidate)) before writing to it")
         }
         guard let beacon = loaded.fleet.beacons.first(where: { $0.id == beaconID }) else {
             throw ManifestEditError(file: files, "has no beacon `\(beaconID)`")

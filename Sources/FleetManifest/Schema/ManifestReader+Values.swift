@@ -211,7 +211,7 @@ extension ManifestReader {
                 report(
                     .implausibleMeasuredPower,
                     "`measured_power` \(value) dBm is unusual for the RSSI at 1 m (typically −100…−30 dBm); distances computed from it will be off",
-                    at: token.mark, hint: "measure it again (`beaconctl calibrate`) or write `auto`")
+                    at: token.mark, hint: "measure it again (\(UserCommand.calibrate)) or write `auto`")
             }
             return .dBm(Int8(value))
         case .integer, .integerOverflow:

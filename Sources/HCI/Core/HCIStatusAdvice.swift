@@ -1,3 +1,5 @@
+import BeaconCore
+
 extension HCIStatus {
     /// What the user should know and do when `opcode` failed with this status on the
     /// controller named `controller` (a transport spec such as `hci0` or `hci-user:0`).
@@ -13,7 +15,7 @@ extension HCIStatus {
             if family == .extended {
                 return "this controller has no extended advertising (it predates Bluetooth 5.0 or disables it); use legacy advertising, one beacon per controller"
             }
-            return "the controller does not implement this command; `beaconctl controllers` shows its Bluetooth version and LE features"
+            return "the controller does not implement this command; \(UserCommand.controllers) shows its Bluetooth version and LE features"
         case .hardwareFailure:
             return "the controller reports a hardware fault; unplug and replug it or power-cycle the machine, and replace it if the fault persists"
         case .memoryCapacityExceeded:
@@ -21,9 +23,9 @@ extension HCIStatus {
         case .commandDisallowed:
             return commandDisallowedAdvice(family: family, route: route)
         case .unsupportedFeatureOrParameterValue:
-            return "the controller does not support a value in this command (interval, TX power, PHY or address type); `beaconctl controllers` shows what it supports"
+            return "the controller does not support a value in this command (interval, TX power, PHY or address type); \(UserCommand.controllers) shows what it supports"
         case .invalidHCICommandParameters:
-            return "the controller rejected the parameters as out of range or inconsistent; if they were accepted by beaconctl's own checks, capture the traffic with --snoop FILE and report it"
+            return "the controller rejected the parameters as out of range or inconsistent; if they were accepted by beaconctl's own checks, capture the traffic with \(UserSetting.snoop) FILE and report it"
         case .unspecifiedError:
             return "the controller gave no reason; retry, and reset the controller if it keeps failing"
         case .controllerBusy:
@@ -31,7 +33,7 @@ extension HCIStatus {
         case .unknownAdvertisingIdentifier:
             return "the advertising set does not exist on the controller (removed, or the controller was reset since it was created); set it up again"
         case .limitReached:
-            return "the controller cannot hold more advertising sets (or the set reached its event limit); `beaconctl controllers` shows how many sets it supports"
+            return "the controller cannot hold more advertising sets (or the set reached its event limit); \(UserCommand.controllers) shows how many sets it supports"
         default:
             return nil
         }

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Why a command sent through `HostController` did not produce its result.
 ///
 /// `description` is the message for the user: which controller, which command, what
@@ -54,7 +56,7 @@ public struct HCIError: Error, Equatable, Sendable, CustomStringConvertible {
         case .commandFailed(let status):
             let verb = [.hardwareFailure, .unspecifiedError, .memoryCapacityExceeded].contains(status) ? "failed" : "was refused"
             let advice = status.advice(for: opcode, controller: controller)
-                ?? "retry; if it keeps failing, capture the traffic with --snoop FILE and report it"
+                ?? "retry; if it keeps failing, capture the traffic with \(UserSetting.snoop) FILE and report it"
             return "\(controller): \(command) \(verb) (\(status)): \(advice)"
         case .timeout(let timeout, let waitingForCredit):
             if waitingForCredit {
@@ -64,9 +66,9 @@ public struct HCIError: Error, Equatable, Sendable, CustomStringConvertible {
         case .transport(let error):
             return "\(controller): \(command) did not complete: \(error.message)"
         case .malformedAnswer(let error):
-            return "\(controller): the answer to \(command) could not be read (\(error)); the controller or the link is corrupting packets: capture the traffic with --snoop FILE and report it"
+            return "\(controller): the answer to \(command) could not be read (\(error)); the controller or the link is corrupting packets: capture the traffic with \(UserSetting.snoop) FILE and report it"
         case .unexpectedAnswer(let detail):
-            return "\(controller): \(command) got an answer the specification does not allow: \(detail); capture the traffic with --snoop FILE and report it"
+            return "\(controller): \(command) got an answer the specification does not allow: \(detail); capture the traffic with \(UserSetting.snoop) FILE and report it"
         case .controllerReset:
             return "\(controller): the controller was reset while \(command) was pending (another program sent Reset, or the controller restarted); its effect is unknown: set the controller up again"
         case .hardwareError(let code):

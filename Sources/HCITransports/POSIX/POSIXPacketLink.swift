@@ -1,4 +1,5 @@
 #if os(Linux)
+import BeaconCore
 import Glibc
 
 /// How the bytes read from a descriptor become packets.
@@ -43,7 +44,10 @@ package struct PacketLinkConfiguration: Sendable {
         self.framing = framing
         self.writeTimeout = writeTimeout
         self.incomingBufferLimit = incomingBufferLimit
-        self.explain = explain
+        // The link thread words failures outside any task: keep the spelling of settings and
+        // commands that the opener's task uses.
+        let terms = UserTerms.spelling
+        self.explain = { failure in UserTerms.$spelling.withValue(terms) { explain(failure) } }
     }
 
     /// The wording for failures a transport has nothing specific to add to.

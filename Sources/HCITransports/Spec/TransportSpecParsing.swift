@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 extension HCITransportSpec {
     /// Parses a transport spec such as `hci0`, `tcp-client:127.0.0.1:6402` or
@@ -39,7 +40,7 @@ extension HCITransportSpec {
             throw invalid(
                 text,
                 "the controller index must be a number from 0 to \(largestDeviceIndex), as in hci0 "
-                    + "(`beaconctl controllers` lists them)")
+                    + "(\(UserCommand.controllers) lists them)")
         }
         return UInt16(index)
     }
