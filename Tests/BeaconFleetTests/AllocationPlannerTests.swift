@@ -243,12 +243,12 @@ struct AllocationPlannerTests {
 
     @Test("YAML scalars are quoted only when they must be")
     func scalars() {
-        #expect(AllocationYAML.scalar("cupertino-entrance") == "cupertino-entrance")
-        #expect(AllocationYAML.scalar("Café du Monde") == "Café du Monde")
-        #expect(AllocationYAML.scalar("yes") == "\"yes\"")
-        #expect(AllocationYAML.scalar("010") == "\"010\"")
-        #expect(AllocationYAML.scalar("Display: main") == "\"Display: main\"")
-        #expect(AllocationYAML.scalar("#1 \"best\"") == "\"#1 \\\"best\\\"\"")
-        #expect(AllocationYAML.scalar("tab\there") == "\"tab\\there\"")
+        #expect(YAMLScalar.render("cupertino-entrance") == "cupertino-entrance")
+        #expect(YAMLScalar.render("Café du Monde") == "Café du Monde")
+        #expect(YAMLScalar.render("yes") == "\"yes\"")
+        #expect(YAMLScalar.render("010") == "\"010\"")
+        #expect(YAMLScalar.render("Display: main") == "\"Display: main\"")
+        #expect(YAMLScalar.render("#1 \"best\"") == "\"#1 \\\"best\\\"\"")
+        #expect(YAMLScalar.render("tab\there") == "\"tab\\there\"")
     }
 }

@@ -1,4 +1,5 @@
 import BeaconCore
+import FleetManifest
 
 /// How a manifest lays out its lists: the column of a venue's `-`, of its keys, and of a
 /// beacon's `-` and keys, counted in spaces from the line start.
@@ -29,8 +30,8 @@ public enum AllocationYAML {
         // The `- ` takes the first key's place: pad so the first key lines up with the rest.
         let firstPrefix = dash + "-" + String(repeating: " ", count: max(1, indentation.beaconKey - indentation.beaconDash - 1))
         for beacon in plan.beacons {
-            out += firstPrefix + "id: " + scalar(beacon.id) + newline
-            if let zone = beacon.zone { out += key + "zone: " + scalar(zone) + newline }
+            out += firstPrefix + "id: " + YAMLScalar.render(beacon.id) + newline
+            if let zone = beacon.zone { out += key + "zone: " + YAMLScalar.render(zone) + newline }
             if beacon.writesMajor { out += key + "major: \(beacon.identity.major)" + newline }
             out += key + "minor: \(beacon.identity.minor)" + newline
         }
@@ -49,11 +50,11 @@ public enum AllocationYAML {
         let key = String(repeating: " ", count: indentation.venueKey)
         let firstPrefix = String(repeating: " ", count: indentation.venueDash) + "-"
             + String(repeating: " ", count: max(1, indentation.venueKey - indentation.venueDash - 1))
-        var out = firstPrefix + "id: " + scalar(venue.id) + newline
-        if let name = venue.name { out += key + "name: " + scalar(name) + newline }
+        var out = firstPrefix + "id: " + YAMLScalar.render(venue.id) + newline
+        if let name = venue.name { out += key + "name: " + YAMLScalar.render(name) + newline }
         if let uuid = venue.uuid { out += key + "uuid: \(uuid)" + newline }
         if let major = venue.major { out += key + "major: \(major)" + newline }
-        if let host = venue.host { out += key + "host: " + scalar(host) + newline }
+        if let host = venue.host { out += key + "host: " + YAMLScalar.render(host) + newline }
         if let plan = venue.plan {
             out += key + "plan: {width: \(metres(plan.width)), height: \(metres(plan.height))}" + newline
         }
@@ -62,34 +63,8 @@ public enum AllocationYAML {
 
     /// A complete manifest for a new fleet.
     public static func manifest(_ plan: AllocationPlan) -> String {
-        "version: 1\nfleet: \(scalar(plan.fleetName))\nuuid: \(plan.uuid)\nvenues:\n"
+        "version: 1\nfleet: \(YAMLScalar.render(plan.fleetName))\nuuid: \(plan.uuid)\nvenues:\n"
             + venue(plan, indentation: .standard)
-    }
-
-    /// Text as a YAML scalar the manifest loader reads back unchanged: plain when it cannot
-    /// be mistaken for anything else, double-quoted otherwise (YAML 1.2 section 7.3.1).
-    static func scalar(_ text: String) -> String {
-        let reserved: Set<String> = ["y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"]
-        let plainSafe = text.unicodeScalars.first.map { $0.properties.isAlphabetic } == true
-            && text.unicodeScalars.allSatisfy { scalar in
-                scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./ ".unicodeScalars.contains(scalar)
-            }
-            && text.last != " " && !reserved.contains(text.lowercased())
-        if plainSafe { return text }
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\t": quoted += "\\t"
-            case "\u{0}"..."\u{1F}", "\u{7F}"..."\u{9F}", "\u{2028}", "\u{2029}", "\u{FEFF}":
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                quoted += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
     }
 
     /// `24`, not `24.0`; `3.5` as is.

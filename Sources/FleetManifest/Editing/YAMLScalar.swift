@@ -1,16 +1,18 @@
-/// Renders strings as YAML scalars that every YAML reader takes back as the same string.
+/// Renders strings as YAML scalars that every YAML reader takes back as the same string: the
+/// one quoter for everything beaconctl writes into manifests (import, plan, write-back).
 ///
 /// A plain (unquoted) scalar is used only for text that cannot be mistaken for anything
-/// else: it starts with a letter, holds only letters, digits and `-_./` and spaces in between,
+/// else: it starts with a letter (of any script: `Café du Monde` stays readable), holds only
+/// letters, ASCII digits and `-_./` and spaces in between,
 /// and is none of the words YAML 1.1 readers turn into booleans or null (`yes`, `off`, `~`…).
 /// Everything else is double-quoted (YAML 1.2 section 7.3.1) with escapes for the quote, the
 /// backslash and control characters, so names with `: `, `#`, quotes or line breaks survive.
-enum YAMLScalar {
-    static func render(_ text: String) -> String {
+public enum YAMLScalar {
+    public static func render(_ text: String) -> String {
         isSafePlain(text) ? text : doubleQuoted(text)
     }
 
-    static func doubleQuoted(_ text: String) -> String {
+    public static func doubleQuoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -37,21 +39,14 @@ enum YAMLScalar {
     ]
 
     private static func isSafePlain(_ text: String) -> Bool {
-        let bytes = text.utf8
-        guard let first = bytes.first, let last = bytes.last, isASCIILetter(first), last != UInt8(ascii: " ")
-        else { return false }
-        for byte in bytes.dropFirst() {
-            let allowed = isASCIILetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "/") || byte == UInt8(ascii: " ")
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, first.properties.isAlphabetic, scalars.last != " " else { return false }
+        for scalar in scalars.dropFirst() {
+            let allowed = scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./ ".unicodeScalars.contains(scalar)
             guard allowed else { return false }
         }
         // The reserved words are short; only short text needs the (allocating) comparison.
-        return bytes.count > 5 || !reservedWords.contains(text.lowercased())
-    }
-
-    private static func isASCIILetter(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+        return text.utf8.count > 5 || !reservedWords.contains(text.lowercased())
     }
 
     private static func hex(_ value: UInt32, digits: Int) -> String {
