@@ -202,16 +202,4 @@ struct CoverageMapTests {
         #expect(CoverageGrid(plan: PlanSize(width: 1e300, height: 1), resolution: 1e-300) == nil)
         #expect(CoverageGrid(plan: PlanSize(width: 24, height: 16), resolution: 0.1)?.cellCount == 240 * 160)
     }
-
-    @Test func numbersAreWrittenWithoutExponentsOrTrailingZeros() {
-        #expect(numberText(12) == "12")
-        #expect(numberText(12.5) == "12.5")
-        #expect(numberText(0.25) == "0.25")
-        #expect(numberText(-3.14159) == "-3.14")
-        #expect(numberText(1e-7) == "0")
-        #expect(numberText(-0.001) == "0")
-        #expect(numberText(0.05, places: 1) == "0.1")
-        #expect(numberText(123456.789) == "123456.79")
-        #expect(dBmText(-85) == "\u{2212}85 dBm")
-    }
 }

@@ -6,7 +6,8 @@ import FoundationXML
 #endif
 import VirtualRadio
 
-@testable import BeaconFleet
+import BeaconFleet
+@testable import BeaconCLI
 
 /// Collects what an XML parser saw: element names, text, and the first error.
 final class XMLCollector: NSObject, XMLParserDelegate {
@@ -116,5 +117,20 @@ struct CoverageRenderingTests {
         #expect(xmlEscaped("bell\u{7}") == "bell\u{FFFD}")
         // Character references: valid both in attributes (where raw ones would be normalised) and in text.
         #expect(xmlEscaped("tab\tline\n") == "tab&#9;line&#10;")
+    }
+}
+
+@Suite("Coverage numbers")
+struct CoverageNumberTextTests {
+    @Test func numbersAreWrittenWithoutExponentsOrTrailingZeros() {
+        #expect(numberText(12) == "12")
+        #expect(numberText(12.5) == "12.5")
+        #expect(numberText(0.25) == "0.25")
+        #expect(numberText(-3.14159) == "-3.14")
+        #expect(numberText(1e-7) == "0")
+        #expect(numberText(-0.001) == "0")
+        #expect(numberText(0.05, places: 1) == "0.1")
+        #expect(numberText(123456.789) == "123456.79")
+        #expect(dBmText(-85) == "\u{2212}85 dBm")
     }
 }

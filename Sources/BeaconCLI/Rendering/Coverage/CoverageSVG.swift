@@ -1,3 +1,4 @@
+import BeaconFleet
 import BeaconCore
 
 /// Draws a coverage map as a standalone SVG: title, heat map of the strongest beacon's mean

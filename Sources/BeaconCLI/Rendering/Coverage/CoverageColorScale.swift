@@ -1,3 +1,5 @@
+import BeaconFleet
+
 /// The stepped colours of a coverage map: 5 dB bands from the coverage threshold up, in a
 /// perceptually even dark-to-bright scale (viridis), so "brighter is stronger" holds for
 /// everyone including colour-blind readers; below the threshold a neutral grey; below the

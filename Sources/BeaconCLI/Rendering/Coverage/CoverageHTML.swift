@@ -1,3 +1,5 @@
+import BeaconFleet
+
 /// A self-contained HTML page for one coverage map: the SVG inline, a key explaining every
 /// mark, the summary numbers, the beacons, and the regions worth a look (ties, dead zones,
 /// crowded zones). No scripts, no external files: it opens from a mail attachment.

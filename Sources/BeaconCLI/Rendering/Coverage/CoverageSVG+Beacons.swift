@@ -1,3 +1,5 @@
+import BeaconFleet
+
 /// Beacons on the map: markers, and ids placed where they overlap least.
 extension CoverageSVG {
     /// A marker per beacon and its id beside it, on a white halo so it reads on any band.

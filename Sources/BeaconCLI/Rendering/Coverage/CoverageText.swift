@@ -1,3 +1,4 @@
+import BeaconFleet
 import BeaconCore
 /// Numbers and text as coverage pictures and pages write them.
 
