@@ -85,7 +85,11 @@ let package = Package(
             swiftSettings: strict),
         // Release-built benchmark: ranging accuracy against simulated ground truth.
         .executableTarget(
-            name: "ranging-benchmark", dependencies: ["BeaconCore", "BeaconFleet", "BeaconTestKit", "VirtualRadio"],
+            name: "ranging-benchmark",
+            dependencies: [
+                "BeaconCore", "BeaconFleet", "BeaconTestKit", "VirtualRadio",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),

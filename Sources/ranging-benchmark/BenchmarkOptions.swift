@@ -1,61 +1,43 @@
+import ArgumentParser
+
 /// The command line of ranging-benchmark.
-struct BenchmarkOptions {
-    var distances: [Double] = [0.5, 1, 2, 5, 10]
-    /// Shadowing standard deviation, dB.
+struct BenchmarkOptions: ParsableArguments {
+    @Option(
+        name: .customLong("distances"), parsing: .singleValue,
+        help: ArgumentHelp("True distances to range, metres, comma-separated (0 to 100).", valueName: "m,m,..."),
+        transform: { text in text.split(separator: ",").map { Double($0) ?? -1 } })
+    var distanceLists: [[Double]] = []
+
+    @Option(name: .customLong("sigma"), help: "Shadowing standard deviation, dB (0 to 20).")
     var sigma = 4.0
+
+    @Option(name: .customLong("exponent"), help: "Path-loss exponent of the air and of the estimator (1 to 6).")
     var pathLossExponent = 2.0
-    /// Seconds of advertising simulated per trial, at 10 Hz.
+
+    @Option(help: "Seconds of advertising simulated per trial, at 10 Hz (11 to 3600).")
     var seconds = 60
+
+    @Option(help: "Trials per distance (1 to 10000).")
     var trials = 20
+
+    @Option(name: .customLong("loss"), help: "Packet loss probability (0 to 0.95).")
     var packetLoss = 0.0
+
+    @Option(help: "Seed of the simulation: the same seed gives the same figures on every machine.")
     var seed: UInt64 = 0xBEAC_0042
 
-    static let usage = """
-        usage: ranging-benchmark [--distances 0.5,1,2,5,10] [--sigma DB] [--exponent N] [--seconds S]
-                                 [--trials N] [--loss P] [--seed N]
-        """
+    var distances: [Double] { distanceLists.last ?? [0.5, 1, 2, 5, 10] }
 
-    init(arguments: [String]) throws(UsageError) {
-        var remaining = arguments[...]
-        func value(_ name: String) throws(UsageError) -> String {
-            guard let text = remaining.popFirst() else { throw UsageError("\(name) needs a value\n\(Self.usage)") }
-            return text
+    func validate() throws {
+        guard !distances.isEmpty, distances.allSatisfy({ $0 > 0 && $0 <= 100 }) else {
+            throw ValidationError("--distances takes metres (0 to 100) separated by commas")
         }
-        func number(_ name: String, _ range: ClosedRange<Double>) throws(UsageError) -> Double {
-            let text = try value(name)
-            guard let parsed = Double(text), parsed.isFinite, range.contains(parsed) else {
-                throw UsageError("\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not `\(text)`")
-            }
-            return parsed
+        guard sigma.isFinite, (0...20).contains(sigma) else { throw ValidationError("--sigma takes 0 to 20 dB") }
+        guard pathLossExponent.isFinite, (1...6).contains(pathLossExponent) else {
+            throw ValidationError("--exponent takes 1 to 6")
         }
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--distances":
-                let text = try value(argument)
-                let parsed = text.split(separator: ",").map { Double($0) }
-                guard !parsed.isEmpty, parsed.allSatisfy({ ($0 ?? 0) > 0 && ($0 ?? 0) <= 100 }) else {
-                    throw UsageError("--distances takes metres (0 to 100) separated by commas, not `\(text)`")
-                }
-                distances = parsed.compactMap { $0 }
-            case "--sigma": sigma = try number(argument, 0...20)
-            case "--exponent": pathLossExponent = try number(argument, 1...6)
-            case "--seconds": seconds = Int(try number(argument, 11...3600))
-            case "--trials": trials = Int(try number(argument, 1...10_000))
-            case "--loss": packetLoss = try number(argument, 0...0.95)
-            case "--seed":
-                let text = try value(argument)
-                guard let parsed = UInt64(text) else { throw UsageError("--seed takes a whole number, not `\(text)`") }
-                seed = parsed
-            case "--help", "-h":
-                throw UsageError(Self.usage)
-            default:
-                throw UsageError("unknown argument `\(argument)`\n\(Self.usage)")
-            }
-        }
+        guard (11...3600).contains(seconds) else { throw ValidationError("--seconds takes 11 to 3600") }
+        guard (1...10_000).contains(trials) else { throw ValidationError("--trials takes 1 to 10000") }
+        guard packetLoss.isFinite, (0...0.95).contains(packetLoss) else { throw ValidationError("--loss takes 0 to 0.95") }
     }
-}
-
-struct UsageError: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
 }

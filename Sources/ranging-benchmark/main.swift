@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ArgumentParser
 import BeaconCore
 import BeaconFleet
 import VirtualRadio
@@ -13,13 +14,7 @@ import VirtualRadio
 ///     swift run -c release ranging-benchmark [--sigma 4] [--seconds 60] [--trials 20] [--seed N]
 ///
 /// Deterministic: the same seed gives the same numbers on every machine.
-let options: BenchmarkOptions
-do {
-    options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
-} catch {
-    print(error.message)
-    exit(error.message == BenchmarkOptions.usage ? 0 : 2)
-}
+let options = BenchmarkOptions.parseOrExit()
 
 let model = PropagationModel(
     pathLossExponent: options.pathLossExponent, shadowingSigma: options.sigma, packetLoss: options.packetLoss)
