@@ -137,7 +137,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         var sampler = CalibrationSampler(identity: identity)
         do {
             sampler = try await TerminationSignals.cancellingOnInterrupt {
-                try await Self.collect(identity, from: session, for: limit)
+                try await CalibrationSampler.collect(identity, from: session, for: limit)
             }
         } catch let interruption as TerminationSignals.Interrupted {
             failure = interruption
@@ -151,36 +151,6 @@ struct CalibrateCommand: AsyncParsableCommand {
         }
         if let failure { throw failure }
         return sampler
-    }
-
-    /// The samples heard in the first `seconds` of the session. The deadline is its own
-    /// task, so a silent air ends the run on time (a loop that looks at the clock only when
-    /// a sighting arrives would wait forever).
-    private static func collect(_ identity: BeaconIdentity, from session: LiveScan, for seconds: Double) async throws -> CalibrationSampler {
-        try await withThrowingTaskGroup(of: CalibrationSampler?.self) { group in
-            group.addTask {
-                var collected = CalibrationSampler(identity: identity)
-                for try await sighting in session.sightings {
-                    collected.add(sighting)
-                    if session.elapsed() >= seconds { break }
-                }
-                return collected
-            }
-            group.addTask {
-                let remaining = max(0, seconds - session.elapsed())
-                // Cancelled when the stream ended first: nothing to report either way.
-                try? await Task.sleep(for: SecondsFlag.duration(remaining) ?? .zero)
-                return nil
-            }
-            // The first to end (the deadline, the stream, a failure) ends both; the
-            // collector then returns what it has.
-            var collected: CalibrationSampler?
-            while let next = try await group.next() {
-                group.cancelAll()
-                if let next { collected = next }
-            }
-            return collected ?? CalibrationSampler(identity: identity)
-        }
     }
 
     /// With --advertise-hci, the task advertising the beacon (cancel it to stop).
