@@ -3,7 +3,7 @@ import BeaconCore
 import BeaconFleet
 
 /// Where monitoring reports go: JSON lines, or a readable log (a terminal's default).
-struct MonitorOutput: Sendable {
+struct MonitorOutput: MonitorReportSink {
     enum Format: String, CaseIterable, Sendable, ExpressibleByArgument {
         case text, jsonl
     }
