@@ -209,7 +209,7 @@ struct MonitorCommand: AsyncParsableCommand {
         }
         await session.close()
         if session.lostCount > 0 {
-            logger.warning("\(session.lostCount) reports were lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
+            logger.warning("\(LossWording.reports(session.lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
         }
         if let failure { throw CommandFailure(.controller, "\(failure)") }
     }

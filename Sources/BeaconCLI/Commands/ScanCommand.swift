@@ -203,7 +203,7 @@ struct ScanCommand: AsyncParsableCommand {
         let elapsed = session.elapsed()
         logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
         if session.lostCount > 0 {
-            logger.warning("\(session.lostCount) reports were lost between the controller and the output (this host could not keep up): beacons may be missing from what was shown")
+            logger.warning("\(LossWording.reports(session.lostCount)) lost between the controller and the output (this host could not keep up): beacons may be missing from what was shown")
         }
         if live {
             let lines = Self.frameLines(run, at: elapsed, header: header)
