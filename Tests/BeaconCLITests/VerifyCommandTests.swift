@@ -1,3 +1,4 @@
+import BeaconTestKit
 import BeaconCore
 import BeaconFleet
 import Foundation
@@ -14,29 +15,10 @@ import FoundationXML
 
 @Suite("beaconctl verify")
 struct VerifyCommandTests {
-    static let uuid = "04F6CBA0-321A-40F4-BDE2-A613959BBF4B"
+    static let uuid = ManifestFixtures.cornerShopUUID
 
     /// A shop with a door and a till (calibrated −59 dBm), and a back room.
-    static let manifest = """
-        version: 1
-        fleet: corner-shop
-        uuid: \(uuid)
-        defaults:
-          measured_power: -59
-        venues:
-          - id: shop
-            major: 1
-            beacons:
-              - id: door
-                minor: 1
-              - id: till
-                minor: 2
-          - id: back
-            major: 2
-            beacons:
-              - id: store-room
-                minor: 1
-        """
+    static let manifest = ManifestFixtures.cornerShop
 
     /// `count` receptions of a 100 ms beacon, as JSON lines with their times.
     static func lines(

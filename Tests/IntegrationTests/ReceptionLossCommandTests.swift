@@ -18,24 +18,11 @@ import Testing
 @Suite("Lost reports reach the user", .timeLimit(.minutes(3)), .serialized)
 struct ReceptionLossCommandTests {
     static let floodSize = 20_000
-    static let uuid = ProximityUUID(high: 0x89D6_E936_F61F_4227, low: 0xBCD2_6E94_C5A6_B2E3)
+    static let uuid = ProximityUUID(high: 0x04F6_CBA0_321A_40F4, low: 0xBDE2_A613_959B_BF4B)
+    /// The till of the corner shop: the door and the back room are never heard.
     static let flooding = BeaconIdentity(uuid: uuid, major: 1, minor: 2)
-
-    static let manifest = """
-        version: 1
-        fleet: corner-shop
-        uuid: \(uuid)
-        defaults:
-          measured_power: -59
-        venues:
-          - id: shop
-            major: 1
-            beacons:
-              - id: door
-                minor: 1
-              - id: till
-                minor: 2
-        """
+    static let manifest = ManifestFixtures.cornerShop
+    static let uuidMatchesTheManifest = "\(uuid)" == ManifestFixtures.cornerShopUUID
 
     /// The reset notice and the flood of reports of `flooding`, as the controller sends them.
     static func floodPackets() throws -> [HCIPacket] {
@@ -91,6 +78,11 @@ struct ReceptionLossCommandTests {
 
     /// At least what overflowed the scan's subscription; at most the whole flood.
     static let plausibleLosses = (floodSize - 4096 - 16)...(floodSize + 16)
+
+    @Test("the flooding beacon is the manifest's till")
+    func floodingBeaconIsInTheManifest() {
+        #expect(Self.uuidMatchesTheManifest)
+    }
 
     @Test("scan says how many reports were lost")
     func scanSaysSo() async throws {
