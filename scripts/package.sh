@@ -11,7 +11,7 @@
 # Environment: DEBFULLNAME and DEBEMAIL   the maintainer (default: the last commit's author)
 #              SOURCE_DATE_EPOCH          every date in the package (default: the last commit's)
 #
-# The version is BeaconCtlVersion.current in Sources/BeaconCLI/BeaconCtl.swift, the one
+# The version is BeaconCtlVersion.current in Sources/BeaconCLI/Commands/BeaconCtl.swift, the one
 # `beaconctl --version` prints. Builds for the architecture it runs on (dpkg
 # --print-architecture); see docs/packaging.md for arm64.
 set -euo pipefail
@@ -37,7 +37,7 @@ scripts/bootstrap.sh dpkg-dev binutils
 
 # The Debian revision of the packaging, not of beaconctl: raise it when only the packaging changes.
 debian_revision=1
-version_file=Sources/BeaconCLI/BeaconCtl.swift
+version_file=Sources/BeaconCLI/Commands/BeaconCtl.swift
 version=$(sed -n 's/^ *public static let current = "\([^"]*\)"$/\1/p' "$version_file")
 [[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]] ||
     fail "cannot read one version from $version_file (BeaconCtlVersion.current = \"…\"); read: '${version}'"

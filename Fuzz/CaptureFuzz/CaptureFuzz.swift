@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconCLI
 import BeaconFleet
 import HCI
 

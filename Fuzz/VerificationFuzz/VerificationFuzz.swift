@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconCLI
 import BeaconFleet
 
 /// libFuzzer entry: a sighting stream through the verification engine and every report
