@@ -96,7 +96,8 @@ expect_exit() {
     printf '$ %s\n' "$*" >>"$case_log"
     "$@" >"$output" 2>&1
     local got=$?
-    cat "$output" >>"$case_log"
+    head -n 40 "$output" >>"$case_log"
+    (($(wc -l <"$output") <= 40)) || printf '(%d lines in all)\n' "$(wc -l <"$output")" >>"$case_log"
     check "exit status $want from: $*" test "$got" -eq "$want"
 }
 
@@ -131,6 +132,14 @@ start_bridge() {
     name="$(head -n 1 "$out")"
     [[ "$name" == "hci$index" ]] || { say "the bridge made $name, expected hci$index"; return 1; }
     wait_for 30 "the kernel to set up hci$index" controller_set_up "$index"
+}
+
+# btmgmt_says PATTERN ARGS...: btmgmt exits 0 even when mgmt refused; judge by what it printed.
+btmgmt_says() {
+    local pattern=$1
+    shift
+    printf '$ btmgmt %s\n' "$*" >>"$case_log"
+    btmgmt "$@" 2>&1 | tee -a "$case_log" | grep -q "$pattern"
 }
 
 powered() { btmgmt --index "$1" info 2>/dev/null | grep -q 'current settings:.*powered'; }
@@ -271,8 +280,8 @@ sys.exit(0 if started and len(started[0]["beacons"]) == 4 and started[0]["contro
     check "advertise exits 0 after SIGTERM" test $? -eq 0
     check "stopped event after SIGTERM" grep -q '"event":"stopped".*"signal":"SIGTERM"' "$work/adv.out"
     check "hci0 still powered" powered 0
-    check "btmgmt add-adv still works" logged btmgmt --index 0 add-adv -d 02010603030118 1
-    check "btmgmt rm-adv" logged btmgmt --index 0 rm-adv 1
+    check "btmgmt add-adv still works" btmgmt_says 'Instance added: 1' --index 0 add-adv -d 02010603030118 1
+    check "btmgmt rm-adv" btmgmt_says 'Instance removed: 1' --index 0 rm-adv 1
 }
 
 # `scan` and `verify` on hci1 (RAW, bluetoothd running) hear beacons advertised outside.
@@ -297,13 +306,12 @@ case_provision() {
 case_user_channel() {
     expect_exit 3 "$work/user-up.txt" timeout 30 "$beaconctl" controllers --hci hci-user:0
     check "refusal names the fix" grep -q 'btmgmt --index 0 power off' "$work/user-up.txt"
-    check "power off" logged btmgmt --index 0 power off
-    check "hci0 off" wait_for 10 "hci0 off" bash -c '! btmgmt --index 0 info | grep -q "current settings:.*powered"'
+    check "power off" btmgmt_says 'Set Powered complete' --index 0 power off
     expect_exit 0 "$work/user-down.txt" timeout 60 "$beaconctl" advertise --hci hci-user:0 --uuid "$uuid" \
         --major 9 --minor 9 --duration 2
     check "exclusive access" grep -q 'Advertising 1 beacon on hci-user:0' "$work/user-down.txt"
-    check "power on again" logged btmgmt --index 0 power on
-    check "hci0 powered again" wait_for 10 "hci0 powered" powered 0
+    # Once the user channel closes, bluetoothd adopts the controller again and powers it.
+    check "hci0 powered again by bluetoothd" wait_for 20 "hci0 powered" powered 0
 }
 
 # Without capabilities: the exact error and its fix; a setcap copy works unprivileged.
@@ -341,12 +349,43 @@ case_faults() {
     check "exit 0 after SIGTERM" test $? -eq 0
 
     start_advertiser fault3 hci0 || { check "advertise started" false; stop_advertiser fault3; return; }
-    logged btmgmt --index 0 power off
-    wait_for 30 "advertise to end after power off" bash -c "! kill -0 $advertiser_pid"
+    check "power off" btmgmt_says 'Set Powered complete' --index 0 power off
+    check "advertise ends by itself after btmgmt power off" \
+        wait_for 30 "advertise to end after power off" bash -c "! kill -0 $advertiser_pid"
     stop_advertiser fault3
     check "exit 3 after btmgmt power off" test $? -eq 3
-    check "power on again" logged btmgmt --index 0 power on
-    check "hci0 powered" wait_for 10 "hci0 powered" powered 0
+    check "the fault is reported" grep -q '"event":"interrupted"' "$work/fault3.out"
+    check "power on again" btmgmt_says 'Set Powered complete' --index 0 power on
+
+    start_advertiser fault4 hci0 || { check "advertise started" false; stop_advertiser fault4; return; }
+    check "hciconfig hci0 reset" logged hciconfig hci0 reset
+    check "advertise ends by itself after hciconfig reset" \
+        wait_for 30 "advertise to end after reset" bash -c "! kill -0 $advertiser_pid"
+    stop_advertiser fault4
+    check "exit 3 after hciconfig reset" test $? -eq 3
+    check "the reset is named" grep -qi 'reset' "$work/fault4.err"
+    check "hci0 powered after the reset" wait_for 20 "hci0 powered" powered 0
+}
+
+# With an advertisement of bluetoothd's own (mgmt instance 2, set handle 2) on hci0,
+# beaconctl advertises one beacon (set 0) and, stopped, removes only its set.
+case_coexist() {
+    check "btmgmt add-adv 2" btmgmt_says 'Instance added: 2' --index 0 add-adv -d 07FFFFFF6C616E65 2
+    expect_exit 0 "$work/coexist.txt" timeout 60 "$beaconctl" advertise --hci hci0 --uuid "$uuid" --major 9 \
+        --minor 3 --duration 2
+    expect_exit 0 "$work/scan-after.txt" timeout 60 "$beaconctl" scan --hci "$outside" --duration 3 --format jsonl \
+        --snoop "$work/after.btsnoop"
+    check "bluetoothd's advertisement still on the air" snoop_has "$work/after.btsnoop" FFFF6C616E65
+    check "beaconctl's beacon off the air" bash -c "! grep -q '\"major\":9,\"minor\":3,' '$work/scan-after.txt'"
+    check "mgmt still lists instance 2" btmgmt_says 'Instances list with 1 item' --index 0 advinfo
+    # Four beacons use sets 0-3, one of which bluetoothd's instance 2 already holds: record
+    # what happens (docs/advertising.md says to prefer hci-user:N here); not judged.
+    printf '$ (exploratory) advertise 4 beacons with mgmt instance 2 present\n' >>"$case_log"
+    timeout 60 "$beaconctl" advertise --hci hci0 --manifest "$work/lane.yaml" --host lane-advertiser --duration 3 \
+        >>"$case_log" 2>&1
+    printf '(exit status %d)\n' $? >>"$case_log"
+    btmgmt_says 'Instance removed' --index 0 rm-adv 2
+    return 0
 }
 
 # --snoop on hci0 writes a capture that btmon reads.
@@ -358,7 +397,7 @@ case_snoop() {
 }
 
 # --- Main ----------------------------------------------------------------------------------
-all_cases=(controllers advertise_raw verify_raw provision user_channel privileges snoop faults)
+all_cases=(controllers advertise_raw verify_raw provision user_channel privileges snoop coexist faults)
 if (($#)); then cases=("$@"); else cases=("${all_cases[@]}"); fi
 
 fatal() {

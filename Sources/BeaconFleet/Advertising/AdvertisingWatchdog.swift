@@ -3,8 +3,8 @@ import Logging
 
 /// Watches a controller's events while beacons are on the air and says when they are not
 /// any more: Hardware Error, a Reset nobody here sent, an advertising set the controller
-/// ended, or the link going away. Another program's advertising commands on a shared
-/// controller are reported as warnings, once per command.
+/// ended, another program clearing every set, or the link going away. Another program's other
+/// advertising commands on a shared controller are reported as warnings, once per command.
 struct AdvertisingWatchdog: Sendable {
     let session: AdvertisingSession
     let ledger: CommandLedger
@@ -40,7 +40,12 @@ struct AdvertisingWatchdog: Sendable {
             case .transportEnded(nil):
                 return nil
             case .event(.commandComplete(let complete)):
-                noteAnswer(complete.opcode, reported: &reportedForeign, warn: warn)
+                if noteAnswer(complete.opcode, reported: &reportedForeign, warn: warn),
+                    complete.opcode == .leClearAdvertisingSets, complete.returnParameters.first == HCIStatus.success.rawValue
+                {
+                    // Unlike the other commands, this one removed our sets for certain, whoever sent it.
+                    return .advertisingSetsCleared(controller: name)
+                }
             case .event(.commandStatus(let status)):
                 noteAnswer(status.opcode, reported: &reportedForeign, warn: warn)
             case .malformedPacket(_, let error):
@@ -52,10 +57,12 @@ struct AdvertisingWatchdog: Sendable {
         return nil
     }
 
-    private func noteAnswer(_ opcode: HCIOpcode, reported: inout Set<HCIOpcode>, warn: @Sendable (String) -> Void) {
-        guard opcode != .nop, !ledger.claimAnswer(opcode), Self.advertisingOpcodes.contains(opcode),
-            reported.insert(opcode).inserted
-        else { return }
+    /// Warns, once per opcode, about another program's advertising command; returns whether
+    /// the answer was to another program's command.
+    @discardableResult
+    private func noteAnswer(_ opcode: HCIOpcode, reported: inout Set<HCIOpcode>, warn: @Sendable (String) -> Void) -> Bool {
+        guard opcode != .nop, !ledger.claimAnswer(opcode) else { return false }
+        guard Self.advertisingOpcodes.contains(opcode), reported.insert(opcode).inserted else { return true }
         let controller = session.controller
         var message = "\(controller.name): another program sent \(opcode.displayName) to this controller while "
             + "beaconctl advertises; if it changed or stopped advertising, beacons may be off the air"
@@ -63,5 +70,6 @@ struct AdvertisingWatchdog: Sendable {
             message += ". Usually bluetoothd: stop its advertising, or use hci-user:\(index) to have the controller to yourself"
         }
         warn(message)
+        return true
     }
 }
