@@ -112,6 +112,7 @@ struct AdvertiserWatchdogTests {
         let fault = AdvertisingFault.advertisingSetsCleared(controller: "hci0")
         #expect(await run.task.value == .failure(.fault(fault)))
         #expect(run.recorder.events.contains(.interrupted(fault, retryIn: nil)))
+        #expect(!run.recorder.warnings.contains { $0.contains("another program") })
         #expect(
             fault.description
                 == "hci0: another program cleared every advertising set (LE Clear Advertising Sets; the kernel does so "

@@ -40,14 +40,14 @@ struct AdvertisingWatchdog: Sendable {
             case .transportEnded(nil):
                 return nil
             case .event(.commandComplete(let complete)):
-                if noteAnswer(complete.opcode, reported: &reportedForeign, warn: warn),
-                    complete.opcode == .leClearAdvertisingSets, complete.returnParameters.first == HCIStatus.success.rawValue
-                {
-                    // Unlike the other commands, this one removed our sets for certain, whoever sent it.
+                guard isForeign(complete.opcode) else { continue }
+                if complete.opcode == .leClearAdvertisingSets, complete.returnParameters.first == HCIStatus.success.rawValue {
+                    // Unlike the other commands, this one removed our sets for certain.
                     return .advertisingSetsCleared(controller: name)
                 }
+                warnOnce(about: complete.opcode, reported: &reportedForeign, warn: warn)
             case .event(.commandStatus(let status)):
-                noteAnswer(status.opcode, reported: &reportedForeign, warn: warn)
+                if isForeign(status.opcode) { warnOnce(about: status.opcode, reported: &reportedForeign, warn: warn) }
             case .malformedPacket(_, let error):
                 logger.warning("\(name): skipped a packet from the controller that could not be read: \(error)")
             default:
@@ -57,12 +57,14 @@ struct AdvertisingWatchdog: Sendable {
         return nil
     }
 
-    /// Warns, once per opcode, about another program's advertising command; returns whether
-    /// the answer was to another program's command.
-    @discardableResult
-    private func noteAnswer(_ opcode: HCIOpcode, reported: inout Set<HCIOpcode>, warn: @Sendable (String) -> Void) -> Bool {
-        guard opcode != .nop, !ledger.claimAnswer(opcode) else { return false }
-        guard Self.advertisingOpcodes.contains(opcode), reported.insert(opcode).inserted else { return true }
+    /// Whether an answer is to another program's command (consumes the ledger's claim when ours).
+    private func isForeign(_ opcode: HCIOpcode) -> Bool {
+        opcode != .nop && !ledger.claimAnswer(opcode)
+    }
+
+    /// Warns about another program's advertising command, once per opcode.
+    private func warnOnce(about opcode: HCIOpcode, reported: inout Set<HCIOpcode>, warn: @Sendable (String) -> Void) {
+        guard Self.advertisingOpcodes.contains(opcode), reported.insert(opcode).inserted else { return }
         let controller = session.controller
         var message = "\(controller.name): another program sent \(opcode.displayName) to this controller while "
             + "beaconctl advertises; if it changed or stopped advertising, beacons may be off the air"
@@ -70,6 +72,5 @@ struct AdvertisingWatchdog: Sendable {
             message += ". Usually bluetoothd: stop its advertising, or use hci-user:\(index) to have the controller to yourself"
         }
         warn(message)
-        return true
     }
 }
