@@ -1,10 +1,12 @@
 import Glibc
 import HCI
 
-/// Exit statuses: 1 for a failure of either side, 2 for usage errors.
+/// Prints the message on standard error and ends the process: status 1 when either side
+/// failed, 2 for usage errors. `_exit`, because either forwarding thread may get here and
+/// nothing is buffered (every write is a raw one).
 func fail(_ message: String, status: Int32 = 1) -> Never {
     _ = writeAll(STDERR_FILENO, Array("vhci-bridge: error: \(message)\n".utf8))
-    exit(status)
+    _exit(status)
 }
 
 func errorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
@@ -124,7 +126,11 @@ func forwardControllerPackets(vhci: Int32, server: Int32, name: String, endpoint
         let result = parser.parse(buffer[..<count])
         for packet in result.packets {
             let bytes = packet.h4Bytes
-            let written = bytes.withUnsafeBytes { Glibc.write(vhci, $0.baseAddress, $0.count) }
+            var written: Int
+            repeat {
+                written = bytes.withUnsafeBytes { Glibc.write(vhci, $0.baseAddress, $0.count) }
+            } while written < 0 && errno == EINTR
+            // hci_vhci takes one whole packet per write, never part of one.
             guard written == bytes.count else {
                 fail("\(name): writing a packet of \(bytes.count) bytes to /dev/vhci: "
                     + (written < 0 ? errorText() : "only \(written) taken"))

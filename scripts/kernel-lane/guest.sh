@@ -320,8 +320,12 @@ case_privileges() {
     local unprivileged=(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all)
     expect_exit 3 "$work/noprivs.txt" timeout 60 "${unprivileged[@]}" "$beaconctl" advertise --hci hci0 \
         --uuid "$uuid" --major 9 --minor 1 --duration 2
-    check "names CAP_NET_RAW" grep -q 'CAP_NET_RAW' "$work/noprivs.txt"
-    check "gives the setcap fix" grep -q 'setcap cap_net_raw,cap_net_admin+eip' "$work/noprivs.txt"
+    local grant='grant them once with `sudo setcap cap_net_raw,cap_net_admin+eip $(command -v beaconctl)`, or run as root'
+    check "the exact RAW-channel error and its fix" grep -Fxq "beaconctl: error: hci0: the kernel filters LE events out for \
+this process, which lacks the CAP_NET_RAW capability; $grant" "$work/noprivs.txt"
+    expect_exit 3 "$work/noprivs-user.txt" timeout 60 "${unprivileged[@]}" "$beaconctl" controllers --hci hci-user:0
+    check "the exact USER-channel error and its fix" grep -Fxq "beaconctl: error: hci-user:0: the user channel needs the \
+CAP_NET_ADMIN capability; $grant" "$work/noprivs-user.txt"
     local copy=/tmp/beaconctl-setcap
     install -m 0755 "$beaconctl" "$copy"
     check "setcap on a copy" logged setcap cap_net_raw,cap_net_admin+eip "$copy"
@@ -330,7 +334,7 @@ case_privileges() {
 }
 
 # Faults while advertising on hci0: the bridge killed (exit 3 without --restart; with it
-# the beacons come back once hci0 does), mgmt power off.
+# the beacons come back once hci0 does), mgmt power off (the same), hciconfig reset.
 case_faults() {
     start_advertiser fault1 hci0 || { check "advertise started" false; stop_advertiser fault1; return; }
     kill -KILL "${bridge_pid[0]}"
@@ -357,6 +361,15 @@ case_faults() {
     check "exit 3 after btmgmt power off" test $? -eq 3
     check "the fault is reported" grep -q '"event":"interrupted"' "$work/fault3.out"
     check "power on again" btmgmt_says 'Set Powered complete' --index 0 power on
+
+    start_advertiser fault5 hci0 --restart || { check "advertise --restart started" false; stop_advertiser fault5; return; }
+    check "power off under --restart" btmgmt_says 'Set Powered complete' --index 0 power off
+    check "the power-off is reported" wait_for 30 "an interrupted event" grep -q '"event":"interrupted"' "$work/fault5.out"
+    check "power on" btmgmt_says 'Set Powered complete' --index 0 power on
+    check "beacons back after power on" wait_for 60 "a second started event" \
+        grep -q '"event":"started".*"restart":1' "$work/fault5.out"
+    stop_advertiser fault5
+    check "exit 0 after SIGTERM" test $? -eq 0
 
     start_advertiser fault4 hci0 || { check "advertise started" false; stop_advertiser fault4; return; }
     check "hciconfig hci0 reset" logged hciconfig hci0 reset
