@@ -94,13 +94,15 @@ struct AdvertiserWatchdogTests {
         #expect(fault.description.contains("stopped advertising set 1 (beacon till) on its own (0x43 Limit Reached)"))
     }
 
-    @Test("a Reset someone else sent is a fault")
+    @Test("a Reset someone else sent is a fault, with no stop sequence after it (the sets are gone)")
     func unsolicitedReset() async throws {
         let controller = ScriptedController(name: "hci0")
         let run = try startAdvertiser(on: [controller], spec: "hci0", requests: [request(minor: 1)])
         try await run.recorder.waitForSessions()
+        let before = controller.commands.count
         try await controller.send(.commandComplete(.init(answering: Reset.self)))
         #expect(await run.task.value == .failure(.fault(.unsolicitedReset(controller: "hci0"))))
+        #expect(controller.commands.count == before)
     }
 
     @Test("another program clearing every advertising set on hci0 (the kernel powering it off) is a fault")
@@ -108,9 +110,12 @@ struct AdvertiserWatchdogTests {
         let controller = ScriptedController(name: "hci0")
         let run = try startAdvertiser(on: [controller], spec: "hci0", requests: [request(minor: 1)])
         try await run.recorder.waitForSessions()
+        let before = controller.commands.count
         try await controller.send(.commandComplete(.init(answering: LEClearAdvertisingSets.self)))
         let fault = AdvertisingFault.advertisingSetsCleared(controller: "hci0")
         #expect(await run.task.value == .failure(.fault(fault)))
+        // Nothing left to stop: no stop command that could only fail or hit another program's new set.
+        #expect(controller.commands.count == before)
         #expect(run.recorder.events.contains(.interrupted(fault, retryIn: nil)))
         #expect(!run.recorder.warnings.contains { $0.contains("another program") })
         #expect(

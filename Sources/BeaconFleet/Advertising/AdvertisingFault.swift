@@ -39,6 +39,16 @@ public enum AdvertisingFault: Error, Equatable, Sendable, CustomStringConvertibl
         }
     }
 
+    /// Whether the controller holds no advertising sets any more (a Reset, or every set
+    /// cleared), so that there is nothing to stop: on a shared controller a stop command could
+    /// only fail, or hit a set another program created since with the same handle.
+    public var leftNoAdvertisingSets: Bool {
+        switch self {
+        case .unsolicitedReset, .advertisingSetsCleared: return true
+        default: return false
+        }
+    }
+
     /// Whether the link is gone, so that a restart must open the transport again.
     public var transportIsGone: Bool {
         switch self {
