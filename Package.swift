@@ -71,6 +71,8 @@ let package = Package(
             name: "BeaconTestKit",
             dependencies: ["BeaconCore", "BeaconFleet", "HCI", "HCITransports", "VirtualRadio"],
             swiftSettings: strict),
+        // The kernel lane's bridge: one RootCanal controller (H4 over TCP) as a kernel hciN via /dev/vhci.
+        .executableTarget(name: "vhci-bridge", dependencies: ["HCI", "HCITransports"], swiftSettings: strict),
         // Release-built benchmark: manifest load+validate against libyaml's bare event parse.
         .executableTarget(
             name: "manifest-benchmark",

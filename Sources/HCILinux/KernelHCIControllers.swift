@@ -16,7 +16,7 @@ public struct KernelHCIController: Hashable, Sendable {
     public var bus: String { info.bus }
 }
 
-/// Lists the kernel's controllers (`HCIGETDEVLIST`, then `HCIGETDEVINFO` for each).
+/// Lists the kernel's controllers (`HCIGETDEVLIST`, then `HCIGETDEVINFO` for each), by index.
 public enum KernelHCIControllers {
     public static func list(
         syscalls: any KernelHCISyscalls = LinuxKernelHCISyscalls()
@@ -37,7 +37,8 @@ public enum KernelHCIControllers {
             throw HCITransportError(.ioFailure, "\(prefix): cannot list controllers: \(error)")
         }
         var controllers: [KernelHCIController] = []
-        for index in indices {
+        // The kernel lists the newest controller first; people expect hci0, hci1, ….
+        for index in indices.sorted() {
             do {
                 controllers.append(KernelHCIController(info: try syscalls.deviceInfo(socket, device: index)))
             } catch where error.code == ENODEV {

@@ -94,13 +94,45 @@ struct AdvertiserWatchdogTests {
         #expect(fault.description.contains("stopped advertising set 1 (beacon till) on its own (0x43 Limit Reached)"))
     }
 
-    @Test("a Reset someone else sent is a fault")
+    @Test("a Reset someone else sent is a fault, with no stop sequence after it (the sets are gone)")
     func unsolicitedReset() async throws {
         let controller = ScriptedController(name: "hci0")
         let run = try startAdvertiser(on: [controller], spec: "hci0", requests: [request(minor: 1)])
         try await run.recorder.waitForSessions()
+        let before = controller.commands.count
         try await controller.send(.commandComplete(.init(answering: Reset.self)))
         #expect(await run.task.value == .failure(.fault(.unsolicitedReset(controller: "hci0"))))
+        #expect(controller.commands.count == before)
+    }
+
+    @Test("another program clearing every advertising set on hci0 (the kernel powering it off) is a fault")
+    func setsClearedByAnotherProgram() async throws {
+        let controller = ScriptedController(name: "hci0")
+        let run = try startAdvertiser(on: [controller], spec: "hci0", requests: [request(minor: 1)])
+        try await run.recorder.waitForSessions()
+        let before = controller.commands.count
+        try await controller.send(.commandComplete(.init(answering: LEClearAdvertisingSets.self)))
+        let fault = AdvertisingFault.advertisingSetsCleared(controller: "hci0")
+        #expect(await run.task.value == .failure(.fault(fault)))
+        // Nothing left to stop: no stop command that could only fail or hit another program's new set.
+        #expect(controller.commands.count == before)
+        #expect(run.recorder.events.contains(.interrupted(fault, retryIn: nil)))
+        #expect(!run.recorder.warnings.contains { $0.contains("another program") })
+        #expect(
+            fault.description
+                == "hci0: another program cleared every advertising set (LE Clear Advertising Sets; the kernel does so "
+                + "when the controller is powered off, e.g. by `btmgmt power off`): the beacons are off the air")
+    }
+
+    @Test("another program's failed LE Clear Advertising Sets is only a warning")
+    func failedClearIsAWarning() async throws {
+        let controller = ScriptedController(name: "hci0")
+        let run = try startAdvertiser(on: [controller], spec: "hci0", requests: [request(minor: 1)])
+        try await run.recorder.waitForSessions()
+        try await controller.send(.commandComplete(.init(answering: LEClearAdvertisingSets.self, failure: .commandDisallowed)))
+        try await controller.send(.hardwareError(code: 0x2A))
+        #expect(await run.task.value == .failure(.fault(.hardwareError(controller: "hci0", code: 0x2A))))
+        #expect(run.recorder.warnings.contains { $0.contains("another program sent LE Clear Advertising Sets") })
     }
 
     @Test("another program's advertising command on hci0 is a warning naming it, once")

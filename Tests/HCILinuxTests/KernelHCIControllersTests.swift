@@ -26,6 +26,13 @@ struct KernelHCIControllersTests {
         #expect(kernel.log.closed == [kernel.socketEnd])
     }
 
+    @Test("controllers are listed by index, whatever order the kernel gives (it puts the newest first)")
+    func listsByIndex() throws {
+        let kernel = try FakeKernelHCISyscalls(
+            .init(devices: [.fake(index: 2, isUp: true), .fake(index: 0, isUp: true), .fake(index: 1, isUp: false)]))
+        #expect(try KernelHCIControllers.list(syscalls: kernel).map(\.info.index) == [0, 1, 2])
+    }
+
     @Test("no Bluetooth in the kernel is reported, not an empty list")
     func noBluetooth() throws {
         let kernel = try FakeKernelHCISyscalls(.init(socketError: EAFNOSUPPORT))

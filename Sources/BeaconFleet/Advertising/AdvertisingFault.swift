@@ -7,6 +7,9 @@ public enum AdvertisingFault: Error, Equatable, Sendable, CustomStringConvertibl
     case hardwareError(controller: String, code: UInt8)
     /// A Reset this program did not send completed.
     case unsolicitedReset(controller: String)
+    /// Another program cleared every advertising set of a shared controller (the kernel does
+    /// so when the controller is powered off).
+    case advertisingSetsCleared(controller: String)
     /// The controller ended an advertising set on its own.
     case advertisingSetTerminated(controller: String, handle: AdvertisingHandle, beacon: String, status: HCIStatus)
     /// The link to the controller ended (unplugged, RootCanal stopped, TCP dropped).
@@ -22,6 +25,10 @@ public enum AdvertisingFault: Error, Equatable, Sendable, CustomStringConvertibl
         case .unsolicitedReset(let controller):
             return "\(controller): the controller was reset by someone else (another program on the shared kernel "
                 + "socket, or the controller restarting): the beacons are off the air"
+        case .advertisingSetsCleared(let controller):
+            return "\(controller): another program cleared every advertising set (LE Clear Advertising Sets; the "
+                + "kernel does so when the controller is powered off, e.g. by `btmgmt power off`): the beacons are "
+                + "off the air"
         case .advertisingSetTerminated(let controller, let handle, let beacon, let status):
             return "\(controller): the controller stopped advertising \(handle) (beacon \(beacon)) on its own "
                 + "(\(status)): that beacon is off the air"
@@ -29,6 +36,16 @@ public enum AdvertisingFault: Error, Equatable, Sendable, CustomStringConvertibl
             return "the connection to the controller ended: \(error.message)"
         case .commandFailed(let error):
             return error.description
+        }
+    }
+
+    /// Whether the controller holds no advertising sets any more (a Reset, or every set
+    /// cleared), so that there is nothing to stop: on a shared controller a stop command could
+    /// only fail, or hit a set another program created since with the same handle.
+    public var leftNoAdvertisingSets: Bool {
+        switch self {
+        case .unsolicitedReset, .advertisingSetsCleared: return true
+        default: return false
         }
     }
 

@@ -3,8 +3,8 @@ import Logging
 
 /// Watches a controller's events while beacons are on the air and says when they are not
 /// any more: Hardware Error, a Reset nobody here sent, an advertising set the controller
-/// ended, or the link going away. Another program's advertising commands on a shared
-/// controller are reported as warnings, once per command.
+/// ended, another program clearing every set, or the link going away. Another program's other
+/// advertising commands on a shared controller are reported as warnings, once per command.
 struct AdvertisingWatchdog: Sendable {
     let session: AdvertisingSession
     let ledger: CommandLedger
@@ -40,9 +40,14 @@ struct AdvertisingWatchdog: Sendable {
             case .transportEnded(nil):
                 return nil
             case .event(.commandComplete(let complete)):
-                noteAnswer(complete.opcode, reported: &reportedForeign, warn: warn)
+                guard isForeign(complete.opcode) else { continue }
+                if complete.opcode == .leClearAdvertisingSets, complete.returnParameters.first == HCIStatus.success.rawValue {
+                    // Unlike the other commands, this one removed our sets for certain.
+                    return .advertisingSetsCleared(controller: name)
+                }
+                warnOnce(about: complete.opcode, reported: &reportedForeign, warn: warn)
             case .event(.commandStatus(let status)):
-                noteAnswer(status.opcode, reported: &reportedForeign, warn: warn)
+                if isForeign(status.opcode) { warnOnce(about: status.opcode, reported: &reportedForeign, warn: warn) }
             case .malformedPacket(_, let error):
                 logger.warning("\(name): skipped a packet from the controller that could not be read: \(error)")
             default:
@@ -52,10 +57,14 @@ struct AdvertisingWatchdog: Sendable {
         return nil
     }
 
-    private func noteAnswer(_ opcode: HCIOpcode, reported: inout Set<HCIOpcode>, warn: @Sendable (String) -> Void) {
-        guard opcode != .nop, !ledger.claimAnswer(opcode), Self.advertisingOpcodes.contains(opcode),
-            reported.insert(opcode).inserted
-        else { return }
+    /// Whether an answer is to another program's command (consumes the ledger's claim when ours).
+    private func isForeign(_ opcode: HCIOpcode) -> Bool {
+        opcode != .nop && !ledger.claimAnswer(opcode)
+    }
+
+    /// Warns about another program's advertising command, once per opcode.
+    private func warnOnce(about opcode: HCIOpcode, reported: inout Set<HCIOpcode>, warn: @Sendable (String) -> Void) {
+        guard Self.advertisingOpcodes.contains(opcode), reported.insert(opcode).inserted else { return }
         let controller = session.controller
         var message = "\(controller.name): another program sent \(opcode.displayName) to this controller while "
             + "beaconctl advertises; if it changed or stopped advertising, beacons may be off the air"

@@ -237,7 +237,7 @@ public struct BeaconAdvertiser: Sendable {
             }
             return .stopped(reason)
         case .fault(let fault):
-            if !fault.transportIsGone {
+            if !fault.transportIsGone, !fault.leftNoAdvertisingSets {
                 // Best effort: whatever is still enabled must not stay on the air unsupervised.
                 _ = await withoutCancellation { await driver.stop() }
             }

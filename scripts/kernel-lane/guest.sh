@@ -1,0 +1,448 @@
+#!/usr/bin/env bash
+# The kernel lane's guest side: runs as root inside the VM that scripts/test-kernel.sh boots
+# (the host's root filesystem, read-only, with RESULTS writable). It loads hci_vhci, starts
+# RootCanal, bridges two of its controllers into the kernel as hci0 and hci1, starts D-Bus
+# and bluetoothd, and runs beaconctl's kernel-path cases against them. A third RootCanal
+# controller, reached over TCP and never bridged, is the outside world: it scans what hci0
+# advertises and advertises what hci1 must hear.
+#
+# Results: RESULTS/results.tap, one `ok N - case` or `not ok N - case: reason` line per case,
+# then `# done` when every case ran; RESULTS/NAME.log holds each case's commands and output.
+#
+# Usage: guest.sh RESULTS BEACONCTL VHCI-BRIDGE ROOTCANAL [CASE...]   (default: every case)
+set -uo pipefail
+
+results=$1 beaconctl=$2 bridge=$3 rootcanal=$4
+shift 4
+tap="$results/results.tap"
+work="$(mktemp -d /tmp/kernel-lane.XXXXXX)"
+hci_port=6402
+outside="tcp-client:127.0.0.1:$hci_port"
+uuid=7A1B3C4D-5E6F-4A0B-9C1D-2E3F4A5B6C7D
+: >"$tap"
+
+say() { printf 'guest: %s\n' "$*" >&2; }
+
+# Every process started here, stopped on exit (the VM powers off after this script anyway).
+background=()
+cleanup() {
+    local pid
+    for pid in "${background[@]}"; do kill "$pid" 2>/dev/null; done
+}
+trap cleanup EXIT
+
+# wait_for SECONDS WHAT COMMAND...: polls COMMAND every 0.2 s until it succeeds; false at the deadline.
+wait_for() {
+    local seconds=$1 what=$2
+    shift 2
+    local deadline=$((SECONDS + seconds))
+    until "$@" >/dev/null 2>&1; do
+        if ((SECONDS >= deadline)); then
+            say "gave up after ${seconds} s waiting for $what"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# --- Case bookkeeping -------------------------------------------------------------------
+case_number=0
+case_log=/dev/null
+case_failure=""
+
+# check CONDITION-DESCRIPTION COMMAND...: runs COMMAND; on failure marks the case failed.
+check() {
+    local what=$1
+    shift
+    if "$@" >>"$case_log" 2>&1; then
+        printf 'check ok: %s\n' "$what" >>"$case_log"
+        return 0
+    fi
+    printf 'check FAILED: %s\n' "$what" >>"$case_log"
+    [[ -n "$case_failure" ]] || case_failure=$what
+    return 1
+}
+
+run_case() {
+    local name=$1
+    case_number=$((case_number + 1))
+    case_log="$results/$name.log"
+    case_failure=""
+    : >"$case_log"
+    local started=$SECONDS
+    say "case $name"
+    "case_$name"
+    local status=$?
+    if [[ -z "$case_failure" && $status -ne 0 ]]; then case_failure="case ended with status $status"; fi
+    local took=$((SECONDS - started))
+    if [[ -z "$case_failure" ]]; then
+        printf 'ok %d - %s (%d s)\n' "$case_number" "$name" "$took" >>"$tap"
+    else
+        printf 'not ok %d - %s (%d s): %s\n' "$case_number" "$name" "$took" "$case_failure" >>"$tap"
+    fi
+}
+
+# Runs a command with its output in the case log, after printing it there.
+logged() {
+    printf '$ %s\n' "$*" >>"$case_log"
+    "$@" >>"$case_log" 2>&1
+}
+
+# expect_exit STATUS OUTPUT-FILE COMMAND...: runs COMMAND (output to the file and the log),
+# and checks its exit status.
+expect_exit() {
+    local want=$1 output=$2
+    shift 2
+    printf '$ %s\n' "$*" >>"$case_log"
+    "$@" >"$output" 2>&1
+    local got=$?
+    head -n 40 "$output" >>"$case_log"
+    (($(wc -l <"$output") <= 40)) || printf '(%d lines in all)\n' "$(wc -l <"$output")" >>"$case_log"
+    check "exit status $want from: $*" test "$got" -eq "$want"
+}
+
+# --- The controllers -----------------------------------------------------------------------
+port_listening() { ss -Hltn "sport = :$1" | grep -q LISTEN; }
+
+start_rootcanal() {
+    mkdir -p "$work/rootcanal"
+    (cd "$work/rootcanal" && exec "$rootcanal" -hci_port "$hci_port" -test_port 6401 -link_port 6403 \
+        -link_ble_port 6404 >"$results/rootcanal.log" 2>&1) &
+    background+=($!)
+    wait_for 60 "RootCanal's HCI port $hci_port" port_listening "$hci_port"
+}
+
+# The kernel has finished setting a controller up once mgmt reports its address.
+controller_set_up() {
+    btmgmt --index "$1" info 2>/dev/null | grep -Eq 'addr ([0-9A-F]{2}:){5}[0-9A-F]{2}' &&
+        ! btmgmt --index "$1" info 2>/dev/null | grep -q 'addr 00:00:00:00:00:00'
+}
+
+# start_bridge N: bridges a new RootCanal controller into the kernel; it must become hciN.
+declare -A bridge_pid
+start_bridge() {
+    local index=$1
+    local out="$work/bridge-$index.out"
+    : >"$out"
+    "$bridge" "127.0.0.1:$hci_port" >"$out" 2>>"$results/bridge-$index.log" &
+    bridge_pid[$index]=$!
+    background+=($!)
+    wait_for 20 "vhci-bridge to register a controller" grep -q '^hci' "$out" || return 1
+    local name
+    name="$(head -n 1 "$out")"
+    [[ "$name" == "hci$index" ]] || { say "the bridge made $name, expected hci$index"; return 1; }
+    wait_for 30 "the kernel to set up hci$index" controller_set_up "$index"
+}
+
+# btmgmt_says PATTERN ARGS...: btmgmt exits 0 even when mgmt refused; judge by what it printed.
+btmgmt_says() {
+    local pattern=$1
+    shift
+    printf '$ btmgmt %s\n' "$*" >>"$case_log"
+    btmgmt "$@" 2>&1 | tee -a "$case_log" | grep -q "$pattern"
+}
+
+powered() { btmgmt --index "$1" info 2>/dev/null | grep -q 'current settings:.*powered'; }
+
+start_bluetoothd() {
+    mkdir -p /run/dbus
+    rm -f /run/dbus/pid
+    dbus-daemon --system --fork --nopidfile || return 1
+    wait_for 20 "the system D-Bus socket" test -S /run/dbus/system_bus_socket || return 1
+    /usr/libexec/bluetooth/bluetoothd --nodetach >"$results/bluetoothd.log" 2>&1 &
+    background+=($!)
+    bluetoothd_pid=$!
+    # bluetoothd powers the controllers it adopts (AutoEnable); power them ourselves if not.
+    local index
+    for index in 0 1; do
+        if ! wait_for 15 "bluetoothd to power hci$index" powered "$index"; then
+            btmgmt --index "$index" power on >/dev/null 2>&1
+            wait_for 10 "hci$index to power on" powered "$index" || return 1
+        fi
+    done
+}
+
+# --- Beacons -----------------------------------------------------------------------------
+write_manifest() {
+    cat >"$work/lane.yaml" <<EOF
+version: 1
+fleet: kernel-lane
+uuid: $uuid
+defaults:
+  measured_power: auto
+  interval_ms: 100
+  tx_power: 0
+venues:
+  - id: lab
+    name: Kernel lane
+    major: 7
+    host: lane-advertiser
+    beacons:
+      - {id: door, name: Door, minor: 1}
+      - {id: till, name: Till, minor: 2}
+      - {id: shelf, name: Shelf, minor: 3}
+      - {id: window, name: Window, minor: 4, measured_power: -62}
+EOF
+}
+
+# The 30 advertising-data bytes of beacon MINOR with measured power POWER (hex, upper case).
+frame_hex() {
+    printf '0201061AFF4C000215%s%04X%04X%02X' "${uuid//-/}" 7 "$1" $(($2 & 0xFF))
+}
+
+# snoop_has FILE HEX: the btsnoop capture FILE carries these bytes somewhere.
+snoop_has() {
+    python3 -c 'import sys; sys.exit(0 if bytes.fromhex(sys.argv[2]) in open(sys.argv[1], "rb").read() else 1)' "$1" "$2"
+}
+
+# Starts `advertise` in the background on SPEC with extra arguments; its JSON lines go to
+# $work/NAME.out. Waits for its `started` event.
+start_advertiser() {
+    local name=$1 spec=$2
+    shift 2
+    printf '$ %s advertise --hci %s --manifest lane.yaml --host lane-advertiser --format json %s &\n' \
+        "$beaconctl" "$spec" "$*" >>"$case_log"
+    "$beaconctl" advertise --hci "$spec" --manifest "$work/lane.yaml" --host lane-advertiser \
+        --format json "$@" >"$work/$name.out" 2>"$work/$name.err" &
+    advertiser_pid=$!
+    background+=($!)
+    wait_for 60 "advertise to start on $spec" grep -q '"event":"started"' "$work/$name.out"
+}
+
+# Stops the advertiser with SIGTERM and returns its exit status (124 if it outlived 30 s).
+stop_advertiser() {
+    local name=$1
+    kill -TERM "$advertiser_pid" 2>/dev/null
+    local deadline=$((SECONDS + 30))
+    while kill -0 "$advertiser_pid" 2>/dev/null; do
+        ((SECONDS < deadline)) || { kill -KILL "$advertiser_pid"; break; }
+        sleep 0.2
+    done
+    wait "$advertiser_pid"
+    local status=$?
+    { echo "--- advertise stdout"; cat "$work/$name.out"; echo "--- advertise stderr"; cat "$work/$name.err"; } >>"$case_log"
+    return "$status"
+}
+
+# The measured power the advertiser put in each beacon's frame, from its `started` event.
+measured_power_of() {
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    event = json.loads(line)
+    if event.get("event") == "started":
+        for beacon in event["beacons"]:
+            if beacon["minor"] == int(sys.argv[2]):
+                print(beacon["measuredPowerDbm"])
+                sys.exit(0)
+sys.exit(1)
+EOF
+}
+
+# --- Cases ---------------------------------------------------------------------------------
+
+# `controllers` lists both kernel controllers; `--hci hciN` describes one.
+case_controllers() {
+    expect_exit 0 "$work/list.txt" "$beaconctl" controllers
+    check "hci0 listed as up" grep -Eq '^hci0 +([0-9A-F]{2}:){5}[0-9A-F]{2} +up +' "$work/list.txt"
+    check "hci1 listed as up" grep -Eq '^hci1 +([0-9A-F]{2}:){5}[0-9A-F]{2} +up +' "$work/list.txt"
+    check "listed by index" test "$(grep -o '^hci[0-9]*' "$work/list.txt" | paste -sd ' ')" = "hci0 hci1"
+    local address
+    address="$(btmgmt --index 0 info | grep -Eo 'addr ([0-9A-F]{2}:){5}[0-9A-F]{2}' | head -n 1 | cut -d' ' -f2)"
+    check "hci0's address is the one mgmt reports ($address)" grep -q "^hci0 *$address" "$work/list.txt"
+    expect_exit 0 "$work/one.txt" "$beaconctl" controllers --hci hci0
+    check "version shown" grep -Eq 'Bluetooth version +5\.' "$work/one.txt"
+    check "LE features shown" grep -q 'LE Extended Advertising' "$work/one.txt"
+    check "advertising sets shown" grep -Eq 'Advertising sets +[0-9]+' "$work/one.txt"
+    check "TX power shown" grep -q 'Advertising TX power' "$work/one.txt"
+    check "access is shared with the kernel" grep -qi 'shared' "$work/one.txt"
+}
+
+# `advertise --hci hci0` on the RAW channel next to bluetoothd: a scanner outside the kernel
+# hears the four exact frames; SIGTERM stops cleanly; bluetoothd keeps its powered controller
+# and can still add an advertisement of its own.
+case_advertise_raw() {
+    start_advertiser adv hci0 || { check "advertise started" false; stop_advertiser adv; return; }
+    check "4 beacons in the started event" python3 -c '
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1])]
+started = [e for e in events if e["event"] == "started"]
+sys.exit(0 if started and len(started[0]["beacons"]) == 4 and started[0]["controller"]["access"] == "shared-with-kernel" else 1)' "$work/adv.out"
+    expect_exit 0 "$work/scan.txt" timeout 60 "$beaconctl" scan --hci "$outside" --uuid "$uuid" --duration 6 \
+        --format jsonl --snoop "$work/outside.btsnoop"
+    local minor power
+    for minor in 1 2 3 4; do
+        power="$(measured_power_of "$work/adv.out" "$minor")"
+        check "the outside scanner saw beacon 7/$minor" grep -q "\"major\":7,\"minor\":$minor," "$work/scan.txt"
+        check "the exact frame of beacon 7/$minor ($(frame_hex "$minor" "$power")) on the air" \
+            snoop_has "$work/outside.btsnoop" "$(frame_hex "$minor" "$power")"
+    done
+    stop_advertiser adv
+    check "advertise exits 0 after SIGTERM" test $? -eq 0
+    check "stopped event after SIGTERM" grep -q '"event":"stopped".*"signal":"SIGTERM"' "$work/adv.out"
+    check "hci0 still powered" powered 0
+    check "btmgmt add-adv still works" btmgmt_says 'Instance added: 1' --index 0 add-adv -d 02010603030118 1
+    check "btmgmt rm-adv" btmgmt_says 'Instance removed: 1' --index 0 rm-adv 1
+}
+
+# `scan` and `verify` on hci1 (RAW, bluetoothd running) hear beacons advertised outside.
+case_verify_raw() {
+    start_advertiser outside-adv "$outside" || { check "outside advertiser started" false; stop_advertiser outside-adv; return; }
+    expect_exit 0 "$work/scan1.txt" timeout 60 "$beaconctl" scan --hci hci1 --uuid "$uuid" --duration 5 --format jsonl
+    check "scan on hci1 saw all 4 beacons" test "$(grep -o '"minor":[0-9]*' "$work/scan1.txt" | sort -u | wc -l)" -eq 4
+    expect_exit 0 "$work/verify.txt" timeout 90 "$beaconctl" verify "$work/lane.yaml" --hci hci1 --timeout 30
+    check "verify: 4 ok" test "$(grep -Ec '^ *ok ' "$work/verify.txt")" -ge 4
+    stop_advertiser outside-adv
+    check "outside advertiser exits 0" test $? -eq 0
+}
+
+# `provision` advertises on hci0 and verifies from hci1, both kernel controllers.
+case_provision() {
+    expect_exit 0 "$work/provision.txt" timeout 120 "$beaconctl" provision "$work/lane.yaml" --host lane-advertiser \
+        --hci hci0 --verify-hci hci1 --once --timeout 30
+}
+
+# The USER channel is refused while the controller is up, works once it is down, and the
+# kernel can power it up again afterwards.
+case_user_channel() {
+    expect_exit 3 "$work/user-up.txt" timeout 30 "$beaconctl" controllers --hci hci-user:0
+    check "refusal names the fix" grep -q 'btmgmt --index 0 power off' "$work/user-up.txt"
+    check "power off" btmgmt_says 'Set Powered complete' --index 0 power off
+    expect_exit 0 "$work/user-down.txt" timeout 60 "$beaconctl" advertise --hci hci-user:0 --uuid "$uuid" \
+        --major 9 --minor 9 --duration 2
+    check "exclusive access" grep -q 'Advertising 1 beacon on hci-user:0' "$work/user-down.txt"
+    # Once the user channel closes, bluetoothd adopts the controller again and powers it.
+    check "hci0 powered again by bluetoothd" wait_for 20 "hci0 powered" powered 0
+}
+
+# Without capabilities: the exact error and its fix; a setcap copy works unprivileged.
+case_privileges() {
+    local unprivileged=(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all)
+    expect_exit 3 "$work/noprivs.txt" timeout 60 "${unprivileged[@]}" "$beaconctl" advertise --hci hci0 \
+        --uuid "$uuid" --major 9 --minor 1 --duration 2
+    local grant='grant them once with `sudo setcap cap_net_raw,cap_net_admin+eip $(command -v beaconctl)`, or run as root'
+    check "the exact RAW-channel error and its fix" grep -Fxq "beaconctl: error: hci0: the kernel filters LE events out for \
+this process, which lacks the CAP_NET_RAW capability; $grant" "$work/noprivs.txt"
+    expect_exit 3 "$work/noprivs-user.txt" timeout 60 "${unprivileged[@]}" "$beaconctl" controllers --hci hci-user:0
+    check "the exact USER-channel error and its fix" grep -Fxq "beaconctl: error: hci-user:0: the user channel needs the \
+CAP_NET_ADMIN capability; $grant" "$work/noprivs-user.txt"
+    local copy=/tmp/beaconctl-setcap
+    install -m 0755 "$beaconctl" "$copy"
+    check "setcap on a copy" logged setcap cap_net_raw,cap_net_admin+eip "$copy"
+    expect_exit 0 "$work/setcap.txt" timeout 60 setpriv --reuid=nobody --regid=nogroup --clear-groups "$copy" \
+        advertise --hci hci0 --uuid "$uuid" --major 9 --minor 1 --duration 2
+}
+
+# Faults while advertising on hci0: the bridge killed (exit 3 without --restart; with it
+# the beacons come back once hci0 does), mgmt power off (the same), hciconfig reset.
+case_faults() {
+    start_advertiser fault1 hci0 || { check "advertise started" false; stop_advertiser fault1; return; }
+    kill -KILL "${bridge_pid[0]}"
+    wait_for 30 "advertise to end after the bridge died" bash -c "! kill -0 $advertiser_pid"
+    stop_advertiser fault1
+    check "exit 3 when hci0 goes away" test $? -eq 3
+    check "bridge restarted as hci0" start_bridge 0
+    check "hci0 powered after restart" wait_for 20 "hci0 powered" powered 0
+
+    start_advertiser fault2 hci0 --restart || { check "advertise --restart started" false; stop_advertiser fault2; return; }
+    kill -KILL "${bridge_pid[0]}"
+    check "bridge restarted as hci0 again" start_bridge 0
+    check "hci0 powered again" wait_for 20 "hci0 powered" powered 0
+    check "beacons back after the restart" wait_for 60 "a second started event" \
+        grep -q '"event":"started".*"restart":1' "$work/fault2.out"
+    stop_advertiser fault2
+    check "exit 0 after SIGTERM" test $? -eq 0
+
+    start_advertiser fault3 hci0 || { check "advertise started" false; stop_advertiser fault3; return; }
+    check "power off" btmgmt_says 'Set Powered complete' --index 0 power off
+    check "advertise ends by itself after btmgmt power off" \
+        wait_for 30 "advertise to end after power off" bash -c "! kill -0 $advertiser_pid"
+    stop_advertiser fault3
+    check "exit 3 after btmgmt power off" test $? -eq 3
+    check "the fault is reported" grep -q '"event":"interrupted"' "$work/fault3.out"
+    check "power on again" btmgmt_says 'Set Powered complete' --index 0 power on
+
+    start_advertiser fault5 hci0 --restart || { check "advertise --restart started" false; stop_advertiser fault5; return; }
+    check "power off under --restart" btmgmt_says 'Set Powered complete' --index 0 power off
+    check "the power-off is reported" wait_for 30 "an interrupted event" grep -q '"event":"interrupted"' "$work/fault5.out"
+    check "power on" btmgmt_says 'Set Powered complete' --index 0 power on
+    check "beacons back after power on" wait_for 60 "a second started event" \
+        grep -q '"event":"started".*"restart":1' "$work/fault5.out"
+    stop_advertiser fault5
+    check "exit 0 after SIGTERM" test $? -eq 0
+
+    start_advertiser fault4 hci0 || { check "advertise started" false; stop_advertiser fault4; return; }
+    check "hciconfig hci0 reset" logged hciconfig hci0 reset
+    check "advertise ends by itself after hciconfig reset" \
+        wait_for 30 "advertise to end after reset" bash -c "! kill -0 $advertiser_pid"
+    stop_advertiser fault4
+    check "exit 3 after hciconfig reset" test $? -eq 3
+    check "the reset is named" grep -qi 'reset' "$work/fault4.err"
+    check "hci0 powered after the reset" wait_for 20 "hci0 powered" powered 0
+}
+
+# With an advertisement of bluetoothd's own on hci0 (mgmt instance 5; the kernel uses the
+# instance number as the set handle), beaconctl advertises the four beacons (sets 0-3) and,
+# stopped by SIGTERM, removes only its sets: bluetoothd's stays on the air and in mgmt.
+case_coexist() {
+    check "btmgmt add-adv 5" btmgmt_says 'Instance added: 5' --index 0 add-adv -d 07FFFFFF6C616E65 5
+    start_advertiser coexist hci0 || { check "advertise started" false; stop_advertiser coexist; return; }
+    expect_exit 0 "$work/scan-during.txt" timeout 60 "$beaconctl" scan --hci "$outside" --duration 3 --format jsonl \
+        --snoop "$work/during.btsnoop"
+    check "bluetoothd's advertisement on the air with the beacons" snoop_has "$work/during.btsnoop" FFFF6C616E65
+    check "all 4 beacons on the air next to it" \
+        test "$(grep -o '"major":7,"minor":[0-9]*' "$work/scan-during.txt" | sort -u | wc -l)" -eq 4
+    stop_advertiser coexist
+    check "advertise exits 0 after SIGTERM" test $? -eq 0
+    expect_exit 0 "$work/scan-after.txt" timeout 60 "$beaconctl" scan --hci "$outside" --duration 3 --format jsonl \
+        --snoop "$work/after.btsnoop"
+    check "bluetoothd's advertisement still on the air" snoop_has "$work/after.btsnoop" FFFF6C616E65
+    check "the beacons off the air" bash -c "! grep -q '\"major\":7,' '$work/scan-after.txt'"
+    check "mgmt can still remove its instance" btmgmt_says 'Instance removed: 5' --index 0 rm-adv 5
+    check "btmgmt add-adv 2" btmgmt_says 'Instance added: 2' --index 0 add-adv -d 07FFFFFF6C616E65 2
+    # Four beacons use sets 0-3, one of which bluetoothd's instance 2 already holds: record
+    # what happens (docs/advertising.md says to prefer hci-user:N here); not judged.
+    printf '$ (exploratory) advertise 4 beacons with mgmt instance 2 present\n' >>"$case_log"
+    timeout 60 "$beaconctl" advertise --hci hci0 --manifest "$work/lane.yaml" --host lane-advertiser --duration 3 \
+        >>"$case_log" 2>&1
+    printf '(exit status %d)\n' $? >>"$case_log"
+    timeout 60 "$beaconctl" scan --hci "$outside" --uuid "$uuid" --duration 3 --format jsonl >"$work/leftover.txt" 2>&1
+    printf '(exploratory) beacons on the air afterwards: %s\n' \
+        "$(grep -o '"major":[0-9]*,"minor":[0-9]*' "$work/leftover.txt" | sort -u | paste -sd ' ')" >>"$case_log"
+    btmgmt_says 'Instance removed' --index 0 rm-adv 2
+    return 0
+}
+
+# --snoop on hci0 writes a capture that btmon reads.
+case_snoop() {
+    expect_exit 0 "$work/snoop-run.txt" timeout 60 "$beaconctl" advertise --hci hci0 --uuid "$uuid" --major 9 \
+        --minor 2 --duration 2 --snoop "$work/hci0.btsnoop"
+    expect_exit 0 "$work/btmon.txt" btmon -r "$work/hci0.btsnoop"
+    check "btmon decodes the advertising data command" grep -q 'LE Set Extended Advertising Data' "$work/btmon.txt"
+}
+
+# --- Main ----------------------------------------------------------------------------------
+all_cases=(controllers advertise_raw verify_raw provision user_channel privileges snoop coexist faults)
+if (($#)); then cases=("$@"); else cases=("${all_cases[@]}"); fi
+
+fatal() {
+    printf 'not ok 0 - setup: %s\n' "$*" >>"$tap"
+    say "setup failed: $*"
+    exit 1
+}
+
+say "kernel $(uname -r), $(bluetoothd --version 2>/dev/null || /usr/libexec/bluetooth/bluetoothd --version) (BlueZ)"
+printf '# kernel %s\n# bluez %s\n' "$(uname -r)" "$(/usr/libexec/bluetooth/bluetoothd --version)" >>"$tap"
+modprobe hci_vhci || fatal "modprobe hci_vhci failed"
+[[ -c /dev/vhci ]] || fatal "no /dev/vhci after modprobe hci_vhci"
+write_manifest
+start_rootcanal || fatal "RootCanal did not start (see rootcanal.log)"
+start_bridge 0 || fatal "hci0 did not come up through vhci-bridge (see bridge-0.log)"
+start_bridge 1 || fatal "hci1 did not come up through vhci-bridge (see bridge-1.log)"
+start_bluetoothd || fatal "bluetoothd did not power the controllers (see bluetoothd.log)"
+printf '# controller %s\n' "$(btmgmt --index 0 info | grep -E 'version|manufacturer' | tr -s '\t ' ' ' | head -n 2 | paste -sd ';')" >>"$tap"
+
+for name in "${cases[@]}"; do
+    run_case "$name"
+done
+echo "# done" >>"$tap"
