@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: system packages, the Python venv with RootCanal
 # and Bumble for the integration tests, every Swift test, the manifest schema check, and a
-# quick pass of the benchmarks so they cannot rot; last, the Debian package, installed into a
-# clean Debian 12 root and run there.
+# quick pass of the benchmarks so they cannot rot; the kernel lane (Debian's kernel under
+# QEMU, kernel controllers and bluetoothd: scripts/test-kernel.sh); last, the Debian package,
+# installed into a clean Debian 12 root and run there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,9 @@ release=$(swift build -c release --show-bin-path)
 "$release/manifest-benchmark" --sizes 10000
 "$release/radio-benchmark" --beacons 1,100 --repeat 1
 "$release/ranging-benchmark" --trials 3
+
+echo "test: the kernel lane: beaconctl on the Linux Bluetooth stack, in a VM"
+scripts/test-kernel.sh
 
 echo "test: the Debian package: build, lintian, install into a clean Debian 12 root and run"
 scripts/test-package.sh

@@ -331,6 +331,17 @@ CAP_NET_ADMIN capability; $grant" "$work/noprivs-user.txt"
     check "setcap on a copy" logged setcap cap_net_raw,cap_net_admin+eip "$copy"
     expect_exit 0 "$work/setcap.txt" timeout 60 setpriv --reuid=nobody --regid=nogroup --clear-groups "$copy" \
         advertise --hci hci0 --uuid "$uuid" --major 9 --minor 1 --duration 2
+    # The capability set of the unit `advertise --print-systemd-unit` writes
+    # (AmbientCapabilities/CapabilityBoundingSet = CAP_NET_RAW CAP_NET_ADMIN), as setpriv
+    # gives it to an unprivileged user: the plain binary, no file capabilities.
+    local unit_caps
+    unit_caps=$("$beaconctl" advertise --hci hci0 --uuid "$uuid" --major 9 --minor 1 --print-systemd-unit \
+        | sed -n 's/^AmbientCapabilities=//p')
+    check "the unit grants CAP_NET_RAW and CAP_NET_ADMIN" test "$unit_caps" = "CAP_NET_RAW CAP_NET_ADMIN"
+    expect_exit 0 "$work/ambient.txt" timeout 60 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        --inh-caps=-all,+net_raw,+net_admin --ambient-caps=-all,+net_raw,+net_admin \
+        --bounding-set=-all,+net_raw,+net_admin "$beaconctl" \
+        advertise --hci hci0 --uuid "$uuid" --major 9 --minor 1 --duration 2
 }
 
 # Faults while advertising on hci0: the bridge killed (exit 3 without --restart; with it
