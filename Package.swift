@@ -89,12 +89,17 @@ let package = Package(
         .executableTarget(
             name: "ranging-benchmark",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "BeaconTestKit", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "BeaconTestKit", "VirtualRadio", "RangingEvaluation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
 
+        // Estimators side by side on recordings at known distances (the ranging benchmark's
+        // real-data half and its tests); not part of the shipped tool.
+        .target(name: "RangingEvaluation", dependencies: ["BeaconCore"], swiftSettings: strict),
+
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),
         .testTarget(
             name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest"],
             resources: [.copy("Fixtures")], swiftSettings: strict),

@@ -98,7 +98,8 @@ public struct BeaconRanger: Sendable {
         let powerIsPlausible = configuration.plausibleMeasuredPower.contains(Int(track.measuredPower))
         var accuracy: Double?
         if powerIsPlausible, let filtered {
-            accuracy = configuration.distanceModel.distance(rssi: filtered, measuredPower: Double(track.measuredPower))
+            accuracy = configuration.distanceModel.distance(
+                rssi: filtered, measuredPower: Double(track.measuredPower) + configuration.measuredPowerOffset)
         }
         let isCurrent = time - track.lastSeen <= configuration.unseenTimeout
         let hasEnoughSamples = sampleCount >= max(1, configuration.minimumSamples)

@@ -2,6 +2,9 @@
 public struct RangingConfiguration: Hashable, Sendable {
     public var filter: RSSIFilter.Configuration
     public var distanceModel: PathLossModel
+    /// dB added to every beacon's measured power before ranging: what a receiver profile
+    /// learned about this receiver in this place (0 without one).
+    public var measuredPowerOffset: Double
     public var thresholds: ProximityThresholds
     /// RSSI samples needed inside the window before a proximity is given: one or two
     /// packets say little about a signal that fades by 10 dB from one packet to the next.
@@ -23,8 +26,10 @@ public struct RangingConfiguration: Hashable, Sendable {
         distanceModel: PathLossModel = PathLossModel(pathLossExponent: 2),
         thresholds: ProximityThresholds = ProximityThresholds(),
         minimumSamples: Int = 3, unseenTimeout: Double = 5, forgetAfter: Double = 30,
-        plausibleMeasuredPower: ClosedRange<Int> = -100 ... -20, maximumTrackedBeacons: Int = 10_000
+        plausibleMeasuredPower: ClosedRange<Int> = -100 ... -20, maximumTrackedBeacons: Int = 10_000,
+        measuredPowerOffset: Double = 0
     ) {
+        self.measuredPowerOffset = measuredPowerOffset.isFinite ? measuredPowerOffset : 0
         self.filter = filter
         self.distanceModel = distanceModel
         self.thresholds = thresholds

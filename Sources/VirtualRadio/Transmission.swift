@@ -59,7 +59,7 @@ extension ControllerState {
 
         guard let rssi = model.sampleRSSI(
             txPower: Double(transmission.txPower), from: transmission.position, to: position(at: transmission.time),
-            using: &receptionGenerator)
+            channel: transmission.channel, using: &receptionGenerator)
         else { return .lost }
         // Reports carry whole dBm, −127…+20 (Core v5.4 Vol 4 Part E 7.7.65.2).
         let reportedRSSI = Int8(min(max(rssi.rounded(), -127), 20))

@@ -26,6 +26,16 @@ struct BenchmarkOptions: ParsableArguments {
     @Option(help: "Seed of the simulation: the same seed gives the same figures on every machine.")
     var seed: UInt64 = 0xBEAC_0042
 
+    @Option(
+        name: .customLong("real-data"),
+        help: ArgumentHelp("The folder of Herald recordings to evaluate on ('none' to skip).", valueName: "dir"))
+    var realData = "datasets/herald-edison"
+
+    @Flag(help: "Exit 1 when beaconctl's median error at 0.5–3 m is larger than the best peer's on some place.")
+    var check = false
+
+    var realDataDirectory: String? { realData == "none" ? nil : realData }
+
     var distances: [Double] { distanceLists.last ?? [0.5, 1, 2, 5, 10] }
 
     func validate() throws {

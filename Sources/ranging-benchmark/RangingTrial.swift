@@ -3,54 +3,95 @@ import BeaconCore
 import BeaconFleet
 import VirtualRadio
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One beacon at a known distance from a scanner on the virtual radio: a virtual controller
 /// advertising at 100 ms with 0 dBm, the simulated air (the propagation model: path loss,
-/// shadowing, packet loss, advDelay), a scanning virtual controller reporting whole-dBm RSSI
-/// over HCI to a host controller. The ranger's estimate and the newest raw reading's
-/// estimate are taken once a second of air time, after the filter window filled.
+/// spatial shadowing, per-channel fading, per-packet noise, packet loss, advDelay), a
+/// scanning virtual controller reporting whole-dBm RSSI over HCI to a host controller.
+/// Estimates are taken once a second of air time, after the filter window filled.
 struct RangingTrial {
     /// Air time between looks at what the scanner heard: a sighting is stamped with the end
     /// of the step it arrived in, so this is the timing resolution of the ranger's input.
     static let step = 0.1
 
     var model: PropagationModel
-    var ranging: RangingConfiguration
     var seconds: Int
 
-    /// Estimates, paired with the true distance, per evaluation instant.
+    /// The scanner `distance` metres from the beacon (at the origin), in direction `angle`
+    /// (radians): another angle is another spot of the same room.
+    static func spot(distance: Double, angle: Double) -> PlanPoint {
+        PlanPoint(x: distance * cos(angle), y: distance * sin(angle))
+    }
+
+    /// Per configuration, the estimates at each evaluation instant; `raw` ranges on the
+    /// newest single reading with the first configuration's model.
     struct Estimates {
-        var filtered: [Double?] = []
+        var perConfiguration: [[Double?]]
         var raw: [Double?] = []
     }
 
-    func run(distance: Double, seed: UInt64) async throws -> Estimates {
+    func run(distance: Double, angle: Double, seed: UInt64, configurations: [RangingConfiguration]) async throws -> Estimates {
         let bench = VirtualAirBench(seed: seed, propagation: model)
         let identity = VirtualAirBench.identity(1, 1)
         try await bench.addBeacon(identity, at: PlanPoint(x: 0, y: 0))
-        try await bench.startScanner(.fixed(PlanPoint(x: distance, y: 0)))
-        var ranger = BeaconRanger(configuration: ranging)
-        var estimates = Estimates()
+        try await bench.startScanner(.fixed(Self.spot(distance: distance, angle: angle)))
+        var rangers = configurations.map { BeaconRanger(configuration: $0) }
+        var estimates = Estimates(perConfiguration: configurations.map { _ in [] })
         var newest: Sighting?
-        var nextEvaluation = ranging.filter.window.rounded(.up)
+        var nextEvaluation = (configurations.map(\.filter.window).max() ?? 10).rounded(.up)
         let start = bench.now
         while bench.now - start < Double(seconds) {
             for sighting in try await bench.step(Self.step) where sighting.identity == identity {
-                ranger.add(sighting)
+                for index in rangers.indices { rangers[index].add(sighting) }
                 newest = sighting
             }
             let elapsed = bench.now - start
             guard elapsed + 1e-9 >= nextEvaluation else { continue }
             nextEvaluation += 1
-            estimates.filtered.append(ranger.snapshot(at: bench.now).first?.accuracy)
+            for index in rangers.indices {
+                estimates.perConfiguration[index].append(rangers[index].snapshot(at: bench.now).first?.accuracy)
+            }
             estimates.raw.append(newest.flatMap { sighting in
                 sighting.rssi.flatMap {
-                    ranging.distanceModel.distance(
+                    configurations.first?.distanceModel.distance(
                         rssi: Double($0), measuredPower: Double(sighting.advertisement.measuredPower))
                 }
             })
         }
         await bench.close()
         return estimates
+    }
+
+    /// A calibration walk on the virtual radio, as `beaconctl calibrate --walk` does it:
+    /// `secondsPerSpot` of readings at each distance along direction `angle`, fitted.
+    func walk(distances: [Double], angle: Double, secondsPerSpot: Double, seed: UInt64) async throws -> Result<RangingProfile, PathLossFit.Failure> {
+        let bench = VirtualAirBench(seed: seed, propagation: model)
+        let identity = VirtualAirBench.identity(1, 1)
+        try await bench.addBeacon(identity, at: PlanPoint(x: 0, y: 0))
+        var samples: [(distance: Double, rssi: Double)] = []
+        var measuredPower = 0.0
+        for distance in distances {
+            try await bench.startScanner(.fixed(Self.spot(distance: distance, angle: angle)))
+            let start = bench.now
+            while bench.now - start < secondsPerSpot {
+                for sighting in try await bench.step(Self.step) where sighting.identity == identity {
+                    if let rssi = sighting.rssi { samples.append((distance, Double(rssi))) }
+                    measuredPower = Double(sighting.advertisement.measuredPower)
+                }
+            }
+        }
+        await bench.close()
+        do {
+            let fit = try PathLossFit(samples: samples)
+            return .success(RangingProfile(receiver: "virtual", fit: fit, referenceMeasuredPower: measuredPower, fittedAt: ""))
+        } catch {
+            return .failure(error)
+        }
     }
 }
 

@@ -6,6 +6,7 @@ import Darwin
 import ArgumentParser
 import BeaconCore
 import BeaconFleet
+import RangingEvaluation
 import VirtualRadio
 
 /// ranging-benchmark: how close does `BeaconRanger` get to the true distance, and how much
@@ -15,6 +16,27 @@ import VirtualRadio
 ///
 /// Deterministic: the same seed gives the same numbers on every machine.
 let options = BenchmarkOptions.parseOrExit()
+
+var claimsHold = true
+if let directory = options.realDataDirectory {
+    let recordings: [DistanceRecording]
+    do {
+        recordings = try HeraldRecordings.load(directory: directory)
+    } catch {
+        print("ranging-benchmark: \(error)")
+        exit(2)
+    }
+    print("""
+        ranging-benchmark, real data: \(recordings.count) recordings of phones hearing phones at known distances \
+        (the Herald project's Edison robot, \(directory); see its README). Every estimator is calibrated at 1 m from \
+        the recording it is judged on.
+
+        """)
+    let results = RealDataReport(recordings: recordings).run()
+    for result in results {
+        if let ours = result.placeProfileMedian, let best = result.bestPeerMedian, ours > best { claimsHold = false }
+    }
+}
 
 let model = PropagationModel(
     pathLossExponent: options.pathLossExponent, shadowingSigma: options.sigma, packetLoss: options.packetLoss)
@@ -85,4 +107,9 @@ func format(_ value: Double, _ places: Int) -> String {
     guard places > 0 else { return sign + "\(whole)" }
     let fraction = String(units % Int64(scale))
     return sign + "\(whole)." + String(repeating: "0", count: places - fraction.count) + fraction
+}
+
+if options.check && !claimsHold {
+    print("ranging-benchmark: --check: on at least one place beaconctl's median error is larger than the best peer's")
+    exit(1)
 }

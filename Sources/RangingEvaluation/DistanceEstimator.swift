@@ -1,0 +1,122 @@
+import BeaconCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A way to turn a stream of RSSI readings into a distance: beaconctl's own ranger, or a
+/// reproduction of what other tools ship, for comparison on the same data. Each peer is
+/// reproduced from its published source (formula and filter), not from its code:
+///
+/// - Android Beacon Library (`CurveFittedDistanceCalculator` with the library's default
+///   coefficients 0.42093, 6.9476, 0.54992 from its model-distance-calculations.json, after
+///   its `RunningAverageRssiFilter`: the readings of the last 20 s, sorted, with
+///   ⌊count/10⌋+1 dropped at each end when there are more than two, averaged).
+///   `ratio = rssi / txPower; d = ratio^10 if ratio < 1, else 0.42093·ratio^6.9476 + 0.54992`.
+/// - Home Assistant's ibeacon integration (the ibeacon-ble library's
+///   `calculate_distance_meters` on each advertisement's RSSI, no smoothing):
+///   `d = ratio^10 if ratio < 1, else 0.89976·ratio^7.7095 + 0.111`, at most 400 m. (Home
+///   Assistant shows it rounded to whole metres; the benchmark keeps the decimals, which
+///   only helps it.)
+/// - The textbook log-distance model with n = 2 on a 10 s mean without trimming.
+public enum DistanceEstimator: Sendable {
+    case beaconctl(name: String, configuration: RangingConfiguration)
+    case logDistance(exponent: Double, window: Double)
+    case androidBeaconLibrary
+    case homeAssistant
+
+    public var name: String {
+        switch self {
+        case .beaconctl(let name, _): name
+        case .logDistance(let exponent, let window):
+            "log-distance n=\(exponent == exponent.rounded() ? String(Int(exponent)) : String(exponent)), \(Int(window)) s mean"
+        case .androidBeaconLibrary: "Android Beacon Library"
+        case .homeAssistant: "Home Assistant ibeacon"
+        }
+    }
+
+    /// Whether it is one of the peers beaconctl is compared with.
+    public var isPeer: Bool {
+        if case .beaconctl = self { return false }
+        return true
+    }
+
+    /// Seconds of readings it needs before its estimate means what it says.
+    public var warmUp: Double {
+        switch self {
+        case .beaconctl(_, let configuration): configuration.filter.window
+        case .logDistance(_, let window): window
+        case .androidBeaconLibrary: 20
+        case .homeAssistant: 0
+        }
+    }
+
+    func makeState(measuredPower: Int8) -> EstimatorState {
+        EstimatorState(estimator: self, measuredPower: measuredPower)
+    }
+}
+
+/// One estimator's memory while it is fed a recording.
+struct EstimatorState {
+    let estimator: DistanceEstimator
+    let measuredPower: Int8
+    private var ranger: BeaconRanger?
+    private var readings: [(time: Double, rssi: Double)] = []
+    private static let identity = BeaconIdentity(uuid: ProximityUUID(high: 0x4245_4143_4F4E_4354, low: 1), major: 1, minor: 1)
+
+    init(estimator: DistanceEstimator, measuredPower: Int8) {
+        self.estimator = estimator
+        self.measuredPower = measuredPower
+        if case .beaconctl(_, let configuration) = estimator { ranger = BeaconRanger(configuration: configuration) }
+    }
+
+    mutating func add(time: Double, rssi: Int) {
+        if var ranger {
+            ranger.add(Sighting(
+                advertisement: IBeaconAdvertisement(identity: Self.identity, measuredPower: measuredPower),
+                address: "00:00:00:00:00:01", addressIsRandom: false, rssi: rssi, time: time, receiver: "recording"))
+            self.ranger = ranger
+        } else {
+            readings.append((time, Double(rssi)))
+            let keep = max(estimator.warmUp, 1)
+            if let first = readings.firstIndex(where: { $0.time > time - keep }), first > 0 { readings.removeFirst(first) }
+        }
+    }
+
+    /// The estimate as of `time`, metres, or `nil` when the estimator gives none.
+    func estimate(at time: Double) -> Double? {
+        let power = Double(measuredPower)
+        switch estimator {
+        case .beaconctl:
+            return ranger?.snapshot(at: time).first?.accuracy
+        case .logDistance(let exponent, let window):
+            let inside = readings.filter { $0.time > time - window }.map(\.rssi)
+            guard let mean = RSSIFilter.trimmedMean(inside, trimFraction: 0) else { return nil }
+            return PathLossModel(pathLossExponent: exponent).distance(rssi: mean, measuredPower: power)
+        case .androidBeaconLibrary:
+            let sorted = readings.filter { $0.time > time - 20 }.map(\.rssi).sorted()
+            guard !sorted.isEmpty else { return nil }
+            var start = 0
+            var end = sorted.count - 1
+            if sorted.count > 2 {
+                start = sorted.count / 10 + 1
+                end = sorted.count - sorted.count / 10 - 2
+            }
+            let kept = sorted[start...end]
+            let average = kept.reduce(0, +) / Double(kept.count)
+            return Self.curve(rssi: average, txPower: power, 0.42093, 6.9476, 0.54992)
+        case .homeAssistant:
+            guard let newest = readings.last else { return nil }
+            return Self.curve(rssi: newest.rssi, txPower: power, 0.89976, 7.7095, 0.111).map { min($0, 400) }
+        }
+    }
+
+    /// The curve both peers use, with their coefficients.
+    static func curve(rssi: Double, txPower: Double, _ a: Double, _ b: Double, _ c: Double) -> Double? {
+        guard rssi != 0, txPower != 0 else { return nil }
+        let ratio = rssi / txPower
+        return ratio < 1 ? pow(ratio, 10) : a * pow(ratio, b) + c
+    }
+}
