@@ -8,11 +8,23 @@ struct BenchmarkOptions: ParsableArguments {
         transform: { text in text.split(separator: ",").map { Double($0) ?? -1 } })
     var distanceLists: [[Double]] = []
 
-    @Option(name: .customLong("sigma"), help: "Shadowing standard deviation, dB (0 to 20).")
-    var sigma = 4.0
+    @Option(name: .customLong("sigma"), help: "Per-packet noise standard deviation, dB (0 to 20).")
+    var sigma = 2.0
 
-    @Option(name: .customLong("exponent"), help: "Path-loss exponent of the air and of the estimator (1 to 6).")
+    @Option(name: .customLong("spatial-sigma"), help: "Shadowing fixed at a spot, standard deviation, dB (0 to 20; 0: none).")
+    var spatialSigma = 4.0
+
+    @Option(
+        name: .customLong("fading-k"),
+        help: ArgumentHelp("Rician K factor of the per-channel multipath fading (0 to 100; 'none': no fading).", valueName: "k"),
+        transform: { text in text == "none" ? Double.nan : Double(text) ?? -1 })
+    var fadingFactor = 2.0
+
+    @Option(name: .customLong("exponent"), help: "Path-loss exponent the estimator assumes without a profile (1 to 6).")
     var pathLossExponent = 2.0
+
+    @Option(name: .customLong("air-exponent"), help: "Path-loss exponent of the simulated air (1 to 6; default: --exponent).")
+    var airExponentOption: Double?
 
     @Option(help: "Seconds of advertising simulated per trial, at 10 Hz (11 to 3600).")
     var seconds = 60
@@ -34,6 +46,9 @@ struct BenchmarkOptions: ParsableArguments {
     @Flag(help: "Exit 1 when beaconctl's median error at 0.5–3 m is larger than the best peer's on some place.")
     var check = false
 
+    var airExponent: Double { airExponentOption ?? pathLossExponent }
+    var fadingK: Double? { fadingFactor.isNaN ? nil : fadingFactor }
+
     var realDataDirectory: String? { realData == "none" ? nil : realData }
 
     var distances: [Double] { distanceLists.last ?? [0.5, 1, 2, 5, 10] }
@@ -43,8 +58,17 @@ struct BenchmarkOptions: ParsableArguments {
             throw ValidationError("--distances takes metres (0 to 100) separated by commas")
         }
         guard sigma.isFinite, (0...20).contains(sigma) else { throw ValidationError("--sigma takes 0 to 20 dB") }
+        guard spatialSigma.isFinite, (0...20).contains(spatialSigma) else {
+            throw ValidationError("--spatial-sigma takes 0 to 20 dB")
+        }
+        guard fadingFactor.isNaN || (0...100).contains(fadingFactor) else {
+            throw ValidationError("--fading-k takes 0 to 100, or 'none'")
+        }
         guard pathLossExponent.isFinite, (1...6).contains(pathLossExponent) else {
             throw ValidationError("--exponent takes 1 to 6")
+        }
+        guard airExponent.isFinite, (1...6).contains(airExponent) else {
+            throw ValidationError("--air-exponent takes 1 to 6")
         }
         guard (11...3600).contains(seconds) else { throw ValidationError("--seconds takes 11 to 3600") }
         guard (1...10_000).contains(trials) else { throw ValidationError("--trials takes 1 to 10000") }

@@ -67,27 +67,39 @@ struct RangingTrial {
         return estimates
     }
 
-    /// A calibration walk on the virtual radio, as `beaconctl calibrate --walk` does it:
-    /// `secondsPerSpot` of readings at each distance along direction `angle`, fitted.
-    func walk(distances: [Double], angle: Double, secondsPerSpot: Double, seed: UInt64) async throws -> Result<RangingProfile, PathLossFit.Failure> {
-        let bench = VirtualAirBench(seed: seed, propagation: model)
-        let identity = VirtualAirBench.identity(1, 1)
-        try await bench.addBeacon(identity, at: PlanPoint(x: 0, y: 0))
-        var samples: [(distance: Double, rssi: Double)] = []
+    /// A calibration walk on the virtual radio, as `beaconctl calibrate --walk` advises it:
+    /// at each distance, `spotsPerDistance` spots in different directions, `secondsPerSpot`
+    /// of readings at each, one level per spot, fitted.
+    func walk(distances: [Double], spotsPerDistance: Int, secondsPerSpot: Double, seed: UInt64) async throws -> Result<RangingProfile, PathLossFit.Failure> {
+        var levels: [PathLossFit.Level] = []
         var measuredPower = 0.0
+        var visit: UInt64 = 0
         for distance in distances {
-            try await bench.startScanner(.fixed(Self.spot(distance: distance, angle: angle)))
-            let start = bench.now
-            while bench.now - start < secondsPerSpot {
-                for sighting in try await bench.step(Self.step) where sighting.identity == identity {
-                    if let rssi = sighting.rssi { samples.append((distance, Double(rssi))) }
-                    measuredPower = Double(sighting.advertisement.measuredPower)
+            for spot in 0..<spotsPerDistance {
+                // A bench per spot: the room is the propagation model (its fields are seeded
+                // by the model), so every bench is the same room; only per-packet draws differ.
+                visit += 1
+                let bench = VirtualAirBench(seed: seed &+ visit, propagation: model)
+                let identity = VirtualAirBench.identity(1, 1)
+                try await bench.addBeacon(identity, at: PlanPoint(x: 0, y: 0))
+                let angle = (Double(spot) + 0.5) / Double(spotsPerDistance) * 2 * Double.pi
+                try await bench.startScanner(.fixed(Self.spot(distance: distance, angle: angle)))
+                var readings: [Double] = []
+                let start = bench.now
+                while bench.now - start < secondsPerSpot {
+                    for sighting in try await bench.step(Self.step) where sighting.identity == identity {
+                        if let rssi = sighting.rssi { readings.append(Double(rssi)) }
+                        measuredPower = Double(sighting.advertisement.measuredPower)
+                    }
+                }
+                await bench.close()
+                if let level = RSSIFilter.trimmedMean(readings, trimFraction: PathLossFit.levelTrimFraction) {
+                    levels.append(PathLossFit.Level(distance: distance, rssi: level, sampleCount: readings.count))
                 }
             }
         }
-        await bench.close()
         do {
-            let fit = try PathLossFit(samples: samples)
+            let fit = try PathLossFit(levels: levels)
             return .success(RangingProfile(receiver: "virtual", fit: fit, referenceMeasuredPower: measuredPower, fittedAt: ""))
         } catch {
             return .failure(error)
