@@ -53,6 +53,15 @@ public struct PathLossFit: Hashable, Sendable {
 
         /// Measured minus fitted, dB.
         public var error: Double { meanRSSI - fittedRSSI }
+
+        // snake_case, as every file beaconctl writes.
+        enum CodingKeys: String, CodingKey {
+            case distance
+            case meanRSSI = "level_rssi"
+            case fittedRSSI = "fitted_rssi"
+            case estimatedDistance = "estimated_distance"
+            case sampleCount = "sample_count"
+        }
     }
 
     /// Why samples cannot be fitted. `description` says what to measure instead.

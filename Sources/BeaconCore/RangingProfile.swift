@@ -24,6 +24,17 @@ public struct RangingProfile: Hashable, Sendable, Codable {
     public var medianRelativeDistanceError: Double
     public var residuals: [PathLossFit.Residual]
 
+    // snake_case, as every file beaconctl writes.
+    enum CodingKeys: String, CodingKey {
+        case receiver, place, objective, residuals
+        case pathLossExponent = "path_loss_exponent"
+        case rssiOffset = "rssi_offset"
+        case referenceMeasuredPower = "reference_measured_power"
+        case fittedAt = "fitted_at"
+        case rmsResidual = "rms_residual"
+        case medianRelativeDistanceError = "median_relative_distance_error"
+    }
+
     public init(
         receiver: String, place: String = "", fit: PathLossFit, referenceMeasuredPower: Double, fittedAt: String
     ) {

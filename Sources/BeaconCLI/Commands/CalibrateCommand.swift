@@ -7,11 +7,12 @@ import HCITransports
 import Logging
 
 /// `beaconctl calibrate BEACON`: measures a beacon's RSSI at 1 m and, with --write,
-/// records it as its `measured_power` in the manifest.
+/// records it as its `measured_power` in the manifest; with --walk, fits a receiver profile
+/// (the room's path-loss exponent and the receiver's offset) from several known distances.
 struct CalibrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
-        abstract: "Measure a beacon's RSSI at 1 m (its measured power) and optionally write it into the manifest.",
+        abstract: "Measure a beacon's RSSI at 1 m (its measured power), or walk a room to fit a receiver profile.",
         discussion: """
             Hold the scanner 1 m from the beacon, in the open, both still. RSSI samples are \
             collected for --seconds (default 20); the top and bottom 10 % are dropped and the \
@@ -21,9 +22,16 @@ struct CalibrateCommand: AsyncParsableCommand {
             identity. --write changes that one number in the manifest (or adds one \
             `measured_power:` line to the beacon), keeping comments and layout, atomically. \
             --advertise-hci advertises the beacon from a second controller of this host \
-            meanwhile. Details in docs/calibration.md.
+            meanwhile.
+            --walk 0.5,1,2,3,5 calibrates the place instead: the beacon is measured at each \
+            distance in turn (live: press Enter at each spot, or send one line per spot on \
+            standard input; from recordings: one --input per distance, in order), the \
+            path-loss exponent and this receiver's RSSI offset are fitted, the fit's \
+            residuals are printed, and the profile is saved (--profile; by default where \
+            `scan` and `monitor --range` look for it). Details in docs/calibration.md.
             Exit codes: 0 calibrated; 1 the manifest has errors, or no value (not heard, \
-            several transmitters, interrupted by SIGINT or SIGTERM: nothing is written then); \
+            several transmitters, a walk whose fit fails, interrupted by SIGINT or SIGTERM: \
+            nothing is written then); \
             2 a usage error or an unreadable --input; 3 the controller failed.
             """)
 
@@ -36,8 +44,11 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The fleet manifest (files or folders) that defines the beacon.", valueName: "path"))
     var manifest: [String] = []
 
-    @Option(help: ArgumentHelp("How long to collect samples.", valueName: "seconds"))
-    var seconds: Double = 20
+    @Option(name: .customLong("seconds"), help: ArgumentHelp("How long to collect samples (at each spot of a walk). Default 20; a walk's recordings are used whole.", valueName: "seconds"))
+    var secondsOption: Double?
+
+    static let defaultSeconds = 20.0
+    var seconds: Double { secondsOption ?? Self.defaultSeconds }
 
     @Flag(help: "Write the value into the manifest as the beacon's measured_power.")
     var write = false
@@ -45,14 +56,28 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Advertise the beacon from this controller while scanning on --hci.", valueName: "spec"))
     var advertiseHci: String?
 
-    @Option(help: ArgumentHelp("Calibrate from a recording instead: JSON lines or a btsnoop capture ('-' for standard input).", valueName: "file"))
-    var input: String?
+    @Option(name: .customLong("input"), help: ArgumentHelp("Calibrate from a recording instead: JSON lines or a btsnoop capture ('-' for standard input). With --walk, one per distance, in order.", valueName: "file"))
+    var inputs: [String] = []
+
+    var input: String? { inputs.first }
+
+    @Option(
+        help: ArgumentHelp("Calibrate the place: measure at these distances, metres, comma-separated (e.g. 0.5,1,2,3,5) and fit a receiver profile.", valueName: "m,m,..."),
+        transform: { text in text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) ?? .nan } })
+    var walk: [Double]?
+
+    @Option(help: ArgumentHelp("With --walk: where the receiver profile is written. Default: $XDG_CONFIG_HOME/beaconctl/ranging-profile.json (~/.config/…).", valueName: "file"))
+    var profile: String?
+
+    @Option(help: ArgumentHelp("With --walk: the place, in your words, kept in the profile.", valueName: "name"))
+    var place: String = ""
 
     func validate() throws {
         if manifest.isEmpty { throw ValidationError("--manifest is required: the beacon is named by its id there.") }
         guard seconds.isFinite, seconds > 0, seconds <= 3600 else {
             throw ValidationError("--seconds must be between 0 and 3600; got \(seconds).")
         }
+        try validateWalk()
         if let advertiseHci {
             do {
                 _ = try HCITransportSpec(parsing: advertiseHci)
@@ -61,7 +86,7 @@ struct CalibrateCommand: AsyncParsableCommand {
             }
             if input != nil { throw ValidationError("--advertise-hci needs a controller to scan on, not --input.") }
         }
-        if input != nil, controller.hci != nil || controller.snoop != nil {
+        if !inputs.isEmpty, controller.hci != nil || controller.snoop != nil {
             throw ValidationError("--input calibrates from a recording; --hci and --snoop drive a controller: pass one or the other.")
         }
     }
@@ -76,10 +101,14 @@ struct CalibrateCommand: AsyncParsableCommand {
         guard let target = loaded.fleet.beacons.first(where: { $0.id == beacon }) else {
             throw CommandFailure(.usageOrInput, "\(manifest.joined(separator: ", ")) has no beacon `\(beacon)`; `beaconctl fleet validate` lists them")
         }
+        if let walk {
+            try await runWalk(walk, target: target, logger: logger)
+            return
+        }
         let sampler: CalibrationSampler
         do {
             if let input {
-                sampler = try await sampleRecording(input, identity: target.identity, logger: logger)
+                sampler = try await sampleRecording(input, identity: target.identity, limit: seconds, logger: logger)
             } else {
                 sampler = try await sampleController(target, logger: logger)
             }
@@ -104,9 +133,8 @@ struct CalibrateCommand: AsyncParsableCommand {
         console.line("wrote measured_power: \(estimate.measuredPower) for \(beacon) in \(target.location.file)")
     }
 
-    /// The samples of the first `seconds` of a recording (on its own clock).
-    private func sampleRecording(_ input: String, identity: BeaconIdentity, logger: Logger) async throws -> CalibrationSampler {
-        let limit = seconds
+    /// The samples of the first `limit` seconds of a recording (on its own clock).
+    func sampleRecording(_ input: String, identity: BeaconIdentity, limit: Double, logger: Logger) async throws -> CalibrationSampler {
         return try await TerminationSignals.cancellingOnInterrupt {
             var sampler = CalibrationSampler(identity: identity)
             var first: Double?
@@ -154,7 +182,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     }
 
     /// With --advertise-hci, the task advertising the beacon (cancel it to stop).
-    private func startAdvertising(_ target: ResolvedBeacon, scanningOn spec: HCITransportSpec, logger: Logger) throws -> Task<Void, Never>? {
+    func startAdvertising(_ target: ResolvedBeacon, scanningOn spec: HCITransportSpec, logger: Logger) throws -> Task<Void, Never>? {
         guard let advertiseHci else { return nil }
         let advertiserSpec = try HCITransportSpec(parsing: advertiseHci)
         guard advertiserSpec != spec else {

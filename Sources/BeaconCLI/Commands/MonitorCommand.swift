@@ -18,7 +18,8 @@ struct MonitorCommand: AsyncParsableCommand {
             `state` events answer --state-every and SIGUSR1 with every region's state.
             Output: JSON lines (one event per line) or, on a terminal, a readable log. --exec \
             runs a program on every event with the event in BEACONCTL_* environment variables \
-            (never through a shell). Details in docs/monitoring.md.
+            (never through a shell). --range uses the receiver profile `calibrate --walk` saved, \
+            if any (docs/ranging.md). Details in docs/monitoring.md.
             Exit codes: 0 monitoring ran (and was stopped); 1 the manifest has errors; 2 a usage \
             error or an unreadable --input; 3 the controller failed.
             """)
@@ -56,6 +57,8 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How often to report ranging, with --range.", valueName: "seconds"))
     var rangeEvery: Double = 1
 
+    @OptionGroup(title: "Ranging (with --range)") var rangingOptions: RangingProfileOptions
+
     @Option(help: ArgumentHelp("Run this program on every event (words split at spaces, no shell); the event is in BEACONCTL_* variables.", valueName: "command"))
     var exec: String?
 
@@ -76,6 +79,15 @@ struct MonitorCommand: AsyncParsableCommand {
         try SecondsFlag.check(exitPeriod, "--exit-period")
         guard minSightings >= 1 else { throw ValidationError("--min-sightings must be at least 1; got \(minSightings).") }
         try SecondsFlag.check(duration, "--duration")
+        if !range {
+            let rangingFlags = [
+                rangingOptions.profile.map { _ in "--profile" }, rangingOptions.noProfile ? "--no-profile" : nil,
+                rangingOptions.pathLossExponent.map { _ in "--path-loss-exponent" },
+            ].compactMap { $0 }
+            if !rangingFlags.isEmpty {
+                throw ValidationError("\(rangingFlags.joined(separator: ", ")) choose\(rangingFlags.count == 1 ? "s" : "") how --range estimates distances; add --range or leave \(rangingFlags.count == 1 ? "it" : "them") out.")
+            }
+        }
         // Periodic reports: a period below a millisecond would only flood the output.
         for (name, value) in [("--state-every", stateEvery), ("--range-every", rangeEvery)] {
             try SecondsFlag.check(value, name)
@@ -102,7 +114,11 @@ struct MonitorCommand: AsyncParsableCommand {
         let output = MonitorOutput(
             format: format ?? (console.standardOutputIsTerminal ? .text : .jsonl), names: names, hook: hook)
         let configuration = RegionMonitor.Configuration(exitPeriod: exitPeriod, minimumSightingsForEntry: minSightings)
-        let ranging = range ? RangingConfiguration() : nil
+        let ranging = range
+            ? try rangingOptions.configuration(
+                receiver: input == nil ? try controller.transportSpec(environment: console.environment).description : nil,
+                console: console, logger: logger)
+            : nil
         logger.info("monitoring", metadata: ["regions": "\(regions.map(\.region.description).joined(separator: ", "))"])
         do {
             if let input {

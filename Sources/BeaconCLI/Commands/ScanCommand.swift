@@ -18,7 +18,7 @@ struct ScanCommand: AsyncParsableCommand {
             not a terminal gets the table once, when the scan ends.
             Scanning is passive and continuous (window = interval = 100 ms), with duplicate \
             filtering off. Ctrl-C or SIGTERM stops it cleanly. Ranging is described in \
-            docs/ranging.md.
+            docs/ranging.md; a receiver profile saved by `calibrate --walk` is used when present.
             Exit codes: 0 the scan ran (and was stopped); 1 the manifest has errors; 2 a usage \
             error or an unreadable --input; 3 the controller failed.
             """)
@@ -63,8 +63,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: "Output: text (a table) or jsonl (one sighting per line). Default: text on a terminal, jsonl otherwise.")
     var format: Format?
 
-    @Option(help: ArgumentHelp("Path-loss exponent of the distance model: 2 in free space, 2–4 indoors.", valueName: "n"))
-    var pathLossExponent: Double = 2
+    @OptionGroup(title: "Ranging") var rangingOptions: RangingProfileOptions
 
     @Option(help: "Scanning commands: auto (extended when the controller has LE feature bit 12), legacy or extended.")
     var family: Family = .auto
@@ -97,9 +96,6 @@ struct ScanCommand: AsyncParsableCommand {
             }
         }
         try SecondsFlag.check(duration, "--duration", hint: "Leave it out to scan until stopped.")
-        guard pathLossExponent.isFinite, (1...6).contains(pathLossExponent) else {
-            throw ValidationError("--path-loss-exponent must be between 1 and 6 (2 in free space, 2–4 indoors); got \(pathLossExponent).")
-        }
         if input != nil {
             let controllerFlags = [
                 controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" },
@@ -142,7 +138,8 @@ struct ScanCommand: AsyncParsableCommand {
         let logger = globals.makeLogger()
         let names = try loadManifestNames()
         let outputFormat = format ?? (console.standardOutputIsTerminal ? .text : .jsonl)
-        var ranging = RangingConfiguration(distanceModel: PathLossModel(pathLossExponent: pathLossExponent))
+        let receiver = input == nil ? try controller.transportSpec(environment: console.environment).description : nil
+        var ranging = try rangingOptions.configuration(receiver: receiver, console: console, logger: logger)
         if input != nil {
             // A recording is ranged as a whole: its last table lists every beacon heard in it.
             ranging.forgetAfter = .infinity

@@ -9,6 +9,10 @@ public struct CalibrationSampler: Sendable {
     private var samplesByAddress: [(address: String, rssi: [Double])] = []
     /// Sightings of the identity that carried no RSSI.
     public private(set) var sightingsWithoutRSSI = 0
+    /// The measured power the beacon advertised (the newest sighting's).
+    public private(set) var advertisedMeasuredPower: Int8?
+    /// The receiver that heard it (the newest sighting's).
+    public private(set) var receiver: String?
 
     public init(identity: BeaconIdentity) {
         self.identity = identity
@@ -17,6 +21,8 @@ public struct CalibrationSampler: Sendable {
     /// Takes a sighting into account; sightings of other identities are ignored.
     public mutating func add(_ sighting: Sighting) {
         guard sighting.identity == identity else { return }
+        advertisedMeasuredPower = sighting.advertisement.measuredPower
+        receiver = sighting.receiver
         guard let rssi = sighting.rssi else {
             sightingsWithoutRSSI += 1
             return
@@ -45,10 +51,28 @@ public struct CalibrationSampler: Sendable {
     }
 }
 
+extension CalibrationSampler {
+    /// One spot of a calibration walk: the level of the samples taken `distance` metres from
+    /// the beacon, trimmed as the fit wants (`PathLossFit.levelTrimFraction`: a fade on one
+    /// advertising channel drags a plain mean), or why there is none.
+    public func walkLevel(distance: Double, seconds: Double) throws(CalibrationError) -> PathLossFit.Level {
+        guard samplesByAddress.count <= 1 else {
+            throw .severalTransmitters(identity: identity, addresses: transmitters)
+        }
+        guard let only = samplesByAddress.first, only.rssi.count >= Calibration.minimumSamples,
+              let level = RSSIFilter.trimmedMean(only.rssi, trimFraction: PathLossFit.levelTrimFraction)
+        else {
+            throw .tooFewSamples(identity: identity, seconds: seconds, samples: samplesByAddress.first?.rssi.count ?? 0, distance: distance)
+        }
+        return PathLossFit.Level(distance: distance, rssi: level, sampleCount: only.rssi.count)
+    }
+}
+
 /// Why calibration gave no value.
 public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible {
     case notHeard(identity: BeaconIdentity, seconds: Double, withoutRSSI: Int)
     case severalTransmitters(identity: BeaconIdentity, addresses: [(address: String, samples: Int)])
+    case tooFewSamples(identity: BeaconIdentity, seconds: Double, samples: Int, distance: Double)
 
     public var description: String {
         switch self {
@@ -58,6 +82,8 @@ public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible
         case .severalTransmitters(let identity, let addresses):
             let list = addresses.map { "\($0.address) (\($0.samples) samples)" }.joined(separator: ", ")
             return "\(identity) is advertised by \(addresses.count) devices: \(list); switch off all but the beacon being calibrated and try again (a beacon that rotates its private address mid-run shows up like this too: run again)"
+        case .tooFewSamples(let identity, let seconds, let samples, let distance):
+            return "\(identity) gave \(samples) RSSI sample\(samples == 1 ? "" : "s") in \(SightingJSONLines.timeText(seconds)) s at \(SightingJSONLines.timeText(distance)) m; a spot needs at least \(Calibration.minimumSamples): stay longer (--seconds) or check that the beacon is in range"
         }
     }
 

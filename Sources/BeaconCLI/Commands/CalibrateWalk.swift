@@ -1,0 +1,147 @@
+import ArgumentParser
+import BeaconCore
+import BeaconFleet
+import FleetManifest
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `calibrate --walk`: a receiver profile from levels at several known distances.
+extension CalibrateCommand {
+    /// A walk has at most this many spots: more is a typo, not a calibration.
+    static let maximumWalkSpots = 20
+
+    func validateWalk() throws {
+        guard let walk else {
+            if inputs.count > 1 {
+                throw ValidationError("--input is given \(inputs.count) times; one recording calibrates one beacon at 1 m (several are for --walk, one per distance).")
+            }
+            for (flag, given) in [("--profile", profile != nil), ("--place", !place.isEmpty)] where given {
+                throw ValidationError("\(flag) belongs to --walk (a receiver profile); without --walk, calibrate measures one beacon at 1 m.")
+            }
+            return
+        }
+        guard !walk.isEmpty, walk.count <= Self.maximumWalkSpots,
+              walk.allSatisfy({ $0.isFinite && (0.1...100).contains($0) })
+        else {
+            throw ValidationError("--walk takes up to \(Self.maximumWalkSpots) distances in metres (0.1 to 100), comma-separated, e.g. --walk 0.5,1,2,3,5.")
+        }
+        guard Set(walk).count >= 2 else {
+            throw ValidationError("--walk needs at least two different distances to fit a slope; e.g. --walk 0.5,1,2,3,5.")
+        }
+        if write {
+            throw ValidationError("--write records a beacon's 1 m value in the manifest; --walk writes a receiver profile (--profile). Run them separately.")
+        }
+        if !inputs.isEmpty && inputs.count != walk.count {
+            throw ValidationError("--walk has \(walk.count) distances but --input is given \(inputs.count) time\(inputs.count == 1 ? "" : "s"): give one recording per distance, in the same order (or none, to walk live).")
+        }
+        if inputs.filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("--input - (standard input) can be read only once.")
+        }
+        if let profile, profile.isEmpty || profile.hasSuffix("/") {
+            throw ValidationError("--profile takes a file name; got '\(profile)'.")
+        }
+    }
+
+    func runWalk(_ distances: [Double], target: ResolvedBeacon, logger: Logger) async throws {
+        let console = Console.current
+        guard let destination = profile ?? RangingProfileStore.defaultPath(environment: console.environment) else {
+            throw CommandFailure(.usageOrInput, "neither XDG_CONFIG_HOME nor HOME is set, so there is no default place for the receiver profile: give --profile FILE")
+        }
+        let spots: [CalibrationSampler]
+        do {
+            spots = inputs.isEmpty
+                ? try await walkLive(distances, target: target, logger: logger)
+                : try await walkRecordings(distances, target: target, logger: logger)
+        } catch let interruption as TerminationSignals.Interrupted {
+            throw CommandFailure(.findings, "\(beacon): the walk was \(interruption) before its last spot; no profile was written: run it again and let it finish")
+        }
+        var levels: [PathLossFit.Level] = []
+        for (distance, sampler) in zip(distances, spots) {
+            do {
+                levels.append(try sampler.walkLevel(distance: distance, seconds: seconds))
+            } catch {
+                throw CommandFailure(.findings, "\(beacon): at \(ScanTable.decimal(distance, places: 1)) m: \(error); no profile was written")
+            }
+        }
+        guard let measuredPower = spots.compactMap(\.advertisedMeasuredPower).last else {
+            throw CommandFailure(.findings, "\(beacon): not heard on the walk; no profile was written")
+        }
+        let receivers = Set(spots.compactMap(\.receiver))
+        if receivers.count > 1 {
+            logger.warning("the walk's spots were heard by \(receivers.sorted().joined(separator: ", ")): a receiver profile describes one receiver; fit each separately")
+        }
+        let receiver = receivers.sorted().first ?? "unknown"
+        let fit: PathLossFit
+        do {
+            fit = try PathLossFit(levels: levels)
+        } catch {
+            for line in CalibrationWalkReport.levelLines(levels) { console.line(line) }
+            throw CommandFailure(.findings, "\(beacon): the walk gives no profile: \(error); no profile was written")
+        }
+        let profile = RangingProfile(
+            receiver: receiver, place: place, fit: fit, referenceMeasuredPower: Double(measuredPower),
+            fittedAt: CalibrationWalkReport.utcTimestamp())
+        for line in CalibrationWalkReport.lines(beacon: target, profile: profile, fit: fit) { console.line(line) }
+        for warning in CalibrationWalkReport.warnings(fit: fit, levels: levels) { logger.warning("\(beacon): \(warning)") }
+        try RangingProfileStore.save(profile, to: destination)
+        console.line("wrote the receiver profile to \(destination)\(self.profile == nil ? ": scan and monitor --range use it from now on (--no-profile to range without it)" : "")")
+    }
+
+    /// One recording per spot, each used whole unless --seconds limits it.
+    private func walkRecordings(_ distances: [Double], target: ResolvedBeacon, logger: Logger) async throws -> [CalibrationSampler] {
+        var spots: [CalibrationSampler] = []
+        for path in inputs {
+            spots.append(try await sampleRecording(path, identity: target.identity, limit: secondsOption ?? .infinity, logger: logger))
+        }
+        return spots
+    }
+
+    /// Live: at each spot, waits for a line on standard input (Enter on a terminal), then
+    /// scans for --seconds. The controller is opened per spot, so nothing heard while the
+    /// user walks between spots is counted.
+    private func walkLive(_ distances: [Double], target: ResolvedBeacon, logger: Logger) async throws -> [CalibrationSampler] {
+        let console = Console.current
+        let spec = try controller.transportSpec(environment: console.environment)
+        let advertising = try startAdvertising(target, scanningOn: spec, logger: logger)
+        defer { advertising?.cancel() }
+        let capture = try controller.openCapture()
+        defer { capture?.close() }
+        let prompting = isatty(STDIN_FILENO) == 1
+        let controller = self.controller
+        let limit = seconds
+        let beacon = self.beacon
+        let identity = target.identity
+        console.errorLine("walk: \(distances.count) spots, \(ScanTable.decimal(limit, places: 0)) s each, on \(spec); "
+            + (prompting ? "press Enter when standing at each one" : "each line on standard input starts the next spot"))
+        return try await TerminationSignals.cancellingOnInterrupt {
+            var pacing = SightingLineReader(path: "-").makeAsyncIterator()
+            var spots: [CalibrationSampler] = []
+            for (index, distance) in distances.enumerated() {
+                let spotText = "\(ScanTable.decimal(distance, places: 1)) m from \(beacon)"
+                console.errorLine("spot \(index + 1) of \(distances.count): stand \(spotText), both still\(prompting ? ", then press Enter" : "")")
+                guard try await pacing.next() != nil else {
+                    throw CommandFailure(.findings, "standard input ended before spot \(index + 1) of \(distances.count) (\(spotText)); no profile was written")
+                }
+                let session = try await controller.startScanning(spec, capture: capture, logger: logger)
+                let sampler: CalibrationSampler
+                do {
+                    sampler = try await CalibrationSampler.collect(identity, from: session, for: limit)
+                } catch {
+                    await session.close()
+                    if error is CancellationError { throw error }
+                    throw CommandFailure(.controller, "\(error)")
+                }
+                await session.close()
+                let samples = sampler.transmitters.first?.samples ?? 0
+                console.errorLine("  \(samples) sample\(samples == 1 ? "" : "s")")
+                spots.append(sampler)
+            }
+            return spots
+        }
+    }
+}
