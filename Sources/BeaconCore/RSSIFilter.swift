@@ -12,10 +12,11 @@
 /// little precision when nothing goes wrong (on Gaussian noise the middle-fifth mean of 100
 /// samples is about 1.2 times as noisy as the plain mean, a fraction of a dB).
 ///
-/// Latency: after a step in the level (the receiver moved), the estimate stays on the old
-/// level while old samples are more than `trimFraction` of the window, then settles on the
-/// new one: `settlingTime` = (1 − trimFraction) · window, 6 s for the defaults (a plain
-/// mean drifts over the whole window; a 10 % trim settles after 9 s).
+/// Latency: after a step in the level (the receiver moved), the estimate does not move
+/// until the new samples are more than `trimFraction` of the window (they are trimmed away
+/// as outliers), then crosses over and is on the new level once the old samples are fewer
+/// than `trimFraction`: `settlingTime` = (1 − trimFraction) · window, 6 s for the defaults
+/// (a plain mean drifts over the whole window; a 10 % trim settles after 9 s).
 ///
 /// Samples are averaged in dBm (a geometric mean of power), which matches the log-normal
 /// shadowing the distance model assumes.
@@ -109,7 +110,7 @@ public struct RSSIFilter: Sendable {
     }
 
     /// The mean of `samples` without the lowest and highest `trimFraction` of them
-    /// (rounded down: with 10 % and fewer than 10 samples, none is dropped).
+    /// (rounded down: with 40 % and fewer than 3 samples, none is dropped).
     public static func trimmedMean(_ samples: [Double], trimFraction: Double) -> Double? {
         guard !samples.isEmpty else { return nil }
         let sorted = samples.sorted()

@@ -41,9 +41,10 @@ public struct DistanceRecording: Sendable {
     public static func parse(csv text: String, name: String, receiver: String, place: String) throws(ParseError) -> DistanceRecording {
         var samples: [Sample] = []
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // By bytes: Swift's String takes "\r\n" for one character, which a split at "\n" misses.
+        for bytes in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false) {
             lineNumber += 1
-            let content = line.hasSuffix("\r") ? line.dropLast() : line[...]
+            let content = Substring(decoding: bytes.last == 0x0D ? bytes.dropLast() : bytes, as: UTF8.self)
             if content.isEmpty { continue }
             if lineNumber == 1 {
                 guard content == "seconds,rssi,distance_cm" else {

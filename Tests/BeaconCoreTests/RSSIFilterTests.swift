@@ -3,9 +3,9 @@ import Testing
 
 @Suite("RSSI filter")
 struct RSSIFilterTests {
-    @Test func trimsTheTopAndBottomTenPercent() throws {
-        // Ten readings: eight at −60, one 25 dB fade and one 10 dB spike. Ten percent of
-        // ten is one sample at each end: both outliers go, −60 remains.
+    @Test func trimsTheOutliersAtBothEnds() throws {
+        // Ten readings: eight at −60, one 25 dB fade and one 10 dB spike. 40 % of ten is
+        // four samples at each end: both outliers go, −60 remains.
         var filter = RSSIFilter()
         let readings: [Double] = [-60, -60, -85, -60, -60, -50, -60, -60, -60, -60]
         for (index, rssi) in readings.enumerated() { filter.add(rssi, at: Double(index) * 0.1) }
@@ -14,10 +14,42 @@ struct RSSIFilterTests {
         #expect(RSSIFilter.trimmedMean(readings, trimFraction: 0) == -61.5)
     }
 
-    @Test func fewerThanTenSamplesAreAveragedWhole() throws {
+    @Test func fewSamplesKeepTheirMiddle() throws {
+        // Three samples: 40 % of three rounds down to one dropped at each end.
         var filter = RSSIFilter()
         for (index, rssi) in [-70.0, -60, -65].enumerated() { filter.add(rssi, at: Double(index)) }
         #expect(try #require(filter.value(at: 2)) == -65)
+        // Two: none dropped, the plain mean.
+        var pair = RSSIFilter()
+        pair.add(-70, at: 0)
+        pair.add(-60, at: 1)
+        #expect(try #require(pair.value(at: 1)) == -65)
+    }
+
+    @Test("after a step in the level the estimate holds, then settles at the stated settling time",
+          arguments: [RSSIFilter.Configuration(), .init(window: 10, maximumSamples: 100, trimFraction: 0.1), .init(window: 5, maximumSamples: 50, trimFraction: 0.25)])
+    func settlesAfterAStep(configuration: RSSIFilter.Configuration) throws {
+        // 10 Hz at −60 dBm for a full window, then the receiver moves: −70 dBm from t = 0.
+        var filter = RSSIFilter(configuration: configuration)
+        let window = configuration.window
+        for index in stride(from: -Int(window * 10), to: 0, by: 1) { filter.add(-60, at: Double(index) / 10) }
+        var settledAt: Double?
+        var leftOldLevelAt: Double?
+        for index in 0..<Int(window * 10) + 20 {
+            let time = Double(index) / 10
+            filter.add(-70, at: time)
+            let value = try #require(filter.value(at: time))
+            if leftOldLevelAt == nil && value < -60.001 { leftOldLevelAt = time }
+            if settledAt == nil && value <= -69.999 { settledAt = time }
+            if let settledAt { #expect(value <= -69.999, "back off the new level at \(time) s after settling at \(settledAt) s") }
+        }
+        let settled = try #require(settledAt)
+        // Within one sample period of the stated settling time, never before it.
+        #expect(settled >= configuration.settlingTime - 0.15)
+        #expect(settled <= configuration.settlingTime + 0.15)
+        // Until the new samples outnumber the trimmed end, the estimate does not move at all.
+        let moved = try #require(leftOldLevelAt)
+        #expect(moved >= configuration.trimFraction * window - 0.15)
     }
 
     @Test func forgetsSamplesOlderThanTheWindow() throws {
