@@ -53,13 +53,15 @@ public enum DistanceEstimator: Sendable {
         }
     }
 
-    func makeState(measuredPower: Int8) -> EstimatorState {
+    /// A fresh estimator for one beacon advertising `measuredPower`.
+    public func makeState(measuredPower: Int8) -> EstimatorState {
         EstimatorState(estimator: self, measuredPower: measuredPower)
     }
 }
 
-/// One estimator's memory while it is fed a recording.
-struct EstimatorState {
+/// One estimator's memory while it is fed readings of one beacon (a recording, or the
+/// virtual radio's sightings in the benchmark's simulation).
+public struct EstimatorState: Sendable {
     let estimator: DistanceEstimator
     let measuredPower: Int8
     private var ranger: BeaconRanger?
@@ -72,7 +74,8 @@ struct EstimatorState {
         if case .beaconctl(_, let configuration) = estimator { ranger = BeaconRanger(configuration: configuration) }
     }
 
-    mutating func add(time: Double, rssi: Int) {
+    /// A reading: seconds on the caller's clock (never decreasing), RSSI in dBm.
+    public mutating func add(time: Double, rssi: Int) {
         if var ranger {
             ranger.add(Sighting(
                 advertisement: IBeaconAdvertisement(identity: Self.identity, measuredPower: measuredPower),
@@ -86,7 +89,7 @@ struct EstimatorState {
     }
 
     /// The estimate as of `time`, metres, or `nil` when the estimator gives none.
-    func estimate(at time: Double) -> Double? {
+    public func estimate(at time: Double) -> Double? {
         let power = Double(measuredPower)
         switch estimator {
         case .beaconctl:

@@ -82,7 +82,7 @@ public struct ErrorSummary: Sendable {
     }
 
     /// Linear interpolation between order statistics.
-    static func quantile(_ sorted: [Double], _ q: Double) -> Double? {
+    public static func quantile(_ sorted: [Double], _ q: Double) -> Double? {
         guard !sorted.isEmpty else { return nil }
         let position = q * Double(sorted.count - 1)
         let lower = Int(position.rounded(.down))

@@ -29,8 +29,11 @@ struct BenchmarkOptions: ParsableArguments {
     @Option(help: "Seconds of advertising simulated per trial, at 10 Hz (11 to 3600).")
     var seconds = 60
 
-    @Option(help: "Trials per distance (1 to 10000).")
-    var trials = 20
+    @Option(help: "Trials per distance in each room (1 to 10000).")
+    var trials = 10
+
+    @Option(help: "Virtual rooms: each its own shadowing and fading, walked and ranged (1 to 100).")
+    var rooms = 5
 
     @Option(name: .customLong("loss"), help: "Packet loss probability (0 to 0.95).")
     var packetLoss = 0.0
@@ -43,7 +46,7 @@ struct BenchmarkOptions: ParsableArguments {
         help: ArgumentHelp("The folder of Herald recordings to evaluate on ('none' to skip).", valueName: "dir"))
     var realData = "datasets/herald-edison"
 
-    @Flag(help: "Exit 1 when beaconctl's median error at 0.5–3 m is larger than the best peer's on some place.")
+    @Flag(help: "Exit 1 when beaconctl's median error is larger than the best peer's: at 0.5–3 m on a place of the real data, or with the walk profile over the simulation's distances.")
     var check = false
 
     var airExponent: Double { airExponentOption ?? pathLossExponent }
@@ -72,6 +75,7 @@ struct BenchmarkOptions: ParsableArguments {
         }
         guard (11...3600).contains(seconds) else { throw ValidationError("--seconds takes 11 to 3600") }
         guard (1...10_000).contains(trials) else { throw ValidationError("--trials takes 1 to 10000") }
+        guard (1...100).contains(rooms) else { throw ValidationError("--rooms takes 1 to 100") }
         guard packetLoss.isFinite, (0...0.95).contains(packetLoss) else { throw ValidationError("--loss takes 0 to 0.95") }
     }
 }

@@ -1,6 +1,7 @@
 import BeaconTestKit
 import BeaconCore
 import BeaconFleet
+import RangingEvaluation
 import VirtualRadio
 
 #if canImport(Glibc)
@@ -28,38 +29,43 @@ struct RangingTrial {
         PlanPoint(x: distance * cos(angle), y: distance * sin(angle))
     }
 
-    /// Per configuration, the estimates at each evaluation instant; `raw` ranges on the
-    /// newest single reading with the first configuration's model.
+    /// Per estimator, the estimate at each evaluation instant (`nil`: none given); `raw`
+    /// ranges on the newest single reading with `rawModel`.
     struct Estimates {
-        var perConfiguration: [[Double?]]
+        var perEstimator: [[Double?]]
         var raw: [Double?] = []
     }
 
-    func run(distance: Double, angle: Double, seed: UInt64, configurations: [RangingConfiguration]) async throws -> Estimates {
+    /// `seconds` at one spot; every estimator is fed every reading of the beacon and asked
+    /// once a second, from the slowest one's warm-up on, so all are judged at the same
+    /// instants. Each estimator is told the beacon's advertised measured power (the model's
+    /// truth at 1 m), as a beacon calibrated in the open would advertise.
+    func run(distance: Double, angle: Double, seed: UInt64, estimators: [DistanceEstimator], rawModel: PathLossModel) async throws -> Estimates {
         let bench = VirtualAirBench(seed: seed, propagation: model)
         let identity = VirtualAirBench.identity(1, 1)
         try await bench.addBeacon(identity, at: PlanPoint(x: 0, y: 0))
         try await bench.startScanner(.fixed(Self.spot(distance: distance, angle: angle)))
-        var rangers = configurations.map { BeaconRanger(configuration: $0) }
-        var estimates = Estimates(perConfiguration: configurations.map { _ in [] })
+        var states: [EstimatorState]?
+        var estimates = Estimates(perEstimator: estimators.map { _ in [] })
         var newest: Sighting?
-        var nextEvaluation = (configurations.map(\.filter.window).max() ?? 10).rounded(.up)
+        var nextEvaluation = max(estimators.map(\.warmUp).max() ?? 10, 1).rounded(.up)
         let start = bench.now
         while bench.now - start < Double(seconds) {
             for sighting in try await bench.step(Self.step) where sighting.identity == identity {
-                for index in rangers.indices { rangers[index].add(sighting) }
+                guard let rssi = sighting.rssi else { continue }
+                if states == nil { states = estimators.map { $0.makeState(measuredPower: sighting.advertisement.measuredPower) } }
+                for index in estimators.indices { states?[index].add(time: sighting.time, rssi: rssi) }
                 newest = sighting
             }
             let elapsed = bench.now - start
             guard elapsed + 1e-9 >= nextEvaluation else { continue }
             nextEvaluation += 1
-            for index in rangers.indices {
-                estimates.perConfiguration[index].append(rangers[index].snapshot(at: bench.now).first?.accuracy)
+            for index in estimators.indices {
+                estimates.perEstimator[index].append(states?[index].estimate(at: bench.now))
             }
             estimates.raw.append(newest.flatMap { sighting in
                 sighting.rssi.flatMap {
-                    configurations.first?.distanceModel.distance(
-                        rssi: Double($0), measuredPower: Double(sighting.advertisement.measuredPower))
+                    rawModel.distance(rssi: Double($0), measuredPower: Double(sighting.advertisement.measuredPower))
                 }
             })
         }
@@ -110,16 +116,15 @@ struct RangingTrial {
 /// What a list of estimates says about one true distance.
 struct AccuracySummary {
     var medianAbsoluteError: Double?
-    var classAccuracy: Double
+    /// Estimates whose proximity class is the true one (no estimate counts as `unknown`).
+    var rightClass: Int
     var count: Int
 
     init(estimates: [Double?], truth: Double, thresholds: ProximityThresholds) {
-        let known = estimates.compactMap { $0 }
-        let errors = known.map { abs($0 - truth) }.sorted()
+        let errors = estimates.compactMap { $0 }.map { abs($0 - truth) }.sorted()
         medianAbsoluteError = errors.isEmpty ? nil : (errors[(errors.count - 1) / 2] + errors[errors.count / 2]) / 2
         let trueClass = thresholds.classify(distance: truth)
-        let correct = estimates.filter { thresholds.classify(distance: $0) == trueClass }.count
-        classAccuracy = estimates.isEmpty ? 0 : Double(correct) / Double(estimates.count)
+        rightClass = estimates.filter { thresholds.classify(distance: $0) == trueClass }.count
         count = estimates.count
     }
 }
