@@ -3,7 +3,7 @@
 #
 # Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
 #   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, VerificationFuzz,
-#            MonitorScheduleFuzz, CaptureFuzz, or all
+#            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, or all
 #   SECONDS  how long to fuzz each target (default 60); 0 only builds
 #
 # The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
@@ -12,6 +12,7 @@
 #   BeaconCore   every file
 #   HCI          every file
 #   FleetManifest every file (with libyaml, as the package builds it)
+#   RangingEvaluation every file (recordings at known distances, the estimators)
 #   BeaconFleet  Sighting*.swift, Decode*.swift, Verification/ and Monitoring/ (the parts
 #                that read untrusted bytes and judge what they say; the rest needs swift-log)
 # Everything lands in .build/fuzz/. The committed seeds in Fuzz/corpus/<TARGET>/ are
@@ -31,7 +32,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra_flags=("$@")
 
-targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz)
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz)
 if [[ "$target" == all ]]; then
   selected=("${targets[@]}")
 else
@@ -57,6 +58,7 @@ build_module() {
 }
 
 build_module BeaconCore Sources/BeaconCore/*.swift
+build_module RangingEvaluation Sources/RangingEvaluation/*.swift
 mapfile -t hci_sources < <(find Sources/HCI -name '*.swift' | sort)
 build_module HCI "${hci_sources[@]}"
 mapfile -t manifest_sources < <(find Sources/FleetManifest -name '*.swift' | sort)
@@ -75,7 +77,7 @@ for name in "${selected[@]}"; do
   say "linking $name"
   # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
   swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
-    "$out/modules/BeaconCore.o" "$out/modules/HCI.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
+    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
     -I Sources/CYAML -lyaml \
     -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
   [[ "$seconds" -eq 0 ]] && continue
