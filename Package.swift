@@ -33,6 +33,10 @@ let package = Package(
         .systemLibrary(
             name: "CBlueZ", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
+        // libmosquitto, the MQTT client of the Mosquitto project, for fleet-wide sightings.
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
 
         // Identity, frames, regions, ranging maths: no I/O, no dependencies.
         .target(name: "BeaconCore", swiftSettings: strict),
@@ -45,6 +49,8 @@ let package = Package(
         .target(name: "HCITransports", dependencies: ["BeaconCore", "HCI"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
+        // MQTT on libmosquitto: broker URLs, credentials, a client with reconnection and QoS 1.
+        .target(name: "BeaconMQTT", dependencies: ["CMosquitto"], swiftSettings: strict),
         // The built-in virtual radio: controllers speaking HCI on a simulated air.
         .target(name: "VirtualRadio", dependencies: ["HCI", "BeaconCore"], swiftSettings: strict),
         // Use cases: advertise, validate, export/import, controller inventory.
@@ -120,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
+                "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -114,26 +114,11 @@ final class RootCanal: Sendable {
         let exitRecord = ExitRecord()
         process.terminationHandler = { exitRecord.record(RootCanalTermination(of: $0)) }
         do {
-            try runWithDefaultSignalMask(process)
+            try ChildProcess.runWithDefaultSignalMask(process)
         } catch {
             throw RootCanalStartFailure(description: "cannot run \(installation.binary.path): \(error)")
         }
         return RootCanal(ports: ports, logFile: logFile, process: process, exitRecord: exitRecord)
-    }
-
-    /// Starts `process` with no signal blocked.
-    ///
-    /// A spawned child inherits the signal mask of the thread that spawns it, and the threads
-    /// Swift's concurrency runtime runs tests on block most signals, SIGTERM among them:
-    /// RootCanal would then ignore the SIGTERM of `stop()`. The mask is cleared for the
-    /// duration of the spawn only; nothing else runs on this thread in between.
-    private static func runWithDefaultSignalMask(_ process: Process) throws {
-        var nothingBlocked = sigset_t()
-        var callersMask = sigset_t()
-        sigemptyset(&nothingBlocked)
-        pthread_sigmask(SIG_SETMASK, &nothingBlocked, &callersMask)
-        defer { pthread_sigmask(SIG_SETMASK, &callersMask, nil) }
-        try process.run()
     }
 
     private enum Readiness {

@@ -2,6 +2,8 @@ import ArgumentParser
 import BeaconCore
 import BeaconFleet
 import FleetManifest
+import HCI
+import HCITransports
 import Logging
 
 #if canImport(Glibc)
@@ -112,12 +114,31 @@ extension CalibrateCommand {
         let capture = try controller.openCapture()
         defer { capture?.close() }
         let prompting = isatty(STDIN_FILENO) == 1
-        let controller = self.controller
         let limit = seconds
-        let beacon = self.beacon
-        let identity = target.identity
         console.errorLine("walk: \(distances.count) spots, \(ScanTable.decimal(limit, places: 0)) s each, on \(spec); "
             + (prompting ? "press Enter when standing at each one" : "each line on standard input starts the next spot"))
+        let walked: Result<[CalibrationSampler], any Error>
+        do {
+            walked = .success(try await Self.paceSpots(
+                distances, identity: target.identity, beacon: beacon, seconds: limit, prompting: prompting,
+                controller: controller, spec: spec, capture: capture, logger: logger))
+        } catch {
+            walked = .failure(error)
+        }
+        // The advertiser stops advertising before the command returns, as `calibrate` does.
+        if let advertising {
+            advertising.cancel()
+            _ = await advertising.value
+        }
+        return try walked.get()
+    }
+
+    /// The live walk proper: one line of standard input, then one spot's scan, per distance.
+    private static func paceSpots(
+        _ distances: [Double], identity: BeaconIdentity, beacon: String, seconds limit: Double, prompting: Bool,
+        controller: HCIOptions, spec: HCITransportSpec, capture: BTSnoopWriter?, logger: Logger
+    ) async throws -> [CalibrationSampler] {
+        let console = Console.current
         return try await TerminationSignals.cancellingOnInterrupt {
             var pacing = SightingLineReader(path: "-").makeAsyncIterator()
             var spots: [CalibrationSampler] = []

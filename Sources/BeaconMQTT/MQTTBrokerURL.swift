@@ -1,0 +1,81 @@
+/// Where an MQTT broker is and under which topic prefix beaconctl's topics live:
+/// `mqtt://HOST[:PORT]/PREFIX` (TCP, port 1883 by default) or `mqtts://…` (TLS, 8883).
+///
+/// Credentials never go in the URL: a password on a command line is visible to every user
+/// of the machine (`ps`) and lands in shell histories. `MQTTCredentials` reads them from
+/// the environment or a file.
+public struct MQTTBrokerURL: Hashable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var usesTLS: Bool
+    /// Topic levels before beaconctl's own (`PREFIX/sightings/RECEIVER`), without a
+    /// trailing `/`. Never empty: `beaconctl` when the URL has no path.
+    public var topicPrefix: String
+
+    public static let defaultPrefix = "beaconctl"
+
+    public init(host: String, port: Int? = nil, usesTLS: Bool = false, topicPrefix: String = defaultPrefix) {
+        self.host = host
+        self.usesTLS = usesTLS
+        self.port = port ?? (usesTLS ? 8883 : 1883)
+        self.topicPrefix = topicPrefix
+    }
+
+    /// Whether `text` is meant as a broker (starts with `mqtt://` or `mqtts://`).
+    public static func looksLikeBroker(_ text: String) -> Bool {
+        text.hasPrefix("mqtt://") || text.hasPrefix("mqtts://")
+    }
+
+    public init(parsing text: String) throws(MQTTError) {
+        let usesTLS: Bool
+        let rest: Substring
+        if text.hasPrefix("mqtt://") {
+            usesTLS = false
+            rest = text.dropFirst("mqtt://".count)
+        } else if text.hasPrefix("mqtts://") {
+            usesTLS = true
+            rest = text.dropFirst("mqtts://".count)
+        } else {
+            throw .invalidURL(text, "it must start with mqtt:// (or mqtts:// for TLS), e.g. mqtt://broker.local/beaconctl")
+        }
+        let authority = rest.prefix { $0 != "/" }
+        let path = rest.dropFirst(authority.count).drop { $0 == "/" }
+        if authority.contains("@") {
+            throw .invalidURL(text, "credentials do not go in the URL (a command line is visible to every user); put them in BEACONCTL_MQTT_USERNAME and BEACONCTL_MQTT_PASSWORD, or in a file given with --mqtt-credentials")
+        }
+        var host = Substring(authority)
+        var port: Int?
+        if host.hasPrefix("[") {
+            // An IPv6 literal: [::1]:1883.
+            guard let close = host.firstIndex(of: "]") else { throw .invalidURL(text, "an IPv6 address needs its closing ]") }
+            let after = host[host.index(after: close)...]
+            if after.hasPrefix(":") { port = try Self.port(after.dropFirst(), in: text) } else if !after.isEmpty {
+                throw .invalidURL(text, "unexpected `\(after)` after the IPv6 address")
+            }
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if let colon = host.lastIndex(of: ":") {
+            port = try Self.port(host[host.index(after: colon)...], in: text)
+            host = host[..<colon]
+        }
+        guard !host.isEmpty else { throw .invalidURL(text, "no broker host name") }
+        var prefix = String(path)
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        if prefix.isEmpty { prefix = Self.defaultPrefix }
+        guard !prefix.contains("+"), !prefix.contains("#"), !prefix.unicodeScalars.contains(where: { $0.value == 0 }) else {
+            throw .invalidURL(text, "the topic prefix `\(prefix)` must not contain the wildcards + or #")
+        }
+        self.init(host: String(host), port: port, usesTLS: usesTLS, topicPrefix: prefix)
+    }
+
+    private static func port(_ text: Substring, in url: String) throws(MQTTError) -> Int {
+        guard let port = Int(text), (1...65_535).contains(port) else {
+            throw .invalidURL(url, "the port `\(text)` is not a number from 1 to 65535")
+        }
+        return port
+    }
+
+    public var description: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(usesTLS ? "mqtts" : "mqtt")://\(shownHost):\(port)/\(topicPrefix)"
+    }
+}

@@ -1,0 +1,122 @@
+import BeaconMQTT
+import Foundation
+import Testing
+
+/// The MQTT client against a real Mosquitto broker: delivery at QoS 1, a broker restarted
+/// mid-stream, a broker that is not there yet, credentials refused.
+@Suite("MQTT client on a real broker", .enabled(if: MosquittoBroker.shouldRun), .serialized)
+struct MQTTClientTests {
+    static func client(_ broker: MosquittoBroker, id: String, credentials: MQTTCredentials? = nil) throws -> MQTTClient {
+        try MQTTClient(
+            broker: MQTTBrokerURL(parsing: broker.url),
+            configuration: .init(clientID: id, credentials: credentials))
+    }
+
+    /// Waits for the next `.connected` (or a refusal, returned as such).
+    static func nextConnection(_ client: MQTTClient) async -> MQTTConnectionEvent? {
+        for await event in client.connectionEvents {
+            switch event {
+            case .connected, .refused: return event
+            case .disconnected: continue
+            }
+        }
+        return nil
+    }
+
+    /// Collects payloads until `count` distinct ones arrived.
+    static func receive(_ client: MQTTClient, distinct count: Int) async -> Set<String> {
+        var seen: Set<String> = []
+        for await message in client.messages {
+            client.messageConsumed()
+            seen.insert(String(decoding: message.payload, as: UTF8.self))
+            if seen.count >= count { break }
+        }
+        return seen
+    }
+
+    @Test("QoS 1 messages arrive, in order, and the publisher drains", .timeLimit(.minutes(2)))
+    func roundTrip() async throws {
+        try await withMosquitto { broker in
+            let subscriber = try Self.client(broker, id: "test-subscriber")
+            subscriber.subscribe("test/sightings/#")
+            try subscriber.start()
+            #expect(await Self.nextConnection(subscriber) == .connected)
+            let publisher = try Self.client(broker, id: "test-publisher")
+            try publisher.start()
+            for index in 0..<200 { #expect(publisher.publish(topic: "test/sightings/r1", payload: Array("m\(index)".utf8))) }
+            await publisher.drain()
+            #expect(publisher.pendingMessages == 0)
+            var order: [String] = []
+            for await message in subscriber.messages {
+                subscriber.messageConsumed()
+                #expect(message.topic == "test/sightings/r1")
+                order.append(String(decoding: message.payload, as: UTF8.self))
+                if order.count == 200 { break }
+            }
+            #expect(order == (0..<200).map { "m\($0)" })
+            await publisher.stop()
+            await subscriber.stop()
+        }
+    }
+
+    @Test("the broker restarted mid-stream: nothing published at QoS 1 is lost", .timeLimit(.minutes(3)))
+    func brokerRestart() async throws {
+        try await withMosquitto { broker in
+            let subscriber = try Self.client(broker, id: "restart-subscriber")
+            subscriber.subscribe("test/sightings/#")
+            try subscriber.start()
+            #expect(await Self.nextConnection(subscriber) == .connected)
+            let publisher = try Self.client(broker, id: "restart-publisher")
+            try publisher.start()
+            #expect(await Self.nextConnection(publisher) == .connected)
+            // Structured, so that the test's time limit cancels it too.
+            async let received = Self.receive(subscriber, distinct: 600)
+            for index in 0..<200 { publisher.publish(topic: "test/sightings/r1", payload: Array("m\(index)".utf8)) }
+            await publisher.drain()
+            await broker.stop()
+            // Published while the broker is down: kept by the client, sent after reconnecting.
+            for index in 200..<400 { publisher.publish(topic: "test/sightings/r1", payload: Array("m\(index)".utf8)) }
+            try await broker.restart()
+            for index in 400..<600 { publisher.publish(topic: "test/sightings/r1", payload: Array("m\(index)".utf8)) }
+            await publisher.drain()
+            let seen = await received
+            #expect(seen == Set((0..<600).map { "m\($0)" }), "missing: \(Set((0..<600).map { "m\($0)" }).subtracting(seen).sorted().prefix(20))")
+            #expect(publisher.droppedMessages == 0)
+            await publisher.stop()
+            await subscriber.stop()
+        }
+    }
+
+    @Test("a client started before its broker connects once the broker is up", .timeLimit(.minutes(2)))
+    func brokerNotThereYet() async throws {
+        try await withMosquitto { broker in
+            await broker.stop()
+            let client = try Self.client(broker, id: "early-client")
+            try client.start()
+            #expect(!client.isConnected)
+            try await broker.restart()
+            #expect(await Self.nextConnection(client) == .connected)
+            await client.stop()
+        }
+    }
+
+    @Test("wrong credentials are refused for good, with what to check", .timeLimit(.minutes(2)))
+    func wrongCredentials() async throws {
+        try await withMosquitto(users: ["gateway": "right-password"]) { broker in
+            let refused = try Self.client(broker, id: "wrong", credentials: MQTTCredentials(username: "gateway", password: "wrong"))
+            try refused.start()
+            guard case .refused(let error)? = await Self.nextConnection(refused) else {
+                Issue.record("the broker did not refuse")
+                return
+            }
+            #expect(error.description.contains("refused the connection"))
+            #expect(error.description.contains("BEACONCTL_MQTT_USERNAME"))
+            #expect(refused.refusal != nil)
+            await refused.stop()
+            let accepted = try Self.client(broker, id: "right", credentials: MQTTCredentials(username: "gateway", password: "right-password"))
+            try accepted.start()
+            #expect(await Self.nextConnection(accepted) == .connected)
+            await accepted.stop()
+        }
+    }
+}

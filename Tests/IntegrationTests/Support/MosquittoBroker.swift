@@ -1,0 +1,168 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// A Mosquitto broker for one test: the Debian `mosquitto` binary on a free 127.0.0.1
+/// port, its configuration, persistence and log in a temporary folder, stopped (and
+/// startable again on the same port, with what it persisted) by the test.
+final class MosquittoBroker: Sendable {
+    /// Where Debian's package installs the broker; `PATH` is searched too.
+    static let candidates = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
+    static let startupTimeout: Duration = .seconds(45)
+
+    struct Unavailable: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The broker binary, or why there is none.
+    static let binary: Result<String, Unavailable> = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for candidate in candidates + path.split(separator: ":").map({ "\($0)/mosquitto" })
+        where FileManager.default.isExecutableFile(atPath: candidate) {
+            return .success(candidate)
+        }
+        return .failure(Unavailable(description: "no mosquitto broker (Debian package `mosquitto`); scripts/prepare.sh installs it"))
+    }()
+
+    /// Whether a missing broker fails the tests (`CI=true`) rather than skipping them.
+    static var isRequired: Bool { RootCanalInstallation.isRequired }
+    /// For `.enabled(if:)`: run when there is a broker, or when CI requires one (and then fail).
+    static var shouldRun: Bool { isRequired || (try? binary.get()) != nil }
+
+    let port: UInt16
+    let folder: URL
+    /// `user:password` pairs the broker accepts; anonymous clients when empty.
+    let users: [String: String]
+    private let process = Mutex<Process?>(nil)
+
+    var url: String { "mqtt://127.0.0.1:\(port)/test" }
+    var logFile: URL { folder.appendingPathComponent("mosquitto.log") }
+
+    private init(port: UInt16, folder: URL, users: [String: String]) {
+        self.port = port
+        self.folder = folder
+        self.users = users
+    }
+
+    deinit {
+        if let running = process.withLock({ $0 }), running.isRunning { kill(running.processIdentifier, SIGKILL) }
+    }
+
+    /// Starts a broker on a free port and returns once it accepts connections.
+    static func start(users: [String: String] = [:]) async throws -> MosquittoBroker {
+        let binary = try binary.get()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconctl-mosquitto-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let broker = MosquittoBroker(port: try FreeLoopbackPorts.pick(1)[0], folder: folder, users: users)
+        try await broker.writeConfiguration()
+        try await broker.launch(binary)
+        return broker
+    }
+
+    private func writeConfiguration() async throws {
+        var lines = [
+            "listener \(port) 127.0.0.1",
+            // Persistence: QoS 1 messages and persistent sessions survive a restart.
+            "persistence true",
+            "persistence_location \(folder.path)/",
+            "autosave_interval 1",
+            "log_dest file \(logFile.path)",
+            "log_type all",
+            "max_queued_messages 100000",
+        ]
+        if users.isEmpty {
+            lines.append("allow_anonymous true")
+        } else {
+            let passwords = folder.appendingPathComponent("passwords")
+            try "".write(to: passwords, atomically: true, encoding: .utf8)
+            for (user, password) in users.sorted(by: { $0.key < $1.key }) {
+                try await Self.run("/usr/bin/mosquitto_passwd", ["-b", passwords.path, user, password])
+            }
+            lines += ["allow_anonymous false", "password_file \(passwords.path)"]
+        }
+        try (lines.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+    }
+
+    /// Runs a helper program to its end without blocking a thread of the pool.
+    private static func run(_ executable: String, _ arguments: [String]) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let (ended, ending) = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in ending.finish() }
+        try process.run()
+        for await _ in ended {}
+        guard process.terminationStatus == 0 else {
+            throw Unavailable(description: "\(executable) \(arguments.first ?? "") failed with status \(process.terminationStatus)")
+        }
+    }
+
+    private func launch(_ binary: String) async throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: binary)
+        child.arguments = ["-c", folder.appendingPathComponent("mosquitto.conf").path]
+        child.standardInput = FileHandle.nullDevice
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try ChildProcess.runWithDefaultSignalMask(child)
+        process.withLock { $0 = child }
+        let deadline = ContinuousClock.now + Self.startupTimeout
+        while ContinuousClock.now < deadline {
+            guard child.isRunning else {
+                throw Unavailable(description: "mosquitto exited with status \(child.terminationStatus) while starting; its log:\n\(logTail())")
+            }
+            if let probe = try? await LoopbackSocket.connect(toPort: port, timeout: .seconds(5)) {
+                probe.close()
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw Unavailable(description: "mosquitto did not accept connections on 127.0.0.1:\(port) within \(Self.startupTimeout); its log:\n\(logTail())")
+    }
+
+    /// Stops the broker (SIGTERM: it saves its persistence file first) and waits for it;
+    /// SIGKILL after 10 s, which loses what it had not saved.
+    func stop() async {
+        guard let child = process.withLock({ $0 }) else { return }
+        await Task.detached {
+            guard child.isRunning else { return }
+            kill(child.processIdentifier, SIGTERM)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while child.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+        }.value
+    }
+
+    /// Starts it again on the same port with what it persisted.
+    func restart() async throws {
+        await stop()
+        try await launch(try Self.binary.get())
+    }
+
+    func logTail(lines: Int = 30) -> String {
+        let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? "(no log)"
+        return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
+    }
+
+    func removeFolder() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+/// Runs `body` with a fresh broker, always stopping it; the folder is kept when the body
+/// threw, for its log.
+func withMosquitto<T>(users: [String: String] = [:], _ body: (MosquittoBroker) async throws -> T) async throws -> T {
+    let broker = try await MosquittoBroker.start(users: users)
+    do {
+        let value = try await body(broker)
+        await broker.stop()
+        broker.removeFolder()
+        return value
+    } catch {
+        await broker.stop()
+        throw error
+    }
+}
