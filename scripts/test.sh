@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/prepare.sh
+# mosquitto: the broker the MQTT integration tests start on a free port.
+scripts/prepare.sh mosquitto
 export BEACONCTL_VENV="$PWD/.venv"
 
 echo "test: JSON Schema against the example fleets"
