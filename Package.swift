@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "BeaconFleet",
             dependencies: [
-                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio",
+                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "BeaconMQTT",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "HCILinux",
+                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "HCILinux", "BeaconMQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -272,7 +272,7 @@ public final class MQTTClient: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in
-                    if state.pending == 0 || state.stopped { return true }
+                    if state.pending == 0 || state.stopped || state.refusal != nil { return true }
                     state.drainWaiters.append(continuation)
                     return false
                 }

@@ -122,7 +122,14 @@ struct MonitorCommand: AsyncParsableCommand {
         logger.info("monitoring", metadata: ["regions": "\(regions.map(\.region.description).joined(separator: ", "))"])
         do {
             if let input {
-                try await monitorRecording(input, regions: regions, configuration: configuration, ranging: ranging, output: output, logger: logger)
+                let broker = try BrokerInput.open(input, role: "monitor", environment: console.environment, logger: logger)
+                do {
+                    try await monitorRecording(broker?.path ?? input, regions: regions, configuration: configuration, ranging: ranging, output: output, logger: logger)
+                } catch {
+                    await broker?.close()
+                    throw error
+                }
+                await broker?.close()
             } else {
                 let run = MonitorRun(
                     session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: 0),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import BeaconFleet
+import BeaconMQTT
 import FleetManifest
 import HCI
 import Logging
@@ -19,8 +20,11 @@ struct ScanCommand: AsyncParsableCommand {
             Scanning is passive and continuous (window = interval = 100 ms), with duplicate \
             filtering off. Ctrl-C or SIGTERM stops it cleanly. Ranging is described in \
             docs/ranging.md; a receiver profile saved by `calibrate --walk` is used when present.
+            --mqtt also publishes every sighting to a broker (docs/mqtt.md); --input \
+            mqtt://HOST/PREFIX ranges what every receiver publishes there.
             Exit codes: 0 the scan ran (and was stopped); 1 the manifest has errors; 2 a usage \
-            error or an unreadable --input; 3 the controller failed.
+            error or an unreadable --input; 3 the controller failed, or the broker refused or \
+            did not acknowledge sightings.
             """)
 
     enum Format: String, CaseIterable, ExpressibleByArgument {
@@ -65,6 +69,16 @@ struct ScanCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Ranging") var rangingOptions: RangingProfileOptions
 
+    @Option(help: ArgumentHelp(
+        "Also publish every sighting to this MQTT broker, QoS 1, stamped with Unix time: mqtt://HOST[:PORT]/PREFIX (mqtts:// for TLS). Credentials come from the environment (docs/mqtt.md).",
+        valueName: "url"))
+    var mqtt: String?
+
+    @Option(help: ArgumentHelp(
+        "The receiver's name in every sighting. Default: the controller (e.g. hci0); with --mqtt, HOST:CONTROLLER.",
+        valueName: "name"))
+    var receiver: String?
+
     @Option(help: "Scanning commands: auto (extended when the controller has LE feature bit 12), legacy or extended.")
     var family: Family = .auto
 
@@ -96,6 +110,16 @@ struct ScanCommand: AsyncParsableCommand {
             }
         }
         try SecondsFlag.check(duration, "--duration", hint: "Leave it out to scan until stopped.")
+        if let mqtt {
+            do {
+                _ = try MQTTBrokerURL(parsing: mqtt)
+            } catch {
+                throw ValidationError("--mqtt \(error)")
+            }
+        }
+        if let receiver, receiver.isEmpty || receiver.count > 128 {
+            throw ValidationError("--receiver takes a name of 1 to 128 characters.")
+        }
         if input != nil {
             let controllerFlags = [
                 controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" },
@@ -138,8 +162,10 @@ struct ScanCommand: AsyncParsableCommand {
         let logger = globals.makeLogger()
         let names = try loadManifestNames()
         let outputFormat = format ?? (console.standardOutputIsTerminal ? .text : .jsonl)
-        let receiver = input == nil ? try controller.transportSpec(environment: console.environment).description : nil
-        var ranging = try rangingOptions.configuration(receiver: receiver, console: console, logger: logger)
+        let spec = input == nil ? try controller.transportSpec(environment: console.environment).description : nil
+        var ranging = try rangingOptions.configuration(receiver: spec, console: console, logger: logger)
+        // Many receivers publishing to one broker need names that differ between machines.
+        let receiverName = receiver ?? (mqtt != nil ? spec.map { "\(BrokerConnection.hostName()):\($0)" } : nil)
         if input != nil {
             // A recording is ranged as a whole: its last table lists every beacon heard in it.
             ranging.forgetAfter = .infinity
@@ -151,15 +177,49 @@ struct ScanCommand: AsyncParsableCommand {
         defer { capture?.close() }
         let timing = try scanTiming()
         let family = self.family.choice
-        let source = try await controller.open(input: input, capture: capture, logger: logger) { configuration in
-            configuration.family = family
-            configuration.interval = timing.interval
-            configuration.window = timing.window
+        let broker = try BrokerInput.open(input, role: "scan", environment: console.environment, logger: logger)
+        let source: SightingSource
+        do {
+            source = try await controller.open(input: broker?.path ?? input, capture: capture, logger: logger) { configuration in
+                configuration.family = family
+                configuration.interval = timing.interval
+                configuration.window = timing.window
+                if let receiverName { configuration.receiver = receiverName }
+            }
+        } catch {
+            await broker?.close()
+            throw error
         }
+        let publisher: SightingPublishing?
+        do {
+            publisher = try mqtt.map { url throws(CommandFailure) in
+                try SightingPublishing.start(
+                    url, receiver: input == nil ? receiverName : receiver, source: source, environment: console.environment, logger: logger)
+            }
+        } catch {
+            await source.close()
+            await broker?.close()
+            throw error
+        }
+        do {
+            try await consumeSource(source, run: run, outputFormat: outputFormat, publisher: publisher, logger: logger)
+        } catch {
+            await broker?.close()
+            throw error
+        }
+        await broker?.close()
+    }
+
+    /// Ranges the opened source to its end (a recording) or until stopped (a controller).
+    private func consumeSource(
+        _ source: SightingSource, run: ScanRun, outputFormat: Format, publisher: SightingPublishing?, logger: Logger
+    ) async throws {
+        let console = Console.current
         switch source {
         case .recording(let recording):
             let path = input ?? "-"
-            try await rangeRecording(recording, path: path, run: run, logger: logger)
+            try await rangeRecording(recording, path: path, run: run, publisher: publisher, logger: logger)
+            try await Self.finishPublishing(publisher, logger: logger)
             if outputFormat == .text {
                 let time = run.latestTime ?? 0
                 let header = "\(path == "-" ? "<stdin>" : path): \(Self.count(run.sightingCount, "sighting")) of "
@@ -168,17 +228,29 @@ struct ScanCommand: AsyncParsableCommand {
         case .live(let scan):
             let live = outputFormat == .text && console.standardOutputIsTerminal
             do {
-                try await scanController(scan, run: run, live: live, textAtEnd: outputFormat == .text, logger: logger)
+                try await scanController(scan, run: run, live: live, textAtEnd: outputFormat == .text, publisher: publisher, logger: logger)
             } catch {
                 await source.close()  // already closed unless the run failed before its end
+                await publisher?.finish(logger: logger)
                 throw error
             }
+            try await Self.finishPublishing(publisher, logger: logger)
+        }
+    }
+
+    /// Delivers what is left; sightings the broker did not take are a failure (exit 3).
+    private static func finishPublishing(_ publisher: SightingPublishing?, logger: Logger) async throws {
+        guard let publisher else { return }
+        if !(await publisher.finish(logger: logger)) {
+            throw CommandFailure(.controller, "not every sighting reached \(publisher.client.broker) (see above)")
         }
     }
 
     // MARK: A controller
 
-    private func scanController(_ session: LiveScan, run: ScanRun, live: Bool, textAtEnd: Bool, logger: Logger) async throws {
+    private func scanController(
+        _ session: LiveScan, run: ScanRun, live: Bool, textAtEnd: Bool, publisher: SightingPublishing?, logger: Logger
+    ) async throws {
         let console = Console.current
         let spec = session.controller
         let duration = self.duration
@@ -187,7 +259,7 @@ struct ScanCommand: AsyncParsableCommand {
         // Ctrl-C or SIGTERM cancels the scan like the end of --duration does: a normal end.
         let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, ScanConsumptionFailure> in
             do {
-                try await Self.consume(session, run: run, duration: duration, live: live ? display : nil, header: header)
+                try await Self.consume(session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher)
                 return .success(())
             } catch is CancellationError {
                 return .success(())
@@ -216,13 +288,24 @@ struct ScanCommand: AsyncParsableCommand {
     /// Reads sightings until the duration ends, the stream fails, or the task is cancelled;
     /// redraws the live table twice a second meanwhile.
     private static func consume(
-        _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String
+        _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String,
+        publisher: SightingPublishing?
     ) async throws {
         let console = Console.current
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for try await sighting in session.sightings {
                     run.take(sighting)
+                    publisher?.publisher.add(sighting, now: session.elapsed())
+                }
+            }
+            if let publisher {
+                // A quiet air still gets its last batch out within the flush interval.
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(Int(MQTTSightingPublisher.flushInterval * 1000)))
+                        publisher.publisher.flushIfDue(now: session.elapsed())
+                    }
                 }
             }
             if let duration {
@@ -261,13 +344,16 @@ struct ScanCommand: AsyncParsableCommand {
 
     // MARK: A recording
 
-    private func rangeRecording(_ recording: SightingInput, path: String, run: ScanRun, logger: Logger) async throws {
+    private func rangeRecording(
+        _ recording: SightingInput, path: String, run: ScanRun, publisher: SightingPublishing?, logger: Logger
+    ) async throws {
         let duration = self.duration
         let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, SightingStreamError> in
             do {
                 try await recording.forEach { sighting in
                     if Self.isPastDuration(sighting, run: run, duration: duration) { return false }
                     run.take(sighting)
+                    publisher?.publisher.add(sighting, now: sighting.time)
                     return true
                 }
                 if let truncation = recording.truncation {

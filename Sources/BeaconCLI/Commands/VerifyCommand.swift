@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import BeaconFleet
+import BeaconMQTT
 import FleetManifest
 import HCI
 
@@ -73,6 +74,12 @@ struct VerifyCommand: AsyncParsableCommand {
 
         let result: VerificationResult
         if let input {
+            if MQTTBrokerURL.looksLikeBroker(input) {
+                // Over a broker, sightings arrive in batches from receivers with their own
+                // clocks: the interval rule (`slow`) would judge the batching, not the
+                // beacon, until the engine keeps a time base per receiver.
+                throw CommandFailure(.usageOrInput, "verify cannot judge a broker's stream yet (its `slow` rule needs per-receiver clocks); record it instead: beaconctl scan --input \(input) --format jsonl > sightings.jsonl, then verify --input sightings.jsonl")
+            }
             result = try await verifyRecording(input, plan: plan)
         } else {
             result = try await verifyLive(plan: plan)

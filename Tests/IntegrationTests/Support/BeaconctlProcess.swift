@@ -75,7 +75,8 @@ final class BeaconctlProcess: Sendable {
                 + "(or `swift build --build-tests`) before the integration tests")
     }
 
-    init(_ arguments: [String]) throws {
+    /// `environment` is added to this process's (after the variables below are cleared).
+    init(_ arguments: [String], environment extra: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = try Self.executable()
         process.arguments = arguments
@@ -83,6 +84,7 @@ final class BeaconctlProcess: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment.removeValue(forKey: "BEACONCTL_HCI")
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let stdout = Pipe()
         let stderr = Pipe()
@@ -123,24 +125,13 @@ final class BeaconctlProcess: Sendable {
                 observed.noteIfFinished()
             }
         }
-        try Self.runWithDefaultSignalMask(process)
+        try ChildProcess.runWithDefaultSignalMask(process)
     }
 
     deinit {
         if state.value.terminationStatus == nil {
             kill(process.processIdentifier, SIGKILL)
         }
-    }
-
-    /// Spawns with no signal blocked: a child inherits the spawning thread's mask, and the
-    /// test runner's threads block SIGTERM, which the child must see like any service does.
-    private static func runWithDefaultSignalMask(_ process: Process) throws {
-        var nothingBlocked = sigset_t()
-        var callersMask = sigset_t()
-        sigemptyset(&nothingBlocked)
-        pthread_sigmask(SIG_SETMASK, &nothingBlocked, &callersMask)
-        defer { pthread_sigmask(SIG_SETMASK, &callersMask, nil) }
-        try process.run()
     }
 
     var standardOutput: String { String(decoding: state.value.standardOutput, as: UTF8.self) }

@@ -63,6 +63,9 @@ final class MosquittoBroker: Sendable {
     private func writeConfiguration() async throws {
         var lines = [
             "listener \(port) 127.0.0.1",
+            // Started as root (CI), mosquitto would switch to the `mosquitto` user, which may
+            // not write into this test's folder: it stays the user that runs the tests.
+            "user \(Self.currentUserName())",
             // Persistence: QoS 1 messages and persistent sessions survive a restart.
             "persistence true",
             "persistence_location \(folder.path)/",
@@ -82,6 +85,11 @@ final class MosquittoBroker: Sendable {
             lines += ["allow_anonymous false", "password_file \(passwords.path)"]
         }
         try (lines.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+    }
+
+    static func currentUserName() -> String {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return "root" }
+        return String(cString: name)
     }
 
     /// Runs a helper program to its end without blocking a thread of the pool.

@@ -1,0 +1,194 @@
+import BeaconFleet
+import BeaconMQTT
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How beaconctl reaches a broker, from the environment — secrets never go on a command
+/// line (docs/mqtt.md):
+///
+/// | variable | what |
+/// |---|---|
+/// | `BEACONCTL_MQTT_USERNAME`, `BEACONCTL_MQTT_PASSWORD` | credentials |
+/// | `BEACONCTL_MQTT_CREDENTIALS` | a file: line 1 the user name, line 2 the password |
+/// | `BEACONCTL_MQTT_CA_FILE`, `BEACONCTL_MQTT_CERT_FILE`, `BEACONCTL_MQTT_KEY_FILE` | TLS for `mqtts://` |
+/// | `BEACONCTL_MQTT_CLIENT_ID` | the client id (default `beaconctl-ROLE-HOST`) |
+enum BrokerConnection {
+    static let credentialsFileVariable = "BEACONCTL_MQTT_CREDENTIALS"
+    static let clientIDVariable = "BEACONCTL_MQTT_CLIENT_ID"
+
+    /// A client for `url` (not started), configured from `environment`; its id is
+    /// `beaconctl-NAME` unless the environment sets one (a persistent session is per id:
+    /// two clients with the same id take it from each other).
+    static func client(
+        _ url: String, name: String, will: MQTTClient.Will? = nil, online: MQTTClient.Will? = nil,
+        environment: [String: String], logger: Logger
+    ) throws(CommandFailure) -> MQTTClient {
+        do {
+            let broker = try MQTTBrokerURL(parsing: url)
+            var credentials = try MQTTCredentials.fromEnvironment(environment)
+            if credentials == nil, let file = environment[credentialsFileVariable], !file.isEmpty {
+                credentials = try MQTTCredentials.fromFile(file) { logger.warning("\($0)") }
+            }
+            let tls = broker.usesTLS
+                ? MQTTTLS(
+                    caFile: environment["BEACONCTL_MQTT_CA_FILE"], certificateFile: environment["BEACONCTL_MQTT_CERT_FILE"],
+                    keyFile: environment["BEACONCTL_MQTT_KEY_FILE"])
+                : nil
+            let clientID = environment[clientIDVariable].flatMap { $0.isEmpty ? nil : $0 }
+                ?? "beaconctl-" + MQTTTopics.level(name)
+            return try MQTTClient(
+                broker: broker,
+                configuration: .init(clientID: clientID, credentials: credentials, tls: tls, will: will, online: online))
+        } catch {
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+    }
+
+    /// Logs connection changes until the client stops; a refusal is an error.
+    static func logConnection(_ client: MQTTClient, logger: Logger) -> Task<Void, Never> {
+        Task {
+            for await event in client.connectionEvents {
+                switch event {
+                case .connected: logger.info("connected to \(client.broker)")
+                case .disconnected(let reason): logger.warning("\(client.broker): \(reason); reconnecting")
+                case .refused(let error): logger.error("\(error)")
+                }
+            }
+        }
+    }
+
+    /// This machine's host name, or `localhost`.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "localhost" : name
+    }
+}
+
+/// `--input mqtt://HOST/PREFIX`: the sightings every receiver publishes there, read like a
+/// pipe by the code that reads recordings.
+struct BrokerInput {
+    let feed: MQTTSightingFeed
+    let logging: Task<Void, Never>
+
+    /// `nil` when `input` is not a broker URL.
+    static func open(_ input: String?, role: String, environment: [String: String], logger: Logger) throws(CommandFailure) -> BrokerInput? {
+        guard let input, MQTTBrokerURL.looksLikeBroker(input) else { return nil }
+        let client = try BrokerConnection.client(
+            input, name: "\(role)-\(BrokerConnection.hostName())", environment: environment, logger: logger)
+        let logging = BrokerConnection.logConnection(client, logger: logger)
+        do {
+            let feed = try MQTTSightingFeed(client: client, topics: MQTTTopics(client.broker), logger: logger)
+            logger.notice("reading the sightings every receiver publishes to \(client.broker) (\(MQTTTopics(client.broker).allSightings))")
+            return BrokerInput(feed: feed, logging: logging)
+        } catch {
+            logging.cancel()
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+    }
+
+    /// What the readers of recordings open.
+    var path: String { feed.readablePath }
+
+    func close() async {
+        await feed.stop()
+        logging.cancel()
+    }
+}
+
+/// `scan --mqtt`: the client, the publisher, and the receiver's retained status.
+struct SightingPublishing: Sendable {
+    let client: MQTTClient
+    let publisher: MQTTSightingPublisher
+    let logging: Task<Void, Never>
+
+    /// Connects (in the background: a broker that is not up yet is retried while sightings
+    /// queue) and returns the publisher. `receiver` renames every sighting; `nil` keeps
+    /// each one's own (a recording of several receivers).
+    static func start(
+        _ url: String, receiver: String?, source: SightingSource, environment: [String: String], logger: Logger
+    ) throws(CommandFailure) -> SightingPublishing {
+        let broker: MQTTBrokerURL
+        do {
+            broker = try MQTTBrokerURL(parsing: url)
+        } catch {
+            throw CommandFailure(.usageOrInput, "--mqtt \(error)")
+        }
+        let topics = MQTTTopics(broker)
+        let status = receiver.map { topics.status(receiver: $0) }
+        let client = try BrokerConnection.client(
+            url, name: "scan-\(receiver ?? BrokerConnection.hostName())",
+            will: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.offline) },
+            online: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.online) },
+            environment: environment, logger: logger)
+        let logging = BrokerConnection.logConnection(client, logger: logger)
+        do {
+            try client.start()
+        } catch {
+            logging.cancel()
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+        // A live scan counts from its start; the broker gets Unix time.
+        var offset = 0.0
+        if case .live(let scan) = source { offset = BrokerConnection.unixTime() - scan.elapsed() }
+        logger.notice("publishing sightings to \(broker) (\(receiver.map { topics.sightings(receiver: $0) } ?? topics.allSightings))")
+        return SightingPublishing(
+            client: client, publisher: MQTTSightingPublisher(client: client, topics: topics, receiver: receiver, wallClockOffset: offset),
+            logging: logging)
+    }
+
+    /// Sends what is batched, waits up to `drainTimeout` for the broker to acknowledge
+    /// everything, says what could not be delivered, and disconnects (status `offline`).
+    /// Returns whether every sighting was delivered.
+    @discardableResult
+    func finish(logger: Logger) async -> Bool {
+        publisher.flushAll()
+        let drained = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await client.drain()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(Self.drainTimeout))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        let counts = publisher.counts
+        let pending = client.pendingMessages
+        var delivered = counts.dropped == 0
+        if let refusal = client.refusal {
+            logger.error("\(refusal); the sightings were not delivered")
+            delivered = false
+        } else if !drained || pending > 0 {
+            logger.error("\(client.broker) did not acknowledge \(pending) message\(pending == 1 ? "" : "s") within \(Int(Self.drainTimeout)) s: some of the last sightings were not delivered")
+            delivered = false
+        }
+        if counts.dropped > 0 {
+            logger.error("\(counts.dropped) sightings were dropped: the broker was away and \(client.configuration.maximumPendingMessages) messages were already waiting for it")
+        }
+        if delivered { logger.info("published \(counts.published) sightings to \(client.broker)") }
+        await client.stop()
+        logging.cancel()
+        return delivered
+    }
+
+    static let drainTimeout = 10.0
+}
+
+extension BrokerConnection {
+    /// Seconds since 1970, UTC.
+    static func unixTime() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,103 @@
+import BeaconCore
+import BeaconMQTT
+import Dispatch
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
+
+/// The sightings every receiver publishes under a prefix, as a JSON-lines stream that the
+/// readers of recordings read like a pipe (`readablePath`): `verify`, `scan` and `monitor`
+/// take `--input mqtt://…` through the same code as `--input file`.
+///
+/// Each message's lines are checked before they are passed on: a malformed line from some
+/// client on the broker is skipped and counted (a warning names the topic), instead of
+/// ending an audit that listens to many. Backpressure all the way: the pipe fills, the pump
+/// waits, the client's buffer fills, its network thread waits, the broker holds QoS 1
+/// messages.
+public final class MQTTSightingFeed: Sendable {
+    public let client: MQTTClient
+    /// `/dev/fd/N`: the pipe's read end, for `SightingSources.open(path:)`.
+    public let readablePath: String
+    private let readEnd: Int32
+    private let writeEnd: Int32
+    private let writer = DispatchQueue(label: "beaconctl.mqtt.feed")
+    private let pump: Task<Void, Never>
+
+    public init(client: MQTTClient, topics: MQTTTopics, logger: Logger) throws(MQTTError) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            throw .library("cannot create a pipe for the broker's sightings: \(String(cString: strerror(errno)))")
+        }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        readablePath = "/dev/fd/\(readEnd)"
+        self.client = client
+        client.subscribe(topics.allSightings)
+        let writeEnd = self.writeEnd
+        let writer = self.writer
+        pump = Task {
+            var malformed = 0
+            for await message in client.messages {
+                client.messageConsumed()
+                var passed: [UInt8] = []
+                for (index, line) in message.payload.split(separator: 0x0A).enumerated() {
+                    do {
+                        guard try SightingJSONLines.decode(line: line, lineNumber: index + 1, source: message.topic) != nil else { continue }
+                        passed += line
+                        passed.append(0x0A)
+                    } catch {
+                        malformed += 1
+                        // The first few, then every thousandth: a broken publisher must not flood the log.
+                        if malformed <= 3 || malformed % 1000 == 0 {
+                            logger.warning("skipped a malformed sighting from the broker (\(malformed) so far): \(error)")
+                        }
+                    }
+                }
+                guard !passed.isEmpty else { continue }
+                let written = await Self.write(passed, to: writeEnd, on: writer)
+                if !written { break }
+            }
+            close(writeEnd)
+        }
+        do {
+            try client.start()
+        } catch {
+            pump.cancel()
+            throw error
+        }
+    }
+
+    /// Writes all of `bytes` on `queue` (a full pipe blocks that thread, not the pool);
+    /// `false` when the reader is gone.
+    private static func write(_ bytes: [UInt8], to descriptor: Int32, on queue: DispatchQueue) async -> Bool {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                var offset = 0
+                while offset < bytes.count {
+                    let count = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        continuation.resume(returning: false)
+                        return
+                    }
+                    offset += count
+                }
+                continuation.resume(returning: true)
+            }
+        }
+    }
+
+    /// Stops the subscription; the stream ends.
+    public func stop() async {
+        await client.stop()
+        await pump.value
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `scan --mqtt` publishing and `verify --input mqtt://` subscribing, through a real broker,
+/// as separate processes the way two machines would run them.
+@Suite("beaconctl through an MQTT broker", .enabled(if: MosquittoBroker.shouldRun), .serialized)
+struct MQTTCommandTests {
+    static let uuid = "89D6E936-F61F-4227-BCD2-6E94C5A6B2E3"
+    static let manifest = """
+        version: 1
+        fleet: mqtt-test
+        uuid: \(uuid)
+        venues:
+          - id: shop
+            major: 1
+            beacons:
+              - id: door
+                minor: 1
+                tx_power: -4
+
+        """
+
+    /// 5 s of the door beacon at 10 Hz heard alternately by two receivers (the same device,
+    /// so not a duplicate), on the wall clock.
+    static func recording() -> String {
+        let start = 1_795_000_000.0
+        return (0..<50).map { tick in
+            let receiver = tick.isMultiple(of: 2) ? "shop-1:hci0" : "shop-2:hci0"
+            return #"{"uuid":"\#(uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(start + Double(tick) / 10),"receiver":"\#(receiver)"}"#
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// Waits until the broker logged that `clientID` subscribed.
+    static func waitForSubscription(_ broker: MosquittoBroker, clientID: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let log = (try? String(contentsOf: broker.logFile, encoding: .utf8)) ?? ""
+            if log.contains("Received SUBSCRIBE from \(clientID)") { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("\(clientID) never subscribed; broker log:\n\(broker.logTail())")
+    }
+
+    func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconctl-mqtt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test("two receivers' sightings published by scan reach a subscriber intact: receivers, times, all of them", .timeLimit(.minutes(3)))
+    func publishAndSubscribe() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recording = folder.appendingPathComponent("sightings.jsonl")
+        try Self.recording().write(to: recording, atomically: true, encoding: .utf8)
+        try await withMosquitto { broker in
+            let clientID = "subscriber-test-\(UUID().uuidString.prefix(8))"
+            let subscriber = try BeaconctlProcess(
+                ["scan", "--input", broker.url, "--format", "jsonl"], environment: ["BEACONCTL_MQTT_CLIENT_ID": clientID])
+            try await Self.waitForSubscription(broker, clientID: clientID)
+            let scan = try BeaconctlProcess(["scan", "--input", recording.path, "--mqtt", broker.url, "--format", "jsonl"])
+            #expect(await scan.waitForExit() == 0, "scan: \(scan.standardError)")
+            #expect(scan.standardError.contains("publishing sightings to mqtt://127.0.0.1:\(broker.port)/test"))
+            _ = try await subscriber.waitForLine("the 50th sighting") { _ in subscriber.outputLines.count >= 50 }
+            subscriber.signal(SIGINT)
+            #expect(await subscriber.waitForExit() == 0, "\(subscriber.standardError)")
+            let received = Set(subscriber.outputLines.filter { !$0.isEmpty })
+            let sent = Set(Self.recording().split(separator: "\n").map(String.init))
+            #expect(received == sent, "missing: \(sent.subtracting(received).prefix(3)); unexpected: \(received.subtracting(sent).prefix(3))")
+        }
+    }
+
+    @Test("verify refuses a broker's stream with what to do instead")
+    func verifyRefusesABroker() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("fleet.yaml")
+        try Self.manifest.write(to: manifest, atomically: true, encoding: .utf8)
+        let verify = try BeaconctlProcess(["verify", manifest.path, "--input", "mqtt://127.0.0.1:1/test"])
+        #expect(await verify.waitForExit() == 2)
+        #expect(verify.standardError.contains("verify cannot judge a broker's stream yet"), "\(verify.standardError)")
+    }
+
+    @Test("a publisher with wrong credentials is refused and says so; nothing is claimed delivered", .timeLimit(.minutes(2)))
+    func refusedCredentials() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recording = folder.appendingPathComponent("sightings.jsonl")
+        try Self.recording().write(to: recording, atomically: true, encoding: .utf8)
+        try await withMosquitto(users: ["gateway": "right"]) { broker in
+            let scan = try BeaconctlProcess(
+                ["scan", "--input", recording.path, "--mqtt", broker.url, "--format", "jsonl"],
+                environment: ["BEACONCTL_MQTT_USERNAME": "gateway", "BEACONCTL_MQTT_PASSWORD": "wrong"])
+            #expect(await scan.waitForExit() == 3, "\(scan.standardError)")
+            #expect(scan.standardError.contains("refused the connection"), "\(scan.standardError)")
+            #expect(scan.standardError.contains("not every sighting reached"), "\(scan.standardError)")
+        }
+    }
+
+    @Test("a password in the URL is refused before anything connects")
+    func noPasswordOnTheCommandLine() async throws {
+        let scan = try BeaconctlProcess(["scan", "--input", "/dev/null", "--mqtt", "mqtt://user:secret@127.0.0.1/test"])
+        #expect(await scan.waitForExit() == 2)
+        #expect(scan.standardError.contains("credentials do not go in the URL"), "\(scan.standardError)")
+    }
+}
