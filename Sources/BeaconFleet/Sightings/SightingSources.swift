@@ -82,22 +82,39 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        private var lines: Lines.AsyncIterator
+        private var lines: Lines.AsyncIterator?
+        /// A file or standard input: decoded a chunk of lines at a time, in place.
+        private var file: SightingLineReader.AsyncIterator?
         private let source: String
         private let bytes: @Sendable (Lines.Element) -> [UInt8]
         private var lineNumber = 0
         private var finished = false
+        private var fast = SightingJSONFastDecoder()
+        /// Sightings decoded ahead, handed out from `batchIndex`; an error found after them
+        /// waits in `pendingFailure` until they are all out.
+        private var batch: [Sighting] = []
+        private var batchIndex = 0
+        private var pendingFailure: SightingStreamError?
 
         init(lines: Lines.AsyncIterator, source: String, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
-            self.lines = lines
+            if let file = lines as? SightingLineReader.AsyncIterator {
+                self.file = file
+            } else {
+                self.lines = lines
+            }
             self.source = source
             self.bytes = bytes
         }
 
         public mutating func next() async throws -> Sighting? {
+            if batchIndex < batch.count {
+                defer { batchIndex += 1 }
+                return batch[batchIndex]
+            }
             guard !finished else { return nil }
             do {
-                while let line = try await lines.next() {
+                if file != nil { return try await nextFromFile() }
+                while let line = try await lines!.next() {
                     lineNumber += 1
                     if let sighting = try SightingJSONLines.decode(line: bytes(line), lineNumber: lineNumber, source: source) {
                         return sighting
@@ -109,6 +126,52 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
             }
             finished = true
             return nil
+        }
+
+        private mutating func nextFromFile() async throws -> Sighting? {
+            batch.removeAll(keepingCapacity: true)
+            batchIndex = 0
+            while true {
+                if let pendingFailure { throw pendingFailure }
+                decodeBufferedLines()
+                if !batch.isEmpty {
+                    batchIndex = 1
+                    return batch[0]
+                }
+                if pendingFailure != nil { continue }
+                if file!.isDrained {
+                    finished = true
+                    return nil
+                }
+                try await file!.fillBuffer()
+            }
+        }
+
+        /// Decodes every whole line buffered, up to the first bad one.
+        private mutating func decodeBufferedLines() {
+            var batch = self.batch
+            self.batch = []
+            var lineNumber = self.lineNumber
+            var fast = self.fast
+            var failure: SightingStreamError?
+            let source = self.source
+            file!.takeBufferedLines { line in
+                lineNumber += 1
+                do throws(SightingStreamError) {
+                    if let sighting = try SightingJSONLines.decode(
+                        line, lineNumber: lineNumber, source: source, defaultReceiver: source, fast: &fast) {
+                        batch.append(sighting)
+                    }
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            self.batch = batch
+            self.lineNumber = lineNumber
+            self.fast = fast
+            pendingFailure = failure
         }
     }
 }

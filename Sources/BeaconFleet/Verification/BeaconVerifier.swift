@@ -80,7 +80,7 @@ public struct BeaconVerifier: Sendable {
             if time.isFinite { latest = max(latest, time) }
             let events = engine.observe(sighting, at: time)
             if !events.isEmpty { onUpdate(engine.progress, events) }
-            if let result = engine.result { return result }
+            if engine.isFinished, let result = engine.result { return result }
         }
         let (result, events) = engine.conclude(at: latest, reason: Task.isCancelled ? .interrupted : .inputEnded)
         onUpdate(engine.progress, events)

@@ -43,7 +43,9 @@ public struct VerificationEngine: Sendable {
     private var now = 0.0
 
     /// Set once the pass is over.
-    public private(set) var result: VerificationResult?
+    public private(set) var result: VerificationResult? {
+        didSet { isFinished = result != nil }
+    }
 
     public init(plan: VerificationPlan, policy: VerificationPolicy) {
         self.plan = plan
@@ -55,7 +57,8 @@ public struct VerificationEngine: Sendable {
         indexByIdentity = index
     }
 
-    public var isFinished: Bool { result != nil }
+    /// `result != nil`, kept as a flag: every sighting asks, and a recording brings millions.
+    public private(set) var isFinished = false
 
     public var progress: VerificationProgress {
         VerificationProgress(
@@ -68,7 +71,7 @@ public struct VerificationEngine: Sendable {
     @discardableResult
     public mutating func observe(_ sighting: Sighting, at time: Double) -> [VerificationEvent] {
         var events = advance(to: time)
-        guard result == nil else { return events }
+        guard !isFinished else { return events }
         sightings += 1
         let identity = sighting.identity
 
@@ -101,7 +104,7 @@ public struct VerificationEngine: Sendable {
     /// timeout judges every open beacon and ends the pass.
     @discardableResult
     public mutating func advance(to time: Double) -> [VerificationEvent] {
-        guard result == nil else { return [] }
+        guard !isFinished else { return [] }
         if time.isFinite { now = max(now, time) }
         if now >= policy.timeout {
             return finish(at: policy.timeout, reason: .timeout)
@@ -113,7 +116,7 @@ public struct VerificationEngine: Sendable {
     /// beacon is judged on what was heard.
     @discardableResult
     public mutating func finish(at time: Double, reason: VerificationEndReason) -> [VerificationEvent] {
-        guard result == nil else { return [] }
+        guard !isFinished else { return [] }
         return close(at: time, reason: reason).events
     }
 
@@ -201,7 +204,7 @@ public struct VerificationEngine: Sendable {
     }
 
     private mutating func finishIfAllDecided() -> [VerificationEvent] {
-        guard result == nil, decidedCount == verdicts.count else { return [] }
+        guard !isFinished, decidedCount == verdicts.count else { return [] }
         return finish(at: now, reason: .allDecided)
     }
 
