@@ -94,6 +94,10 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Release-built benchmark: recorded sightings per second through verify --input's path.
+        .executableTarget(
+            name: "ingest-benchmark", dependencies: ["BeaconCore", "BeaconFleet"], swiftSettings: strict),
+
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest"],
