@@ -12,6 +12,8 @@ import Darwin
 enum IngestMode: String {
     case verify
     case baseline
+    /// The sightings read and counted, not verified (to tell reading from judging).
+    case read
 }
 
 /// One child's answer, on one line of its standard output.
@@ -56,6 +58,17 @@ func measure(_ mode: IngestMode, format: IngestFormat, path: String) async -> In
     case .baseline:
         guard let count = walk(format, path: path) else { return nil }
         items = count
+    case .read:
+        do {
+            var count = 0
+            try await SightingSources.open(path: path).forEach { _ in
+                count += 1
+                return true
+            }
+            items = count
+        } catch {
+            return nil
+        }
     }
     let wall = clock.now - start
     let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18

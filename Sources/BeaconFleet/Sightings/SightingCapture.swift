@@ -40,7 +40,7 @@ public struct SightingCapture: Sendable {
         var decoder = SightingCaptureDecoder(datalink: reader.datalink, source: source)
         sightings = []
         while let record = try decoder.nextRecord(from: &reader) {
-            sightings += try decoder.sightings(in: record, position: reader.lastRecordPosition)
+            try decoder.appendSightings(in: record, position: reader.lastRecordPosition, to: &sightings)
         }
         summary = decoder.values
     }
@@ -80,15 +80,40 @@ public final class SightingCaptureSummary: Sendable {
 /// relative to the first record and checked, counts kept. The one place that judges
 /// records, for the in-memory and the streaming reader alike.
 package struct SightingCaptureDecoder {
-    package private(set) var values: SightingCaptureSummary.Values
+    /// What was found so far, counts included.
+    package var values: SightingCaptureSummary.Values {
+        var values = found
+        var total = extractor.counts
+        for other in extractorsByIndex.values {
+            total.reports += other.counts.reports
+            total.iBeaconReports += other.counts.iBeaconReports
+            total.otherReports += other.counts.otherReports
+            total.fragments += other.counts.fragments
+            total.malformedData += other.counts.malformedData
+            total.incompleteData += other.counts.incompleteData
+        }
+        total.malformedEvents = malformedEvents
+        values.counts = total
+        return values
+    }
+
+    /// `values` but for the counts, which are summed when asked for (not at every record).
+    private var found: SightingCaptureSummary.Values
     private let source: String
-    private var extractors: [UInt16?: SightingExtractor] = [:]
+    /// Records without a controller index (every datalink but Linux monitor).
+    private var extractor: SightingExtractor
+    /// A Linux monitor capture may hold several controllers: each is its own receiver.
+    private var extractorsByIndex: [UInt16: SightingExtractor] = [:]
     private var malformedEvents = 0
 
     package init(datalink: BTSnoopDatalink, source: String) {
-        values = .init(datalink: datalink)
+        found = .init(datalink: datalink)
         self.source = source
+        extractor = SightingExtractor(receiver: source)
     }
+
+    /// Whether the capture ended inside a record (see `nextRecord(from:)`).
+    package var isTruncated: Bool { found.truncation != nil }
 
     /// The reader's next record; `nil` at the end, or when it needs more bytes. A record
     /// cut short by the end of the capture ends it, noted in `truncation`.
@@ -97,7 +122,7 @@ package struct SightingCaptureDecoder {
             return try reader.next()
         } catch {
             if case .truncatedRecord = error {
-                values.truncation = error.description
+                found.truncation = error.description
                 return nil
             }
             throw SightingStreamError(source: source, reason: error.description)
@@ -105,9 +130,18 @@ package struct SightingCaptureDecoder {
     }
 
     package mutating func sightings(in record: BTSnoopRecord, position: (index: Int, offset: Int)) throws(SightingStreamError) -> [Sighting] {
-        values.recordCount += 1
-        let start = values.startUnixMicroseconds ?? record.unixMicroseconds
-        values.startUnixMicroseconds = start
+        var sightings: [Sighting] = []
+        try appendSightings(in: record, position: position, to: &sightings)
+        return sightings
+    }
+
+    /// Appends the sightings of `record` (often none) to `sightings`.
+    package mutating func appendSightings(
+        in record: BTSnoopRecord, position: (index: Int, offset: Int), to sightings: inout [Sighting]
+    ) throws(SightingStreamError) {
+        found.recordCount += 1
+        let start = found.startUnixMicroseconds ?? record.unixMicroseconds
+        found.startUnixMicroseconds = start
         // Checked where the time enters, as for JSON lines: a corrupt timestamp must not
         // become a time that later arithmetic cannot handle.
         let seconds = Double(record.unixMicroseconds) / 1_000_000 - Double(start) / 1_000_000
@@ -118,34 +152,28 @@ package struct SightingCaptureDecoder {
                     + "(beyond about 317 years): its timestamp is corrupt; to use what precedes it, keep the "
                     + "capture's first \(position.offset) bytes (head -c \(position.offset))")
         }
-        defer { updateCounts() }
-        guard record.direction == .controllerToHost, record.packet.type == .event else { return [] }
-        let event: HCIEvent
-        do {
-            event = try HCIEvent(packet: record.packet)
-        } catch {
-            malformedEvents += 1
-            return []
+        guard record.direction == .controllerToHost, record.packet.type == .event else { return }
+        let decoded: Bool
+        if let index = record.controllerIndex {
+            var extractor = extractorsByIndex.removeValue(forKey: index) ?? SightingExtractor(receiver: "\(source) hci\(index)")
+            decoded = Self.extract(record.packet.body, with: &extractor, at: seconds, into: &sightings)
+            extractorsByIndex[index] = extractor
+        } else {
+            decoded = Self.extract(record.packet.body, with: &extractor, at: seconds, into: &sightings)
         }
-        // A Linux monitor capture may hold several controllers: each is its own receiver.
-        let index = record.controllerIndex
-        var extractor = extractors[index] ?? SightingExtractor(receiver: index.map { "\(source) hci\($0)" } ?? source)
-        let sightings = extractor.extract(from: event, at: seconds).sightings
-        extractors[index] = extractor
-        return sightings
+        if !decoded { malformedEvents += 1 }
     }
 
-    private mutating func updateCounts() {
-        var total = extractors.values.reduce(into: SightingExtractionCounts()) { total, extractor in
-            total.reports += extractor.counts.reports
-            total.iBeaconReports += extractor.counts.iBeaconReports
-            total.otherReports += extractor.counts.otherReports
-            total.fragments += extractor.counts.fragments
-            total.malformedData += extractor.counts.malformedData
-            total.incompleteData += extractor.counts.incompleteData
+    /// The event's sightings, the common shape read in place; false when it cannot be decoded.
+    private static func extract(
+        _ body: [UInt8], with extractor: inout SightingExtractor, at seconds: Double, into sightings: inout [Sighting]
+    ) -> Bool {
+        if body.withUnsafeBufferPointer({ extractor.extractLegacyReports(inEvent: $0, at: seconds, into: &sightings) }) {
+            return true
         }
-        total.malformedEvents = malformedEvents
-        values.counts = total
+        guard let event = try? HCIEvent(body: body[...]) else { return false }
+        sightings += extractor.extract(from: event, at: seconds).sightings
+        return true
     }
 }
 
@@ -155,7 +183,7 @@ package struct SightingCaptureDecoder {
 ///
 /// Ends with a `SightingStreamError` naming the record and its offset when a record is
 /// corrupt; a record cut short by the end of the input ends it quietly, with `truncation`.
-public struct SightingCaptureStream: AsyncSequence, Sendable {
+public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSequence {
     public typealias Element = Sighting
 
     private let bytes: SightingLineReader.AsyncIterator
@@ -171,14 +199,25 @@ public struct SightingCaptureStream: AsyncSequence, Sendable {
         AsyncIterator(bytes: bytes, source: source, summary: summary)
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package func makeBatchIterator() -> any SightingBatchIterator {
+        makeAsyncIterator()
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol, SightingBatchIterator {
         private var bytes: SightingLineReader.AsyncIterator
         private let source: String
         private let summary: SightingCaptureSummary
         private var reader: BTSnoopReader?
         private var decoder: SightingCaptureDecoder?
-        private var pending: [Sighting] = []
+        /// Sightings decoded ahead, handed out from `batchIndex`; an error found after them
+        /// waits in `pendingFailure` until they are all out.
+        private var batch: [Sighting] = []
+        private var batchIndex = 0
+        private var pendingFailure: SightingStreamError?
         private var finished = false
+
+        /// Sightings decoded in one go at most, when the bytes at hand hold that many.
+        static let batchLimit = 1024
 
         init(bytes: SightingLineReader.AsyncIterator, source: String, summary: SightingCaptureSummary) {
             self.bytes = bytes
@@ -187,37 +226,61 @@ public struct SightingCaptureStream: AsyncSequence, Sendable {
         }
 
         public mutating func next() async throws -> Sighting? {
-            while true {
-                if !pending.isEmpty { return pending.removeFirst() }
-                guard !finished else { return nil }
-                try Task.checkCancellation()
-                do {
-                    guard let sightings = try await nextSightings() else {
-                        finished = true
-                        return nil
-                    }
-                    pending = sightings
-                } catch {
-                    finished = true
-                    throw error
-                }
+            if batchIndex < batch.count {
+                defer { batchIndex += 1 }
+                return batch[batchIndex]
             }
+            var taken: [Sighting] = []
+            swap(&taken, &batch)
+            batchIndex = 1
+            guard try await nextBatch(into: &taken) else { return nil }
+            swap(&taken, &batch)
+            return batch[0]
         }
 
-        /// The sightings of the next record (often none), or `nil` at the end.
-        private mutating func nextSightings() async throws -> [Sighting]? {
-            guard var reader = try await openedReader(), var decoder else { return nil }
+        package mutating func nextBatch(into sightings: inout [Sighting]) async throws -> Bool {
+            sightings.removeAll(keepingCapacity: true)
+            if let pendingFailure {
+                self.pendingFailure = nil
+                finished = true
+                throw pendingFailure
+            }
+            guard !finished else { return false }
+            try Task.checkCancellation()
+            do {
+                if try await decodeBatch(into: &sightings) { return true }
+            } catch {
+                finished = true
+                throw error
+            }
+            finished = true
+            return false
+        }
+
+        /// Decodes the records at hand into `batch`, reading more only while it is empty: true
+        /// when it holds some sightings, false at the end of the capture (whole, or cut short
+        /// inside its last record).
+        private mutating func decodeBatch(into batch: inout [Sighting]) async throws -> Bool {
+            guard var reader = try await openedReader(), var decoder else { return false }
             defer {
                 self.reader = reader
                 self.decoder = decoder
                 summary.update(decoder.values)
             }
             while true {
-                if let record = try decoder.nextRecord(from: &reader) {
-                    return try decoder.sightings(in: record, position: reader.lastRecordPosition)
+                do throws(SightingStreamError) {
+                    while let record = try decoder.nextRecord(from: &reader) {
+                        try decoder.appendSightings(in: record, position: reader.lastRecordPosition, to: &batch)
+                        if batch.count >= Self.batchLimit { return true }
+                    }
+                } catch {
+                    if batch.isEmpty { throw error }
+                    pendingFailure = error
+                    return true
                 }
-                // The end of the capture (whole, or cut short inside its last record).
-                if reader.isFinished || decoder.values.truncation != nil { return nil }
+                // What was decoded goes out before waiting for more (a pipe may be slow).
+                if !batch.isEmpty { return true }
+                if reader.isFinished || decoder.isTruncated { return false }
                 let chunk = try await bytes.read(atMost: Swift.max(reader.bytesNeeded, 64 * 1024))
                 if chunk.isEmpty {
                     reader.finish()

@@ -12,7 +12,7 @@ import HCI
 public struct SightingExtractor: Sendable {
     /// Goes into every sighting's `receiver`.
     public var receiver: String
-    public private(set) var counts = SightingExtractionCounts()
+    public internal(set) var counts = SightingExtractionCounts()
     private var assembler = SightingExtendedReportAssembler()
 
     public init(receiver: String) {

@@ -64,7 +64,7 @@ public enum SightingInput: Sendable {
 
 /// Sightings decoded from a sequence of JSON lines, in order. Blank lines are skipped; the
 /// first bad line ends the sequence with a `SightingStreamError` naming it.
-public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
+public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, SightingBatchSequence {
     public typealias Element = Sighting
 
     private let lines: Lines
@@ -81,7 +81,11 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
         AsyncIterator(lines: lines.makeAsyncIterator(), source: source, bytes: bytes)
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package func makeBatchIterator() -> any SightingBatchIterator {
+        makeAsyncIterator()
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol, SightingBatchIterator {
         private var lines: Lines.AsyncIterator?
         /// A file or standard input: decoded a chunk of lines at a time, in place.
         private var file: SightingLineReader.AsyncIterator?
@@ -111,9 +115,16 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
                 defer { batchIndex += 1 }
                 return batch[batchIndex]
             }
+            if file != nil {
+                var taken: [Sighting] = []
+                swap(&taken, &batch)
+                batchIndex = 1
+                guard try await nextBatch(into: &taken) else { return nil }
+                swap(&taken, &batch)
+                return batch[0]
+            }
             guard !finished else { return nil }
             do {
-                if file != nil { return try await nextFromFile() }
                 while let line = try await lines!.next() {
                     lineNumber += 1
                     if let sighting = try SightingJSONLines.decode(line: bytes(line), lineNumber: lineNumber, source: source) {
@@ -128,29 +139,38 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
             return nil
         }
 
-        private mutating func nextFromFile() async throws -> Sighting? {
-            batch.removeAll(keepingCapacity: true)
-            batchIndex = 0
+        package mutating func nextBatch(into sightings: inout [Sighting]) async throws -> Bool {
+            sightings.removeAll(keepingCapacity: true)
+            guard file != nil else {
+                guard let sighting = try await next() else { return false }
+                sightings.append(sighting)
+                return true
+            }
             while true {
-                if let pendingFailure { throw pendingFailure }
-                decodeBufferedLines()
-                if !batch.isEmpty {
-                    batchIndex = 1
-                    return batch[0]
+                if let pendingFailure {
+                    self.pendingFailure = nil
+                    finished = true
+                    throw pendingFailure
                 }
+                guard !finished else { return false }
+                decodeBufferedLines(into: &sightings)
+                if !sightings.isEmpty { return true }
                 if pendingFailure != nil { continue }
                 if file!.isDrained {
                     finished = true
-                    return nil
+                    return false
                 }
-                try await file!.fillBuffer()
+                do {
+                    try await file!.fillBuffer()
+                } catch {
+                    finished = true
+                    throw error
+                }
             }
         }
 
         /// Decodes every whole line buffered, up to the first bad one.
-        private mutating func decodeBufferedLines() {
-            var batch = self.batch
-            self.batch = []
+        private mutating func decodeBufferedLines(into sightings: inout [Sighting]) {
             var lineNumber = self.lineNumber
             var fast = self.fast
             var failure: SightingStreamError?
@@ -160,7 +180,7 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
                 do throws(SightingStreamError) {
                     if let sighting = try SightingJSONLines.decode(
                         line, lineNumber: lineNumber, source: source, defaultReceiver: source, fast: &fast) {
-                        batch.append(sighting)
+                        sightings.append(sighting)
                     }
                     return true
                 } catch {
@@ -168,7 +188,6 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
                     return false
                 }
             }
-            self.batch = batch
             self.lineNumber = lineNumber
             self.fast = fast
             pendingFailure = failure

@@ -26,6 +26,8 @@ public struct VerificationEngine: Sendable {
 
     private var logs: [ObservationLog]
     private var verdicts: [BeaconVerdict?]
+    /// `verdicts[index] != nil`, asked at every reception without copying the verdict.
+    private var isDecided: [Bool]
     private let indexByIdentity: [BeaconIdentity: Int]
     /// Beacons with K receptions whose settle window is still open, soonest end first. Only
     /// these can fall due as time passes, so a tick costs nothing for the others.
@@ -52,6 +54,7 @@ public struct VerificationEngine: Sendable {
         self.policy = policy
         logs = plan.expected.map { ObservationLog(identity: $0.identity) }
         verdicts = Array(repeating: nil, count: plan.expected.count)
+        isDecided = Array(repeating: false, count: plan.expected.count)
         var index: [BeaconIdentity: Int] = [:]
         for (position, beacon) in plan.expected.enumerated() { index[beacon.identity] = position }
         indexByIdentity = index
@@ -77,7 +80,7 @@ public struct VerificationEngine: Sendable {
 
         if let index = indexByIdentity[identity] {
             // A decided verdict is final; later receptions are counted only.
-            if verdicts[index] == nil {
+            if !isDecided[index] {
                 logs[index].record(
                     sighting, at: now, requiredSightings: policy.requiredSightings,
                     sameEventWindow: policy.sameEventWindow)
@@ -135,9 +138,10 @@ public struct VerificationEngine: Sendable {
         if time.isFinite { now = max(now, time) }
         let end = reason == .timeout ? min(now, policy.timeout) : now
         var events: [VerificationEvent] = []
-        for index in verdicts.indices where verdicts[index] == nil {
+        for index in verdicts.indices where !isDecided[index] {
             let verdict = judge(index, at: end, final: true)
             verdicts[index] = verdict
+            isDecided[index] = true
             decidedCount += 1
             events.append(.decided(verdict))
         }
@@ -168,7 +172,7 @@ public struct VerificationEngine: Sendable {
     /// Decides a settled beacon when a gap proved it fast enough or enough gaps proved it slow.
     private mutating func decideIfIntervalKnown(_ index: Int) -> BeaconVerdict? {
         let beacon = plan.expected[index]
-        guard verdicts[index] == nil else { return nil }
+        guard !isDecided[index] else { return nil }
         let principal = logs[index].principalTrack(pinned: beacon.expectedAddress?.description)?.observation
         switch VerdictRules.intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy) {
         case .fastEnough, .slow: break
@@ -176,6 +180,7 @@ public struct VerificationEngine: Sendable {
         }
         let verdict = judge(index, at: now, final: false)
         verdicts[index] = verdict
+        isDecided[index] = true
         awaitingEvidence.remove(index)
         decidedCount += 1
         return verdict
@@ -212,9 +217,9 @@ public struct VerificationEngine: Sendable {
 
     private mutating func recordUnexpected(_ sighting: Sighting) -> VerificationEvent? {
         let identity = sighting.identity
-        if var log = unexpectedLogs[identity] {
-            log.record(sighting, at: now, requiredSightings: policy.requiredSightings, sameEventWindow: policy.sameEventWindow)
-            unexpectedLogs[identity] = log
+        // Recorded in place: a copy out of the dictionary would copy the log's storage.
+        if unexpectedLogs[identity]?.record(
+            sighting, at: now, requiredSightings: policy.requiredSightings, sameEventWindow: policy.sameEventWindow) != nil {
             return nil
         }
         guard unexpectedOrder.count < Self.maximumTrackedUnexpected else {
