@@ -277,7 +277,7 @@ struct ScanCommand: AsyncParsableCommand {
                     logger.warning("\(path): \(truncation); ranged what precedes it")
                 }
                 if case .capture(let capture) = recording, let summary = capture.summary.values {
-                    logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
+                    logger.info("read a \(summary.format) capture", metadata: ["file": "\(path)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
                 }
                 return .success(())
             } catch let error as SightingStreamError {

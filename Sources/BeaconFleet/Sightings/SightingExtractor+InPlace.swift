@@ -86,4 +86,34 @@ extension SightingExtractor {
         }
         return nil
     }
+
+    /// The sighting in a link-layer packet as a sniffer captures it from the air (Core v5.4
+    /// Vol 6 Part B 2.1, 2.3): access address (4 octets, little-endian), PDU header (2),
+    /// payload, CRC. Only advertising-channel packets (access address 0x8E89BED6) whose PDU
+    /// carries AdvA and AdvData are reports: ADV_IND, ADV_NONCONN_IND, ADV_SCAN_IND and
+    /// SCAN_RSP; each is counted and read as a controller's report of it would be.
+    mutating func extractAdvertisingPDU(_ packet: UnsafeBufferPointer<UInt8>, rssi: Int8?, at time: Double, into sightings: inout [Sighting]) {
+        guard packet.count >= 6 else { return }
+        let accessAddress = UInt32(packet[0]) | UInt32(packet[1]) << 8 | UInt32(packet[2]) << 16 | UInt32(packet[3]) << 24
+        guard accessAddress == 0x8E89_BED6 else { return }
+        let header = packet[4]
+        let length = Int(packet[5])
+        // PDU types 0 ADV_IND, 2 ADV_NONCONN_IND, 4 SCAN_RSP, 6 ADV_SCAN_IND (Vol 6 Part B 2.3).
+        switch header & 0x0F {
+        case 0, 2, 4, 6: break
+        default: return
+        }
+        counts.reports += 1
+        guard length >= 6, packet.count - 6 >= length else {
+            counts.malformedData += 1
+            return
+        }
+        var address: UInt64 = 0
+        for index in (6..<12).reversed() { address = address << 8 | UInt64(packet[index]) }
+        var extraction = Extraction()
+        // TxAdd (header bit 6): the advertiser's address is random.
+        take(Array(packet[12..<(6 + length)]), address: BluetoothAddress(value: address) ?? .zero,
+             addressType: header & 0x40 != 0 ? .random : .public, rssi: rssi, time: time, into: &extraction)
+        sightings += extraction.sightings
+    }
 }

@@ -64,7 +64,7 @@ public struct SightingExtractor: Sendable {
         counts.malformedEvents += 1
     }
 
-    private mutating func take(
+    mutating func take(
         _ data: [UInt8], address: BluetoothAddress, addressType: LEAddressType, rssi: Int8?, time: Double,
         into extraction: inout Extraction
     ) {

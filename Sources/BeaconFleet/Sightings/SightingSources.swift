@@ -29,10 +29,12 @@ public enum SightingSources {
         return sightings
     }
 
-    /// Opens a recorded input of either kind (`-` for standard input), telling them apart
-    /// by the btsnoop magic at the start; both are read as consumed, in bounded memory.
-    /// Waits for the first 8 bytes (or the end of the input): callers that must not wait
-    /// for a silent pipe run it under their deadline; cancelling the task ends the wait.
+    /// Opens a recorded input (`-` for standard input), telling its format from its first
+    /// bytes: the btsnoop, pcap or pcapng magic, else JSON lines; bytes that cannot start
+    /// any of them (a zip archive, a compressed file) are an error naming them. Every
+    /// format is read as consumed, in bounded memory. Waits for the first 8 bytes (or the
+    /// end of the input): callers that must not wait for a silent pipe run it under their
+    /// deadline; cancelling the task ends the wait.
     public static func open(path: String) async throws(SightingStreamError) -> SightingInput {
         let source = displayName(path)
         var lines = try SightingLineReader(path: path).makeReader()
@@ -47,7 +49,37 @@ public enum SightingSources {
         if SightingCapture.looksLikeBTSnoop(prefix) {
             return .capture(SightingCaptureStream(bytes: lines, source: source))
         }
+        if let format = PcapReader.format(ofPrefix: prefix) {
+            return .capture(SightingCaptureStream(bytes: lines, source: source, format: .pcap(format)))
+        }
+        if let problem = notSightings(prefix) {
+            throw SightingStreamError(source: source, reason: problem)
+        }
         return .jsonLines(SightingJSONLineSequence(lines: SightingLineReader(resuming: lines), source: source) { $0 })
+    }
+
+    /// Why `prefix` cannot start a sighting file, when it cannot: control bytes or bytes
+    /// that begin no UTF-8 character, or the magic of a well-known file type. Anything
+    /// textual is left to the JSON-lines reader, whose errors name the line and column.
+    static func notSightings(_ prefix: [UInt8]) -> String? {
+        let known: [(magic: [UInt8], kind: String)] = [
+            ([0x50, 0x4B, 0x03, 0x04], "a zip archive"), ([0x50, 0x4B, 0x05, 0x06], "an empty zip archive"),
+            ([0x1F, 0x8B], "gzip-compressed: decompress it first"), ([0x42, 0x5A, 0x68], "bzip2-compressed: decompress it first"),
+            ([0xFD, 0x37, 0x7A, 0x58, 0x5A], "xz-compressed: decompress it first"),
+            ([0x28, 0xB5, 0x2F, 0xFD], "zstd-compressed: decompress it first"),
+            ([0x7F, 0x45, 0x4C, 0x46], "an ELF executable"), ([0x89, 0x50, 0x4E, 0x47], "a PNG image"),
+            ([0xFF, 0xD8, 0xFF], "a JPEG image"), ([0x25, 0x50, 0x44, 0x46], "a PDF document"),
+        ]
+        let kind = known.first { prefix.starts(with: $0.magic) }?.kind
+        let binary = prefix.contains { byte in
+            (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F
+                || byte == 0xC0 || byte == 0xC1 || byte >= 0xF5
+        }
+        guard kind != nil || binary else { return nil }
+        let digits = Array("0123456789abcdef")
+        let shown = prefix.prefix(4).map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]]) }.joined(separator: " ")
+        return "not a sighting file: starts with bytes \(shown)\(kind.map { " (\($0)?)" } ?? ""); "
+            + "expected JSON lines, btsnoop, pcap or pcapng"
     }
 
     /// `<stdin>` for `-`, the path otherwise.
