@@ -111,7 +111,7 @@ let package = Package(
                 "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict),
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports"],
