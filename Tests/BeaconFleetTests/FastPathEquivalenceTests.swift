@@ -62,6 +62,19 @@ struct FastPathEquivalenceTests {
         #expect(decided > 100 && compared > 10_000)
     }
 
+    @Test("integers of any length are left to the full reader (a crash found by fuzzing)")
+    func longIntegers() throws {
+        let line = #"{ "uuid": "89d6e936-f61f-4227-bcd2-6e88c5a6b2e3", "major": 65535, "minor": 5, "measured_power": -2222222222222222222222e3 }"#
+        let error = try #require(throws: SightingStreamError.self) {
+            _ = try SightingJSONLines.decode(line: Array(line.utf8), lineNumber: 1, source: "s")
+        }
+        #expect(error.description == "s: line 1: \"measured_power\" must be an integer from -128 to 127; got -2222222222222222222222e3")
+        for digits in [18, 19, 20, 40] {
+            let long = Self.lines[0].replacingOccurrences(of: #""major":1,"#, with: #""major":"# + String(repeating: "9", count: digits) + ",")
+            #expect(throws: SightingStreamError.self) { _ = try SightingJSONLines.decode(line: Array(long.utf8), lineNumber: 1, source: "s") }
+        }
+    }
+
     @Test("advertising report events read in place give the sightings and counts of the decoded event")
     func reportsInPlace() throws {
         let name = bytes("05 09 42 45 41 43")  // "BEAC", before the iBeacon

@@ -45,7 +45,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Advertise the beacon from this controller while scanning on --hci.", valueName: "spec"))
     var advertiseHci: String?
 
-    @Option(help: ArgumentHelp("Calibrate from a recording instead: JSON lines or a btsnoop capture ('-' for standard input).", valueName: "file"))
+    @Option(help: ArgumentHelp("Calibrate from a recording instead: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input).", valueName: "file"))
     var input: String?
 
     func validate() throws {

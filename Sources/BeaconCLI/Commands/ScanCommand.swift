@@ -54,7 +54,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Name beacons by their id in these manifests (files or folders).", valueName: "path"))
     var manifest: [String] = []
 
-    @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop capture ('-' for standard input).", valueName: "file"))
+    @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input).", valueName: "file"))
     var input: String?
 
     @Option(help: ArgumentHelp("Stop after this many seconds (of the recording, with --input).", valueName: "seconds"))

@@ -244,10 +244,22 @@ package struct SightingCaptureDecoder {
             seconds = overflow ? .infinity : Double(elapsed) / 1e9
             try checkTime(seconds, recordName: (pcapFormat ?? .pcap).recordName, position: position)
         }
+        // Each interface is a receiver of its own: a hostile file of endless sections must not
+        // make endless receivers.
+        if packet.interface != 0, extractorsByInterface.count >= Self.maximumInterfaces,
+           extractorsByInterface[packet.interface] == nil {
+            throw SightingStreamError(
+                source: source,
+                reason: "\((pcapFormat ?? .pcap).recordName) \(position.index) at byte \(position.offset) is on a "
+                    + "\(Self.maximumInterfaces + 1)th interface with packets; more are not read")
+        }
         packet.data.withUnsafeBufferPointer { data in
             appendSightings(ofPacket: data, linkType: packet.linkType, interface: packet.interface, at: seconds, to: &sightings)
         }
     }
+
+    /// Interfaces after the first that may carry packets, each a receiver.
+    static let maximumInterfaces = 1024
 
     private func checkTime(_ seconds: Double, recordName: String, position: (index: Int, offset: Int)) throws(SightingStreamError) {
         guard !Sighting.acceptedTimes.contains(seconds) else { return }

@@ -15,8 +15,8 @@ import Darwin
 /// any error at all — it leaves `undecided`, and the full reader (`SightingJSONObjectReader`
 /// and `SightingFields`) reads the line instead. So every accepted line gives the same
 /// sighting either way, and every error, its wording and its column, comes from one place.
-struct SightingJSONFastDecoder {
-    enum Outcome {
+package struct SightingJSONFastDecoder {
+    package enum Outcome {
         case sighting(Sighting)
         case blank
         case undecided
@@ -26,7 +26,9 @@ struct SightingJSONFastDecoder {
     private var lastReceiverBytes: [UInt8] = []
     private var lastReceiver = ""
 
-    mutating func decode(_ line: UnsafeBufferPointer<UInt8>, defaultReceiver: String) -> Outcome {
+    package init() {}
+
+    package mutating func decode(_ line: UnsafeBufferPointer<UInt8>, defaultReceiver: String) -> Outcome {
         var scanner = Scanner(bytes: line)
         guard scanner.skipBlank() else { return .blank }
         guard line.count <= SightingJSONLines.maximumLineLength, let fields = scanner.readObject() else { return .undecided }
@@ -207,8 +209,9 @@ struct SightingJSONFastDecoder {
             let negative = expect(UInt8(ascii: "-"))
             let start = position
             var value = 0
+            // Wrapping: a run of any length is scanned; beyond 18 digits it is left undecided.
             while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                value = value &* 10 &+ Int(byte - UInt8(ascii: "0"))
                 position += 1
             }
             let digits = position - start

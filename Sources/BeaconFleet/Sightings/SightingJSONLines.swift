@@ -54,7 +54,7 @@ public enum SightingJSONLines {
     }
 
     /// The full reader alone, without the fast path (tests compare the two).
-    static func decodeFully(
+    package static func decodeFully(
         _ bytes: [UInt8], lineNumber: Int, source: String, defaultReceiver: String
     ) throws(SightingStreamError) -> Sighting? {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }

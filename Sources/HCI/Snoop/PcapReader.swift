@@ -192,11 +192,6 @@ public struct PcapReader {
             if ended { throw .truncatedRecord(format: .pcap, index: index, offset: offset) }
             return nil
         }
-        let fractionLimit: Int64 = pcapNanoseconds ? 1_000_000_000 : 1_000_000
-        guard fraction < fractionLimit else {
-            throw .invalidRecord(format: .pcap, index: index, offset: offset,
-                                 reason: "its timestamp's fraction \(fraction) is not below \(fractionLimit)")
-        }
         let data = buffer[(start + 16)..<(start + 16 + includedLength)]
         start += 16 + includedLength
         recordIndex += 1
