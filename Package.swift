@@ -104,6 +104,10 @@ let package = Package(
         // real-data half and its tests); not part of the shipped tool.
         .target(name: "RangingEvaluation", dependencies: ["BeaconCore"], swiftSettings: strict),
 
+        // Release-built benchmark: recorded sightings per second through verify --input's path.
+        .executableTarget(
+            name: "ingest-benchmark", dependencies: ["BeaconCore", "BeaconFleet"], swiftSettings: strict),
+
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),
         .testTarget(
@@ -118,7 +122,7 @@ let package = Package(
                 "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict),
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports"],

@@ -23,12 +23,14 @@ echo "test: benchmark smoke runs (release)"
 swift build -c release --product manifest-benchmark
 swift build -c release --product radio-benchmark
 swift build -c release --product ranging-benchmark
+swift build -c release --product ingest-benchmark
 release=$(swift build -c release --show-bin-path)
 "$release/manifest-benchmark" --sizes 10000
 "$release/radio-benchmark" --beacons 1,100 --repeat 1
 # The ranging claims are checked, not only printed: on every place of the real recordings
 # beaconctl's median error is no larger than the best peer's (see docs/ranging.md).
 "$release/ranging-benchmark" --check
+"$release/ingest-benchmark" --sizes 100000
 
 echo "test: the kernel lane: beaconctl on the Linux Bluetooth stack, in a VM"
 scripts/test-kernel.sh

@@ -4,7 +4,8 @@ import BeaconFleet
 /// libFuzzer entry: text a user hands beaconctl.
 ///
 /// One line of a JSON-lines sighting stream (and, when it decodes, the round trip through
-/// the encoder), and the hex reader of `beaconctl decode`. Built by scripts/fuzz.sh; not
+/// the encoder; whenever the byte-level fast decoder decides, the full reader must read the
+/// same), and the hex reader of `beaconctl decode`. Built by scripts/fuzz.sh; not
 /// part of the SwiftPM package.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSightingLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -17,6 +18,19 @@ public func fuzzSightingLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         guard again.identity == sighting.identity, again.address == sighting.address, again.rssi == sighting.rssi,
               again.receiver == sighting.receiver, abs(again.time - sighting.time) <= 1e-6 * max(1, abs(sighting.time))
         else { fatalError("the JSON-lines round trip changed the sighting: \(line)") }
+    }
+    var fast = SightingJSONFastDecoder()
+    switch bytes.withUnsafeBufferPointer({ fast.decode($0, defaultReceiver: "fuzz") }) {
+    case .sighting(let sighting):
+        guard let full = try? SightingJSONLines.decodeFully(bytes, lineNumber: 1, source: "fuzz", defaultReceiver: "fuzz"),
+              full == sighting
+        else { fatalError("the fast decoder read what the full reader does not: \(String(decoding: bytes, as: UTF8.self))") }
+    case .blank:
+        guard (try? SightingJSONLines.decodeFully(bytes, lineNumber: 1, source: "fuzz", defaultReceiver: "fuzz")) == .some(nil) else {
+            fatalError("the fast decoder took a line for blank that is not")
+        }
+    case .undecided:
+        break
     }
     _ = try? DecodeHex.bytes(from: String(decoding: bytes, as: UTF8.self))
     return 0

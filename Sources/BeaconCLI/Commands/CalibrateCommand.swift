@@ -56,7 +56,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Advertise the beacon from this controller while scanning on --hci.", valueName: "spec"))
     var advertiseHci: String?
 
-    @Option(name: .customLong("input"), help: ArgumentHelp("Calibrate from a recording instead: JSON lines or a btsnoop capture ('-' for standard input). With --walk, one per distance, in order.", valueName: "file"))
+    @Option(name: .customLong("input"), help: ArgumentHelp("Calibrate from a recording instead: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input). With --walk, one per distance, in order.", valueName: "file"))
     var inputs: [String] = []
 
     var input: String? { inputs.first }

@@ -62,7 +62,7 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run this program on every event (words split at spaces, no shell); the event is in BEACONCTL_* variables.", valueName: "command"))
     var exec: String?
 
-    @Option(help: ArgumentHelp("Monitor a recording instead of a controller: JSON lines or a btsnoop capture ('-' for standard input).", valueName: "file"))
+    @Option(help: ArgumentHelp("Monitor a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input).", valueName: "file"))
     var input: String?
 
     @Option(help: ArgumentHelp("Stop after this many seconds (of the recording, with --input).", valueName: "seconds"))

@@ -58,7 +58,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Name beacons by their id in these manifests (files or folders).", valueName: "path"))
     var manifest: [String] = []
 
-    @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop capture ('-' for standard input).", valueName: "file"))
+    @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input).", valueName: "file"))
     var input: String?
 
     @Option(help: ArgumentHelp("Stop after this many seconds (of the recording, with --input).", valueName: "seconds"))
@@ -360,7 +360,7 @@ struct ScanCommand: AsyncParsableCommand {
                     logger.warning("\(path): \(truncation); ranged what precedes it")
                 }
                 if case .capture(let capture) = recording, let summary = capture.summary.values {
-                    logger.info("read a btsnoop capture", metadata: ["file": "\(path)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
+                    logger.info("read a \(summary.format) capture", metadata: ["file": "\(path)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
                 }
                 return .success(())
             } catch let error as SightingStreamError {

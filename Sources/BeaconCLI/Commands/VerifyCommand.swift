@@ -12,7 +12,7 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Listen, and give every beacon of a manifest a verdict: ok, missing, wrong power, duplicate, slow …",
         discussion: """
             Listens on a controller (--hci) or reads a recording (--input: JSON lines as `scan --format \
-            jsonl` writes them, or a btsnoop capture) and stops as soon as every beacon is decided, or at \
+            jsonl` writes them, or a btsnoop, pcap or pcapng capture) and stops as soon as every beacon is decided, or at \
             the timeout. Identities using the fleet's UUIDs that the manifest does not list are reported as \
             unexpected. The report goes to standard output (--format) and to any --report files.
 
@@ -41,7 +41,7 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup(title: "Controller") var controller: HCIOptions
 
     @Option(help: ArgumentHelp(
-        "Read sightings from a recording instead of a controller: JSON lines or a btsnoop capture; - for standard input.",
+        "Read sightings from a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture; - for standard input.",
         valueName: "file"))
     var input: String?
 

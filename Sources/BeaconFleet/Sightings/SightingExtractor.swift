@@ -12,7 +12,7 @@ import HCI
 public struct SightingExtractor: Sendable {
     /// Goes into every sighting's `receiver`.
     public var receiver: String
-    public private(set) var counts = SightingExtractionCounts()
+    public internal(set) var counts = SightingExtractionCounts()
     private var assembler = SightingExtendedReportAssembler()
 
     public init(receiver: String) {
@@ -64,7 +64,7 @@ public struct SightingExtractor: Sendable {
         counts.malformedEvents += 1
     }
 
-    private mutating func take(
+    mutating func take(
         _ data: [UInt8], address: BluetoothAddress, addressType: LEAddressType, rssi: Int8?, time: Double,
         into extraction: inout Extraction
     ) {

@@ -33,7 +33,30 @@ public enum SightingJSONLines {
     public static func decode(
         line: some Collection<UInt8>, lineNumber: Int, source: String, defaultReceiver: String? = nil
     ) throws(SightingStreamError) -> Sighting? {
+        var fast = SightingJSONFastDecoder()
         let bytes = Array(line)
+        return try bytes.withUnsafeBufferPointer { buffer throws(SightingStreamError) in
+            try decode(buffer, lineNumber: lineNumber, source: source, defaultReceiver: defaultReceiver ?? source, fast: &fast)
+        }
+    }
+
+    /// One line in place: the fast decoder first, the full reader for whatever it leaves
+    /// undecided (every error comes from the full reader).
+    static func decode(
+        _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, source: String, defaultReceiver: String,
+        fast: inout SightingJSONFastDecoder
+    ) throws(SightingStreamError) -> Sighting? {
+        switch fast.decode(line, defaultReceiver: defaultReceiver) {
+        case .sighting(let sighting): return sighting
+        case .blank: return nil
+        case .undecided: return try decodeFully(Array(line), lineNumber: lineNumber, source: source, defaultReceiver: defaultReceiver)
+        }
+    }
+
+    /// The full reader alone, without the fast path (tests compare the two).
+    package static func decodeFully(
+        _ bytes: [UInt8], lineNumber: Int, source: String, defaultReceiver: String
+    ) throws(SightingStreamError) -> Sighting? {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
         func failure(_ reason: String, column: Int? = nil) -> SightingStreamError {
             SightingStreamError(source: source, line: lineNumber, column: column, reason: reason)
@@ -48,7 +71,7 @@ public enum SightingJSONLines {
             throw failure(error.reason, column: error.column)
         }
         do {
-            return try sighting(from: SightingFields(members: members), defaultReceiver: defaultReceiver ?? source)
+            return try sighting(from: SightingFields(members: members), defaultReceiver: defaultReceiver)
         } catch {
             throw failure(error.message)
         }

@@ -119,6 +119,66 @@ public struct SightingLineReader: AsyncSequence, Sendable {
             }
         }
 
+        /// Hands the lines already buffered to `take`, one by one and exactly as `next()`
+        /// would return them (the end of the input ends the last one), until `take` returns
+        /// false or no whole line is left. Never reads: `fillBuffer()` does. This is the
+        /// fast path for readers that decode a whole chunk of lines at once.
+        mutating func takeBufferedLines(_ take: (UnsafeBufferPointer<UInt8>) -> Bool) {
+            let count = buffer.count
+            guard start < count else { return }
+            var start = self.start
+            var scanned = self.scanned
+            let limit = self.limit
+            let reachedEnd = self.reachedEnd
+            buffer.withUnsafeBufferPointer { all in
+                guard let base = all.baseAddress else { return }
+                while start < count {
+                    let lineEnd: Int
+                    let skipping: Int
+                    if let newline = memchr(base + scanned, 0x0A, count - scanned) {
+                        lineEnd = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                        skipping = 1
+                    } else {
+                        scanned = count
+                        if count - start >= limit {
+                            lineEnd = start + limit
+                        } else if reachedEnd {
+                            lineEnd = count
+                        } else {
+                            break
+                        }
+                        skipping = 0
+                    }
+                    let end = lineEnd > start && all[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
+                    let line = UnsafeBufferPointer(rebasing: all[start..<end])
+                    start = lineEnd + skipping
+                    scanned = start
+                    if !take(line) { break }
+                }
+            }
+            self.start = start
+            self.scanned = scanned
+        }
+
+        /// Whether every byte of the input has been read and handed out.
+        var isDrained: Bool {
+            openFailure == nil && (file == nil || reachedEnd) && start >= buffer.count
+        }
+
+        /// Reads the next chunk into the buffer, for `takeBufferedLines`; throws what `next()` would.
+        mutating func fillBuffer() async throws {
+            if let openFailure {
+                self.openFailure = nil
+                reachedEnd = true
+                throw openFailure
+            }
+            guard let file else {
+                reachedEnd = true
+                return
+            }
+            try await fill(from: file)
+        }
+
         /// The first `count` bytes not yet returned (fewer at the end of the input), without
         /// consuming them.
         mutating func peek(_ count: Int) async throws -> [UInt8] {

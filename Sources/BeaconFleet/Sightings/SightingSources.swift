@@ -29,10 +29,12 @@ public enum SightingSources {
         return sightings
     }
 
-    /// Opens a recorded input of either kind (`-` for standard input), telling them apart
-    /// by the btsnoop magic at the start; both are read as consumed, in bounded memory.
-    /// Waits for the first 8 bytes (or the end of the input): callers that must not wait
-    /// for a silent pipe run it under their deadline; cancelling the task ends the wait.
+    /// Opens a recorded input (`-` for standard input), telling its format from its first
+    /// bytes: the btsnoop, pcap or pcapng magic, else JSON lines; bytes that cannot start
+    /// any of them (a zip archive, a compressed file) are an error naming them. Every
+    /// format is read as consumed, in bounded memory. Waits for the first 8 bytes (or the
+    /// end of the input): callers that must not wait for a silent pipe run it under their
+    /// deadline; cancelling the task ends the wait.
     public static func open(path: String) async throws(SightingStreamError) -> SightingInput {
         let source = displayName(path)
         var lines = try SightingLineReader(path: path).makeReader()
@@ -47,7 +49,37 @@ public enum SightingSources {
         if SightingCapture.looksLikeBTSnoop(prefix) {
             return .capture(SightingCaptureStream(bytes: lines, source: source))
         }
+        if let format = PcapReader.format(ofPrefix: prefix) {
+            return .capture(SightingCaptureStream(bytes: lines, source: source, format: .pcap(format)))
+        }
+        if let problem = notSightings(prefix) {
+            throw SightingStreamError(source: source, reason: problem)
+        }
         return .jsonLines(SightingJSONLineSequence(lines: SightingLineReader(resuming: lines), source: source) { $0 })
+    }
+
+    /// Why `prefix` cannot start a sighting file, when it cannot: control bytes or bytes
+    /// that begin no UTF-8 character, or the magic of a well-known file type. Anything
+    /// textual is left to the JSON-lines reader, whose errors name the line and column.
+    static func notSightings(_ prefix: [UInt8]) -> String? {
+        let known: [(magic: [UInt8], kind: String)] = [
+            ([0x50, 0x4B, 0x03, 0x04], "a zip archive"), ([0x50, 0x4B, 0x05, 0x06], "an empty zip archive"),
+            ([0x1F, 0x8B], "gzip-compressed: decompress it first"), ([0x42, 0x5A, 0x68], "bzip2-compressed: decompress it first"),
+            ([0xFD, 0x37, 0x7A, 0x58, 0x5A], "xz-compressed: decompress it first"),
+            ([0x28, 0xB5, 0x2F, 0xFD], "zstd-compressed: decompress it first"),
+            ([0x7F, 0x45, 0x4C, 0x46], "an ELF executable"), ([0x89, 0x50, 0x4E, 0x47], "a PNG image"),
+            ([0xFF, 0xD8, 0xFF], "a JPEG image"), ([0x25, 0x50, 0x44, 0x46], "a PDF document"),
+        ]
+        let kind = known.first { prefix.starts(with: $0.magic) }?.kind
+        let binary = prefix.contains { byte in
+            (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F
+                || byte == 0xC0 || byte == 0xC1 || byte >= 0xF5
+        }
+        guard kind != nil || binary else { return nil }
+        let digits = Array("0123456789abcdef")
+        let shown = prefix.prefix(4).map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]]) }.joined(separator: " ")
+        return "not a sighting file: starts with bytes \(shown)\(kind.map { " (\($0)?)" } ?? ""); "
+            + "expected JSON lines, btsnoop, pcap or pcapng"
     }
 
     /// `<stdin>` for `-`, the path otherwise.
@@ -64,7 +96,7 @@ public enum SightingInput: Sendable {
 
 /// Sightings decoded from a sequence of JSON lines, in order. Blank lines are skipped; the
 /// first bad line ends the sequence with a `SightingStreamError` naming it.
-public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
+public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, SightingBatchSequence {
     public typealias Element = Sighting
 
     private let lines: Lines
@@ -81,23 +113,51 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
         AsyncIterator(lines: lines.makeAsyncIterator(), source: source, bytes: bytes)
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        private var lines: Lines.AsyncIterator
+    package func makeBatchIterator() -> any SightingBatchIterator {
+        makeAsyncIterator()
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol, SightingBatchIterator {
+        private var lines: Lines.AsyncIterator?
+        /// A file or standard input: decoded a chunk of lines at a time, in place.
+        private var file: SightingLineReader.AsyncIterator?
         private let source: String
         private let bytes: @Sendable (Lines.Element) -> [UInt8]
         private var lineNumber = 0
         private var finished = false
+        private var fast = SightingJSONFastDecoder()
+        /// Sightings decoded ahead, handed out from `batchIndex`; an error found after them
+        /// waits in `pendingFailure` until they are all out.
+        private var batch: [Sighting] = []
+        private var batchIndex = 0
+        private var pendingFailure: SightingStreamError?
 
         init(lines: Lines.AsyncIterator, source: String, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
-            self.lines = lines
+            if let file = lines as? SightingLineReader.AsyncIterator {
+                self.file = file
+            } else {
+                self.lines = lines
+            }
             self.source = source
             self.bytes = bytes
         }
 
         public mutating func next() async throws -> Sighting? {
+            if batchIndex < batch.count {
+                defer { batchIndex += 1 }
+                return batch[batchIndex]
+            }
+            if file != nil {
+                var taken: [Sighting] = []
+                swap(&taken, &batch)
+                batchIndex = 1
+                guard try await nextBatch(into: &taken) else { return nil }
+                swap(&taken, &batch)
+                return batch[0]
+            }
             guard !finished else { return nil }
             do {
-                while let line = try await lines.next() {
+                while let line = try await lines!.next() {
                     lineNumber += 1
                     if let sighting = try SightingJSONLines.decode(line: bytes(line), lineNumber: lineNumber, source: source) {
                         return sighting
@@ -109,6 +169,60 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence {
             }
             finished = true
             return nil
+        }
+
+        package mutating func nextBatch(into sightings: inout [Sighting]) async throws -> Bool {
+            sightings.removeAll(keepingCapacity: true)
+            guard file != nil else {
+                guard let sighting = try await next() else { return false }
+                sightings.append(sighting)
+                return true
+            }
+            while true {
+                if let pendingFailure {
+                    self.pendingFailure = nil
+                    finished = true
+                    throw pendingFailure
+                }
+                guard !finished else { return false }
+                decodeBufferedLines(into: &sightings)
+                if !sightings.isEmpty { return true }
+                if pendingFailure != nil { continue }
+                if file!.isDrained {
+                    finished = true
+                    return false
+                }
+                do {
+                    try await file!.fillBuffer()
+                } catch {
+                    finished = true
+                    throw error
+                }
+            }
+        }
+
+        /// Decodes every whole line buffered, up to the first bad one.
+        private mutating func decodeBufferedLines(into sightings: inout [Sighting]) {
+            var lineNumber = self.lineNumber
+            var fast = self.fast
+            var failure: SightingStreamError?
+            let source = self.source
+            file!.takeBufferedLines { line in
+                lineNumber += 1
+                do throws(SightingStreamError) {
+                    if let sighting = try SightingJSONLines.decode(
+                        line, lineNumber: lineNumber, source: source, defaultReceiver: source, fast: &fast) {
+                        sightings.append(sighting)
+                    }
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            self.lineNumber = lineNumber
+            self.fast = fast
+            pendingFailure = failure
         }
     }
 }

@@ -72,15 +72,31 @@ public struct BeaconVerifier: Sendable {
     ) async throws -> VerificationResult {
         var origin: Double?
         var latest = 0.0
-        for try await sighting in sightings {
-            if Task.isCancelled { break }
+        /// The pass's result once this sighting ended it.
+        func take(_ sighting: Sighting) -> VerificationResult? {
             let start = origin ?? sighting.time
             origin = start
             let time = sighting.time - start
             if time.isFinite { latest = max(latest, time) }
             let events = engine.observe(sighting, at: time)
             if !events.isEmpty { onUpdate(engine.progress, events) }
-            if let result = engine.result { return result }
+            return engine.isFinished ? engine.result : nil
+        }
+        if let batches = sightings as? any SightingBatchSequence {
+            // A recording: a batch of sightings per await rather than one.
+            var iterator = batches.makeBatchIterator()
+            var batch: [Sighting] = []
+            reading: while try await iterator.nextBatch(into: &batch) {
+                for sighting in batch {
+                    if Task.isCancelled { break reading }
+                    if let result = take(sighting) { return result }
+                }
+            }
+        } else {
+            for try await sighting in sightings {
+                if Task.isCancelled { break }
+                if let result = take(sighting) { return result }
+            }
         }
         let (result, events) = engine.conclude(at: latest, reason: Task.isCancelled ? .interrupted : .inputEnded)
         onUpdate(engine.progress, events)

@@ -21,10 +21,17 @@ struct ObservationLog: Sendable {
     mutating func record(_ sighting: Sighting, at time: Double, requiredSightings: Int, sameEventWindow: Double) {
         sightings += 1
         if sightings == requiredSightings { requiredSightingsReachedAt = time }
-        let address = sighting.address.uppercased()
-        var track = tracks[address] ?? AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)
-        track.record(sighting, at: time, sameEventWindow: sameEventWindow)
-        tracks[address] = track
+        let address = Self.upperCased(sighting.address)
+        // In place: a track copied out of the dictionary would copy its storage at every reception.
+        tracks[address, default: AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)]
+            .record(sighting, at: time, sameEventWindow: sameEventWindow)
+    }
+
+    /// `address.uppercased()`, without making a new string when it is upper case already
+    /// (as every reader writes it).
+    private static func upperCased(_ address: String) -> String {
+        let needsChange = address.utf8.contains { $0 >= 0x80 || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+        return needsChange ? address.uppercased() : address
     }
 
     /// The track whose interval decides "slow": the pinned address when it was heard, else

@@ -26,6 +26,8 @@ public struct VerificationEngine: Sendable {
 
     private var logs: [ObservationLog]
     private var verdicts: [BeaconVerdict?]
+    /// `verdicts[index] != nil`, asked at every reception without copying the verdict.
+    private var isDecided: [Bool]
     private let indexByIdentity: [BeaconIdentity: Int]
     /// Beacons with K receptions whose settle window is still open, soonest end first. Only
     /// these can fall due as time passes, so a tick costs nothing for the others.
@@ -43,19 +45,23 @@ public struct VerificationEngine: Sendable {
     private var now = 0.0
 
     /// Set once the pass is over.
-    public private(set) var result: VerificationResult?
+    public private(set) var result: VerificationResult? {
+        didSet { isFinished = result != nil }
+    }
 
     public init(plan: VerificationPlan, policy: VerificationPolicy) {
         self.plan = plan
         self.policy = policy
         logs = plan.expected.map { ObservationLog(identity: $0.identity) }
         verdicts = Array(repeating: nil, count: plan.expected.count)
+        isDecided = Array(repeating: false, count: plan.expected.count)
         var index: [BeaconIdentity: Int] = [:]
         for (position, beacon) in plan.expected.enumerated() { index[beacon.identity] = position }
         indexByIdentity = index
     }
 
-    public var isFinished: Bool { result != nil }
+    /// `result != nil`, kept as a flag: every sighting asks, and a recording brings millions.
+    public private(set) var isFinished = false
 
     public var progress: VerificationProgress {
         VerificationProgress(
@@ -68,13 +74,13 @@ public struct VerificationEngine: Sendable {
     @discardableResult
     public mutating func observe(_ sighting: Sighting, at time: Double) -> [VerificationEvent] {
         var events = advance(to: time)
-        guard result == nil else { return events }
+        guard !isFinished else { return events }
         sightings += 1
         let identity = sighting.identity
 
         if let index = indexByIdentity[identity] {
             // A decided verdict is final; later receptions are counted only.
-            if verdicts[index] == nil {
+            if !isDecided[index] {
                 logs[index].record(
                     sighting, at: now, requiredSightings: policy.requiredSightings,
                     sameEventWindow: policy.sameEventWindow)
@@ -101,7 +107,7 @@ public struct VerificationEngine: Sendable {
     /// timeout judges every open beacon and ends the pass.
     @discardableResult
     public mutating func advance(to time: Double) -> [VerificationEvent] {
-        guard result == nil else { return [] }
+        guard !isFinished else { return [] }
         if time.isFinite { now = max(now, time) }
         if now >= policy.timeout {
             return finish(at: policy.timeout, reason: .timeout)
@@ -113,7 +119,7 @@ public struct VerificationEngine: Sendable {
     /// beacon is judged on what was heard.
     @discardableResult
     public mutating func finish(at time: Double, reason: VerificationEndReason) -> [VerificationEvent] {
-        guard result == nil else { return [] }
+        guard !isFinished else { return [] }
         return close(at: time, reason: reason).events
     }
 
@@ -132,9 +138,10 @@ public struct VerificationEngine: Sendable {
         if time.isFinite { now = max(now, time) }
         let end = reason == .timeout ? min(now, policy.timeout) : now
         var events: [VerificationEvent] = []
-        for index in verdicts.indices where verdicts[index] == nil {
+        for index in verdicts.indices where !isDecided[index] {
             let verdict = judge(index, at: end, final: true)
             verdicts[index] = verdict
+            isDecided[index] = true
             decidedCount += 1
             events.append(.decided(verdict))
         }
@@ -165,7 +172,7 @@ public struct VerificationEngine: Sendable {
     /// Decides a settled beacon when a gap proved it fast enough or enough gaps proved it slow.
     private mutating func decideIfIntervalKnown(_ index: Int) -> BeaconVerdict? {
         let beacon = plan.expected[index]
-        guard verdicts[index] == nil else { return nil }
+        guard !isDecided[index] else { return nil }
         let principal = logs[index].principalTrack(pinned: beacon.expectedAddress?.description)?.observation
         switch VerdictRules.intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy) {
         case .fastEnough, .slow: break
@@ -173,6 +180,7 @@ public struct VerificationEngine: Sendable {
         }
         let verdict = judge(index, at: now, final: false)
         verdicts[index] = verdict
+        isDecided[index] = true
         awaitingEvidence.remove(index)
         decidedCount += 1
         return verdict
@@ -201,7 +209,7 @@ public struct VerificationEngine: Sendable {
     }
 
     private mutating func finishIfAllDecided() -> [VerificationEvent] {
-        guard result == nil, decidedCount == verdicts.count else { return [] }
+        guard !isFinished, decidedCount == verdicts.count else { return [] }
         return finish(at: now, reason: .allDecided)
     }
 
@@ -209,9 +217,9 @@ public struct VerificationEngine: Sendable {
 
     private mutating func recordUnexpected(_ sighting: Sighting) -> VerificationEvent? {
         let identity = sighting.identity
-        if var log = unexpectedLogs[identity] {
-            log.record(sighting, at: now, requiredSightings: policy.requiredSightings, sameEventWindow: policy.sameEventWindow)
-            unexpectedLogs[identity] = log
+        // Recorded in place: a copy out of the dictionary would copy the log's storage.
+        if unexpectedLogs[identity]?.record(
+            sighting, at: now, requiredSightings: policy.requiredSightings, sameEventWindow: policy.sameEventWindow) != nil {
             return nil
         }
         guard unexpectedOrder.count < Self.maximumTrackedUnexpected else {

@@ -55,7 +55,19 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
     }
 
     public var description: String {
-        HexText.bytes(bytes, separator: ":")
+        // Written straight into the string's storage: capture and recording readers
+        // format one address per sighting, millions a second.
+        String(unsafeUninitializedCapacity: 17) { text in
+            let digits: StaticString = "0123456789ABCDEF"
+            let hex = digits.utf8Start
+            for index in 0..<6 {
+                let byte = Int(truncatingIfNeeded: value >> UInt64(40 - 8 * index)) & 0xFF
+                text[3 * index] = hex[byte >> 4]
+                text[3 * index + 1] = hex[byte & 0x0F]
+                if index < 5 { text[3 * index + 2] = UInt8(ascii: ":") }
+            }
+            return 17
+        }
     }
 
     public static func < (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool {
