@@ -1,0 +1,158 @@
+import BeaconCore
+import HCI
+
+/// How a watch measures time.
+public enum AuditWatchTiming: Hashable, Sendable {
+    /// A recorded file: the sightings' own times are the clock, read as fast as they come;
+    /// the watch starts at the first sighting and ends with the last.
+    case replay
+    /// Live (a controller, a pipe): a monotonic clock from the start, each sighting placed
+    /// on it as it arrives, ticking every `tick` so that silence is noticed when nothing is heard.
+    case live(tick: Duration)
+
+    /// Ticks of half a second: a beacon that goes quiet is reported within silence + 0.5 s.
+    public static let live = AuditWatchTiming.live(tick: .milliseconds(500))
+}
+
+/// The use case behind `verify --watch`: runs a `ContinuousAudit` over a stream of sightings
+/// until the input ends or the task is cancelled, handing every change and a status report
+/// every `statisticsPeriod` seconds to the sinks.
+public struct AuditWatch: Sendable {
+    public let plan: VerificationPlan
+    public let configuration: ContinuousAudit.Configuration
+
+    /// Seconds between status reports, on the audit's clock.
+    public static let statisticsPeriod = 60.0
+    /// Inputs the live watch holds for the audit: far more than a second of the busiest
+    /// air. Beyond, the oldest are dropped and counted.
+    static let liveQueueLimit = 100_000
+
+    public init(plan: VerificationPlan, configuration: ContinuousAudit.Configuration) {
+        self.plan = plan
+        self.configuration = configuration
+    }
+
+    /// Watches until the input ends (`.inputEnded`) or the calling task is cancelled
+    /// (`.interrupted`), and returns the final report, which the sinks get too. An error from
+    /// `sightings` ends the watch with that error. `lostBeforehand` counts what the source
+    /// lost before the watch saw it (`LiveScan`).
+    public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ sightings: Sightings, timing: AuditWatchTiming, lostBeforehand: (any LossCounting)? = nil,
+        sinks: [any AuditEventSink]
+    ) async throws -> AuditStatusReport {
+        let ownDrops = DropCounter()
+        var progress = WatchProgress(
+            audit: ContinuousAudit(plan: plan, configuration: configuration), sinks: sinks,
+            lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value })
+        let end: AuditWatchEnd
+        switch timing {
+        case .replay:
+            for try await sighting in sightings {
+                if Task.isCancelled { break }
+                progress.take(progress.audit.observe(sighting))
+            }
+            end = Task.isCancelled ? .interrupted : .inputEnded
+        case .live(let tick):
+            end = try await listen(sightings, tick: tick, drops: ownDrops, progress: &progress)
+        }
+        return progress.finish(end)
+    }
+
+    private enum LiveInput: Sendable {
+        case sighting(Sighting, at: Double)
+        case tick(Double)
+        case ended(Double)
+        case failed(any Error)
+    }
+
+    private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ sightings: Sightings, tick: Duration, drops: DropCounter, progress: inout WatchProgress
+    ) async throws -> AuditWatchEnd {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let elapsed: @Sendable () -> Double = { (clock.now - start).secondsValue }
+        // One queue for both sources, so that the audit is only ever touched by this task.
+        let (inputs, continuation) = AsyncStream<LiveInput>.makeStream(bufferingPolicy: .bufferingNewest(Self.liveQueueLimit))
+        let enqueue: @Sendable (LiveInput) -> Void = { input in
+            if case .dropped(.sighting) = continuation.yield(input) { drops.add(1) }
+        }
+        // Unstructured and cancelled rather than awaited at the end: a source blocked in a read
+        // that ignores cancellation (a silent pipe) must not hold the watch open.
+        let pump = Task {
+            do {
+                for try await sighting in sightings { enqueue(.sighting(sighting, at: elapsed())) }
+                enqueue(.ended(elapsed()))
+            } catch {
+                enqueue(.failed(error))
+            }
+        }
+        let ticker = Task {
+            while (try? await Task.sleep(for: tick)) != nil { enqueue(.tick(elapsed())) }
+        }
+        defer {
+            pump.cancel()
+            ticker.cancel()
+            continuation.finish()
+        }
+
+        progress.take(progress.audit.advance(to: 0))
+        // Ends early when this task is cancelled: the stream's iteration stops.
+        for await input in inputs {
+            switch input {
+            case .sighting(let sighting, let time):
+                // The receiver's clock is tied to this one at its first sighting (AuditClock).
+                progress.take(progress.audit.advance(to: time) + progress.audit.observe(sighting))
+            case .tick(let time):
+                progress.take(progress.audit.advance(to: time))
+            case .ended(let time):
+                progress.take(progress.audit.advance(to: time))
+                return .inputEnded
+            case .failed(let error):
+                throw error
+            }
+        }
+        progress.take(progress.audit.advance(to: elapsed()))
+        return .interrupted
+    }
+}
+
+/// The audit with its sinks and the status report schedule.
+private struct WatchProgress {
+    var audit: ContinuousAudit
+    let sinks: [any AuditEventSink]
+    let lost: @Sendable () -> Int
+    private var nextReport: Double?
+
+    init(audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int) {
+        self.audit = audit
+        self.sinks = sinks
+        self.lost = lost
+    }
+
+    /// Hands `events` to every sink, then a status report when one is due.
+    mutating func take(_ events: [AuditEvent]) {
+        for event in events {
+            for sink in sinks { sink.deliver(event) }
+        }
+        guard let now = audit.now else { return }
+        guard let due = nextReport else {
+            nextReport = now + AuditWatch.statisticsPeriod
+            return
+        }
+        guard now >= due else { return }
+        let report = AuditStatusReport(time: now, statistics: audit.statistics, lostSightings: lost())
+        for sink in sinks { sink.deliver(report) }
+        // One report however far the clock jumped; the next on the period's grid.
+        let periods = ((now - due) / AuditWatch.statisticsPeriod).rounded(.down) + 1
+        nextReport = due + periods * AuditWatch.statisticsPeriod
+    }
+
+    /// The final report, also handed to the sinks.
+    func finish(_ end: AuditWatchEnd) -> AuditStatusReport {
+        let report = AuditStatusReport(
+            time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), end: end,
+            beaconsNotOK: audit.beaconStates.filter { $0.state != .ok })
+        for sink in sinks { sink.deliver(report) }
+        return report
+    }
+}
