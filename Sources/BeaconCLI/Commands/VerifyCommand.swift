@@ -17,6 +17,13 @@ struct VerifyCommand: AsyncParsableCommand {
 
             Exit codes: 0 every beacon ok and nothing unexpected; 1 anything else, or a manifest with \
             errors; 2 usage or unreadable input; 3 controller failure. See docs/verify.md.
+
+            --watch audits continuously instead: every beacon is ok, missing (not heard for --silence \
+            seconds), wrong-power or duplicate (two devices within --silence), and each change of state \
+            is reported as it happens (JSON lines, or a log on a terminal; --exec runs a program per \
+            change), with statistics every 60 s. It runs until SIGINT/SIGTERM (exit 0) or the end of \
+            --input, where it prints a summary and exits 0 when every beacon is ok and nothing \
+            unexpected is on the air, 1 otherwise.
             """)
 
     @OptionGroup var globals: GlobalOptions
@@ -34,8 +41,8 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("required-sightings"),
-        help: ArgumentHelp("Receptions of a beacon needed before it is judged.", valueName: "count"))
-    var requiredSightings = 3
+        help: ArgumentHelp("Receptions of a beacon needed before it is judged (default: 3).", valueName: "count"))
+    var requiredSightings: Int?
 
     @OptionGroup(title: "Controller") var controller: HCIOptions
 
@@ -45,6 +52,19 @@ struct VerifyCommand: AsyncParsableCommand {
     var input: String?
 
     @OptionGroup(title: "Reports") var reports: VerifyReportOptions
+
+    @Flag(help: "Audit continuously: report every change of a beacon's state until SIGINT/SIGTERM or the end of --input.")
+    var watch = false
+
+    @Option(help: ArgumentHelp(
+        "With --watch: seconds without a reception before a beacon is missing, and in which two devices make a duplicate (default: 30).",
+        valueName: "seconds"))
+    var silence: Double?
+
+    @Option(help: ArgumentHelp(
+        "With --watch: run this program on every change (words split at spaces, no shell); the change is in BEACONCTL_* variables.",
+        valueName: "command"))
+    var exec: String?
 
     static let liveTimeout = 10.0
 
@@ -56,8 +76,17 @@ struct VerifyCommand: AsyncParsableCommand {
             throw ValidationError("--input reads a recording and --hci/--snoop drive a controller; use one or the other.")
         }
         try SecondsFlag.check(timeout, "--timeout", allowingInfinity: true)
-        if requiredSightings < 1 {
+        if let requiredSightings, requiredSightings < 1 {
             throw ValidationError("--required-sightings must be at least 1; got \(requiredSightings).")
+        }
+        if watch {
+            try validateWatch()
+        } else {
+            let watchOnly = [silence.map { _ in "--silence" }, exec.map { _ in "--exec" }].compactMap { $0 }
+            if !watchOnly.isEmpty {
+                throw ValidationError("\(watchOnly.joined(separator: " and ")) only apply with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")
+            }
+            try reports.checkReportFormat(command: "verify without --watch")
         }
     }
 
@@ -71,6 +100,10 @@ struct VerifyCommand: AsyncParsableCommand {
             throw CommandFailure(.usageOrInput, error.description)
         }
 
+        if watch {
+            try await watchContinuously(plan: plan)
+            return
+        }
         let result: VerificationResult
         if let input {
             result = try await verifyRecording(input, plan: plan)
@@ -82,7 +115,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     private func policy(defaultTimeout: Double) -> VerificationPolicy {
-        VerificationPolicy(requiredSightings: requiredSightings, timeout: timeout ?? defaultTimeout)
+        VerificationPolicy(requiredSightings: requiredSightings ?? VerificationPolicy().requiredSightings, timeout: timeout ?? defaultTimeout)
     }
 
     /// A capture, or JSON lines: a regular file is replayed on its own clock (all of it,
@@ -125,7 +158,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    private enum OpenOutcome: Sendable {
+    enum OpenOutcome: Sendable {
         case opened(SightingInput)
         case failed(SightingStreamError)
         case deadline(Double)
@@ -135,7 +168,7 @@ struct VerifyCommand: AsyncParsableCommand {
     /// Opens the input (reading its first bytes to tell its format) under the pass's
     /// deadline and SIGINT/SIGTERM: a pipe that stays silent must not hold the command
     /// before the timeout even starts.
-    private static func open(_ path: String, deadline: Double?) async -> OpenOutcome {
+    static func open(_ path: String, deadline: Double?) async -> OpenOutcome {
         let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> OpenOutcome in
             await withTaskGroup(of: OpenOutcome?.self) { group in
                 group.addTask {

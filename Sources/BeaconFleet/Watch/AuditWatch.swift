@@ -47,9 +47,14 @@ public struct AuditWatch: Sendable {
         let end: AuditWatchEnd
         switch timing {
         case .replay:
-            for try await sighting in sightings {
-                if Task.isCancelled { break }
-                progress.take(progress.audit.observe(sighting))
+            do {
+                for try await sighting in sightings {
+                    if Task.isCancelled { break }
+                    progress.take(progress.audit.observe(sighting))
+                }
+            } catch {
+                // A reader may end with an error of its own when it is cancelled: still a stop.
+                if !Task.isCancelled { throw error }
             }
             end = Task.isCancelled ? .interrupted : .inputEnded
         case .live(let tick):

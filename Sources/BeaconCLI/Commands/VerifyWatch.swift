@@ -1,0 +1,120 @@
+import ArgumentParser
+import BeaconCore
+import BeaconFleet
+
+/// `verify --watch`: the continuous audit (docs/verify.md, "--watch").
+extension VerifyCommand {
+    /// Options that only make sense for a pass that decides once are refused with --watch.
+    func validateWatch() throws {
+        try SecondsFlag.check(silence, "--silence")
+        if timeout != nil {
+            throw ValidationError("--timeout ends a one-shot pass; --watch runs until SIGINT/SIGTERM or the end of --input: leave --timeout out.")
+        }
+        if requiredSightings != nil {
+            throw ValidationError("--required-sightings is how a one-shot pass decides; --watch judges every reception as it comes: leave it out.")
+        }
+        if !reports.reportFiles.isEmpty || !reports.reportFormats.isEmpty {
+            throw ValidationError("--report writes the report of a one-shot pass; --watch streams changes to standard output and --exec: leave --report out.")
+        }
+        if let format = reports.format, format != .text, format != .jsonl {
+            throw ValidationError("--format \(format.rawValue) is a one-shot report; --watch writes text or jsonl.")
+        }
+        if let exec, exec.split(separator: " ").isEmpty {
+            throw ValidationError("--exec needs a program to run.")
+        }
+    }
+
+    /// Watches the controller or the input until SIGINT/SIGTERM or the end of the input; at
+    /// the end of the input, anything but every beacon ok is exit status 1.
+    func watchContinuously(plan: VerificationPlan) async throws {
+        let console = Console.current
+        let logger = globals.makeLogger()
+        let format: WatchOutput.Format
+        switch reports.format {
+        case .jsonl: format = .jsonl
+        case .text: format = .text
+        default: format = console.standardOutputIsTerminal ? .text : .jsonl
+        }
+        var sinks: [any AuditEventSink] = [WatchOutput(format: format, console: console)]
+        let program = exec.flatMap { ProgramHook(command: $0, environment: console.environment, logger: logger, label: "beaconctl.verify-exec") }
+        if let program { sinks.append(WatchEventHook(program: program)) }
+        let watch = AuditWatch(plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence))
+
+        let report: AuditStatusReport
+        do {
+            if let input {
+                report = try await watchRecording(input, watch: watch, sinks: sinks)
+            } else {
+                report = try await watchController(watch: watch, sinks: sinks)
+            }
+        } catch {
+            await program?.finish()
+            throw error
+        }
+        await program?.finish()
+        if report.end == .inputEnded && !report.statistics.allOK { throw ExitStatus.findings.exitCode }
+    }
+
+    /// A regular file on its own clock, as fast as it reads; a pipe (a live `scan`) live.
+    private func watchRecording(_ path: String, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
+        let logger = globals.makeLogger()
+        let opened: SightingInput
+        switch await Self.open(path, deadline: nil) {
+        case .opened(let input):
+            opened = input
+        case .failed(let error):
+            throw CommandFailure(.usageOrInput, error.description)
+        case .deadline, .interrupted:
+            // Interrupted before the input said what it carries: nothing was heard.
+            return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
+        }
+        let timing: AuditWatchTiming = VerifyInputKind.isRegularFile(path) ? .replay : .live
+        defer {
+            if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
+        }
+        switch opened {
+        case .capture(let capture):
+            return try await run(watch, over: capture, timing: timing, sinks: sinks)
+        case .jsonLines(let lines):
+            return try await run(watch, over: lines, timing: timing, sinks: sinks)
+        }
+    }
+
+    private func watchController(watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
+        let console = Console.current
+        let spec = try controller.transportSpec(environment: console.environment)
+        let capture = try controller.openCapture()
+        defer { capture?.close() }
+        let session = try await controller.startScanning(spec, capture: capture, logger: globals.makeLogger())
+        let outcome: Result<AuditStatusReport, any Error>
+        do {
+            outcome = .success(try await run(watch, over: session.sightings, timing: .live, lostBeforehand: session, sinks: sinks))
+        } catch {
+            outcome = .failure(error)
+        }
+        await session.close()
+        return try outcome.get()
+    }
+
+    /// Runs the watch until its input ends; SIGINT or SIGTERM stop it with a final report.
+    private func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ watch: AuditWatch, over sightings: Sightings, timing: AuditWatchTiming, lostBeforehand: (any LossCounting)? = nil,
+        sinks: [any AuditEventSink]
+    ) async throws -> AuditStatusReport {
+        let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<AuditStatusReport, any Error> in
+            do {
+                return .success(try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, sinks: sinks))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let report):
+            return report
+        case .failure(let error as SightingStreamError):
+            throw CommandFailure(.usageOrInput, error.description)
+        case .failure(let error):
+            throw CommandFailure(.controller, "\(error)")
+        }
+    }
+}
