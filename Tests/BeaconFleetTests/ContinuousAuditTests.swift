@@ -150,7 +150,7 @@ struct ContinuousAuditTests {
         var audit = ContinuousAudit(
             plan: try Script.plan([Self.door], otherKnown: [elsewhere: "back-room"]),
             configuration: .init(silence: 10))
-        let sightings = Self.everySecond(Self.door.identity, from: 0, through: 40)
+        let sightings = Self.everySecond(Self.door.identity, from: 0, through: 35)
             + Self.everySecond(stranger, from: 2, through: 4, address: Script.deviceB)
             + Self.everySecond(foreign, from: 1, through: 3) + Self.everySecond(elsewhere, from: 1, through: 3)
             + Self.everySecond(stranger, from: 30, through: 30, address: Script.deviceB)

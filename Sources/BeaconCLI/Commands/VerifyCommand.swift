@@ -84,7 +84,7 @@ struct VerifyCommand: AsyncParsableCommand {
         } else {
             let watchOnly = [silence.map { _ in "--silence" }, exec.map { _ in "--exec" }].compactMap { $0 }
             if !watchOnly.isEmpty {
-                throw ValidationError("\(watchOnly.joined(separator: " and ")) only apply with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")
+                throw ValidationError("\(watchOnly.joined(separator: " and ")) only appl\(watchOnly.count == 1 ? "ies" : "y") with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")
             }
             try reports.checkReportFormat(command: "verify without --watch")
         }

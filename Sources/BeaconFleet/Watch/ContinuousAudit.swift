@@ -182,7 +182,7 @@ public struct ContinuousAudit: Sendable {
         let reason: String
         if recent.isEmpty {
             state = .gone
-            reason = "not heard for \(VerdictWording.seconds(configuration.silence))"
+            reason = "not heard for \(Self.seconds(configuration.silence))"
         } else {
             state = .unexpected
             let identity = track.identity
@@ -200,18 +200,23 @@ public struct ContinuousAudit: Sendable {
         guard !recent.isEmpty else {
             guard let lastSeen = track.lastSeen else {
                 guard let start, time >= start + silence else { return (nil, "") }
-                return (.missing, "not heard in the first \(VerdictWording.seconds(silence)) of the watch: check that it has power and is within range of a receiver")
+                return (.missing, "not heard in the first \(Self.seconds(silence)) of the watch: check that it has power and is within range of a receiver")
             }
-            return (.missing, "not heard for \(VerdictWording.seconds(silence)) on any receiver (last at \(SightingJSONLines.timeText(lastSeen)) s): check that it has power and is within range of a receiver")
+            return (.missing, "not heard for \(Self.seconds(silence)) on any receiver (last at \(SightingJSONLines.timeText(lastSeen)) s): check that it has power and is within range of a receiver")
         }
         if Self.holdsTwoDevices(recent) {
-            return (.duplicate, "heard from \(recent.count) devices within \(VerdictWording.seconds(silence)): \(recent.map(\.address).joined(separator: ", ")); a cloned or misprogrammed beacon: find the copy and change or remove it")
+            return (.duplicate, "heard from \(recent.count) devices within \(Self.seconds(silence)): \(recent.map(\.address).joined(separator: ", ")); a cloned or misprogrammed beacon: find the copy and change or remove it")
         }
         if let wrong = recent.first(where: { !expected.measuredPower.accepts($0.measuredPower) }) {
             return (.wrongPower, "\(wrong.address) advertises measured power \(wrong.measuredPower) dBm, expected \(expected.measuredPower): reprogram the beacon or correct the manifest")
         }
         let addresses = recent.map(\.address).joined(separator: ", ")
         return (.ok, "heard from \(addresses) with measured power \(recent[0].measuredPower) dBm, as expected")
+    }
+
+    /// `30 s`, `2.5 s`.
+    private static func seconds(_ value: Double) -> String {
+        SightingJSONLines.timeText(value) + " s"
     }
 
     /// Two addresses are two devices, except two private addresses never heard at the same
