@@ -55,7 +55,7 @@ struct AuditWatchTests {
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         feed.yield(Script.sighting(Script.identity(minor: 1), at: 5))
         feed.finish()
-        let report = try await watch.run(sightings, timing: .live, sinks: [])
+        let report = try await watch.run(sightings, timing: AuditWatch.liveTiming, sinks: [])
         #expect(report.end == .inputEnded)
         #expect(report.statistics.allOK)
         #expect(report.lostSightings == 0)
@@ -66,7 +66,7 @@ struct AuditWatchTests {
         struct Broken: Error {}
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
         let watch = AuditWatch(plan: plan, configuration: .init())
-        for timing in [AuditWatchTiming.replay, .live] {
+        for timing in [VerificationTiming.replay, AuditWatch.liveTiming] {
             let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
             feed.finish(throwing: Broken())
             await #expect(throws: Broken.self) { try await watch.run(sightings, timing: timing, sinks: []) }

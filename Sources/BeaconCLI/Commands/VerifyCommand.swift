@@ -198,6 +198,15 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// Scans on the controller for the length of the pass, and turns scanning off after it.
     private func verifyLive(plan: VerificationPlan) async throws -> VerificationResult {
+        try await withLiveScan { session in
+            try await verify(
+                session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), lostBeforehand: session)
+        }
+    }
+
+    /// Opens the controller (and the --snoop capture), scans while `body` runs, and turns
+    /// scanning off after it, whether `body` returned or threw.
+    func withLiveScan<Value>(_ body: (LiveScan) async throws -> Value) async throws -> Value {
         let console = Console.current
         let spec = try controller.transportSpec(environment: console.environment)
         let capture = try controller.openCapture()
@@ -205,15 +214,39 @@ struct VerifyCommand: AsyncParsableCommand {
         let logger = globals.makeLogger()
 
         let session = try await controller.startScanning(spec, capture: capture, logger: logger)
-        let outcome: Result<VerificationResult, any Error>
+        let outcome: Result<Value, any Error>
         do {
-            outcome = .success(try await verify(
-                session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), lostBeforehand: session))
+            outcome = .success(try await body(session))
         } catch {
             outcome = .failure(error)
         }
         await session.close()
         return try outcome.get()
+    }
+
+    /// Runs `operation`; SIGINT or SIGTERM cancel it, and it ends with what it has.
+    static func untilSignal<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error> {
+        let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<Value, any Error> in
+            do {
+                return .success(try await operation())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return outcome
+    }
+
+    /// The value, or the failure as the command's: a bad input is a usage or input error,
+    /// anything else the controller's.
+    static func value<Value>(of outcome: Result<Value, any Error>) throws -> Value {
+        switch outcome {
+        case .success(let value):
+            return value
+        case .failure(let error as SightingStreamError):
+            throw CommandFailure(.usageOrInput, error.description)
+        case .failure(let error):
+            throw CommandFailure(.controller, "\(error)")
+        }
     }
 
     /// Runs the pass with progress on a terminal; SIGINT or SIGTERM end it early, with the
@@ -225,21 +258,10 @@ struct VerifyCommand: AsyncParsableCommand {
         if let problem = policy.problem { throw CommandFailure(.usageOrInput, problem) }
         let progress = VerifyProgressLine(console: Console.current, timeout: policy.timeout)
         let verifier = BeaconVerifier(plan: plan, policy: policy)
-        let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<VerificationResult, any Error> in
-            do {
-                return .success(try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand) { state, _ in progress.update(state) })
-            } catch {
-                return .failure(error)
-            }
+        let outcome = await Self.untilSignal {
+            try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand) { state, _ in progress.update(state) }
         }
         progress.clear()
-        switch outcome {
-        case .success(let result):
-            return result
-        case .failure(let error as SightingStreamError):
-            throw CommandFailure(.usageOrInput, error.description)
-        case .failure(let error):
-            throw CommandFailure(.controller, "\(error)")
-        }
+        return try Self.value(of: outcome)
     }
 }

@@ -68,7 +68,7 @@ extension VerifyCommand {
             // Interrupted before the input said what it carries: nothing was heard.
             return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
         }
-        let timing: AuditWatchTiming = VerifyInputKind.isRegularFile(path) ? .replay : .live
+        let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
         defer {
             if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
         }
@@ -81,40 +81,18 @@ extension VerifyCommand {
     }
 
     private func watchController(watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
-        let console = Console.current
-        let spec = try controller.transportSpec(environment: console.environment)
-        let capture = try controller.openCapture()
-        defer { capture?.close() }
-        let session = try await controller.startScanning(spec, capture: capture, logger: globals.makeLogger())
-        let outcome: Result<AuditStatusReport, any Error>
-        do {
-            outcome = .success(try await run(watch, over: session.sightings, timing: .live, lostBeforehand: session, sinks: sinks))
-        } catch {
-            outcome = .failure(error)
+        try await withLiveScan { session in
+            try await run(watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, sinks: sinks)
         }
-        await session.close()
-        return try outcome.get()
     }
 
     /// Runs the watch until its input ends; SIGINT or SIGTERM stop it with a final report.
     private func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ watch: AuditWatch, over sightings: Sightings, timing: AuditWatchTiming, lostBeforehand: (any LossCounting)? = nil,
+        _ watch: AuditWatch, over sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
         sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
-        let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<AuditStatusReport, any Error> in
-            do {
-                return .success(try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, sinks: sinks))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch outcome {
-        case .success(let report):
-            return report
-        case .failure(let error as SightingStreamError):
-            throw CommandFailure(.usageOrInput, error.description)
-        case .failure(let error):
-            throw CommandFailure(.controller, "\(error)")
-        }
+        try Self.value(of: await Self.untilSignal {
+            try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, sinks: sinks)
+        })
     }
 }

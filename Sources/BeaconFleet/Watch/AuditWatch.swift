@@ -1,19 +1,6 @@
 import BeaconCore
 import HCI
 
-/// How a watch measures time.
-public enum AuditWatchTiming: Hashable, Sendable {
-    /// A recorded file: the sightings' own times are the clock, read as fast as they come;
-    /// the watch starts at the first sighting and ends with the last.
-    case replay
-    /// Live (a controller, a pipe): a monotonic clock from the start, each sighting placed
-    /// on it as it arrives, ticking every `tick` so that silence is noticed when nothing is heard.
-    case live(tick: Duration)
-
-    /// Ticks of half a second: a beacon that goes quiet is reported within silence + 0.5 s.
-    public static let live = AuditWatchTiming.live(tick: .milliseconds(500))
-}
-
 /// The use case behind `verify --watch`: runs a `ContinuousAudit` over a stream of sightings
 /// until the input ends or the task is cancelled, handing every change and a status report
 /// every `statisticsPeriod` seconds to the sinks.
@@ -21,6 +8,9 @@ public struct AuditWatch: Sendable {
     public let plan: VerificationPlan
     public let configuration: ContinuousAudit.Configuration
 
+    /// A live watch's clock ticks every half second: a beacon that goes quiet is reported
+    /// within silence + 0.5 s even when nothing is heard.
+    public static let liveTiming = VerificationTiming.live(tick: .milliseconds(500))
     /// Seconds between status reports, on the audit's clock.
     public static let statisticsPeriod = 60.0
     /// Inputs the live watch holds for the audit: far more than a second of the busiest
@@ -37,7 +27,7 @@ public struct AuditWatch: Sendable {
     /// `sightings` ends the watch with that error. `lostBeforehand` counts what the source
     /// lost before the watch saw it (`LiveScan`).
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ sightings: Sightings, timing: AuditWatchTiming, lostBeforehand: (any LossCounting)? = nil,
+        _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
         sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
@@ -63,46 +53,16 @@ public struct AuditWatch: Sendable {
         return progress.finish(end)
     }
 
-    private enum LiveInput: Sendable {
-        case sighting(Sighting, at: Double)
-        case tick(Double)
-        case ended(Double)
-        case failed(any Error)
-    }
-
     private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, tick: Duration, drops: DropCounter, progress: inout WatchProgress
     ) async throws -> AuditWatchEnd {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let elapsed: @Sendable () -> Double = { (clock.now - start).secondsValue }
         // One queue for both sources, so that the audit is only ever touched by this task.
-        let (inputs, continuation) = AsyncStream<LiveInput>.makeStream(bufferingPolicy: .bufferingNewest(Self.liveQueueLimit))
-        let enqueue: @Sendable (LiveInput) -> Void = { input in
-            if case .dropped(.sighting) = continuation.yield(input) { drops.add(1) }
-        }
-        // Unstructured and cancelled rather than awaited at the end: a source blocked in a read
-        // that ignores cancellation (a silent pipe) must not hold the watch open.
-        let pump = Task {
-            do {
-                for try await sighting in sightings { enqueue(.sighting(sighting, at: elapsed())) }
-                enqueue(.ended(elapsed()))
-            } catch {
-                enqueue(.failed(error))
-            }
-        }
-        let ticker = Task {
-            while (try? await Task.sleep(for: tick)) != nil { enqueue(.tick(elapsed())) }
-        }
-        defer {
-            pump.cancel()
-            ticker.cancel()
-            continuation.finish()
-        }
+        let feed = LiveSightingFeed(sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops)
+        defer { feed.stop() }
 
         progress.take(progress.audit.advance(to: 0))
         // Ends early when this task is cancelled: the stream's iteration stops.
-        for await input in inputs {
+        for await input in feed.inputs {
             switch input {
             case .sighting(let sighting, let time):
                 // The receiver's clock is tied to this one at its first sighting (AuditClock).
@@ -116,7 +76,7 @@ public struct AuditWatch: Sendable {
                 throw error
             }
         }
-        progress.take(progress.audit.advance(to: elapsed()))
+        progress.take(progress.audit.advance(to: feed.elapsed()))
         return .interrupted
     }
 }
