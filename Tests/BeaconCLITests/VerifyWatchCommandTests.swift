@@ -185,6 +185,61 @@ struct VerifyWatchCommandTests {
             """)
     }
 
+    #if os(Linux)
+    @Test("live on a pipe: beacons that go quiet are reported missing by the clock alone; SIGTERM ends the watch with a summary, exit 0",
+          .timeLimit(.minutes(2)))
+    func livePipe() async throws {
+        let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`): this test runs it as a child process")
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", ManifestFixtures.cornerShop)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["verify", manifest, "--watch", "--silence", "0.5", "--input", "-", "--format", "jsonl"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        // Output as it comes, read by libdispatch: no cooperative thread waits on the pipe.
+        let (chunks, arrived) = AsyncStream<Data>.makeStream()
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { arrived.finish() } else { arrived.yield(data) }
+        }
+        let ended = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in ended.continuation.finish() }
+        try process.run()
+        let once = VerifyCommandTests.recording(Self.wholeShop(through: 0))
+        stdin.fileHandleForWriting.write(Data(once.utf8))
+
+        // Nothing more is written and the pipe stays open: only the watch's clock can tell.
+        var output = ""
+        for await chunk in chunks {
+            output += String(decoding: chunk, as: UTF8.self)
+            if output.components(separatedBy: #""state":"missing""#).count == 4 { break }
+        }
+        #expect(try Self.changes(output).suffix(3).map { $0.split(separator: " ").dropFirst().joined(separator: " ") } == [
+            "door ok→missing", "till ok→missing", "store-room ok→missing",
+        ])
+        try await ProcessSignals.waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
+        kill(process.processIdentifier, SIGTERM)
+        for await _ in ended.stream {}
+        // The rest without waiting for the pipe's end, which a child another test spawned
+        // meanwhile may hold open (see TruthUnderFaultTests.drain).
+        stdout.fileHandleForReading.readabilityHandler = nil
+        arrived.finish()
+        for await chunk in chunks { output += String(decoding: chunk, as: UTF8.self) }
+        output += String(decoding: TruthUnderFaultTests.drain(stdout.fileHandleForReading.fileDescriptor), as: UTF8.self)
+        try? stdin.fileHandleForWriting.close()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let summary = try #require(try Self.objects(output).last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["end"] as? String == "interrupted")
+        #expect((summary["beacons"] as? [String: Int])?["missing"] == 3)
+    }
+    #endif
+
     @Test("options of a one-shot pass, and watch options without --watch, are usage errors", arguments: [
         (["--watch", "--timeout", "5"], "--timeout ends a one-shot pass; --watch runs until SIGINT/SIGTERM or the end of --input: leave --timeout out."),
         (["--watch", "--required-sightings", "2"], "--required-sightings is how a one-shot pass decides"),

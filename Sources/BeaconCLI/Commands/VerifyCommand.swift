@@ -158,7 +158,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    enum OpenOutcome: Sendable {
+    private enum OpenOutcome: Sendable {
         case opened(SightingInput)
         case failed(SightingStreamError)
         case deadline(Double)
@@ -168,7 +168,7 @@ struct VerifyCommand: AsyncParsableCommand {
     /// Opens the input (reading its first bytes to tell its format) under the pass's
     /// deadline and SIGINT/SIGTERM: a pipe that stays silent must not hold the command
     /// before the timeout even starts.
-    static func open(_ path: String, deadline: Double?) async -> OpenOutcome {
+    private static func open(_ path: String, deadline: Double?) async -> OpenOutcome {
         let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> OpenOutcome in
             await withTaskGroup(of: OpenOutcome?.self) { group in
                 group.addTask {

@@ -56,28 +56,31 @@ extension VerifyCommand {
     }
 
     /// A regular file on its own clock, as fast as it reads; a pipe (a live `scan`) live.
+    ///
+    /// Opening the input (which waits for its first bytes) and watching it share one
+    /// SIGINT/SIGTERM scope: libdispatch installs its signal handler only once per process,
+    /// so a second scope would not see the signals.
     private func watchRecording(_ path: String, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
-        let opened: SightingInput
-        switch await Self.open(path, deadline: nil) {
-        case .opened(let input):
-            opened = input
-        case .failed(let error):
-            throw CommandFailure(.usageOrInput, error.description)
-        case .deadline, .interrupted:
-            // Interrupted before the input said what it carries: nothing was heard.
-            return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
-        }
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
-        defer {
-            if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
-        }
-        switch opened {
-        case .capture(let capture):
-            return try await run(watch, over: capture, timing: timing, sinks: sinks)
-        case .jsonLines(let lines):
-            return try await run(watch, over: lines, timing: timing, sinks: sinks)
-        }
+        return try Self.value(of: await Self.untilSignal { () async throws -> AuditStatusReport in
+            let opened: SightingInput
+            do {
+                opened = try await SightingSources.open(path: path)
+            } catch where Task.isCancelled {
+                // Interrupted before the input said what it carries: nothing was heard.
+                return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
+            }
+            defer {
+                if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
+            }
+            switch opened {
+            case .capture(let capture):
+                return try await watch.run(capture, timing: timing, sinks: sinks)
+            case .jsonLines(let lines):
+                return try await watch.run(lines, timing: timing, sinks: sinks)
+            }
+        })
     }
 
     private func watchController(watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {

@@ -1,5 +1,4 @@
 import BeaconCore
-import HCI
 
 /// The continuous audit behind `verify --watch`: a state per manifest beacon (ok, missing,
 /// wrong-power, duplicate) and per unexpected fleet identity (unexpected, gone), kept
@@ -287,7 +286,7 @@ private struct AuditedIdentity: Sendable {
                 addresses.remove(at: stalest)
             }
             addresses.append(AuditedAddress(
-                address: sighting.address, isPrivate: AuditedAddress.isPrivate(sighting), firstSeen: time, lastSeen: time,
+                address: sighting.address, isPrivate: AddressTrack.isPrivate(sighting.address, isRandom: sighting.addressIsRandom), firstSeen: time, lastSeen: time,
                 measuredPower: power))
         }
         if let index = receivers.firstIndex(where: { $0.receiver == sighting.receiver }) {
@@ -316,10 +315,4 @@ private struct AuditedAddress: Sendable {
     var lastSeen: Double
     /// The measured power of its latest reception: a reprogrammed beacon is judged on what it sends now.
     var measuredPower: Int8
-
-    /// Random and not static (top two bits `11`): an address the device rotates.
-    static func isPrivate(_ sighting: Sighting) -> Bool {
-        guard sighting.addressIsRandom, let parsed = BluetoothAddress(sighting.address) else { return false }
-        return parsed.value >> 46 != 0b11
-    }
 }
