@@ -56,6 +56,7 @@ struct ProvisionCommand: AsyncParsableCommand {
         if manifests.isEmpty {
             throw ValidationError("Name the manifest to provision, e.g. `beaconctl provision fleets/ --hci hci0 --verify-hci hci1`.")
         }
+        try reports.checkReportFormat(command: "provision")
         let listening: HCITransportSpec
         do {
             listening = try HCITransportSpec(parsing: verifyHCI)

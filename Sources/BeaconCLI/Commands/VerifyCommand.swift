@@ -18,6 +18,13 @@ struct VerifyCommand: AsyncParsableCommand {
 
             Exit codes: 0 every beacon ok and nothing unexpected; 1 anything else, or a manifest with \
             errors; 2 usage or unreadable input; 3 controller failure. See docs/verify.md.
+
+            --watch audits continuously instead: every beacon is ok, missing (not heard for --silence \
+            seconds), wrong-power or duplicate (two devices within --silence), and each change of state \
+            is reported as it happens (JSON lines, or a log on a terminal; --exec runs a program per \
+            change), with statistics every 60 s. It runs until SIGINT/SIGTERM (exit 0) or the end of \
+            --input, where it prints a summary and exits 0 when every beacon is ok and nothing \
+            unexpected is on the air, 1 otherwise.
             """)
 
     @OptionGroup var globals: GlobalOptions
@@ -35,8 +42,8 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("required-sightings"),
-        help: ArgumentHelp("Receptions of a beacon needed before it is judged.", valueName: "count"))
-    var requiredSightings = 3
+        help: ArgumentHelp("Receptions of a beacon needed before it is judged (default: 3).", valueName: "count"))
+    var requiredSightings: Int?
 
     @OptionGroup(title: "Controller") var controller: HCIOptions
 
@@ -46,6 +53,19 @@ struct VerifyCommand: AsyncParsableCommand {
     var input: String?
 
     @OptionGroup(title: "Reports") var reports: VerifyReportOptions
+
+    @Flag(help: "Audit continuously: report every change of a beacon's state until SIGINT/SIGTERM or the end of --input.")
+    var watch = false
+
+    @Option(help: ArgumentHelp(
+        "With --watch: seconds without a reception before a beacon is missing, and in which two devices make a duplicate (default: 30).",
+        valueName: "seconds"))
+    var silence: Double?
+
+    @Option(help: ArgumentHelp(
+        "With --watch: run this program on every change (words split at spaces, no shell); the change is in BEACONCTL_* variables.",
+        valueName: "command"))
+    var exec: String?
 
     static let liveTimeout = 10.0
 
@@ -57,8 +77,17 @@ struct VerifyCommand: AsyncParsableCommand {
             throw ValidationError("--input reads a recording and --hci/--snoop drive a controller; use one or the other.")
         }
         try SecondsFlag.check(timeout, "--timeout", allowingInfinity: true)
-        if requiredSightings < 1 {
+        if let requiredSightings, requiredSightings < 1 {
             throw ValidationError("--required-sightings must be at least 1; got \(requiredSightings).")
+        }
+        if watch {
+            try validateWatch()
+        } else {
+            let watchOnly = [silence.map { _ in "--silence" }, exec.map { _ in "--exec" }].compactMap { $0 }
+            if !watchOnly.isEmpty {
+                throw ValidationError("\(watchOnly.joined(separator: " and ")) only appl\(watchOnly.count == 1 ? "ies" : "y") with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")
+            }
+            try reports.checkReportFormat(command: "verify without --watch")
         }
     }
 
@@ -72,6 +101,10 @@ struct VerifyCommand: AsyncParsableCommand {
             throw CommandFailure(.usageOrInput, error.description)
         }
 
+        if watch {
+            try await watchContinuously(plan: plan)
+            return
+        }
         let result: VerificationResult
         if let input {
             if MQTTBrokerURL.looksLikeBroker(input) {
@@ -89,7 +122,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     private func policy(defaultTimeout: Double) -> VerificationPolicy {
-        VerificationPolicy(requiredSightings: requiredSightings, timeout: timeout ?? defaultTimeout)
+        VerificationPolicy(requiredSightings: requiredSightings ?? VerificationPolicy().requiredSightings, timeout: timeout ?? defaultTimeout)
     }
 
     /// A capture, or JSON lines: a regular file is replayed on its own clock (all of it,
@@ -172,6 +205,15 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// Scans on the controller for the length of the pass, and turns scanning off after it.
     private func verifyLive(plan: VerificationPlan) async throws -> VerificationResult {
+        try await withLiveScan { session in
+            try await verify(
+                session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), lostBeforehand: session)
+        }
+    }
+
+    /// Opens the controller (and the --snoop capture), scans while `body` runs, and turns
+    /// scanning off after it, whether `body` returned or threw.
+    func withLiveScan<Value>(_ body: (LiveScan) async throws -> Value) async throws -> Value {
         let console = Console.current
         let spec = try controller.transportSpec(environment: console.environment)
         let capture = try controller.openCapture()
@@ -179,15 +221,39 @@ struct VerifyCommand: AsyncParsableCommand {
         let logger = globals.makeLogger()
 
         let session = try await controller.startScanning(spec, capture: capture, logger: logger)
-        let outcome: Result<VerificationResult, any Error>
+        let outcome: Result<Value, any Error>
         do {
-            outcome = .success(try await verify(
-                session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), lostBeforehand: session))
+            outcome = .success(try await body(session))
         } catch {
             outcome = .failure(error)
         }
         await session.close()
         return try outcome.get()
+    }
+
+    /// Runs `operation`; SIGINT or SIGTERM cancel it, and it ends with what it has.
+    static func untilSignal<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error> {
+        let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<Value, any Error> in
+            do {
+                return .success(try await operation())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return outcome
+    }
+
+    /// The value, or the failure as the command's: a bad input is a usage or input error,
+    /// anything else the controller's.
+    static func value<Value>(of outcome: Result<Value, any Error>) throws -> Value {
+        switch outcome {
+        case .success(let value):
+            return value
+        case .failure(let error as SightingStreamError):
+            throw CommandFailure(.usageOrInput, error.description)
+        case .failure(let error):
+            throw CommandFailure(.controller, "\(error)")
+        }
     }
 
     /// Runs the pass with progress on a terminal; SIGINT or SIGTERM end it early, with the
@@ -199,21 +265,10 @@ struct VerifyCommand: AsyncParsableCommand {
         if let problem = policy.problem { throw CommandFailure(.usageOrInput, problem) }
         let progress = VerifyProgressLine(console: Console.current, timeout: policy.timeout)
         let verifier = BeaconVerifier(plan: plan, policy: policy)
-        let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<VerificationResult, any Error> in
-            do {
-                return .success(try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand) { state, _ in progress.update(state) })
-            } catch {
-                return .failure(error)
-            }
+        let outcome = await Self.untilSignal {
+            try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand) { state, _ in progress.update(state) }
         }
         progress.clear()
-        switch outcome {
-        case .success(let result):
-            return result
-        case .failure(let error as SightingStreamError):
-            throw CommandFailure(.usageOrInput, error.description)
-        case .failure(let error):
-            throw CommandFailure(.controller, "\(error)")
-        }
+        return try Self.value(of: outcome)
     }
 }

@@ -28,10 +28,21 @@ enum VerifyReportFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
     }
 }
 
+/// What `--format` accepts: a report format, or `jsonl`, the event stream of `verify --watch`.
+enum VerifyOutputFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case text, json, junit, markdown, jsonl
+
+    /// The report format it names; `nil` for the event stream.
+    var report: VerifyReportFormat? { VerifyReportFormat(rawValue: rawValue) }
+}
+
 /// Where the verdicts go: one format on standard output, and any number of report files.
 struct VerifyReportOptions: ParsableArguments {
-    @Option(help: "Report format on standard output: text, json, junit or markdown.")
-    var format: VerifyReportFormat = .text
+    @Option(help: "Report format on standard output: text (the default), json, junit or markdown; with `verify --watch`, text or jsonl.")
+    var format: VerifyOutputFormat?
+
+    /// The report format for standard output (text unless --format names another).
+    var standardOutputFormat: VerifyReportFormat { format?.report ?? .text }
 
     @Option(
         name: .customLong("report"),
@@ -54,6 +65,13 @@ struct VerifyReportOptions: ParsableArguments {
         _ = try reports()
     }
 
+    /// Refuses the event stream where a single report is made.
+    func checkReportFormat(command: String) throws {
+        if format == .jsonl {
+            throw ValidationError("--format jsonl is the event stream of `verify --watch`; \(command) writes one report: use text, json, junit or markdown.")
+        }
+    }
+
     /// Each report file with its format.
     func reports() throws -> [(path: String, format: VerifyReportFormat)] {
         try reportFiles.enumerated().map { index, path in
@@ -72,6 +90,6 @@ struct VerifyReportOptions: ParsableArguments {
         for report in try reports() {
             try writeOutput(report.format.render(result, style: plain), to: report.path)
         }
-        try writeOutput(format.render(result, style: style), to: nil)
+        try writeOutput(standardOutputFormat.render(result, style: style), to: nil)
     }
 }

@@ -103,52 +103,17 @@ public struct BeaconVerifier: Sendable {
         return result
     }
 
-    private enum LiveInput: Sendable {
-        case sighting(Sighting, at: Double)
-        case tick(Double)
-        case ended(Double)
-        case failed(any Error)
-    }
-
     private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, into engine: inout VerificationEngine, tick: Duration, drops: DropCounter,
         onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void
     ) async throws -> VerificationResult {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let elapsed: @Sendable () -> Double = { (clock.now - start).secondsValue }
         // One queue for both sources, so the engine is only ever touched by this task.
-        let (inputs, continuation) = AsyncStream<LiveInput>.makeStream(bufferingPolicy: .bufferingNewest(Self.liveQueueLimit))
-        let enqueue: @Sendable (LiveInput) -> Void = { input in
-            if case .dropped(.sighting) = continuation.yield(input) { drops.add(1) }
-        }
-        // Unstructured, and cancelled rather than awaited at the end: a source blocked in a
-        // read that ignores cancellation (standard input from a silent pipe) must not hold
-        // the pass open after its verdicts are in.
-        let pump = Task {
-            do {
-                for try await sighting in sightings {
-                    enqueue(.sighting(sighting, at: elapsed()))
-                }
-                enqueue(.ended(elapsed()))
-            } catch {
-                enqueue(.failed(error))
-            }
-        }
-        let ticker = Task {
-            while (try? await Task.sleep(for: tick)) != nil {
-                enqueue(.tick(elapsed()))
-            }
-        }
-        defer {
-            pump.cancel()
-            ticker.cancel()
-            continuation.finish()
-        }
+        let feed = LiveSightingFeed(sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops)
+        defer { feed.stop() }
 
         var failure: (any Error)?
         // Ends early when this task is cancelled: the stream's iteration stops.
-        for await input in inputs {
+        for await input in feed.inputs {
             let events: [VerificationEvent]
             switch input {
             case .sighting(let sighting, let time):
@@ -166,7 +131,7 @@ public struct BeaconVerifier: Sendable {
         }
         if let failure, !engine.isFinished { throw failure }
         // Not finished here only when this task was cancelled.
-        let (result, events) = engine.conclude(at: elapsed(), reason: .interrupted)
+        let (result, events) = engine.conclude(at: feed.elapsed(), reason: .interrupted)
         if !events.isEmpty { onUpdate(engine.progress, events) }
         return result
     }

@@ -105,8 +105,10 @@ struct AddressTrack: Sendable {
         lastEventTime = sighting.time
     }
 
+    var isPrivate: Bool { Self.isPrivate(address, isRandom: isRandom) }
+
     /// Random and not static (top bits `11`): an address the device rotates.
-    var isPrivate: Bool {
+    static func isPrivate(_ address: String, isRandom: Bool) -> Bool {
         guard isRandom, let parsed = BluetoothAddress(address) else { return false }
         return parsed.value >> 46 != 0b11
     }

@@ -1,0 +1,101 @@
+import ArgumentParser
+import BeaconCore
+import BeaconFleet
+
+/// `verify --watch`: the continuous audit (docs/verify.md, "--watch").
+extension VerifyCommand {
+    /// Options that only make sense for a pass that decides once are refused with --watch.
+    func validateWatch() throws {
+        try SecondsFlag.check(silence, "--silence")
+        if timeout != nil {
+            throw ValidationError("--timeout ends a one-shot pass; --watch runs until SIGINT/SIGTERM or the end of --input: leave --timeout out.")
+        }
+        if requiredSightings != nil {
+            throw ValidationError("--required-sightings is how a one-shot pass decides; --watch judges every reception as it comes: leave it out.")
+        }
+        if !reports.reportFiles.isEmpty || !reports.reportFormats.isEmpty {
+            throw ValidationError("--report writes the report of a one-shot pass; --watch streams changes to standard output and --exec: leave --report out.")
+        }
+        if let format = reports.format, format != .text, format != .jsonl {
+            throw ValidationError("--format \(format.rawValue) is a one-shot report; --watch writes text or jsonl.")
+        }
+        if let exec, exec.split(separator: " ").isEmpty {
+            throw ValidationError("--exec needs a program to run.")
+        }
+    }
+
+    /// Watches the controller or the input until SIGINT/SIGTERM or the end of the input; at
+    /// the end of the input, anything but every beacon ok is exit status 1.
+    func watchContinuously(plan: VerificationPlan) async throws {
+        let console = Console.current
+        let logger = globals.makeLogger()
+        let format: WatchOutput.Format
+        switch reports.format {
+        case .jsonl: format = .jsonl
+        case .text: format = .text
+        default: format = console.standardOutputIsTerminal ? .text : .jsonl
+        }
+        var sinks: [any AuditEventSink] = [WatchOutput(format: format, console: console)]
+        let program = exec.flatMap { ProgramHook(command: $0, environment: console.environment, logger: logger, label: "beaconctl.verify-exec") }
+        if let program { sinks.append(WatchEventHook(program: program)) }
+        let watch = AuditWatch(plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence))
+
+        let report: AuditStatusReport
+        do {
+            if let input {
+                report = try await watchRecording(input, watch: watch, sinks: sinks)
+            } else {
+                report = try await watchController(watch: watch, sinks: sinks)
+            }
+        } catch {
+            await program?.finish()
+            throw error
+        }
+        await program?.finish()
+        if report.end == .inputEnded && !report.statistics.allOK { throw ExitStatus.findings.exitCode }
+    }
+
+    /// A regular file on its own clock, as fast as it reads; a pipe (a live `scan`) live.
+    ///
+    /// Opening the input (which waits for its first bytes) and watching it share one
+    /// SIGINT/SIGTERM scope: libdispatch installs its signal handler only once per process,
+    /// so a second scope would not see the signals.
+    private func watchRecording(_ path: String, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
+        let logger = globals.makeLogger()
+        let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
+        return try Self.value(of: await Self.untilSignal { () async throws -> AuditStatusReport in
+            let opened: SightingInput
+            do {
+                opened = try await SightingSources.open(path: path)
+            } catch where Task.isCancelled {
+                // Interrupted before the input said what it carries: nothing was heard.
+                return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
+            }
+            defer {
+                if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
+            }
+            switch opened {
+            case .capture(let capture):
+                return try await watch.run(capture, timing: timing, sinks: sinks)
+            case .jsonLines(let lines):
+                return try await watch.run(lines, timing: timing, sinks: sinks)
+            }
+        })
+    }
+
+    private func watchController(watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
+        try await withLiveScan { session in
+            try await run(watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, sinks: sinks)
+        }
+    }
+
+    /// Runs the watch until its input ends; SIGINT or SIGTERM stop it with a final report.
+    private func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ watch: AuditWatch, over sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
+        sinks: [any AuditEventSink]
+    ) async throws -> AuditStatusReport {
+        try Self.value(of: await Self.untilSignal {
+            try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, sinks: sinks)
+        })
+    }
+}

@@ -1,0 +1,116 @@
+import BeaconCore
+import BeaconFleet
+
+/// `verify --watch` on standard output: JSON lines, or a readable log (a terminal's
+/// default); periodic statistics go to standard error in the log, to standard output as
+/// `stats` lines in JSON lines.
+struct WatchOutput: AuditEventSink {
+    enum Format: Sendable {
+        case text, jsonl
+    }
+
+    let format: Format
+    let console: Console
+
+    func deliver(_ event: AuditEvent) {
+        switch format {
+        case .jsonl: console.line(AuditJSONLines.encode(event))
+        case .text: console.line(Self.text(event))
+        }
+    }
+
+    func deliver(_ report: AuditStatusReport) {
+        switch format {
+        case .jsonl:
+            console.line(AuditJSONLines.encode(report))
+        case .text:
+            console.errorLine("\(Self.time(report.time))  stats  \(Self.counts(report))")
+            if let end = report.end { console.line(Self.summary(report, end: end)) }
+        }
+    }
+
+    /// `     15.0 s  missing      door 04F6…/1/1 (was ok): not heard for 30 s …; hci1 -70 dBm ×6`
+    static func text(_ event: AuditEvent) -> String {
+        let name = event.beaconID.map { printable($0) + " " } ?? ""
+        let was = event.previous.map { " (was \($0.rawValue))" } ?? ""
+        let state = event.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
+        let receivers = event.receivers.map { receiver in
+            let rssi = receiver.latestRSSI.map { "\($0) dBm" } ?? "no RSSI"
+            return "\(printable(receiver.receiver)) \(rssi) ×\(receiver.sightings)"
+        }
+        let heardBy = receivers.isEmpty ? "" : "; " + receivers.joined(separator: ", ")
+        return "\(time(event.time))  \(state)  \(name)\(event.identity)\(was): \(printable(event.reason))\(heardBy)"
+    }
+
+    /// `600 sightings, 0 lost; 3 ok, 0 missing, 0 wrong-power, 0 duplicate; 0 unexpected`
+    static func counts(_ report: AuditStatusReport) -> String {
+        let statistics = report.statistics
+        var text = "\(statistics.sightings) sightings, \(report.lostSightings) lost; "
+        text += AuditState.beaconStates.map { "\(statistics.beaconStates[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
+        if statistics.unknownBeacons > 0 { text += ", \(statistics.unknownBeacons) not heard yet" }
+        text += "; \(statistics.unexpectedNow) unexpected"
+        if statistics.unexpectedGone > 0 { text += " (\(statistics.unexpectedGone) gone)" }
+        if statistics.ignoredSightings > 0 { text += "; \(statistics.ignoredSightings) sightings outside the audit" }
+        let untracked = statistics.untrackedUnexpectedSightings + statistics.untrackedReceiverSightings
+        if untracked > 0 { text += "; \(untracked) sightings beyond the tracked identities and receivers" }
+        return text
+    }
+
+    /// `passed at the end of input: every beacon ok (3)`, or what is not ok.
+    static func summary(_ report: AuditStatusReport, end: AuditWatchEnd) -> String {
+        let when = end == .inputEnded ? "at the end of input" : "when interrupted"
+        let lost = report.lostSightings > 0
+            ? "; \(LossWording.reports(report.lostSightings)) lost on this host, so a missing beacon may be the host's loss"
+            : ""
+        if report.statistics.allOK {
+            let count = report.statistics.beaconStates[.ok] ?? 0
+            return "passed \(when): every beacon ok (\(count))\(lost)"
+        }
+        var problems = report.beaconsNotOK.map { beacon, state in "\(printable(beacon.beaconID)) \(state?.rawValue ?? "not heard yet")" }
+        if report.statistics.unexpectedNow > 0 {
+            problems.append("\(report.statistics.unexpectedNow) unexpected identit\(report.statistics.unexpectedNow == 1 ? "y" : "ies") on the air")
+        }
+        return "failed \(when): \(problems.joined(separator: ", "))\(lost)"
+    }
+
+    static func printable(_ text: String) -> String {
+        ControlCharacters.escaped(text)
+    }
+
+    private static func time(_ seconds: Double) -> String {
+        let text = ScanTable.decimal(seconds, places: 1) + " s"
+        return String(repeating: " ", count: max(0, 9 - text.count)) + text
+    }
+}
+
+/// `verify --watch --exec`: a program run on every change of state. It learns about the
+/// change from `BEACONCTL_EVENT` (`change`), `BEACONCTL_BEACON` (the manifest id; empty for
+/// an unexpected identity), `BEACONCTL_VENUE`, `BEACONCTL_IDENTITY` (`UUID/major/minor`),
+/// `BEACONCTL_STATE`, `BEACONCTL_PREVIOUS_STATE` (empty for the first state),
+/// `BEACONCTL_REASON`, `BEACONCTL_TIME` (seconds on the watch's clock),
+/// `BEACONCTL_ADDRESSES` (comma-separated) and `BEACONCTL_RECEIVERS`
+/// (`receiver=RSSI`, comma-separated; the RSSI empty when none was reported). Addresses and
+/// receivers are few per identity (`ContinuousAudit.Configuration`), so the environment stays small.
+struct WatchEventHook: AuditEventSink {
+    let program: ProgramHook
+
+    static func variables(for event: AuditEvent) -> [String: String] {
+        [
+            "BEACONCTL_EVENT": "change",
+            "BEACONCTL_BEACON": event.beaconID ?? "",
+            "BEACONCTL_VENUE": event.venueID ?? "",
+            "BEACONCTL_IDENTITY": event.identity.description,
+            "BEACONCTL_STATE": event.state.rawValue,
+            "BEACONCTL_PREVIOUS_STATE": event.previous?.rawValue ?? "",
+            "BEACONCTL_REASON": event.reason,
+            "BEACONCTL_TIME": String(event.time),
+            "BEACONCTL_ADDRESSES": event.addresses.joined(separator: ","),
+            "BEACONCTL_RECEIVERS": event.receivers.map { "\($0.receiver)=\($0.latestRSSI.map(String.init) ?? "")" }.joined(separator: ","),
+        ]
+    }
+
+    func deliver(_ event: AuditEvent) {
+        let subject = "\(event.state.rawValue) \(WatchOutput.printable(event.beaconID ?? event.identity.description))"
+        program.run(Self.variables(for: event), subject: subject, nulAdvice: "rename the receiver or beacon so that it holds no control characters")
+    }
+}

@@ -1,0 +1,63 @@
+import BeaconCore
+import HCI
+
+/// A live source's sightings and a clock's ticks on one bounded queue, each stamped with the
+/// seconds since the feed started, so that the state they drive (a verification engine, a
+/// continuous audit) is only ever touched by the one task that reads `inputs`.
+///
+/// When the queue is full the oldest inputs are dropped and the sightings among them are
+/// counted in `drops`. Call `stop()` when done: the source's task is cancelled rather than
+/// awaited, because a source blocked in a read that ignores cancellation (standard input
+/// from a silent pipe) must not hold its reader open.
+struct LiveSightingFeed: Sendable {
+    enum Input: Sendable {
+        case sighting(Sighting, at: Double)
+        case tick(Double)
+        case ended(Double)
+        case failed(any Error)
+    }
+
+    let inputs: AsyncStream<Input>
+    /// Seconds since the feed started.
+    let elapsed: @Sendable () -> Double
+    private let continuation: AsyncStream<Input>.Continuation
+    private let pump: Task<Void, Never>
+    private let ticker: Task<Void, Never>
+
+    init<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ sightings: Sightings, tick: Duration, queueLimit: Int, drops: DropCounter
+    ) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let elapsed: @Sendable () -> Double = { (clock.now - start).secondsValue }
+        let (inputs, continuation) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(queueLimit))
+        let enqueue: @Sendable (Input) -> Void = { input in
+            if case .dropped(.sighting) = continuation.yield(input) { drops.add(1) }
+        }
+        pump = Task {
+            do {
+                for try await sighting in sightings {
+                    enqueue(.sighting(sighting, at: elapsed()))
+                }
+                enqueue(.ended(elapsed()))
+            } catch {
+                enqueue(.failed(error))
+            }
+        }
+        ticker = Task {
+            while (try? await Task.sleep(for: tick)) != nil {
+                enqueue(.tick(elapsed()))
+            }
+        }
+        self.inputs = inputs
+        self.elapsed = elapsed
+        self.continuation = continuation
+    }
+
+    /// Stops reading the source and ticking, and ends `inputs`.
+    func stop() {
+        pump.cancel()
+        ticker.cancel()
+        continuation.finish()
+    }
+}

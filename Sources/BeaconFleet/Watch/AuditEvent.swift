@@ -1,0 +1,99 @@
+import BeaconCore
+
+/// Where a beacon stands in a continuous audit (`verify --watch`).
+public enum AuditState: String, CaseIterable, Hashable, Sendable {
+    /// Heard recently from one device, with the expected measured power.
+    case ok
+    /// Not heard for the silence period on any receiver.
+    case missing
+    /// A recently heard device advertises a measured power the manifest does not expect.
+    case wrongPower = "wrong-power"
+    /// Recently heard from two or more devices.
+    case duplicate
+    /// An identity with a fleet UUID that the manifest does not list, heard recently.
+    case unexpected
+    /// An unexpected identity not heard for the silence period.
+    case gone
+
+    /// States a manifest beacon can be in.
+    public static let beaconStates: [AuditState] = [.ok, .missing, .wrongPower, .duplicate]
+}
+
+/// What one receiver made of a beacon: how often and how strongly it heard it lately.
+public struct AuditReceiverSummary: Hashable, Sendable {
+    public var receiver: String
+    /// The latest reception's RSSI; `nil` when the controller reported none.
+    public var latestRSSI: Int?
+    /// Receptions by this receiver since the audit started.
+    public var sightings: Int
+    /// The latest reception, on the audit's clock.
+    public var lastSeen: Double
+
+    public init(receiver: String, latestRSSI: Int?, sightings: Int, lastSeen: Double) {
+        self.receiver = receiver
+        self.latestRSSI = latestRSSI
+        self.sightings = sightings
+        self.lastSeen = lastSeen
+    }
+}
+
+/// A change of state: emitted once when a beacon's (or unexpected identity's) state is
+/// first known, then at every change, never while it stays the same.
+public struct AuditEvent: Hashable, Sendable {
+    /// When the change happened, on the audit's clock (docs/verify.md, "--watch").
+    public var time: Double
+    /// The manifest's beacon id; `nil` for an unexpected identity.
+    public var beaconID: String?
+    public var venueID: String?
+    public var identity: BeaconIdentity
+    /// `nil` for the first state.
+    public var previous: AuditState?
+    public var state: AuditState
+    /// Why, in words.
+    public var reason: String
+    /// The receivers that heard it within the silence period, by name.
+    public var receivers: [AuditReceiverSummary]
+    /// The device addresses heard sending it within the silence period.
+    public var addresses: [String]
+
+    public init(
+        time: Double, beaconID: String?, venueID: String?, identity: BeaconIdentity, previous: AuditState?,
+        state: AuditState, reason: String, receivers: [AuditReceiverSummary], addresses: [String]
+    ) {
+        self.time = time
+        self.beaconID = beaconID
+        self.venueID = venueID
+        self.identity = identity
+        self.previous = previous
+        self.state = state
+        self.reason = reason
+        self.receivers = receivers
+        self.addresses = addresses
+    }
+}
+
+/// The audit's counters, for periodic statistics and the final summary.
+public struct AuditStatistics: Hashable, Sendable {
+    /// Sightings taken in (all of them, tracked or not).
+    public var sightings = 0
+    /// Sightings of UUIDs outside the fleet, and of manifest beacons outside the audit.
+    public var ignoredSightings = 0
+    /// Sightings of unexpected identities beyond the tracked ones: counted, not told apart.
+    public var untrackedUnexpectedSightings = 0
+    /// Sightings from receivers beyond the tracked ones (each has its own clock): counted, not used.
+    public var untrackedReceiverSightings = 0
+    /// Manifest beacons by state; beacons not yet known (never heard, silence not yet over) are in `unknown`.
+    public var beaconStates: [AuditState: Int] = [:]
+    public var unknownBeacons = 0
+    /// Unexpected identities heard within the silence period.
+    public var unexpectedNow = 0
+    /// Unexpected identities tracked that are gone.
+    public var unexpectedGone = 0
+
+    public init() {}
+
+    /// Every manifest beacon ok and no unexpected identity on the air.
+    public var allOK: Bool {
+        unknownBeacons == 0 && unexpectedNow == 0 && beaconStates.allSatisfy { $0.key == .ok || $0.value == 0 }
+    }
+}

@@ -1,0 +1,45 @@
+/// Where a watch's output goes: standard output, a program per event, later a message
+/// broker. The watch hands every sink the same events in the same order and knows nothing
+/// of what they do with them; a sink must not block (queue slow work elsewhere).
+public protocol AuditEventSink: Sendable {
+    /// A change of state.
+    func deliver(_ event: AuditEvent)
+    /// The periodic statistics, and the final summary when the watch ends.
+    func deliver(_ report: AuditStatusReport)
+}
+
+extension AuditEventSink {
+    public func deliver(_ report: AuditStatusReport) {}
+}
+
+/// The watch's counters at one moment: every `AuditWatch.statisticsPeriod`, and at the end.
+public struct AuditStatusReport: Sendable {
+    /// On the audit's clock.
+    public var time: Double
+    public var statistics: AuditStatistics
+    /// Sightings lost between the controller and the audit (the host could not keep up).
+    public var lostSightings: Int
+    /// Why the watch ended, for the final report; `nil` for a periodic one.
+    public var end: AuditWatchEnd?
+    /// The beacons not ok at that moment (`nil` state: not yet known), for the final report.
+    public var beaconsNotOK: [(beacon: ExpectedBeacon, state: AuditState?)]
+
+    public init(
+        time: Double, statistics: AuditStatistics, lostSightings: Int, end: AuditWatchEnd? = nil,
+        beaconsNotOK: [(beacon: ExpectedBeacon, state: AuditState?)] = []
+    ) {
+        self.time = time
+        self.statistics = statistics
+        self.lostSightings = lostSightings
+        self.end = end
+        self.beaconsNotOK = beaconsNotOK
+    }
+}
+
+/// Why a watch ended.
+public enum AuditWatchEnd: String, Hashable, Sendable {
+    /// The recording or pipe ended.
+    case inputEnded = "input-ended"
+    /// SIGINT/SIGTERM, or the task was cancelled.
+    case interrupted
+}

@@ -1,0 +1,55 @@
+import BeaconCore
+
+/// The JSON-lines form of `verify --watch` output, one object per line, in a fixed field
+/// order (docs/verify.md, "--watch"):
+///
+///     {"event":"change","time":15,"beacon":"door","venue":"shop","uuid":"…","major":1,"minor":1,
+///      "state":"missing","previous":"ok","reason":"…","addresses":[],"receivers":[{"receiver":"hci1",
+///      "rssi":-70,"sightings":6,"last_seen":5}]}
+///     {"event":"stats","time":60,"sightings":600,"lost_sightings":0,…,"beacons":{"ok":3,…}}
+///     {"event":"summary",…the stats fields…,"end":"input-ended","passed":false,"not_ok":[…]}
+///
+/// An unexpected identity has no `beacon` or `venue`; a first state has no `previous`.
+public enum AuditJSONLines {
+    public static func encode(_ event: AuditEvent) -> String {
+        var line = "{\"event\":\"change\",\"time\":" + SightingJSONLines.timeText(event.time)
+        if let beaconID = event.beaconID { line += ",\"beacon\":" + JSONText.stringLiteral(beaconID) }
+        if let venueID = event.venueID { line += ",\"venue\":" + JSONText.stringLiteral(venueID) }
+        line += ",\"uuid\":\"\(event.identity.uuid)\",\"major\":\(event.identity.major),\"minor\":\(event.identity.minor)"
+        line += ",\"state\":\"\(event.state.rawValue)\""
+        if let previous = event.previous { line += ",\"previous\":\"\(previous.rawValue)\"" }
+        line += ",\"reason\":" + JSONText.stringLiteral(event.reason)
+        line += ",\"addresses\":[" + event.addresses.map(JSONText.stringLiteral).joined(separator: ",") + "]"
+        line += ",\"receivers\":[" + event.receivers.map(encode(_:)).joined(separator: ",") + "]}"
+        return line
+    }
+
+    /// A periodic `stats` line, or the final `summary` when `report.end` is set.
+    public static func encode(_ report: AuditStatusReport) -> String {
+        let statistics = report.statistics
+        var line = "{\"event\":\"\(report.end == nil ? "stats" : "summary")\",\"time\":" + SightingJSONLines.timeText(report.time)
+        line += ",\"sightings\":\(statistics.sightings),\"lost_sightings\":\(report.lostSightings)"
+        line += ",\"ignored_sightings\":\(statistics.ignoredSightings)"
+        line += ",\"untracked_unexpected_sightings\":\(statistics.untrackedUnexpectedSightings)"
+        line += ",\"untracked_receiver_sightings\":\(statistics.untrackedReceiverSightings)"
+        var counts = AuditState.beaconStates.map { state in "\"\(state.rawValue)\":\(statistics.beaconStates[state] ?? 0)" }
+        counts.append("\"unknown\":\(statistics.unknownBeacons)")
+        line += ",\"beacons\":{\(counts.joined(separator: ","))}"
+        line += ",\"unexpected\":\(statistics.unexpectedNow),\"gone\":\(statistics.unexpectedGone)"
+        if let end = report.end {
+            line += ",\"end\":\"\(end.rawValue)\",\"passed\":\(statistics.allOK)"
+            let notOK: [String] = report.beaconsNotOK.map { beacon, state in
+                let name = JSONText.stringLiteral(beacon.beaconID)
+                return "{\"beacon\":\(name),\"state\":\"\(state?.rawValue ?? "unknown")\"}"
+            }
+            line += ",\"not_ok\":[\(notOK.joined(separator: ","))]"
+        }
+        return line + "}"
+    }
+
+    private static func encode(_ receiver: AuditReceiverSummary) -> String {
+        let name = JSONText.stringLiteral(receiver.receiver)
+        let rssi = receiver.latestRSSI.map(String.init) ?? "null"
+        return "{\"receiver\":\(name),\"rssi\":\(rssi),\"sightings\":\(receiver.sightings),\"last_seen\":\(SightingJSONLines.timeText(receiver.lastSeen))}"
+    }
+}

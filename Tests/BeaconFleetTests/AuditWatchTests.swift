@@ -1,0 +1,75 @@
+import BeaconCore
+import BeaconFleet
+import BeaconTestKit
+import Synchronization
+import Testing
+
+@Suite("audit watch (verify --watch, live)")
+struct AuditWatchTests {
+    typealias Script = VerificationScript
+
+    /// Hands every change and report to a stream the test waits on.
+    final class StreamingSink: AuditEventSink {
+        let changes: AsyncStream<AuditEvent>
+        private let continuation: AsyncStream<AuditEvent>.Continuation
+        let reports = Mutex<[AuditStatusReport]>([])
+
+        init() {
+            (changes, continuation) = AsyncStream.makeStream()
+        }
+
+        func deliver(_ event: AuditEvent) { continuation.yield(event) }
+        func deliver(_ report: AuditStatusReport) { reports.withLock { $0.append(report) } }
+    }
+
+    @Test("live: a beacon that goes quiet is reported missing with nothing else heard; cancelling ends the watch with a final report")
+    func quietBeaconWhileLive() async throws {
+        let plan = try Script.plan([Script.beacon("door", minor: 1)])
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: 0.2))
+        let sink = StreamingSink()
+        let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        let running = Task {
+            try await watch.run(sightings, timing: .live(tick: .milliseconds(20)), sinks: [sink])
+        }
+        feed.yield(Script.sighting(Script.identity(minor: 1), at: 0))
+        var changes = sink.changes.makeAsyncIterator()
+        let ok = try #require(await changes.next())
+        #expect(ok.state == .ok)
+        // The source stays open and silent: only the clock can tell.
+        let missing = try #require(await changes.next())
+        #expect(missing.state == .missing)
+        #expect(missing.previous == .ok)
+        // Reported at the moment it fell due, on the watch's clock: its last reception + silence.
+        #expect(abs(missing.time - ok.time - 0.2) < 1e-9)
+        running.cancel()
+        let report = try await running.value
+        #expect(report.end == .interrupted)
+        #expect(report.statistics.beaconStates[.missing] == 1)
+        #expect(sink.reports.withLock { $0.last?.end } == .interrupted)
+    }
+
+    @Test("live: the end of the source ends the watch with input-ended")
+    func sourceEnds() async throws {
+        let plan = try Script.plan([Script.beacon("door", minor: 1)])
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: 30))
+        let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        feed.yield(Script.sighting(Script.identity(minor: 1), at: 5))
+        feed.finish()
+        let report = try await watch.run(sightings, timing: AuditWatch.liveTiming, sinks: [])
+        #expect(report.end == .inputEnded)
+        #expect(report.statistics.allOK)
+        #expect(report.lostSightings == 0)
+    }
+
+    @Test("a failing source ends the watch with its error")
+    func sourceFails() async throws {
+        struct Broken: Error {}
+        let plan = try Script.plan([Script.beacon("door", minor: 1)])
+        let watch = AuditWatch(plan: plan, configuration: .init())
+        for timing in [VerificationTiming.replay, AuditWatch.liveTiming] {
+            let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+            feed.finish(throwing: Broken())
+            await #expect(throws: Broken.self) { try await watch.run(sightings, timing: timing, sinks: []) }
+        }
+    }
+}
