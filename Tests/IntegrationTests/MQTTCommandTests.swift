@@ -1,3 +1,4 @@
+import BeaconMQTT
 import Foundation
 import Glibc
 import Testing
@@ -107,5 +108,56 @@ struct MQTTCommandTests {
         let scan = try BeaconctlProcess(["scan", "--input", "/dev/null", "--mqtt", "mqtt://user:secret@127.0.0.1/test"])
         #expect(await scan.waitForExit() == 2)
         #expect(scan.standardError.contains("credentials do not go in the URL"), "\(scan.standardError)")
+    }
+
+    @Test("verify --watch on a broker: two receivers, a clone reported duplicate, silence reported missing, changes published", .timeLimit(.minutes(3)))
+    func watchThroughTheBroker() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("fleet.yaml")
+        try Self.manifest.write(to: manifest, atomically: true, encoding: .utf8)
+        // 3 s of the door beacon heard by two receivers, a clone on the second receiver, on
+        // the wall clock of now (the watch compares Unix times with its own clock).
+        let now = Date().timeIntervalSince1970
+        var lines: [String] = []
+        for tick in 0..<30 {
+            let time = String(format: "%.1f", now + Double(tick) / 10)
+            for receiver in ["shop-1:hci0", "shop-2:hci0"] {
+                lines.append(#"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(time),"receiver":"\#(receiver)"}"#)
+            }
+            if tick % 3 == 0 {
+                lines.append(#"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:99","address_random":false,"rssi":-70,"time":\#(time),"receiver":"shop-2:hci0"}"#)
+            }
+        }
+        let recording = folder.appendingPathComponent("sightings.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: recording, atomically: true, encoding: .utf8)
+        try await withMosquitto { broker in
+            // A dashboard listening to the audit's changes.
+            let dashboard = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: .init(clientID: "dashboard"))
+            dashboard.subscribe("test/audit/events")
+            try dashboard.start()
+            let clientID = "watch-test-\(UUID().uuidString.prefix(8))"
+            let watch = try BeaconctlProcess(
+                ["verify", manifest.path, "--watch", "--input", broker.url, "--silence", "1", "--format", "jsonl", "--mqtt", broker.url],
+                environment: ["BEACONCTL_MQTT_CLIENT_ID": clientID])
+            try await Self.waitForSubscription(broker, clientID: clientID)
+            let scan = try BeaconctlProcess(["scan", "--input", recording.path, "--mqtt", broker.url, "--format", "jsonl"])
+            #expect(await scan.waitForExit() == 0, "scan: \(scan.standardError)")
+            let duplicate = try await watch.waitForLine("a duplicate change") { $0.contains(#""state":"duplicate""#) }
+            #expect(duplicate.contains("C4:5B:BE:00:00:99"))
+            // Nothing more is published: the beacon goes missing by the watch's clock alone.
+            let missing = try await watch.waitForLine("a missing change") { $0.contains(#""state":"missing""#) }
+            #expect(missing.contains(#""beacon":"door""#))
+            watch.signal(SIGTERM)
+            #expect(await watch.waitForExit() == 0, "\(watch.standardError)")
+            var published: [String] = []
+            for await message in dashboard.messages {
+                dashboard.messageConsumed()
+                published.append(String(decoding: message.payload, as: UTF8.self))
+                if published.contains(where: { $0.contains(#""state":"missing""#) }) { break }
+            }
+            #expect(published.contains { $0.contains(#""state":"duplicate""#) }, "\(published)")
+            await dashboard.stop()
+        }
     }
 }

@@ -67,6 +67,11 @@ struct VerifyCommand: AsyncParsableCommand {
         valueName: "command"))
     var exec: String?
 
+    @Option(help: ArgumentHelp(
+        "With --watch: also publish every change to this MQTT broker (PREFIX/audit/…, docs/mqtt.md): mqtt://HOST[:PORT]/PREFIX.",
+        valueName: "url"))
+    var mqtt: String?
+
     static let liveTimeout = 10.0
 
     func validate() throws {
@@ -83,7 +88,7 @@ struct VerifyCommand: AsyncParsableCommand {
         if watch {
             try validateWatch()
         } else {
-            let watchOnly = [silence.map { _ in "--silence" }, exec.map { _ in "--exec" }].compactMap { $0 }
+            let watchOnly = [silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" }].compactMap { $0 }
             if !watchOnly.isEmpty {
                 throw ValidationError("\(watchOnly.joined(separator: " and ")) only appl\(watchOnly.count == 1 ? "ies" : "y") with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")
             }
@@ -111,7 +116,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 // Over a broker, sightings arrive in batches from receivers with their own
                 // clocks: the interval rule (`slow`) would judge the batching, not the
                 // beacon, until the engine keeps a time base per receiver.
-                throw CommandFailure(.usageOrInput, "verify cannot judge a broker's stream yet (its `slow` rule needs per-receiver clocks); record it instead: beaconctl scan --input \(input) --format jsonl > sightings.jsonl, then verify --input sightings.jsonl")
+                throw CommandFailure(.usageOrInput, "a one-shot verify cannot judge a broker's stream yet (its `slow` rule needs per-receiver clocks): audit it continuously with --watch, or record it first: beaconctl scan --input \(input) --format jsonl > sightings.jsonl, then verify --input sightings.jsonl")
             }
             result = try await verifyRecording(input, plan: plan)
         } else {

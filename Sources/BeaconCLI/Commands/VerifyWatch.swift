@@ -1,6 +1,8 @@
 import ArgumentParser
 import BeaconCore
 import BeaconFleet
+import BeaconMQTT
+import Logging
 
 /// `verify --watch`: the continuous audit (docs/verify.md, "--watch").
 extension VerifyCommand {
@@ -22,6 +24,13 @@ extension VerifyCommand {
         if let exec, exec.split(separator: " ").isEmpty {
             throw ValidationError("--exec needs a program to run.")
         }
+        if let mqtt {
+            do {
+                _ = try MQTTBrokerURL(parsing: mqtt)
+            } catch {
+                throw ValidationError("--mqtt \(error)")
+            }
+        }
     }
 
     /// Watches the controller or the input until SIGINT/SIGTERM or the end of the input; at
@@ -38,21 +47,70 @@ extension VerifyCommand {
         var sinks: [any AuditEventSink] = [WatchOutput(format: format, console: console)]
         let program = exec.flatMap { ProgramHook(command: $0, environment: console.environment, logger: logger, label: "beaconctl.verify-exec") }
         if let program { sinks.append(WatchEventHook(program: program)) }
+        var publishing: (client: MQTTClient, logging: Task<Void, Never>)?
+        if let mqtt {
+            let client = try BrokerConnection.client(
+                mqtt, name: "watch-\(BrokerConnection.hostName())", environment: console.environment, logger: logger)
+            let logging = BrokerConnection.logConnection(client, logger: logger)
+            do {
+                try client.start()
+            } catch {
+                logging.cancel()
+                throw CommandFailure(.usageOrInput, error.description)
+            }
+            sinks.append(MQTTAuditSink(client: client, topics: MQTTTopics(client.broker)))
+            publishing = (client, logging)
+            logger.notice("publishing every change to \(client.broker) (\(MQTTTopics(client.broker).auditEvents))")
+        }
+        // A broker's sightings are read like a pipe: live, each receiver on its own clock.
+        let broker = try BrokerInput.open(input, role: "watch", environment: console.environment, logger: logger)
         let watch = AuditWatch(plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence))
 
         let report: AuditStatusReport
         do {
             if let input {
-                report = try await watchRecording(input, watch: watch, sinks: sinks)
+                report = try await watchRecording(broker?.path ?? input, watch: watch, sinks: sinks)
             } else {
                 report = try await watchController(watch: watch, sinks: sinks)
             }
         } catch {
             await program?.finish()
+            await broker?.close()
+            await Self.finishPublishing(publishing, logger: logger)
             throw error
         }
         await program?.finish()
+        await broker?.close()
+        await Self.finishPublishing(publishing, logger: logger)
         if report.end == .inputEnded && !report.statistics.allOK { throw ExitStatus.findings.exitCode }
+    }
+
+    /// Delivers the last changes (up to 10 s) and says what the broker did not take.
+    private static func finishPublishing(_ publishing: (client: MQTTClient, logging: Task<Void, Never>)?, logger: Logger) async {
+        guard let (client, logging) = publishing else { return }
+        let drained = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await client.drain()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(SightingPublishing.drainTimeout))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if let refusal = client.refusal {
+            logger.error("\(refusal); the changes were not published")
+        } else if !drained || client.pendingMessages > 0 {
+            logger.error("\(client.broker) did not acknowledge \(client.pendingMessages) change message(s) within \(Int(SightingPublishing.drainTimeout)) s")
+        }
+        if client.droppedMessages > 0 {
+            logger.error("\(client.droppedMessages) change message(s) were dropped while the broker was away")
+        }
+        await client.stop()
+        logging.cancel()
     }
 
     /// A regular file on its own clock, as fast as it reads; a pipe (a live `scan`) live.

@@ -1,0 +1,34 @@
+import BeaconCore
+import BeaconMQTT
+
+/// `verify --watch --mqtt`: every change of state to `PREFIX/audit/events` (one JSON line,
+/// the schema of docs/verify.md), and each beacon's latest change, retained, to
+/// `PREFIX/audit/beacons/ID` (a dashboard that connects later sees every beacon's state at
+/// once); statistics and the summary to `PREFIX/audit/stats`. QoS 1 throughout.
+public struct MQTTAuditSink: AuditEventSink {
+    public let client: MQTTClient
+    private let topics: MQTTTopics
+
+    public init(client: MQTTClient, topics: MQTTTopics) {
+        self.client = client
+        self.topics = topics
+    }
+
+    public func deliver(_ event: AuditEvent) {
+        let line = Array(AuditJSONLines.encode(event).utf8)
+        client.publish(topic: topics.auditEvents, payload: line)
+        // Unexpected identities have no id: they are keyed by identity.
+        let key = event.beaconID ?? event.identity.description
+        client.publish(topic: topics.auditBeacon(key), payload: line, retain: true)
+    }
+
+    public func deliver(_ report: AuditStatusReport) {
+        client.publish(topic: topics.auditStats, payload: Array(AuditJSONLines.encode(report).utf8))
+    }
+}
+
+extension MQTTTopics {
+    public var auditEvents: String { "\(prefix)/audit/events" }
+    public var auditStats: String { "\(prefix)/audit/stats" }
+    public func auditBeacon(_ id: String) -> String { "\(prefix)/audit/beacons/\(Self.level(id))" }
+}
