@@ -18,6 +18,9 @@ public struct MQTTMessage: Hashable, Sendable {
 /// What happened to the connection, for the log.
 public enum MQTTConnectionEvent: Hashable, Sendable {
     case connected
+    /// The broker acknowledged a subscription (SUBACK): messages published from now on
+    /// reach this client.
+    case subscribed
     /// Lost; the client reconnects by itself, waiting longer each time (up to 30 s).
     case disconnected(reason: String)
     /// Refused for a reason retrying will not change (credentials, authorisation): the
@@ -185,6 +188,10 @@ public final class MQTTClient: Sendable {
         mosquitto_publish_callback_set(handle) { _, context, messageID in
             guard let context else { return }
             Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().acknowledged(messageID)
+        }
+        mosquitto_subscribe_callback_set(handle) { _, context, _, _, _ in
+            guard let context else { return }
+            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().eventContinuation.yield(.subscribed)
         }
         mosquitto_message_callback_set(handle) { _, context, message in
             guard let context, let message else { return }

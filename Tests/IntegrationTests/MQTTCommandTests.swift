@@ -33,12 +33,12 @@ struct MQTTCommandTests {
         }.joined(separator: "\n") + "\n"
     }
 
-    /// Waits until the broker logged that `clientID` subscribed.
+    /// Waits until the broker logged that a client whose id starts with `clientID` subscribed.
     static func waitForSubscription(_ broker: MosquittoBroker, clientID: String) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             let log = (try? String(contentsOf: broker.logFile, encoding: .utf8)) ?? ""
-            if log.contains("Received SUBSCRIBE from \(clientID)") { return }
+            if log.contains("Received SUBSCRIBE from \(clientID)-") { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("\(clientID) never subscribed; broker log:\n\(broker.logTail())")
@@ -59,7 +59,7 @@ struct MQTTCommandTests {
         try await withMosquitto { broker in
             let clientID = "subscriber-test-\(UUID().uuidString.prefix(8))"
             let subscriber = try BeaconctlProcess(
-                ["scan", "--input", broker.url, "--format", "jsonl"], environment: ["BEACONCTL_MQTT_CLIENT_ID": clientID])
+                ["scan", "--input", broker.url, "--format", "jsonl"], environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": clientID])
             try await Self.waitForSubscription(broker, clientID: clientID)
             let scan = try BeaconctlProcess(["scan", "--input", recording.path, "--mqtt", broker.url, "--format", "jsonl"])
             #expect(await scan.waitForExit() == 0, "scan: \(scan.standardError)")
@@ -136,10 +136,11 @@ struct MQTTCommandTests {
             let dashboard = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: .init(clientID: "dashboard"))
             dashboard.subscribe("test/audit/events")
             try dashboard.start()
+            #expect(await MQTTClientTests.nextSubscription(dashboard))
             let clientID = "watch-test-\(UUID().uuidString.prefix(8))"
             let watch = try BeaconctlProcess(
                 ["verify", manifest.path, "--watch", "--input", broker.url, "--silence", "1", "--format", "jsonl", "--mqtt", broker.url],
-                environment: ["BEACONCTL_MQTT_CLIENT_ID": clientID])
+                environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": clientID])
             try await Self.waitForSubscription(broker, clientID: clientID)
             let scan = try BeaconctlProcess(["scan", "--input", recording.path, "--mqtt", broker.url, "--format", "jsonl"])
             #expect(await scan.waitForExit() == 0, "scan: \(scan.standardError)")

@@ -16,14 +16,15 @@ import Darwin
 /// | `BEACONCTL_MQTT_USERNAME`, `BEACONCTL_MQTT_PASSWORD` | credentials |
 /// | `BEACONCTL_MQTT_CREDENTIALS` | a file: line 1 the user name, line 2 the password |
 /// | `BEACONCTL_MQTT_CA_FILE`, `BEACONCTL_MQTT_CERT_FILE`, `BEACONCTL_MQTT_KEY_FILE` | TLS for `mqtts://` |
-/// | `BEACONCTL_MQTT_CLIENT_ID` | the client id (default `beaconctl-ROLE-HOST`) |
+/// | `BEACONCTL_MQTT_CLIENT_ID_PREFIX` | the start of every client id (default `beaconctl`): ids are PREFIX-ROLE-NAME |
 enum BrokerConnection {
     static let credentialsFileVariable = "BEACONCTL_MQTT_CREDENTIALS"
-    static let clientIDVariable = "BEACONCTL_MQTT_CLIENT_ID"
+    static let clientIDPrefixVariable = "BEACONCTL_MQTT_CLIENT_ID_PREFIX"
 
     /// A client for `url` (not started), configured from `environment`; its id is
-    /// `beaconctl-NAME` unless the environment sets one (a persistent session is per id:
-    /// two clients with the same id take it from each other).
+    /// `PREFIX-NAME` (PREFIX `beaconctl` unless the environment sets one). A persistent
+    /// session is per id, and two clients with the same id take it from each other: every
+    /// client of a process has its own NAME.
     static func client(
         _ url: String, name: String, will: MQTTClient.Will? = nil, online: MQTTClient.Will? = nil,
         environment: [String: String], logger: Logger
@@ -39,8 +40,8 @@ enum BrokerConnection {
                     caFile: environment["BEACONCTL_MQTT_CA_FILE"], certificateFile: environment["BEACONCTL_MQTT_CERT_FILE"],
                     keyFile: environment["BEACONCTL_MQTT_KEY_FILE"])
                 : nil
-            let clientID = environment[clientIDVariable].flatMap { $0.isEmpty ? nil : $0 }
-                ?? "beaconctl-" + MQTTTopics.level(name)
+            let prefix = environment[clientIDPrefixVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "beaconctl"
+            let clientID = prefix + "-" + MQTTTopics.level(name)
             return try MQTTClient(
                 broker: broker,
                 configuration: .init(clientID: clientID, credentials: credentials, tls: tls, will: will, online: online))
@@ -55,6 +56,7 @@ enum BrokerConnection {
             for await event in client.connectionEvents {
                 switch event {
                 case .connected: logger.info("connected to \(client.broker)")
+                case .subscribed: logger.debug("\(client.broker) acknowledged the subscription")
                 case .disconnected(let reason): logger.warning("\(client.broker): \(reason); reconnecting")
                 case .refused(let error): logger.error("\(error)")
                 }
