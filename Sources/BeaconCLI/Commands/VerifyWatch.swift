@@ -88,19 +88,7 @@ extension VerifyCommand {
     /// Delivers the last changes (up to 10 s) and says what the broker did not take.
     private static func finishPublishing(_ publishing: (client: MQTTClient, logging: Task<Void, Never>)?, logger: Logger) async {
         guard let (client, logging) = publishing else { return }
-        let drained = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await client.drain()
-                return !Task.isCancelled
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(SightingPublishing.drainTimeout))
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        let drained = await BrokerConnection.drain(client, within: SightingPublishing.drainTimeout)
         if let refusal = client.refusal {
             logger.error("\(refusal); the changes were not published")
         } else if !drained || client.pendingMessages > 0 {

@@ -151,19 +151,7 @@ struct SightingPublishing: Sendable {
     @discardableResult
     func finish(logger: Logger) async -> Bool {
         publisher.flushAll()
-        let drained = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await client.drain()
-                return !Task.isCancelled
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(Self.drainTimeout))
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        let drained = await BrokerConnection.drain(client, within: Self.drainTimeout)
         let counts = publisher.counts
         let pending = client.pendingMessages
         var delivered = counts.dropped == 0
@@ -187,6 +175,24 @@ struct SightingPublishing: Sendable {
 }
 
 extension BrokerConnection {
+    /// Waits until the broker acknowledged everything `client` published, at most `seconds`;
+    /// whether it did.
+    static func drain(_ client: MQTTClient, within seconds: Double) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await client.drain()
+                return !Task.isCancelled && client.pendingMessages == 0
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     /// Seconds since 1970, UTC.
     static func unixTime() -> Double {
         var now = timespec()

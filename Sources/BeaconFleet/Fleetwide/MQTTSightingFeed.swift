@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconMQTT
 import Dispatch
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +29,9 @@ public final class MQTTSightingFeed: Sendable {
     private let writeEnd: Int32
     private let writer = DispatchQueue(label: "beaconctl.mqtt.feed")
     private let pump: Task<Void, Never>
+    /// Set by `stop()`: a write waiting for the reader gives up. The reader may have stopped
+    /// reading for good (the command ended), and a blocked write would hold `stop()` forever.
+    private let stopping = StopFlag()
 
     public init(client: MQTTClient, topics: MQTTTopics, logger: Logger) throws(MQTTError) {
         var ends: [Int32] = [0, 0]
@@ -38,8 +42,11 @@ public final class MQTTSightingFeed: Sendable {
         writeEnd = ends[1]
         _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        // Non-blocking: a full pipe is waited on with poll(), which can notice `stopping`.
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
         readablePath = "/dev/fd/\(readEnd)"
         self.client = client
+        let stopping = self.stopping
         client.subscribe(topics.allSightings)
         let writeEnd = self.writeEnd
         let writer = self.writer
@@ -62,7 +69,7 @@ public final class MQTTSightingFeed: Sendable {
                     }
                 }
                 guard !passed.isEmpty else { continue }
-                let written = await Self.write(passed, to: writeEnd, on: writer)
+                let written = await Self.write(passed, to: writeEnd, on: writer, unless: stopping)
                 if !written { break }
             }
             close(writeEnd)
@@ -75,20 +82,30 @@ public final class MQTTSightingFeed: Sendable {
         }
     }
 
-    /// Writes all of `bytes` on `queue` (a full pipe blocks that thread, not the pool);
-    /// `false` when the reader is gone.
-    private static func write(_ bytes: [UInt8], to descriptor: Int32, on queue: DispatchQueue) async -> Bool {
+    /// Writes all of `bytes` on `queue` (waiting for a full pipe there, not on the pool);
+    /// `false` when the reader is gone or `stopping` was set while waiting.
+    private static func write(_ bytes: [UInt8], to descriptor: Int32, on queue: DispatchQueue, unless stopping: StopFlag) async -> Bool {
         await withCheckedContinuation { continuation in
             queue.async {
                 var offset = 0
                 while offset < bytes.count {
                     let count = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
-                    if count < 0 {
-                        if errno == EINTR { continue }
+                    if count >= 0 {
+                        offset += count
+                        continue
+                    }
+                    if errno == EINTR { continue }
+                    guard errno == EAGAIN || errno == EWOULDBLOCK else {
                         continuation.resume(returning: false)
                         return
                     }
-                    offset += count
+                    // Full: wait for room, looking at `stopping` every 100 ms.
+                    var waiting = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&waiting, 1, 100)
+                    if stopping.isSet {
+                        continuation.resume(returning: false)
+                        return
+                    }
                 }
                 continuation.resume(returning: true)
             }
@@ -97,7 +114,16 @@ public final class MQTTSightingFeed: Sendable {
 
     /// Stops the subscription; the stream ends.
     public func stop() async {
+        stopping.set()
         await client.stop()
         await pump.value
+        close(readEnd)
     }
+}
+
+/// A flag one thread sets and another polls.
+final class StopFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
