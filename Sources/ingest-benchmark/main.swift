@@ -16,6 +16,8 @@ import Darwin
 /// - baseline: the same bytes read in the same 64 KiB chunks and cut into lines or records,
 ///   nothing parsed: what reading alone costs.
 /// Rates are per second of wall time; peak memory is the child's VmHWM.
+/// `--child read FORMAT FILE` alone reads the sightings without verifying them (to tell
+/// reading from judging when profiling).
 
 /// The targets, in sightings per second of wall time through the verification path.
 let targets: [IngestFormat: Double] = [.jsonLines: 1_000_000, .btsnoop: 2_000_000, .pcapng: 2_000_000]

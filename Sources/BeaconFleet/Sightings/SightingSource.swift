@@ -66,15 +66,15 @@ extension SightingInput {
     /// reading early with `CancellationError`, so that callers never take a partial read
     /// for a whole one.
     public func forEach(_ take: (Sighting) -> Bool) async throws {
+        // A batch per await, as decoded: a recording brings millions of sightings.
+        var iterator: any SightingBatchIterator
         switch self {
-        case .capture(let capture):
-            for try await sighting in capture {
-                if !take(sighting) { return }
-            }
-        case .jsonLines(let sightings):
-            for try await sighting in sightings {
-                if !take(sighting) { return }
-            }
+        case .capture(let capture): iterator = capture.makeBatchIterator()
+        case .jsonLines(let sightings): iterator = sightings.makeBatchIterator()
+        }
+        var batch: [Sighting] = []
+        while try await iterator.nextBatch(into: &batch) {
+            for sighting in batch where !take(sighting) { return }
         }
         try Task.checkCancellation()
     }
