@@ -22,11 +22,12 @@ struct VerifyCommandTests {
 
     /// `count` receptions of a 100 ms beacon, as JSON lines with their times.
     static func lines(
-        major: Int, minor: Int, power: Int = -59, address: String, from start: Double = 0, count: Int = 10
+        major: Int, minor: Int, power: Int = -59, address: String, from start: Double = 0, count: Int = 10,
+        rssi: Int = -70, receiver: String = "hci1"
     ) -> [(time: Double, line: String)] {
         (0..<count).map { index in
             let time = start + Double(index) / 10
-            return (time, #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"measured_power":\#(power),"address":"\#(address)","address_random":true,"rssi":-70,"time":\#(time),"receiver":"hci1"}"#)
+            return (time, #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"measured_power":\#(power),"address":"\#(address)","address_random":true,"rssi":\#(rssi),"time":\#(time),"receiver":"\#(receiver)"}"#)
         }
     }
 
@@ -64,6 +65,49 @@ struct VerifyCommandTests {
             "passed: 3 beacons: 3 ok; 17 sightings in 0.6 s (every beacon decided)\n"), "\(result.output)")
         #expect(!result.output.contains("\u{1B}["), "no colour off a terminal")
         _ = scratch
+    }
+
+    @Test("two receivers: one device heard by both is no duplicate; every report says who heard each beacon, and how strongly")
+    func severalReceivers() async throws {
+        // Two boxes' streams merged, Unix times: the door heard by both, the till by one,
+        // the back room's beacon by the other.
+        let start = 1_790_000_000.0
+        let (scratch, manifest, input) = try files(recording: Self.recording(
+            Self.lines(major: 1, minor: 1, address: "C0:00:00:00:01:01", from: start, rssi: -58, receiver: "store-a:hci0"),
+            Self.lines(major: 1, minor: 1, address: "C0:00:00:00:01:01", from: start + 0.004, count: 6, rssi: -81, receiver: "store-b:hci0"),
+            Self.lines(major: 1, minor: 2, address: "C0:00:00:00:01:02", from: start + 0.03, count: 20, receiver: "store-a:hci0"),
+            Self.lines(major: 2, minor: 1, address: "C0:00:00:00:02:01", from: start + 0.06, count: 20, receiver: "store-b:hci0")))
+        // K = 16: the door's verdict rests on all its receptions, from both boxes.
+        let text = await runBeaconctl(["verify", manifest, "--input", input, "--required-sightings", "16"])
+        #expect(text.status == 0, "\(text.output)\(text.error)")
+        let lines = text.output.split(separator: "\n").map(String.init)
+        let door = try #require(lines.firstIndex { $0.contains("\(Self.uuid)/1/1") })
+        #expect(lines[door].hasPrefix("  ok "))
+        #expect(lines[door + 1].trimmingCharacters(in: .whitespaces) == "heard by store-a:hci0 10× -58 dBm, store-b:hci0 6× -81 dBm",
+                "the strongest first: \(lines[door + 1])")
+        let backIndex = try #require(lines.firstIndex { $0.contains("\(Self.uuid)/2/1") })
+        let back = lines[backIndex + 1].trimmingCharacters(in: .whitespaces)
+        #expect(back.hasPrefix("heard by store-b:hci0 ") && back.hasSuffix("× -70 dBm") && !back.contains("store-a"), "\(back)")
+
+        let json = await runBeaconctl(["verify", manifest, "--input", input, "--required-sightings", "16", "--format", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let beacons = try #require(report["beacons"] as? [[String: Any]])
+        let heard = try #require(beacons.first?["heard"] as? [String: Any])
+        let receivers = try #require(heard["receivers"] as? [[String: Any]])
+        #expect(receivers.compactMap { $0["receiver"] as? String } == ["store-a:hci0", "store-b:hci0"])
+        #expect(receivers.compactMap { $0["sightings"] as? Int } == [10, 6])
+        #expect(receivers.compactMap { $0["mean_rssi"] as? Double } == [-58, -81])
+        #expect(receivers.compactMap { $0["first_seen_s"] as? Double } == [0, 0.004])
+
+        let markdown = await runBeaconctl(["verify", manifest, "--input", input, "--required-sightings", "16", "--format", "markdown"])
+        #expect(markdown.output.contains("| Venue | Beacon | Identity | Verdict | Heard | Receivers | Details |"))
+        #expect(markdown.output.contains("| store-a:hci0 10× -58 dBm, store-b:hci0 6× -81 dBm |"))
+
+        // One receiver: nothing to tell apart, no extra line or column.
+        let (single, singleManifest, singleInput) = try files()
+        let plain = await runBeaconctl(["verify", singleManifest, "--input", singleInput, "--format", "markdown"])
+        #expect(!plain.output.contains("Receivers"))
+        _ = (scratch, single)
     }
 
     @Test("faults give exit 1 and say what to do; a recording is judged to its end")

@@ -76,15 +76,41 @@ struct MQTTCommandTests {
         }
     }
 
-    @Test("verify refuses a broker's stream with what to do instead")
-    func verifyRefusesABroker() async throws {
+    @Test("a one-shot verify over a broker: two receivers' sightings judged live, each receiver named in the report", .timeLimit(.minutes(3)))
+    func verifyOnceThroughTheBroker() async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let manifest = folder.appendingPathComponent("fleet.yaml")
         try Self.manifest.write(to: manifest, atomically: true, encoding: .utf8)
-        let verify = try BeaconctlProcess(["verify", manifest.path, "--input", "mqtt://127.0.0.1:1/test"])
-        #expect(await verify.waitForExit() == 2)
-        #expect(verify.standardError.contains("verify cannot judge a broker's stream yet"), "\(verify.standardError)")
+        // The door heard by two receivers (wall clock of now, the second box's clock 30 ms
+        // behind): one device, so ok, not a duplicate.
+        let now = Date().timeIntervalSince1970
+        var lines: [String] = []
+        for tick in 0..<20 {
+            for (receiver, skew, rssi) in [("shop-1:hci0", 0.0, -58), ("shop-2:hci0", 0.03, -77)] {
+                let time = String(format: "%.3f", now + Double(tick) / 10 + skew)
+                lines.append(#"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":\#(rssi),"time":\#(time),"receiver":"\#(receiver)"}"#)
+            }
+        }
+        let recording = folder.appendingPathComponent("sightings.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: recording, atomically: true, encoding: .utf8)
+        try await withMosquitto { broker in
+            let clientID = "verify-test-\(UUID().uuidString.prefix(8))"
+            // K = 30 of the 40 receptions: the verdict rests on both receivers; the timeout
+            // only bounds a run whose sightings never came.
+            let verify = try BeaconctlProcess(
+                ["verify", manifest.path, "--input", broker.url, "--required-sightings", "30", "--timeout", "120", "--format", "json"],
+                environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": clientID])
+            try await Self.waitForSubscription(broker, clientID: clientID)
+            let scan = try BeaconctlProcess(["scan", "--input", recording.path, "--mqtt", broker.url, "--format", "jsonl"])
+            #expect(await scan.waitForExit() == 0, "scan: \(scan.standardError)")
+            #expect(await verify.waitForExit() == 0, "\(verify.standardOutput)\(verify.standardError)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.standardOutput.utf8)) as? [String: Any])
+            let door = try #require((report["beacons"] as? [[String: Any]])?.first)
+            #expect(door["status"] as? String == "ok")
+            let receivers = try #require((door["heard"] as? [String: Any])?["receivers"] as? [[String: Any]])
+            #expect(receivers.compactMap { $0["receiver"] as? String } == ["shop-1:hci0", "shop-2:hci0"])
+        }
     }
 
     @Test("a publisher with wrong credentials is refused and says so; nothing is claimed delivered", .timeLimit(.minutes(2)))

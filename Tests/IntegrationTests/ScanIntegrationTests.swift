@@ -41,6 +41,28 @@ struct ScanIntegrationTests {
         try SightingSources.jsonLines(text: output, source: "scan output")
     }
 
+    @Test("--unix-time stamps sightings with the wall clock; --receiver names them")
+    func unixTimeAndReceiverName() async throws {
+        try await withRootCanal { rootCanal in
+            let advertiser = try await Self.advertise(on: rootCanal)
+            let before = Date().timeIntervalSince1970
+            let result = await Self.beaconctl([
+                "scan", "--hci", rootCanal.hciTransportSpec, "--duration", "1", "--format", "jsonl",
+                "--unix-time", "--receiver", "store-9:hci0",
+            ])
+            let after = Date().timeIntervalSince1970
+            #expect(result.status == 0, "\(result.error)")
+            let sightings = try Self.sightings(in: result.output)
+            #expect(!sightings.isEmpty, "no sightings: \(result.error)")
+            for sighting in sightings {
+                #expect(sighting.receiver == "store-9:hci0")
+                // A millisecond either side: the offset is read from the wall clock once.
+                #expect(sighting.time >= before - 0.001 && sighting.time <= after + 0.001, "at \(sighting.time), run \(before)…\(after)")
+            }
+            await advertiser.close()
+        }
+    }
+
     @Test("legacy and extended scanning both hear a legacy iBeacon", arguments: ["legacy", "extended"])
     func scanHearsTheBeacon(family: String) async throws {
         try await withRootCanal { rootCanal in
@@ -57,7 +79,7 @@ struct ScanIntegrationTests {
             #expect(!sightings.isEmpty, "no sightings: \(result.error)")
             for sighting in sightings {
                 #expect(sighting.advertisement == Self.advertisement)
-                #expect(sighting.receiver == rootCanal.hciTransportSpec)
+                #expect(sighting.receiver == ReceiverName.standard(controller: rootCanal.hciTransportSpec), "HOST:CONTROLLER")
                 // Seconds since the scan started, which was inside the command's run.
                 #expect(sighting.time >= 0 && sighting.time <= commandTook, "at \(sighting.time) s of \(commandTook) s")
             }

@@ -58,7 +58,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Name beacons by their id in these manifests (files or folders).", valueName: "path"))
     var manifest: [String] = []
 
-    @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input).", valueName: "file"))
+    @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input), or mqtt://HOST[:PORT]/PREFIX for every receiver publishing to a broker.", valueName: "file|url"))
     var input: String?
 
     @Option(help: ArgumentHelp("Stop after this many seconds (of the recording, with --input).", valueName: "seconds"))
@@ -74,8 +74,13 @@ struct ScanCommand: AsyncParsableCommand {
         valueName: "url"))
     var mqtt: String?
 
+    @Flag(
+        name: .customLong("unix-time"),
+        help: "Stamp sightings with Unix time (seconds since 1970, UTC) instead of seconds since the scan started, so that many receivers' streams merge. Published sightings (--mqtt) always carry it.")
+    var unixTime = false
+
     @Option(help: ArgumentHelp(
-        "The receiver's name in every sighting. Default: the controller (e.g. hci0); with --mqtt, HOST:CONTROLLER.",
+        "The receiver's name in every sighting. Default: HOST:CONTROLLER (e.g. store-12:hci0), stable across restarts and different between machines.",
         valueName: "name"))
     var receiver: String?
 
@@ -119,6 +124,9 @@ struct ScanCommand: AsyncParsableCommand {
         }
         if let receiver, receiver.isEmpty || receiver.count > 128 {
             throw ValidationError("--receiver takes a name of 1 to 128 characters.")
+        }
+        if input != nil && unixTime {
+            throw ValidationError("--unix-time stamps a live scan's sightings; a recording keeps the times it was recorded with.")
         }
         if input != nil {
             let controllerFlags = [
@@ -164,8 +172,8 @@ struct ScanCommand: AsyncParsableCommand {
         let outputFormat = format ?? (console.standardOutputIsTerminal ? .text : .jsonl)
         let spec = input == nil ? try controller.transportSpec(environment: console.environment).description : nil
         var ranging = try rangingOptions.configuration(receiver: spec, console: console, logger: logger)
-        // Many receivers publishing to one broker need names that differ between machines.
-        let receiverName = receiver ?? (mqtt != nil ? spec.map { "\(BrokerConnection.hostName()):\($0)" } : nil)
+        // HOST:CONTROLLER unless renamed: many receivers' streams merged still say who heard what.
+        let receiverName = receiver ?? spec.map(ReceiverName.standard(controller:))
         if input != nil {
             // A recording is ranged as a whole: its last table lists every beacon heard in it.
             ranging.forgetAfter = .infinity
@@ -259,7 +267,9 @@ struct ScanCommand: AsyncParsableCommand {
         // Ctrl-C or SIGTERM cancels the scan like the end of --duration does: a normal end.
         let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, ScanConsumptionFailure> in
             do {
-                try await Self.consume(session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher)
+                try await Self.consume(
+                    session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher,
+                    writtenTimeOffset: unixTime ? session.unixTimeOffset() : 0)
                 return .success(())
             } catch is CancellationError {
                 return .success(())
@@ -289,13 +299,13 @@ struct ScanCommand: AsyncParsableCommand {
     /// redraws the live table twice a second meanwhile.
     private static func consume(
         _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String,
-        publisher: SightingPublishing?
+        publisher: SightingPublishing?, writtenTimeOffset: Double
     ) async throws {
         let console = Console.current
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for try await sighting in session.sightings {
-                    run.take(sighting)
+                    run.take(sighting, writtenTimeOffset: writtenTimeOffset)
                     publisher?.publisher.add(sighting, now: session.elapsed())
                 }
             }

@@ -48,8 +48,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup(title: "Controller") var controller: HCIOptions
 
     @Option(help: ArgumentHelp(
-        "Read sightings from a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture; - for standard input.",
-        valueName: "file"))
+        "Read sightings instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture; - for standard input; "
+            + "mqtt://HOST[:PORT]/PREFIX for every receiver publishing to a broker (listened to live, like a pipe).",
+        valueName: "file|url"))
     var input: String?
 
     @OptionGroup(title: "Reports") var reports: VerifyReportOptions
@@ -112,13 +113,16 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let result: VerificationResult
         if let input {
-            if MQTTBrokerURL.looksLikeBroker(input) {
-                // Over a broker, sightings arrive in batches from receivers with their own
-                // clocks: the interval rule (`slow`) would judge the batching, not the
-                // beacon, until the engine keeps a time base per receiver.
-                throw CommandFailure(.usageOrInput, "a one-shot verify cannot judge a broker's stream yet (its `slow` rule needs per-receiver clocks): audit it continuously with --watch, or record it first: beaconctl scan --input \(input) --format jsonl > sightings.jsonl, then verify --input sightings.jsonl")
+            // A broker's sightings are read like a pipe: live, for --timeout seconds; the
+            // interval rule measures each receiver's gaps on its own clock.
+            let broker = try BrokerInput.open(input, role: "verify", environment: Console.current.environment, logger: globals.makeLogger())
+            do {
+                result = try await verifyRecording(broker?.path ?? input, label: broker.map { _ in input }, plan: plan)
+            } catch {
+                await broker?.close()
+                throw error
             }
-            result = try await verifyRecording(input, plan: plan)
+            await broker?.close()
         } else {
             result = try await verifyLive(plan: plan)
         }
@@ -132,7 +136,8 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// A capture, or JSON lines: a regular file is replayed on its own clock (all of it,
     /// unless --timeout); a pipe may be a live `scan`, so it is listened to live.
-    private func verifyRecording(_ path: String, plan: VerificationPlan) async throws -> VerificationResult {
+    /// `label` names the input in messages when `path` is not what the user typed.
+    private func verifyRecording(_ path: String, label: String? = nil, plan: VerificationPlan) async throws -> VerificationResult {
         let logger = globals.makeLogger()
         let isFile = VerifyInputKind.isRegularFile(path)
         let opened: SightingInput
@@ -143,7 +148,7 @@ struct VerifyCommand: AsyncParsableCommand {
             throw CommandFailure(.usageOrInput, error.description)
         case .deadline(let seconds):
             // The pipe never said what it carries: nothing was heard, and the report says so.
-            logger.warning("\(path == "-" ? "<stdin>" : path): no sighting arrived within \(VerdictWording.seconds(seconds))")
+            logger.warning("\(label ?? (path == "-" ? "<stdin>" : path)): no sighting arrived within \(VerdictWording.seconds(seconds))")
             var engine = VerificationEngine(plan: plan, policy: policy(defaultTimeout: Self.liveTimeout))
             return engine.conclude(at: seconds, reason: .timeout).result
         case .interrupted:

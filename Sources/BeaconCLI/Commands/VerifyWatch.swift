@@ -50,7 +50,7 @@ extension VerifyCommand {
         var publishing: (client: MQTTClient, logging: Task<Void, Never>)?
         if let mqtt {
             let client = try BrokerConnection.client(
-                mqtt, name: "watch-changes-\(BrokerConnection.hostName())", environment: console.environment, logger: logger)
+                mqtt, name: "watch-changes-\(ReceiverName.hostName())", environment: console.environment, logger: logger)
             let logging = BrokerConnection.logConnection(client, logger: logger)
             do {
                 try client.start()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import BeaconFleet
 import Logging
 
 /// `--profile FILE` / `--no-profile` / `--path-loss-exponent n`: the distance model of
@@ -43,7 +44,7 @@ struct RangingProfileOptions: ParsableArguments {
             configuration = configuration.applying(loaded)
             let place = loaded.place.isEmpty ? "" : " in \(loaded.place)"
             logger.notice("ranging with the receiver profile \(path) (fitted on \(loaded.receiver)\(place): n = \(ScanTable.decimal(loaded.pathLossExponent, places: 2)), offset \(ScanTable.decimal(loaded.rssiOffset, places: 1)) dB); --no-profile to range without it")
-            if let receiver, receiver != loaded.receiver {
+            if let receiver, !ReceiverName.matches(loaded.receiver, controller: receiver) {
                 logger.warning("the receiver profile \(path) was fitted on \(loaded.receiver), not \(receiver): its RSSI offset may not hold for this receiver; walk this one with `beaconctl calibrate --walk`")
             }
         }

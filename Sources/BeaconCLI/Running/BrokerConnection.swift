@@ -64,13 +64,6 @@ enum BrokerConnection {
         }
     }
 
-    /// This machine's host name, or `localhost`.
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "localhost" : name
-    }
 }
 
 /// `--input mqtt://HOST/PREFIX`: the sightings every receiver publishes there, read like a
@@ -83,7 +76,7 @@ struct BrokerInput {
     static func open(_ input: String?, role: String, environment: [String: String], logger: Logger) throws(CommandFailure) -> BrokerInput? {
         guard let input, MQTTBrokerURL.looksLikeBroker(input) else { return nil }
         let client = try BrokerConnection.client(
-            input, name: "\(role)-\(BrokerConnection.hostName())", environment: environment, logger: logger)
+            input, name: "\(role)-\(ReceiverName.hostName())", environment: environment, logger: logger)
         let logging = BrokerConnection.logConnection(client, logger: logger)
         do {
             let feed = try MQTTSightingFeed(client: client, topics: MQTTTopics(client.broker), logger: logger)
@@ -125,7 +118,7 @@ struct SightingPublishing: Sendable {
         let topics = MQTTTopics(broker)
         let status = receiver.map { topics.status(receiver: $0) }
         let client = try BrokerConnection.client(
-            url, name: "scan-\(receiver ?? BrokerConnection.hostName())",
+            url, name: "scan-\(receiver ?? ReceiverName.hostName())",
             will: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.offline) },
             online: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.online) },
             environment: environment, logger: logger)
@@ -138,7 +131,7 @@ struct SightingPublishing: Sendable {
         }
         // A live scan counts from its start; the broker gets Unix time.
         var offset = 0.0
-        if case .live(let scan) = source { offset = BrokerConnection.unixTime() - scan.elapsed() }
+        if case .live(let scan) = source { offset = scan.unixTimeOffset() }
         logger.notice("publishing sightings to \(broker) (\(receiver.map { topics.sightings(receiver: $0) } ?? topics.allSightings))")
         return SightingPublishing(
             client: client, publisher: MQTTSightingPublisher(client: client, topics: topics, receiver: receiver, wallClockOffset: offset),
@@ -193,10 +186,4 @@ extension BrokerConnection {
         }
     }
 
-    /// Seconds since 1970, UTC.
-    static func unixTime() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
 }

@@ -25,9 +25,10 @@ final class ScanRun: Sendable {
     }
 
     /// Takes a sighting that passes the filter into ranging, and writes it as a JSON line
-    /// when the output is JSON lines. Returns whether it passed.
+    /// when the output is JSON lines, its time moved by `writtenTimeOffset` (`--unix-time`;
+    /// ranging keeps the scan's clock). Returns whether it passed.
     @discardableResult
-    func take(_ sighting: Sighting) -> Bool {
+    func take(_ sighting: Sighting, writtenTimeOffset: Double = 0) -> Bool {
         if let region, !region.matches(sighting.identity) { return false }
         state.withLock { state in
             state.ranger.add(sighting)
@@ -35,7 +36,11 @@ final class ScanRun: Sendable {
             state.latestTime = max(state.latestTime ?? sighting.time, sighting.time)
             state.firstTime = min(state.firstTime ?? sighting.time, sighting.time)
         }
-        if writesSightings { Console.current.line(SightingJSONLines.encode(sighting)) }
+        if writesSightings {
+            var written = sighting
+            written.time += writtenTimeOffset
+            Console.current.line(SightingJSONLines.encode(written))
+        }
         return true
     }
 

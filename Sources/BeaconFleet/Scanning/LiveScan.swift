@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BeaconCore
 import HCI
 import Logging
@@ -27,13 +32,24 @@ public final class LiveScan: Sendable {
     /// Seconds since scanning started, on the clock of the sightings' times.
     public func elapsed() -> Double { session.elapsed() }
 
+    /// What to add to a sighting's time to get Unix time (seconds since 1970, UTC), read
+    /// once from the wall clock: sightings keep the monotonic clock's gaps however the wall
+    /// clock is set afterwards.
+    public func unixTimeOffset() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 - elapsed()
+    }
+
     /// Opens the controller `connection` names and starts scanning on it. The scan's access
-    /// mode (exclusive or shared) and receiver name come from the spec; `configure` adjusts
+    /// mode (exclusive or shared) comes from the spec, its receiver name is
+    /// `ReceiverName.standard` of it; `configure` adjusts
     /// the rest (family, timing).
     public static func start(
         _ connection: ControllerConnection, logger: Logger, configure: (inout ScanConfiguration) -> Void = { _ in }
     ) async throws(LiveScanError) -> LiveScan {
-        var configuration = ScanConfiguration(access: ControllerAccess(connection.spec), receiver: connection.spec.description)
+        var configuration = ScanConfiguration(
+            access: ControllerAccess(connection.spec), receiver: ReceiverName.standard(controller: connection.spec.description))
         configure(&configuration)
         return try await start(
             opening: connection.opener, controller: connection.spec.description,

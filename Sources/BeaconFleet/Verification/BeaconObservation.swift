@@ -11,10 +11,15 @@ public struct BeaconObservation: Hashable, Sendable {
     public var measuredPowers: [MeasuredPowerCount]
     public var firstSeen: Double?
     public var lastSeen: Double?
+    /// Every receiver that heard it, in order of first reception: coverage at a glance.
+    public var receivers: [ReceiverObservation]
+    /// Receptions by receivers beyond those told apart (`ReceiverTally.maximumReceivers`).
+    public var untrackedReceiverSightings: Int
 
     public init(
         identity: BeaconIdentity, sightings: Int = 0, addresses: [AddressObservation] = [],
-        measuredPowers: [MeasuredPowerCount] = [], firstSeen: Double? = nil, lastSeen: Double? = nil
+        measuredPowers: [MeasuredPowerCount] = [], firstSeen: Double? = nil, lastSeen: Double? = nil,
+        receivers: [ReceiverObservation] = [], untrackedReceiverSightings: Int = 0
     ) {
         self.identity = identity
         self.sightings = sightings
@@ -22,10 +27,25 @@ public struct BeaconObservation: Hashable, Sendable {
         self.measuredPowers = measuredPowers
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
+        self.receivers = receivers
+        self.untrackedReceiverSightings = untrackedReceiverSightings
     }
 
     /// The strongest signal received, dBm, when the receiver reported any.
     public var strongestRSSI: Int? { addresses.compactMap(\.strongestRSSI).max() }
+
+    /// The receivers, the strongest on average first; those without RSSI last, the most
+    /// receptions first among equals.
+    public var receiversByStrength: [ReceiverObservation] {
+        receivers.sorted { lhs, rhs in
+            switch (lhs.meanRSSI, rhs.meanRSSI) {
+            case (let left?, let right?) where left != right: return left > right
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: return lhs.sightings != rhs.sightings ? lhs.sightings > rhs.sightings : lhs.receiver < rhs.receiver
+            }
+        }
+    }
 }
 
 /// What was heard from one device address sending an identity.
@@ -41,16 +61,14 @@ public struct AddressObservation: Hashable, Sendable {
     public var measuredPowers: [MeasuredPowerCount]
     public var firstSeen: Double
     public var lastSeen: Double
-    /// Distinct advertising events heard (receptions of one event on several channels count once).
-    public var events: Int
-    /// The shortest gap between two advertising events heard, seconds: the best estimate of
-    /// the advertising interval, since lost packets only lengthen gaps. `nil` below two events.
-    public var shortestGap: Double?
+    /// The advertising events each receiver heard, each on its own clock (receptions of one
+    /// event on several channels count once), in order of first reception.
+    public var eventsByReceiver: [ReceiverEvents]
     public var strongestRSSI: Int?
 
     public init(
         address: String, isRandom: Bool, isPrivate: Bool, sightings: Int, measuredPowers: [MeasuredPowerCount],
-        firstSeen: Double, lastSeen: Double, events: Int, shortestGap: Double?, strongestRSSI: Int?
+        firstSeen: Double, lastSeen: Double, eventsByReceiver: [ReceiverEvents], strongestRSSI: Int?
     ) {
         self.address = address
         self.isRandom = isRandom
@@ -59,13 +77,21 @@ public struct AddressObservation: Hashable, Sendable {
         self.measuredPowers = measuredPowers
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
-        self.events = events
-        self.shortestGap = shortestGap
+        self.eventsByReceiver = eventsByReceiver
         self.strongestRSSI = strongestRSSI
     }
 
-    /// Gaps measured between the events heard.
-    public var gaps: Int { max(0, events - 1) }
+    /// Distinct advertising events heard by the receiver that heard the most (a lower bound:
+    /// receivers' clocks cannot tell which of their events were the same).
+    public var events: Int { eventsByReceiver.map(\.events).max() ?? 0 }
+
+    /// The shortest gap between two advertising events any receiver heard, seconds: the best
+    /// estimate of the advertising interval, since lost packets only lengthen gaps. `nil`
+    /// below two events on one receiver.
+    public var shortestGap: Double? { eventsByReceiver.compactMap(\.shortestGap).min() }
+
+    /// Gaps measured between events, each between two of one receiver's events.
+    public var gaps: Int { eventsByReceiver.reduce(0) { $0 + $1.gaps } }
 
     /// Whether both addresses were heard during the same stretch of time: two devices at
     /// once, rather than one device that changed its address.
@@ -82,5 +108,49 @@ public struct MeasuredPowerCount: Hashable, Sendable {
     public init(value: Int8, sightings: Int) {
         self.value = value
         self.sightings = sightings
+    }
+}
+
+/// The advertising events one receiver heard from one address, timed on its own clock.
+public struct ReceiverEvents: Hashable, Sendable {
+    public var receiver: String
+    public var events: Int
+    /// The shortest gap between two of them, seconds; `nil` below two.
+    public var shortestGap: Double?
+
+    public init(receiver: String, events: Int, shortestGap: Double?) {
+        self.receiver = receiver
+        self.events = events
+        self.shortestGap = shortestGap
+    }
+
+    public var gaps: Int { max(0, events - 1) }
+}
+
+/// What one receiver heard of an identity: how often and how strongly.
+public struct ReceiverObservation: Hashable, Sendable {
+    /// The receiver's name as its sightings carry it (`HOST:CONTROLLER`, a file name).
+    public var receiver: String
+    public var sightings: Int
+    /// Seconds since the start, on the pass's clock.
+    public var firstSeen: Double
+    public var lastSeen: Double
+    public var strongestRSSI: Int?
+    /// The mean of the RSSI values reported, dBm; `nil` when none were.
+    public var meanRSSI: Double?
+    /// Receptions that carried an RSSI.
+    public var rssiSamples: Int
+
+    public init(
+        receiver: String, sightings: Int = 0, firstSeen: Double, lastSeen: Double? = nil, strongestRSSI: Int? = nil,
+        meanRSSI: Double? = nil, rssiSamples: Int = 0
+    ) {
+        self.receiver = receiver
+        self.sightings = sightings
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen ?? firstSeen
+        self.strongestRSSI = strongestRSSI
+        self.meanRSSI = meanRSSI
+        self.rssiSamples = rssiSamples
     }
 }

@@ -10,8 +10,9 @@ public protocol LossCounting: Sendable {
 /// How a verification pass measures time.
 public enum VerificationTiming: Hashable, Sendable {
     /// Offline: the sightings' own times are the clock, read as fast as they come (a
-    /// capture, a recorded stream). The pass starts at the first sighting; the end of the
-    /// input ends it.
+    /// capture, a recorded stream). The pass starts at the first sighting; a receiver whose
+    /// times count from its own start (not Unix time) joins at its first sighting. The end
+    /// of the input ends the pass.
     case replay
     /// Live: a monotonic clock from the start of the pass. Each sighting is placed on it
     /// when it arrives, and the clock ticks every `tick` so that settle windows close and
@@ -66,17 +67,22 @@ public struct BeaconVerifier: Sendable {
     /// Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
 
+    /// Receivers with clocks of their own (elapsed seconds, not Unix time) that a replay
+    /// places apart; far more than one audit's receivers.
+    static let maximumReceiverClocks = 1024
+
     private func replay<Sightings: AsyncSequence<Sighting, any Error>>(
         _ sightings: Sightings, into engine: inout VerificationEngine,
         onUpdate: @Sendable (VerificationProgress, [VerificationEvent]) -> Void
     ) async throws -> VerificationResult {
-        var origin: Double?
+        // The pass starts at the first sighting; each receiver with a clock of its own
+        // joins the pass's clock at its first sighting (ReceiverClocks).
+        var clocks = ReceiverClocks(maximumReceivers: Self.maximumReceiverClocks)
         var latest = 0.0
         /// The pass's result once this sighting ended it.
         func take(_ sighting: Sighting) -> VerificationResult? {
-            let start = origin ?? sighting.time
-            origin = start
-            let time = sighting.time - start
+            // A receiver beyond those whose clocks are told apart is heard at the latest time.
+            let time = clocks.time(of: sighting, now: latest) ?? latest
             if time.isFinite { latest = max(latest, time) }
             let events = engine.observe(sighting, at: time)
             if !events.isEmpty { onUpdate(engine.progress, events) }

@@ -9,6 +9,8 @@ struct ObservationLog: Sendable {
     /// Verification time of the K-th reception, once there was one.
     private(set) var requiredSightingsReachedAt: Double?
     private var tracks: [String: AddressTrack] = [:]
+    /// Who heard it: one entry per receiver, at most `maximumReceivers`.
+    private var receivers = ReceiverTally()
 
     init(identity: BeaconIdentity) {
         self.identity = identity
@@ -21,6 +23,7 @@ struct ObservationLog: Sendable {
     mutating func record(_ sighting: Sighting, at time: Double, requiredSightings: Int, sameEventWindow: Double) {
         sightings += 1
         if sightings == requiredSightings { requiredSightingsReachedAt = time }
+        receivers.record(sighting, at: time)
         let address = Self.upperCased(sighting.address)
         // In place: a track copied out of the dictionary would copy its storage at every reception.
         tracks[address, default: AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)]
@@ -52,7 +55,8 @@ struct ObservationLog: Sendable {
         return BeaconObservation(
             identity: identity, sightings: sightings, addresses: addresses,
             measuredPowers: MeasuredPowerCount.sorted(powers),
-            firstSeen: addresses.map(\.firstSeen).min(), lastSeen: addresses.map(\.lastSeen).max())
+            firstSeen: addresses.map(\.firstSeen).min(), lastSeen: addresses.map(\.lastSeen).max(),
+            receivers: receivers.observations, untrackedReceiverSightings: receivers.untrackedSightings)
     }
 
     private static func mostHeardFirst(_ lhs: AddressObservation, _ rhs: AddressObservation) -> Bool {
@@ -71,10 +75,15 @@ struct AddressTrack: Sendable {
     private(set) var sightings = 0
     private(set) var powers: [Int8: Int] = [:]
     private(set) var strongestRSSI: Int?
-    /// Source time of the last advertising event counted.
-    private var lastEventTime: Double?
-    private(set) var events = 0
-    private(set) var shortestGap: Double?
+    /// Advertising events per receiver, each measured on that receiver's own clock: two
+    /// receivers' clocks may differ by more than an interval (or count from different
+    /// moments), so a gap between one's reception and another's measures nothing.
+    private var eventsByReceiver: [ReceiverEventTrack] = []
+    /// Where the previous sighting's receiver is in `eventsByReceiver`.
+    private var lastReceiverIndex = 0
+
+    /// Receivers whose events are told apart per address; further ones only add receptions.
+    static let maximumReceivers = 32
 
     init(address: String, isRandom: Bool, firstSeen: Double) {
         self.address = address
@@ -83,26 +92,21 @@ struct AddressTrack: Sendable {
         self.lastSeen = firstSeen
     }
 
-    var gaps: Int { max(0, events - 1) }
-
     mutating func record(_ sighting: Sighting, at time: Double, sameEventWindow: Double) {
         sightings += 1
         lastSeen = max(lastSeen, time)
         powers[sighting.advertisement.measuredPower, default: 0] += 1
         if let rssi = sighting.rssi { strongestRSSI = max(strongestRSSI ?? rssi, rssi) }
 
-        guard let last = lastEventTime else {
-            lastEventTime = sighting.time
-            events = 1
-            return
+        if lastReceiverIndex < eventsByReceiver.count, eventsByReceiver[lastReceiverIndex].receiver == sighting.receiver {
+            eventsByReceiver[lastReceiverIndex].record(sighting.time, sameEventWindow: sameEventWindow)
+        } else if let index = eventsByReceiver.firstIndex(where: { $0.receiver == sighting.receiver }) {
+            lastReceiverIndex = index
+            eventsByReceiver[index].record(sighting.time, sameEventWindow: sameEventWindow)
+        } else if eventsByReceiver.count < Self.maximumReceivers {
+            lastReceiverIndex = eventsByReceiver.count
+            eventsByReceiver.append(ReceiverEventTrack(receiver: sighting.receiver, firstEventTime: sighting.time))
         }
-        let gap = sighting.time - last
-        // Earlier than the last event (a source that reordered) or within the same event:
-        // no new gap. The event keeps the time of its first reception.
-        guard gap >= sameEventWindow, gap.isFinite else { return }
-        events += 1
-        shortestGap = min(shortestGap ?? gap, gap)
-        lastEventTime = sighting.time
     }
 
     var isPrivate: Bool { Self.isPrivate(address, isRandom: isRandom) }
@@ -117,7 +121,81 @@ struct AddressTrack: Sendable {
         AddressObservation(
             address: address, isRandom: isRandom, isPrivate: isPrivate, sightings: sightings,
             measuredPowers: MeasuredPowerCount.sorted(powers), firstSeen: firstSeen, lastSeen: lastSeen,
-            events: events, shortestGap: shortestGap, strongestRSSI: strongestRSSI)
+            eventsByReceiver: eventsByReceiver.map(\.observation), strongestRSSI: strongestRSSI)
+    }
+}
+
+/// The advertising events one receiver heard from one address, on that receiver's clock.
+struct ReceiverEventTrack: Sendable {
+    let receiver: String
+    /// Source time of the last advertising event counted.
+    private var lastEventTime: Double
+    private(set) var events = 1
+    private(set) var shortestGap: Double?
+
+    init(receiver: String, firstEventTime: Double) {
+        self.receiver = receiver
+        self.lastEventTime = firstEventTime
+    }
+
+    mutating func record(_ time: Double, sameEventWindow: Double) {
+        let gap = time - lastEventTime
+        // Earlier than the last event (a source that reordered) or within the same event:
+        // no new gap. The event keeps the time of its first reception.
+        guard gap >= sameEventWindow, gap.isFinite else { return }
+        events += 1
+        shortestGap = min(shortestGap ?? gap, gap)
+        lastEventTime = time
+    }
+
+    var observation: ReceiverEvents {
+        ReceiverEvents(receiver: receiver, events: events, shortestGap: shortestGap)
+    }
+}
+
+/// Who heard an identity, and how strongly: one entry per receiver, in order of first
+/// reception, at most `maximumReceivers` (further receivers' receptions are counted).
+struct ReceiverTally: Sendable {
+    private var entries: [ReceiverObservation] = []
+    /// RSSI sums per entry, for the mean.
+    private var rssiSums: [Int] = []
+    private var lastIndex = 0
+    private(set) var untrackedSightings = 0
+
+    static let maximumReceivers = 64
+
+    mutating func record(_ sighting: Sighting, at time: Double) {
+        let index: Int
+        if lastIndex < entries.count, entries[lastIndex].receiver == sighting.receiver {
+            index = lastIndex
+        } else if let found = entries.firstIndex(where: { $0.receiver == sighting.receiver }) {
+            index = found
+        } else if entries.count < Self.maximumReceivers {
+            index = entries.count
+            entries.append(ReceiverObservation(receiver: sighting.receiver, firstSeen: time))
+            rssiSums.append(0)
+        } else {
+            untrackedSightings += 1
+            return
+        }
+        lastIndex = index
+        entries[index].sightings += 1
+        entries[index].lastSeen = max(entries[index].lastSeen, time)
+        if let rssi = sighting.rssi {
+            entries[index].strongestRSSI = max(entries[index].strongestRSSI ?? rssi, rssi)
+            entries[index].rssiSamples += 1
+            // Clamped to a byte's range (every reader already keeps it there): a sum of
+            // such values cannot overflow in any count a process can receive.
+            rssiSums[index] += min(max(rssi, -128), 127)
+        }
+    }
+
+    var observations: [ReceiverObservation] {
+        zip(entries, rssiSums).map { entry, sum in
+            var entry = entry
+            if entry.rssiSamples > 0 { entry.meanRSSI = Double(sum) / Double(entry.rssiSamples) }
+            return entry
+        }
     }
 }
 

@@ -19,9 +19,18 @@ enum VerdictRules {
     ) -> IntervalEvidence {
         guard let track, let shortest = track.shortestGap else { return .none }
         if shortest <= policy.slowThreshold(intervalMilliseconds: intervalMilliseconds) { return .fastEnough }
-        let lossesPerGap = policy.lostPackets(inGap: shortest, intervalMilliseconds: intervalMilliseconds)
-        let (losses, overflow) = lossesPerGap.multipliedReportingOverflow(by: track.gaps)
-        if overflow || losses >= policy.slowEvidenceLosses {
+        // Each receiver's gaps are evidence of their own (its packets are lost
+        // independently), so the losses a healthy beacon would need add up over receivers.
+        var losses = 0
+        for receiver in track.eventsByReceiver {
+            guard let gap = receiver.shortestGap else { continue }
+            let lossesPerGap = policy.lostPackets(inGap: gap, intervalMilliseconds: intervalMilliseconds)
+            let (product, overflow) = lossesPerGap.multipliedReportingOverflow(by: receiver.gaps)
+            let (sum, sumOverflow) = losses.addingReportingOverflow(product)
+            if overflow || sumOverflow { return .slow(shortestGap: shortest, gaps: track.gaps) }
+            losses = sum
+        }
+        if losses >= policy.slowEvidenceLosses {
             return .slow(shortestGap: shortest, gaps: track.gaps)
         }
         return .suspect(shortestGap: shortest, gaps: track.gaps)

@@ -84,6 +84,24 @@ public enum VerdictWording {
         return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10) s"
     }
 
+    /// "store-a:hci0 12× -61 dBm, store-b:hci0 4× -78 dBm": who heard it, the strongest on
+    /// average first (the nearest receiver, usually), with the mean RSSI when reported.
+    public static func receivers(_ observation: BeaconObservation) -> String {
+        var parts = observation.receiversByStrength.map { receiver in
+            "\(receiver.receiver) \(receiver.sightings)×" + (receiver.meanRSSI.map { " \(dBm($0))" } ?? "")
+        }
+        if observation.untrackedReceiverSightings > 0 {
+            parts.append("\(observation.untrackedReceiverSightings)× by further receivers")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// "-61 dBm" from a mean, rounded to a whole dBm.
+    static func dBm(_ value: Double) -> String {
+        guard let rounded = Int64(checked: value.rounded()) else { return "? dBm" }
+        return "\(rounded) dBm"
+    }
+
     /// "10.0 s", or "the 12.3 s of input" when the input ended first.
     static func listened(_ result: VerificationResult) -> String {
         result.endReason == .inputEnded ? "the \(seconds(result.duration)) of input" : seconds(result.duration)

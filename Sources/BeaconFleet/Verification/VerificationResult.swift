@@ -61,6 +61,13 @@ public struct VerificationResult: Hashable, Sendable {
             + (judged ? ": the missing, weak and slow verdicts may be wrong; verify again on a less loaded host" : "")
     }
 
+    /// Every receiver that heard a beacon of the pass or an unexpected identity, sorted.
+    /// Reports show who heard what when there is more than one.
+    public var receivers: [String] {
+        let observations = verdicts.map(\.observation) + unexpected.map(\.observation)
+        return Set(observations.flatMap { $0.receivers.map(\.receiver) }).sorted()
+    }
+
     /// True when every beacon is ok and nothing unexpected uses the fleet's UUIDs.
     public var passed: Bool {
         verdicts.allSatisfy { $0.status == .ok } && unexpected.isEmpty && untrackedUnexpectedSightings == 0

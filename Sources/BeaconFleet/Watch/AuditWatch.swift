@@ -65,7 +65,7 @@ public struct AuditWatch: Sendable {
         for await input in feed.inputs {
             switch input {
             case .sighting(let sighting, let time):
-                // The receiver's clock is tied to this one at its first sighting (AuditClock).
+                // The receiver's clock is tied to this one at its first sighting (ReceiverClocks).
                 progress.take(progress.audit.advance(to: time) + progress.audit.observe(sighting))
             case .tick(let time):
                 progress.take(progress.audit.advance(to: time))

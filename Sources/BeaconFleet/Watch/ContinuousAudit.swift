@@ -8,7 +8,7 @@ import BeaconCore
 /// (`advance`); both return the changes that fell due, in time order, each at the moment it
 /// happened (a beacon goes missing exactly `silence` after it was last heard, whenever the
 /// caller notices). The audit's clock starts at the first time it is given; sighting times
-/// are placed on it per receiver (`AuditClock`).
+/// are placed on it per receiver (`ReceiverClocks`).
 ///
 /// Memory is bounded whatever the input: the manifest's beacons, at most
 /// `maximumTrackedUnexpected` unexpected identities and `maximumReceivers` receiver clocks,
@@ -47,7 +47,7 @@ public struct ContinuousAudit: Sendable {
     /// The audit's clock: `nil` until the first time is given.
     public private(set) var now: Double?
     private var start: Double?
-    private var clock: AuditClock
+    private var clock: ReceiverClocks
     private var beacons: [AuditedIdentity]
     private let beaconIndex: [BeaconIdentity: Int]
     private var unexpected: [AuditedIdentity] = []
@@ -59,7 +59,7 @@ public struct ContinuousAudit: Sendable {
     public init(plan: VerificationPlan, configuration: Configuration = Configuration()) {
         self.plan = plan
         self.configuration = configuration
-        clock = AuditClock(maximumReceivers: configuration.maximumReceivers)
+        clock = ReceiverClocks(maximumReceivers: configuration.maximumReceivers)
         beacons = plan.expected.map { AuditedIdentity(identity: $0.identity, expected: $0) }
         beaconIndex = Dictionary(uniqueKeysWithValues: plan.expected.enumerated().map { ($0.element.identity, $0.offset) })
     }
@@ -86,7 +86,7 @@ public struct ContinuousAudit: Sendable {
     /// Takes in one reception: the changes due up to its time, then the one it causes.
     public mutating func observe(_ sighting: Sighting) -> [AuditEvent] {
         counters.sightings += 1
-        guard let placed = clock.auditTime(of: sighting, now: now) else {
+        guard let placed = clock.time(of: sighting, now: now) else {
             counters.untrackedReceiverSightings += 1
             return []
         }

@@ -169,6 +169,33 @@ public enum VerificationJSONReport {
         }
     }
 
+    struct Receiver: Encodable {
+        var receiver: String
+        var sightings: Int
+        var firstSeenSeconds: Double?
+        var lastSeenSeconds: Double?
+        var strongestRSSI: Int?
+        var meanRSSI: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case receiver, sightings
+            case firstSeenSeconds = "first_seen_s"
+            case lastSeenSeconds = "last_seen_s"
+            case strongestRSSI = "strongest_rssi"
+            case meanRSSI = "mean_rssi"
+        }
+
+        init(_ receiver: ReceiverObservation) {
+            self.receiver = receiver.receiver
+            sightings = receiver.sightings
+            firstSeenSeconds = finite(receiver.firstSeen)
+            lastSeenSeconds = finite(receiver.lastSeen)
+            strongestRSSI = receiver.strongestRSSI
+            // A tenth of a dB: the mean of whole-dB readings carries no more.
+            meanRSSI = receiver.meanRSSI.flatMap { $0.isFinite ? ($0 * 10).rounded() / 10 : nil }
+        }
+    }
+
     struct Heard: Encodable {
         var sightings: Int
         var firstSeenSeconds: Double?
@@ -176,13 +203,16 @@ public enum VerificationJSONReport {
         var strongestRSSI: Int?
         var measuredPower: [PowerCount]
         var addresses: [Address]
+        var receivers: [Receiver]
+        var untrackedReceiverSightings: Int?
 
         enum CodingKeys: String, CodingKey {
-            case sightings, addresses
+            case sightings, addresses, receivers
             case firstSeenSeconds = "first_seen_s"
             case lastSeenSeconds = "last_seen_s"
             case strongestRSSI = "strongest_rssi"
             case measuredPower = "measured_power"
+            case untrackedReceiverSightings = "untracked_receiver_sightings"
         }
 
         init(_ observation: BeaconObservation) {
@@ -192,6 +222,8 @@ public enum VerificationJSONReport {
             strongestRSSI = observation.strongestRSSI
             measuredPower = observation.measuredPowers.map { PowerCount(dBm: Int($0.value), sightings: $0.sightings) }
             addresses = observation.addresses.map(Address.init)
+            receivers = observation.receiversByStrength.map(Receiver.init)
+            untrackedReceiverSightings = observation.untrackedReceiverSightings > 0 ? observation.untrackedReceiverSightings : nil
         }
     }
 

@@ -70,6 +70,9 @@ public enum VerificationJUnitReport {
             details.append("heard \(VerdictWording.times(address.sightings)) from \(address.address)"
                 + (address.shortestGap.map { ", shortest gap \(VerdictWording.milliseconds($0))" } ?? ""))
         }
+        if !verdict.observation.receivers.isEmpty {
+            details.append("heard by " + VerdictWording.receivers(verdict.observation))
+        }
         xml += "      <failure" + attributes([("type", verdict.status.rawValue), ("message", explanation)]) + ">"
         xml += XMLText.escaped(details.joined(separator: "\n"), inAttribute: false)
         return xml + "</failure>\n    </testcase>\n"

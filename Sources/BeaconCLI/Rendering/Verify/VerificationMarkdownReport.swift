@@ -6,20 +6,26 @@ public enum VerificationMarkdownReport {
         var text = "## beaconctl verify: \(cell(result.scope)) — \(result.passed ? "passed" : "**failed**")\n\n"
         text += VerificationSummary.line(result) + "\n\n"
         if let warning = result.lossWarning { text += "**Warning:** " + cell(warning) + "\n\n" }
-        text += "| Venue | Beacon | Identity | Verdict | Heard | Details |\n"
-        text += "|---|---|---|---|---:|---|\n"
+        // A Receivers column only when there is more than one receiver to tell apart.
+        let showsReceivers = result.receivers.count > 1
+        func receivers(_ observation: BeaconObservation) -> [String] {
+            guard showsReceivers else { return [] }
+            return [observation.receivers.isEmpty ? "—" : cell(VerdictWording.receivers(observation))]
+        }
+        text += "| Venue | Beacon | Identity | Verdict | Heard |" + (showsReceivers ? " Receivers |" : "") + " Details |\n"
+        text += "|---|---|---|---|---:|" + (showsReceivers ? "---|" : "") + "---|\n"
         for verdict in result.verdicts {
             let beacon = verdict.beacon
             text += row([
                 cell(beacon.venueID), cell(beacon.beaconID), "`\(beacon.identity)`", status(verdict.status),
-                "\(verdict.observation.sightings)", cell(verdict.explanation(in: result)),
-            ])
+                "\(verdict.observation.sightings)",
+            ] + receivers(verdict.observation) + [cell(verdict.explanation(in: result))])
         }
         for unexpected in result.unexpected {
             text += row([
                 cell(unexpected.likelyVenue ?? "—"), "—", "`\(unexpected.identity)`", status(.unexpected),
-                "\(unexpected.observation.sightings)", cell(unexpected.explanation),
-            ])
+                "\(unexpected.observation.sightings)",
+            ] + receivers(unexpected.observation) + [cell(unexpected.explanation)])
         }
         if result.untrackedUnexpectedSightings > 0 {
             text += "\n\(result.untrackedUnexpectedSightings) receptions of more unexpected identities were heard and not listed.\n"

@@ -15,6 +15,15 @@ enum VerifyTextReport {
                 + "  " + style.dim("\(sightings)×".leftPadding(5)) + "  " + printable(text)
         }
 
+        // With several receivers, a line under each beacon heard says which heard it and how
+        // strongly: coverage at a glance. One receiver would only repeat itself.
+        let showsReceivers = result.receivers.count > 1
+        let receiverIndent = String(repeating: " ", count: 2 + statusWidth + 2 + idWidth + 2)
+        func receiverLine(_ observation: BeaconObservation) -> String? {
+            guard showsReceivers, !observation.receivers.isEmpty else { return nil }
+            return receiverIndent + style.dim("heard by " + printable(VerdictWording.receivers(observation)))
+        }
+
         for (venue, verdicts) in result.verdictsByVenue {
             lines.append("")
             lines.append(style.bold(printable(venue)))
@@ -22,6 +31,7 @@ enum VerifyTextReport {
                 lines.append(line(
                     verdict.status, verdict.beacon.beaconID, verdict.beacon.identity.description,
                     verdict.observation.sightings, verdict.explanation(in: result)))
+                if let receivers = receiverLine(verdict.observation) { lines.append(receivers) }
             }
         }
         if result.unexpectedCount > 0 {
@@ -31,6 +41,7 @@ enum VerifyTextReport {
                 lines.append(line(
                     .unexpected, "—", unexpected.identity.description, unexpected.observation.sightings,
                     unexpected.explanation))
+                if let receivers = receiverLine(unexpected.observation) { lines.append(receivers) }
             }
             if result.untrackedUnexpectedSightings > 0 {
                 lines.append("  … and \(result.untrackedUnexpectedSightings) receptions of more identities using the fleet's UUIDs")
