@@ -8,8 +8,10 @@ struct MonitorCommandTests {
     static let uuid = "89D6E936-F61F-4227-BCD2-6E94C5A6B2E3"
     static let other = "00000000-0000-0000-0000-000000000001"
 
-    static func line(uuid: String = uuid, major: Int = 1, minor: Int, seconds: Double, rssi: Int = -65) -> String {
-        #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"measured_power":-59,"address":"C4:5B:BE:00:00:0\#(minor)","address_random":false,"rssi":\#(rssi),"time":\#(seconds),"receiver":"hci0"}"#
+    static func line(
+        uuid: String = uuid, major: Int = 1, minor: Int, seconds: Double, rssi: Int = -65, receiver: String = "hci0"
+    ) -> String {
+        #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"measured_power":-59,"address":"C4:5B:BE:00:00:0\#(minor)","address_random":false,"rssi":\#(rssi),"time":\#(seconds),"receiver":"\#(receiver)"}"#
     }
 
     /// Beacon 1/1 heard at 1 Hz from 0 to 10 s, then only a foreign beacon, whose sightings
@@ -75,6 +77,27 @@ struct MonitorCommandTests {
             #"{"event":"state","region":"door","state":"outside","time":40,"beacons":[]}"#,
             #"{"event":"state","region":"depot","state":"outside","time":40,"beacons":[]}"#,
         ])
+    }
+
+    @Test("two receivers' recordings, each timed from its own start: the second joins the clock where the first had reached")
+    func aClockPerReceiver() async throws {
+        // Box A's scan: the door at 1 Hz for 20 s. Box B's scan, appended, started 100 s
+        // before A's: its times count from its own start. On one clock, B's first sighting
+        // would jump it 80 s ahead and walk the door out of its region.
+        let recording = ((0...20).map { Self.line(minor: 1, seconds: Double($0), receiver: "a:hci0") }
+            + (100...105).map { Self.line(major: 2, minor: 2, seconds: Double($0), receiver: "b:hci0") })
+            .joined(separator: "\n") + "\n"
+        let path = try write(recording, name: "two-boxes.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = await runBeaconctl([
+            "monitor", "--input", path, "--region", "door=\(Self.uuid)/1/1", "--region", "depot=\(Self.uuid)/2", "--exit-period", "10",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            #"{"event":"enter","region":"door","state":"inside","time":0,"beacons":["\#(Self.uuid)/1/1"]}"#,
+            #"{"event":"enter","region":"depot","state":"inside","time":20,"beacons":["\#(Self.uuid)/2/2"]}"#,
+        ], "no exit: B's 5 s follow A's 20 s")
     }
 
     @Test("--range reports the region's beacons, nearest first, while inside")

@@ -113,6 +113,37 @@ struct MQTTCommandTests {
         }
     }
 
+    @Test("monitor over a broker leaves a region after its exit period of silence, on the wall clock, with nothing more published", .timeLimit(.minutes(3)))
+    func monitorLeavesOnSilence() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // On a tenth of a second, as the lines write it.
+        let now = (Date().timeIntervalSince1970 * 10).rounded() / 10
+        let lines = (0..<5).map { tick in
+            #"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(String(format: "%.1f", now + Double(tick) / 10)),"receiver":"shop-1:hci0"}"#
+        }
+        let recording = folder.appendingPathComponent("sightings.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: recording, atomically: true, encoding: .utf8)
+        try await withMosquitto { broker in
+            let clientID = "monitor-test-\(UUID().uuidString.prefix(8))"
+            let monitor = try BeaconctlProcess(
+                ["monitor", "--input", broker.url, "--region", "shop=\(Self.uuid)/1", "--exit-period", "1", "--format", "jsonl"],
+                environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": clientID])
+            try await Self.waitForSubscription(broker, clientID: clientID)
+            let scan = try BeaconctlProcess(["scan", "--input", recording.path, "--mqtt", broker.url, "--format", "jsonl"])
+            #expect(await scan.waitForExit() == 0, "scan: \(scan.standardError)")
+            let enter = try await monitor.waitForLine("the enter event") { $0.contains(#""event":"enter""#) }
+            #expect(enter.contains(#""region":"shop""#))
+            let exit = try await monitor.waitForLine("the exit event") { $0.contains(#""event":"exit""#) }
+            // Left at the last sighting plus the exit period, on the sightings' Unix clock.
+            let exitEvent = try #require(try JSONSerialization.jsonObject(with: Data(exit.utf8)) as? [String: Any])
+            let time = try #require(exitEvent["time"] as? Double)
+            #expect(abs(time - (now + 0.4 + 1)) < 0.01, "exit at \(time), last sighting at \(now + 0.4)")
+            monitor.signal(SIGTERM)
+            #expect(await monitor.waitForExit() == 0, "\(monitor.standardError)")
+        }
+    }
+
     @Test("a publisher with wrong credentials is refused and says so; nothing is claimed delivered", .timeLimit(.minutes(2)))
     func refusedCredentials() async throws {
         let folder = try folder()

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BeaconCore
 import HCI
 import Logging
@@ -36,9 +31,7 @@ public final class LiveScan: Sendable {
     /// once from the wall clock: sightings keep the monotonic clock's gaps however the wall
     /// clock is set afterwards.
     public func unixTimeOffset() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 - elapsed()
+        WallClock.unixTime() - elapsed()
     }
 
     /// Opens the controller `connection` names and starts scanning on it. The scan's access

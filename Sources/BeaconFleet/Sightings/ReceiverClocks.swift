@@ -10,9 +10,9 @@ import BeaconCore
 /// moment), so receivers that started their clocks at different moments never make each
 /// other's beacons look silent or early. Gaps between one receiver's sightings stay exactly
 /// as that receiver measured them.
-struct ReceiverClocks: Sendable {
+public struct ReceiverClocks: Sendable {
     /// 1e9 s after the Unix epoch is September 2001: elapsed-time clocks never get there.
-    static let wallClockThreshold = 1e9
+    public static let wallClockThreshold = 1e9
 
     private var wallClockOffset: Double?
     private var receiverOffsets: [String: Double] = [:]
@@ -21,17 +21,17 @@ struct ReceiverClocks: Sendable {
     /// (the common case, millions of sightings) then costs a string comparison, not a hash.
     private var lastReceiver: (name: String, offset: Double)?
 
-    init(maximumReceivers: Int) {
+    public init(maximumReceivers: Int) {
         self.maximumReceivers = maximumReceivers
     }
 
     /// Receivers with clocks of their own seen so far.
-    var receiverBases: Int { receiverOffsets.count }
+    public var receiverBases: Int { receiverOffsets.count }
 
     /// The sighting's time on the shared clock, which stands at `now` (`nil` before its
     /// first moment: the sighting then starts the clock at its own time). `nil` for a
     /// receiver with a clock of its own beyond `maximumReceivers`, which cannot be placed.
-    mutating func time(of sighting: Sighting, now: Double?) -> Double? {
+    public mutating func time(of sighting: Sighting, now: Double?) -> Double? {
         if sighting.time >= Self.wallClockThreshold {
             let offset = wallClockOffset ?? (now ?? sighting.time) - sighting.time
             wallClockOffset = offset
