@@ -1,15 +1,16 @@
 import BeaconCore
 
-/// Places every sighting on one clock (a verification pass's, a continuous audit's),
-/// whatever clock its receiver stamped it with.
+/// Places every sighting on one clock (a verification pass's, a monitor's, a continuous
+/// audit's), whatever clock its receiver stamped it with.
 ///
-/// A sighting's time is seconds on its receiver's clock. Unix wall-clock times (at least
-/// `wallClockThreshold`) are comparable across receivers and share one time base; any other
-/// time (a scan's or a recording's elapsed seconds) is a base of its own receiver. The first
-/// sighting of a base fixes its offset to the shared clock (that clock's time at that
-/// moment), so receivers that started their clocks at different moments never make each
-/// other's beacons look silent or early. Gaps between one receiver's sightings stay exactly
-/// as that receiver measured them.
+/// A sighting's time is seconds on its receiver's clock. A receiver whose first sighting
+/// carries Unix wall-clock time (at least `wallClockThreshold`) is on the wall clock, which
+/// every such receiver shares; any other receiver (a scan's or a recording's elapsed
+/// seconds) has a base of its own. The first sighting of a base fixes its offset to the
+/// shared clock (that clock's time at that moment), so receivers that started their
+/// clocks at different moments never make each other's beacons look silent or early. A
+/// receiver keeps the base its first sighting gave it: a jump in its own clock stays a
+/// jump. Gaps between one receiver's sightings stay exactly as that receiver measured them.
 public struct ReceiverClocks: Sendable {
     /// 1e9 s after the Unix epoch is September 2001: elapsed-time clocks never get there.
     public static let wallClockThreshold = 1e9
@@ -21,32 +22,40 @@ public struct ReceiverClocks: Sendable {
     /// (the common case, millions of sightings) then costs a string comparison, not a hash.
     private var lastReceiver: (name: String, offset: Double)?
 
+    /// Beyond `maximumReceivers` receivers, sightings with wall-clock times are still placed
+    /// on the shared wall clock; others cannot be.
     public init(maximumReceivers: Int) {
         self.maximumReceivers = maximumReceivers
     }
 
-    /// Receivers with clocks of their own seen so far.
-    public var receiverBases: Int { receiverOffsets.count }
+    /// Receivers told apart so far.
+    public var receivers: Int { receiverOffsets.count }
 
     /// The sighting's time on the shared clock, which stands at `now` (`nil` before its
     /// first moment: the sighting then starts the clock at its own time). `nil` for a
-    /// receiver with a clock of its own beyond `maximumReceivers`, which cannot be placed.
+    /// receiver beyond `maximumReceivers` whose time is not wall-clock time.
     public mutating func time(of sighting: Sighting, now: Double?) -> Double? {
-        if sighting.time >= Self.wallClockThreshold {
-            let offset = wallClockOffset ?? (now ?? sighting.time) - sighting.time
-            wallClockOffset = offset
-            return sighting.time + offset
-        }
         if let last = lastReceiver, last.name == sighting.receiver { return sighting.time + last.offset }
+        let isWallClock = sighting.time >= Self.wallClockThreshold
         let offset: Double
         if let known = receiverOffsets[sighting.receiver] {
             offset = known
-        } else {
-            guard receiverOffsets.count < maximumReceivers else { return nil }
-            offset = (now ?? sighting.time) - sighting.time
+        } else if receiverOffsets.count < maximumReceivers {
+            offset = isWallClock ? wallOffset(joining: sighting.time, now: now) : (now ?? sighting.time) - sighting.time
             receiverOffsets[sighting.receiver] = offset
+        } else if isWallClock {
+            return sighting.time + wallOffset(joining: sighting.time, now: now)
+        } else {
+            return nil
         }
         lastReceiver = (sighting.receiver, offset)
         return sighting.time + offset
+    }
+
+    private mutating func wallOffset(joining time: Double, now: Double?) -> Double {
+        if let wallClockOffset { return wallClockOffset }
+        let offset = (now ?? time) - time
+        wallClockOffset = offset
+        return offset
     }
 }

@@ -19,7 +19,8 @@ public struct ContinuousAudit: Sendable {
         /// gone), and the window in which two devices sending one identity are a duplicate.
         public var silence: Double
         public var maximumTrackedUnexpected: Int
-        /// Receivers whose times are their own clocks (not wall clock) that can be told apart.
+        /// Receivers whose clocks are told apart (beyond them, sightings in Unix time still
+        /// join the shared wall clock; others are counted, not used).
         public var maximumReceivers: Int
         /// Device addresses, and receivers, remembered per identity (the least recently heard
         /// makes room).
