@@ -275,8 +275,12 @@ struct VerifyCommand: AsyncParsableCommand {
         if let problem = policy.problem { throw CommandFailure(.usageOrInput, problem) }
         let progress = VerifyProgressLine(console: Console.current, timeout: policy.timeout)
         let verifier = BeaconVerifier(plan: plan, policy: policy)
+        let logger = globals.makeLogger()
         let outcome = await Self.untilSignal {
-            try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand) { state, _ in progress.update(state) }
+            if case .live = timing {
+                logger.info("listening until every beacon is decided or \(VerdictWording.seconds(policy.timeout)) have passed; Ctrl-C ends the pass with what was heard")
+            }
+            return try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand) { state, _ in progress.update(state) }
         }
         progress.clear()
         return try Self.value(of: outcome)

@@ -9,43 +9,47 @@ import Synchronization
 /// Turns SIGINT (Ctrl-C) and SIGTERM (systemd, `kill`) into the cancellation of one task,
 /// so that a long-running command stops the way it stops on any other path: cleanly, with
 /// its beacons taken off the air.
+///
+/// The signals are watched by one set of dispatch sources for the whole process, made at
+/// the first scope and kept: on Linux, a signal source made again for a signal whose
+/// earlier source was cancelled (and its disposition reset) never fires, so a command
+/// with two scopes (open a pipe, then read it; a walk's spots) would ignore the second
+/// Ctrl-C. Scopes register with the watcher; a signal cancels every scope open at that
+/// moment. Between scopes, a signal ends the process at once with the shell's status for
+/// it (128 + the signal), as the default action would.
 enum TerminationSignals {
     static let handled: [Int32] = [SIGINT, SIGTERM]
 
     /// Runs `operation`, cancelling it when SIGINT or SIGTERM arrives. Returns its result and
-    /// the signal that stopped it, if one did. The default dispositions are restored after.
-    /// `onSignal` runs (once) before the cancellation, so that the stop can be reported with its cause.
+    /// the signal that stopped it, if one did. `onSignal` runs (once) before the
+    /// cancellation, so that the stop can be reported with its cause.
     static func cancellingOnSignal<Result: Sendable>(
         onSignal: @escaping @Sendable (Int32) -> Void = { _ in },
         _ operation: @escaping @Sendable () async -> Result
     ) async -> (result: Result, signal: Int32?) {
         let received = Mutex<Int32?>(nil)
-        let task = Task { await operation() }
-        var sources: [any DispatchSourceSignal] = []
-        for signalNumber in handled {
-            // Ignored first, so that the default action (ending the process at once) never
-            // runs; the dispatch source still sees every delivery.
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                let isFirst = received.withLock { first in
-                    guard first == nil else { return false }
-                    first = signalNumber
-                    return true
-                }
-                if isFirst { onSignal(signalNumber) }
-                task.cancel()
+        let started = Mutex<Task<Result, Never>?>(nil)
+        // The scope is open before the operation starts: whatever the operation does (and
+        // says) happens while a signal stops it cleanly.
+        let scope = SignalWatcher.shared.open { signalNumber in
+            let isFirst = received.withLock { first in
+                guard first == nil else { return false }
+                first = signalNumber
+                return true
             }
-            source.resume()
-            sources.append(source)
+            if isFirst { onSignal(signalNumber) }
+            started.withLock { $0 }?.cancel()
         }
+        let task = Task { await operation() }
+        started.withLock { $0 = task }
+        // A signal between opening the scope and storing the task found nothing to cancel.
+        if received.withLock({ $0 }) != nil { task.cancel() }
         let result = await withTaskCancellationHandler {
             await task.value
         } onCancel: {
             task.cancel()
         }
-        for source in sources { source.cancel() }
-        for signalNumber in handled { signal(signalNumber, SIG_DFL) }
+        SignalWatcher.shared.close(scope)
         return (result, received.withLock { $0 })
     }
 
@@ -81,5 +85,51 @@ enum TerminationSignals {
         case SIGTERM: return "SIGTERM"
         default: return "signal \(signalNumber)"
         }
+    }
+}
+
+/// The process's one watcher of SIGINT and SIGTERM, and the scopes waiting for them.
+private final class SignalWatcher: Sendable {
+    static let shared = SignalWatcher()
+
+    private struct State {
+        var sources: [any DispatchSourceSignal] = []
+        var scopes: [UInt64: @Sendable (Int32) -> Void] = [:]
+        var nextScope: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Registers `handler` until `close`; the first scope starts watching.
+    func open(_ handler: @escaping @Sendable (Int32) -> Void) -> UInt64 {
+        state.withLock { state in
+            if state.sources.isEmpty {
+                for signalNumber in TerminationSignals.handled {
+                    // Ignored, so that the default action (ending the process at once) never
+                    // runs while a scope is open; the dispatch source still sees every delivery.
+                    signal(signalNumber, SIG_IGN)
+                    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                    source.setEventHandler { [weak self] in self?.deliver(signalNumber) }
+                    source.resume()
+                    state.sources.append(source)
+                }
+            }
+            state.nextScope += 1
+            state.scopes[state.nextScope] = handler
+            return state.nextScope
+        }
+    }
+
+    func close(_ scope: UInt64) {
+        _ = state.withLock { $0.scopes.removeValue(forKey: scope) }
+    }
+
+    private func deliver(_ signalNumber: Int32) {
+        let handlers = state.withLock { Array($0.scopes.values) }
+        guard !handlers.isEmpty else {
+            // No scope to stop cleanly: end as the default action would have.
+            _exit(128 + signalNumber)
+        }
+        for handler in handlers { handler(signalNumber) }
     }
 }

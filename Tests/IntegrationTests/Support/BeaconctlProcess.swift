@@ -156,6 +156,19 @@ final class BeaconctlProcess: Sendable {
                 + "\(description). Output:\n\(standardOutput)\nErrors:\n\(standardError)")
     }
 
+    /// Resumes once standard error contains `text`. Throws when beaconctl ends without
+    /// writing it, or after the safety deadline.
+    func waitForError(containing text: String) async throws {
+        let observed = try await state.wait(for: "beaconctl writing \(text) on standard error") { observed in
+            observed.isFinished || String(decoding: observed.standardError, as: UTF8.self).contains(text)
+        }
+        guard String(decoding: observed.standardError, as: UTF8.self).contains(text) else {
+            throw BeaconctlProcessError(
+                "beaconctl exited with status \(observed.terminationStatus.map(String.init) ?? "?") before writing "
+                    + "\(text). Output:\n\(standardOutput)\nErrors:\n\(standardError)")
+        }
+    }
+
     func signal(_ signalNumber: Int32) {
         guard state.value.terminationStatus == nil else { return }
         kill(process.processIdentifier, signalNumber)
