@@ -161,6 +161,18 @@ struct PcapCaptureTests {
         #expect(capture.truncation == nil)
     }
 
+    @Test("a pcapng written by Wireshark's tshark (its options, its section header) gives what the pcap it was converted from gives")
+    func tsharkCapture() async throws {
+        let pcapURL = try #require(Bundle.module.url(forResource: "bumble-ibeacon", withExtension: "pcap", subdirectory: "Fixtures"))
+        let pcapngURL = try #require(Bundle.module.url(forResource: "tshark-ibeacon", withExtension: "pcapng", subdirectory: "Fixtures"))
+        let original = try await Self.readBothWays(Array(try Data(contentsOf: pcapURL)), source: "capture")
+        let converted = try await Self.readBothWays(Array(try Data(contentsOf: pcapngURL)), source: "capture")
+        #expect(!converted.sightings.isEmpty)
+        #expect(converted.sightings == original.sightings, "the same receptions at the same times")
+        #expect(converted.counts.malformedEvents == 0)
+        #expect(converted.truncation == nil)
+    }
+
     // MARK: Damage
 
     /// The error reading `bytes` gives, in memory and streamed (the same one).
