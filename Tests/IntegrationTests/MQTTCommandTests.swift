@@ -144,6 +144,18 @@ struct MQTTCommandTests {
         }
     }
 
+    @Test("scan and monitor --input mqtt:// --duration count real seconds: they end with nothing published", .timeLimit(.minutes(2)))
+    func scanBrokerDuration() async throws {
+        try await withMosquitto { broker in
+            let scan = try BeaconctlProcess(["scan", "--input", broker.url, "--duration", "1", "--format", "jsonl"])
+            let monitor = try BeaconctlProcess(["monitor", "--input", broker.url, "--region", "shop=\(Self.uuid)", "--duration", "1", "--format", "jsonl"])
+            #expect(await scan.waitForExit() == 0, "\(scan.standardError)")
+            #expect(scan.standardOutput.isEmpty)
+            #expect(await monitor.waitForExit() == 0, "\(monitor.standardError)")
+            #expect(monitor.standardOutput.isEmpty)
+        }
+    }
+
     @Test("a publisher with wrong credentials is refused and says so; nothing is claimed delivered", .timeLimit(.minutes(2)))
     func refusedCredentials() async throws {
         let folder = try folder()

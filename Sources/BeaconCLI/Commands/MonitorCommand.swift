@@ -191,22 +191,27 @@ struct MonitorCommand: AsyncParsableCommand {
         let replay = MonitorReplay.Shared(MonitorReplay(
             session: { start in MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: start) },
             schedule: MonitorSchedule(stateEvery: stateEvery, rangeEvery: ranging == nil ? nil : rangeEvery),
-            duration: duration, output: output, logger: logger))
+            duration: self.duration, output: output, logger: logger))
         let followsWallClock = label != nil
+        let duration = self.duration
         let heardAny: Bool
         do {
             heardAny = try await TerminationSignals.cancellingOnInterrupt {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        try await RecordedSightings.read(path, logger: logger) { sighting in
+                        try await RecordedSightings.read(path, streamName: label, logger: logger) { sighting in
                             replay.state.withLock { $0.take(sighting) }
                         }
                     }
                     if followsWallClock {
                         group.addTask {
+                            let started = WallClock.unixTime()
                             while true {
                                 try await Task.sleep(for: MonitorRun.liveTick)
-                                if !replay.state.withLock({ $0.advance(toWallClock: WallClock.unixTime()) }) { return }
+                                let now = WallClock.unixTime()
+                                // Nothing heard yet: --duration still ends a silent stream.
+                                if let duration, now - started >= duration, replay.state.withLock({ $0.run == nil }) { return }
+                                if !replay.state.withLock({ $0.advance(toWallClock: now) }) { return }
                             }
                         }
                     }

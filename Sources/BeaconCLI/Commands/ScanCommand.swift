@@ -61,7 +61,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input), or mqtt://HOST[:PORT]/PREFIX for every receiver publishing to a broker.", valueName: "file|url"))
     var input: String?
 
-    @Option(help: ArgumentHelp("Stop after this many seconds (of the recording, with --input).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Stop after this many seconds (of the recording's time with a recorded --input; real seconds with mqtt://).", valueName: "seconds"))
     var duration: Double?
 
     @Option(help: "Output: text (a table) or jsonl (one sighting per line). Default: text on a terminal, jsonl otherwise.")
@@ -188,7 +188,7 @@ struct ScanCommand: AsyncParsableCommand {
         let broker = try BrokerInput.open(input, role: "scan", environment: console.environment, logger: logger)
         let source: SightingSource
         do {
-            source = try await controller.open(input: broker?.path ?? input, capture: capture, logger: logger) { configuration in
+            source = try await controller.open(input: input, broker: broker, capture: capture, logger: logger) { configuration in
                 configuration.family = family
                 configuration.interval = timing.interval
                 configuration.window = timing.window
@@ -210,7 +210,8 @@ struct ScanCommand: AsyncParsableCommand {
             throw error
         }
         do {
-            try await consumeSource(source, run: run, outputFormat: outputFormat, publisher: publisher, logger: logger)
+            try await consumeSource(
+                source, run: run, outputFormat: outputFormat, publisher: publisher, fromBroker: broker != nil, logger: logger)
         } catch {
             await broker?.close()
             throw error
@@ -220,13 +221,14 @@ struct ScanCommand: AsyncParsableCommand {
 
     /// Ranges the opened source to its end (a recording) or until stopped (a controller).
     private func consumeSource(
-        _ source: SightingSource, run: ScanRun, outputFormat: Format, publisher: SightingPublishing?, logger: Logger
+        _ source: SightingSource, run: ScanRun, outputFormat: Format, publisher: SightingPublishing?, fromBroker: Bool,
+        logger: Logger
     ) async throws {
         let console = Console.current
         switch source {
         case .recording(let recording):
             let path = input ?? "-"
-            try await rangeRecording(recording, path: path, run: run, publisher: publisher, logger: logger)
+            try await rangeRecording(recording, path: path, run: run, publisher: publisher, live: fromBroker, logger: logger)
             try await Self.finishPublishing(publisher, logger: logger)
             if outputFormat == .text {
                 let time = run.latestTime ?? 0
@@ -354,17 +356,30 @@ struct ScanCommand: AsyncParsableCommand {
 
     // MARK: A recording
 
+    /// Ranges a recording to its end, or to --duration of its own time. A `live` one (a
+    /// broker's stream) runs for --duration seconds of real time instead: its sightings
+    /// may stop coming at any moment.
     private func rangeRecording(
-        _ recording: SightingInput, path: String, run: ScanRun, publisher: SightingPublishing?, logger: Logger
+        _ recording: SightingInput, path: String, run: ScanRun, publisher: SightingPublishing?, live: Bool, logger: Logger
     ) async throws {
         let duration = self.duration
         let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, SightingStreamError> in
             do {
-                try await recording.forEach { sighting in
-                    if Self.isPastDuration(sighting, run: run, duration: duration) { return false }
-                    run.take(sighting)
-                    publisher?.publisher.add(sighting, now: sighting.time)
-                    return true
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try await recording.forEach { sighting in
+                            if !live, Self.isPastDuration(sighting, run: run, duration: duration) { return false }
+                            run.take(sighting)
+                            publisher?.publisher.add(sighting, now: sighting.time)
+                            return true
+                        }
+                    }
+                    if live, let wait = duration.flatMap(SecondsFlag.duration) {
+                        group.addTask { try await Task.sleep(for: wait) }
+                    }
+                    // The end of the input, of --duration on a live stream, or an error.
+                    try await group.next()
+                    group.cancelAll()
                 }
                 if let truncation = recording.truncation {
                     logger.warning("\(path): \(truncation); ranged what precedes it")

@@ -102,12 +102,15 @@ struct HCIOptions: ParsableArguments {
     /// else a scan on `--hci` (recording into `capture`), configured by `configure`. An
     /// unreadable recording is a usage/input failure (exit 2); a controller that cannot be
     /// reached or refuses to scan is exit 3.
+    /// `broker` is `input` opened as a broker's stream: its sightings are read as they come.
     func open(
-        input: String?, capture: BTSnoopWriter?, logger: Logger,
+        input: String?, broker: BrokerInput? = nil, capture: BTSnoopWriter?, logger: Logger,
         configure: (inout ScanConfiguration) -> Void = { _ in }
     ) async throws(CommandFailure) -> SightingSource {
         let origin: SightingOrigin
-        if let input {
+        if let broker {
+            origin = .jsonLinesStream(path: broker.path, name: input ?? broker.path)
+        } else if let input {
             origin = .recording(path: input)
         } else {
             origin = .controller(connection(try transportSpec(environment: Console.current.environment), capture: capture))

@@ -8,12 +8,18 @@ enum RecordedSightings {
     /// Calls `take` with each sighting until the input ends or `take` returns `false`.
     /// An unreadable or malformed input is a usage/input failure naming the line or
     /// record; a cancelled task ends it with `CancellationError`.
-    static func read(_ path: String, logger: Logger, _ take: (Sighting) -> Bool) async throws {
+    /// `streamName`: the path is a stream known to carry JSON lines (a broker's), so it is
+    /// read as sightings come rather than sniffed first; messages call it `streamName`.
+    static func read(_ path: String, streamName: String? = nil, logger: Logger, _ take: (Sighting) -> Bool) async throws {
         let recording: SightingInput
-        do {
-            recording = try await SightingSources.open(path: path)
-        } catch {
-            throw CommandFailure(.usageOrInput, error.description)
+        if let streamName {
+            recording = SightingSources.jsonLinesStream(path: path, name: streamName)
+        } else {
+            do {
+                recording = try await SightingSources.open(path: path)
+            } catch {
+                throw CommandFailure(.usageOrInput, error.description)
+            }
         }
         do {
             try await recording.forEach(take)

@@ -7,6 +7,9 @@ public enum SightingOrigin: Sendable {
     case controller(ControllerConnection)
     /// A JSON-lines file or btsnoop capture; `-` is standard input.
     case recording(path: String)
+    /// A stream known to carry JSON lines (what a broker delivers), named `name` in
+    /// messages: read as sightings come, without waiting for first bytes to tell a format.
+    case jsonLinesStream(path: String, name: String)
 }
 
 /// The sightings of a `SightingOrigin`, open: a scan running on a controller or a recording
@@ -36,6 +39,8 @@ public enum SightingSource: Sendable {
             } catch {
                 throw .recording(error)
             }
+        case .jsonLinesStream(let path, let name):
+            return .recording(SightingSources.jsonLinesStream(path: path, name: name))
         }
     }
 

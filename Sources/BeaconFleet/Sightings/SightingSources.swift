@@ -17,6 +17,13 @@ public enum SightingSources {
         SightingJSONLineSequence(lines: SightingLineReader(path: path), source: displayName(path)) { $0 }
     }
 
+    /// A stream known to carry JSON lines (a broker's sightings through a pipe), named
+    /// `name` in errors. Nothing is read until the sightings are: unlike `open(path:)`, it
+    /// never waits for first bytes that may not come.
+    public static func jsonLinesStream(path: String, name: String) -> SightingInput {
+        .jsonLines(SightingJSONLineSequence(lines: SightingLineReader(path: path), source: name) { $0 })
+    }
+
     /// The sightings of JSON-lines text held in memory.
     public static func jsonLines(text: String, source: String) throws(SightingStreamError) -> [Sighting] {
         var sightings: [Sighting] = []
