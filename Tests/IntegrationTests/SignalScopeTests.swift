@@ -20,7 +20,7 @@ struct SignalScopeTests {
               - {id: till, minor: 2, measured_power: -59}
         """
 
-    @Test("verify on a pipe: after the first sighting, SIGINT or SIGTERM ends the pass with what was heard", arguments: [SIGINT, SIGTERM])
+    @Test("verify on a pipe: once the first bytes told the format, SIGINT or SIGTERM ends the pass with a report", arguments: [SIGINT, SIGTERM])
     func secondScopeStops(signalNumber: Int32) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signals-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -42,8 +42,8 @@ struct SignalScopeTests {
         // Written inside the pass's scope: from here a signal must stop it cleanly.
         try await verify.waitForError(containing: "listening until every beacon is decided")
         verify.signal(signalNumber)
+        // Whether the sighting already reached the pass is a race; the report and its end are not.
         #expect(await verify.waitForExit() == 1, "the till was never heard: findings. \(verify.standardError)")
-        #expect(verify.standardOutput.contains("1 sighting in"), "\(verify.standardOutput)")
         #expect(verify.standardOutput.contains("(interrupted)"), "\(verify.standardOutput)")
     }
 }

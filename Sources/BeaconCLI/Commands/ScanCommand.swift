@@ -271,7 +271,8 @@ struct ScanCommand: AsyncParsableCommand {
             do {
                 try await Self.consume(
                     session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher,
-                    writtenTimeOffset: unixTime ? session.unixTimeOffset() : 0)
+                    // With --mqtt too, the very offset the published sightings carry.
+                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : 0)
                 return .success(())
             } catch is CancellationError {
                 return .success(())

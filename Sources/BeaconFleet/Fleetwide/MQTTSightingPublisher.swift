@@ -29,7 +29,7 @@ public final class MQTTSightingPublisher: Sendable {
     /// Every sighting is published as heard by this receiver; `nil` keeps each one's own.
     private let receiver: String?
     /// Added to a sighting's time to make it Unix time.
-    private let wallClockOffset: Double
+    public let wallClockOffset: Double
     private let state = Mutex(State())
 
     public init(client: MQTTClient, topics: MQTTTopics, receiver: String?, wallClockOffset: Double) {

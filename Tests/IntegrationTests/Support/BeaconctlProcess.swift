@@ -156,6 +156,15 @@ final class BeaconctlProcess: Sendable {
                 + "\(description). Output:\n\(standardOutput)\nErrors:\n\(standardError)")
     }
 
+    /// Resumes once the complete lines of standard output satisfy `condition` (as a whole);
+    /// false when beaconctl ended first, or after the safety deadline.
+    func waitForOutput(_ description: String, where condition: @escaping @Sendable ([String]) -> Bool) async -> Bool {
+        let observed = try? await state.wait(for: "beaconctl printing \(description)") { observed in
+            observed.isFinished || condition(observed.outputLines)
+        }
+        return observed.map { condition($0.outputLines) } ?? false
+    }
+
     /// Resumes once standard error contains `text`. Throws when beaconctl ends without
     /// writing it, or after the safety deadline.
     func waitForError(containing text: String) async throws {
