@@ -156,6 +156,58 @@ struct MQTTCommandTests {
         }
     }
 
+    @Test("monitor --mqtt publishes every event as it writes it, each region's latest state retained, and its status", .timeLimit(.minutes(2)))
+    func monitorPublishes() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The door at 1 Hz for 10 s, then a foreign beacon carrying the clock to 30 s.
+        func line(_ uuid: String, minor: Int, at second: Int) -> String {
+            #"{"uuid":"\#(uuid)","major":1,"minor":\#(minor),"measured_power":-59,"address":"C4:5B:BE:00:00:0\#(minor)","address_random":false,"rssi":-60,"time":\#(second),"receiver":"shop-1:hci0"}"#
+        }
+        let lines = (0...10).map { line(Self.uuid, minor: 1, at: $0) } + (11...30).map { line("00000000-0000-0000-0000-000000000001", minor: 9, at: $0) }
+        let recording = folder.appendingPathComponent("walk.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: recording, atomically: true, encoding: .utf8)
+        try await withMosquitto { broker in
+            let dashboard = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: .init(clientID: "monitor-dashboard"))
+            dashboard.subscribe("test/monitor/events")
+            try dashboard.start()
+            #expect(await MQTTClientTests.nextSubscription(dashboard))
+            let monitor = try BeaconctlProcess([
+                "monitor", "--input", recording.path, "--region", "shop=\(Self.uuid)/1", "--region", "depot=\(Self.uuid)/2",
+                "--notify-state-on-start", "--exit-period", "5", "--mqtt", broker.url, "--format", "jsonl",
+            ])
+            #expect(await monitor.waitForExit() == 0, "\(monitor.standardError)")
+            let written = monitor.outputLines
+            #expect(written.contains { $0.contains(#""event":"exit""#) }, "\(written)")
+            var published: [String] = []
+            for await message in dashboard.messages {
+                dashboard.messageConsumed()
+                published.append(String(decoding: message.payload, as: UTF8.self))
+                if published.count == written.count { break }
+            }
+            #expect(published == written, "the same lines, in the same order")
+            await dashboard.stop()
+
+            // A dashboard that connects afterwards still sees each region's latest state.
+            let late = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: .init(clientID: "monitor-late"))
+            late.subscribe("test/monitor/regions/+")
+            late.subscribe("test/monitor/status")
+            try late.start()
+            var retained: [String: String] = [:]
+            for await message in late.messages {
+                late.messageConsumed()
+                #expect(message.retained)
+                retained[message.topic] = String(decoding: message.payload, as: UTF8.self)
+                if retained.count == 3 { break }
+            }
+            let lastOf = { (region: String) in written.last { $0.contains(#""region":"\#(region)""#) && !$0.contains(#""event":"range""#) } }
+            #expect(retained["test/monitor/regions/shop"] == lastOf("shop"))
+            #expect(retained["test/monitor/regions/depot"] == lastOf("depot"))
+            #expect(retained["test/monitor/status"] == "offline", "a clean stop says offline")
+            await late.stop()
+        }
+    }
+
     @Test("a publisher with wrong credentials is refused and says so; nothing is claimed delivered", .timeLimit(.minutes(2)))
     func refusedCredentials() async throws {
         let folder = try folder()

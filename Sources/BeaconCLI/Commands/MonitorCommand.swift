@@ -3,6 +3,7 @@ import BeaconCore
 import BeaconFleet
 import FleetManifest
 import HCI
+import BeaconMQTT
 import Logging
 import Synchronization
 
@@ -22,7 +23,8 @@ struct MonitorCommand: AsyncParsableCommand {
             (never through a shell). --range uses the receiver profile `calibrate --walk` saved, \
             if any (docs/ranging.md). Details in docs/monitoring.md.
             Exit codes: 0 monitoring ran (and was stopped); 1 the manifest has errors; 2 a usage \
-            error or an unreadable --input; 3 the controller failed.
+            error or an unreadable --input; 3 the controller failed, or the broker (--mqtt) \
+            refused or did not acknowledge every event.
             """)
 
     @OptionGroup var globals: GlobalOptions
@@ -72,6 +74,11 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Output: text (a log) or jsonl. Default: text on a terminal, jsonl otherwise.")
     var format: MonitorOutput.Format?
 
+    @Option(help: ArgumentHelp(
+        "Also publish every event to this MQTT broker, QoS 1: PREFIX/monitor/events, each region's latest state retained on PREFIX/monitor/regions/ID (docs/mqtt.md): mqtt://HOST[:PORT]/PREFIX.",
+        valueName: "url"))
+    var mqtt: String?
+
     func validate() throws {
         if region.isEmpty && manifest.isEmpty {
             throw ValidationError("no regions: give --region ID=UUID[/MAJOR[/MINOR]] or --manifest with a `regions:` list.")
@@ -99,6 +106,13 @@ struct MonitorCommand: AsyncParsableCommand {
         if let exec, exec.split(separator: " ").isEmpty {
             throw ValidationError("--exec needs a program to run.")
         }
+        if let mqtt {
+            do {
+                _ = try MQTTBrokerURL(parsing: mqtt)
+            } catch {
+                throw ValidationError("--mqtt \(error)")
+            }
+        }
         if input != nil {
             let controllerFlags = [controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" }].compactMap { $0 }
             if !controllerFlags.isEmpty {
@@ -112,8 +126,13 @@ struct MonitorCommand: AsyncParsableCommand {
         let logger = globals.makeLogger()
         let (regions, names) = try loadRegions()
         let hook = exec.flatMap { MonitorEventHook(command: $0, environment: console.environment, logger: logger) }
-        let output = MonitorOutput(
+        let localOutput = MonitorOutput(
             format: format ?? (console.standardOutputIsTerminal ? .text : .jsonl), names: names, hook: hook)
+        let publishing = try mqtt.map { url throws(CommandFailure) in
+            try ReportPublishing.start(url, role: "monitor", what: "region events", environment: console.environment, logger: logger)
+        }
+        if let publishing { logger.notice("publishing every event to \(publishing.client.broker) (\(publishing.topics.monitorEvents))") }
+        let output = MonitorReportSinks([localOutput] + (publishing.map { [MQTTMonitorSink(client: $0.client, topics: $0.topics)] } ?? []))
         let configuration = RegionMonitor.Configuration(exitPeriod: exitPeriod, minimumSightingsForEntry: minSightings)
         let ranging = range
             ? try rangingOptions.configuration(
@@ -142,9 +161,13 @@ struct MonitorCommand: AsyncParsableCommand {
             }
         } catch {
             await hook?.finish()
+            _ = await publishing?.finish(logger: logger)
             throw error
         }
         await hook?.finish()
+        if let publishing, !(await publishing.finish(logger: logger)) {
+            throw CommandFailure(.controller, "not every event reached \(publishing.client.broker) (see above)")
+        }
     }
 
     // MARK: Regions
@@ -186,7 +209,7 @@ struct MonitorCommand: AsyncParsableCommand {
     /// --duration counts wall-clock seconds.
     private func monitorRecording(
         _ path: String, label: String?, regions: [MonitoredRegion], configuration: RegionMonitor.Configuration,
-        ranging: RangingConfiguration?, output: MonitorOutput, logger: Logger
+        ranging: RangingConfiguration?, output: any MonitorReportSink, logger: Logger
     ) async throws {
         let replay = MonitorReplay.Shared(MonitorReplay(
             session: { start in MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: start) },
@@ -269,7 +292,7 @@ private struct MonitorReplay: Sendable {
     let session: @Sendable (Double) -> MonitorSession
     let schedule: MonitorSchedule
     let duration: Double?
-    let output: MonitorOutput
+    let output: any MonitorReportSink
     let logger: Logger
     private(set) var run: MonitorRun?
     private var clocks = ReceiverClocks(maximumReceivers: 1024)
@@ -278,7 +301,7 @@ private struct MonitorReplay: Sendable {
 
     init(
         session: @escaping @Sendable (Double) -> MonitorSession, schedule: MonitorSchedule, duration: Double?,
-        output: MonitorOutput, logger: Logger
+        output: any MonitorReportSink, logger: Logger
     ) {
         self.session = session
         self.schedule = schedule

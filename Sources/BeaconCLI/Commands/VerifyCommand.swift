@@ -17,7 +17,8 @@ struct VerifyCommand: AsyncParsableCommand {
             unexpected. The report goes to standard output (--format) and to any --report files.
 
             Exit codes: 0 every beacon ok and nothing unexpected; 1 anything else, or a manifest with \
-            errors; 2 usage or unreadable input; 3 controller failure. See docs/verify.md.
+            errors; 2 usage or unreadable input; 3 controller failure, or (--watch --mqtt) a \
+            broker that refused or did not acknowledge every change. See docs/verify.md.
 
             --watch audits continuously instead: every beacon is ok, missing (not heard for --silence \
             seconds), wrong-power or duplicate (two devices within --silence), and each change of state \

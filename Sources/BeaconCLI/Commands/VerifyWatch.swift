@@ -47,20 +47,12 @@ extension VerifyCommand {
         var sinks: [any AuditEventSink] = [WatchOutput(format: format, console: console)]
         let program = exec.flatMap { ProgramHook(command: $0, environment: console.environment, logger: logger, label: "beaconctl.verify-exec") }
         if let program { sinks.append(WatchEventHook(program: program)) }
-        var publishing: (client: MQTTClient, logging: Task<Void, Never>)?
+        var publishing: ReportPublishing?
         if let mqtt {
-            let client = try BrokerConnection.client(
-                mqtt, name: "watch-changes-\(ReceiverName.hostName())", environment: console.environment, logger: logger)
-            let logging = BrokerConnection.logConnection(client, logger: logger)
-            do {
-                try client.start()
-            } catch {
-                logging.cancel()
-                throw CommandFailure(.usageOrInput, error.description)
-            }
-            sinks.append(MQTTAuditSink(client: client, topics: MQTTTopics(client.broker)))
-            publishing = (client, logging)
-            logger.notice("publishing every change to \(client.broker) (\(MQTTTopics(client.broker).auditEvents))")
+            let started = try ReportPublishing.start(mqtt, role: "audit", what: "audit changes", environment: console.environment, logger: logger)
+            sinks.append(MQTTAuditSink(client: started.client, topics: started.topics))
+            publishing = started
+            logger.notice("publishing every change to \(started.client.broker) (\(started.topics.auditEvents))")
         }
         // A broker's sightings are read like a pipe: live, each receiver on its own clock.
         let broker = try BrokerInput.open(input, role: "watch", environment: console.environment, logger: logger)
@@ -76,36 +68,21 @@ extension VerifyCommand {
         } catch {
             await program?.finish()
             await broker?.close()
-            await Self.finishPublishing(publishing, logger: logger)
+            _ = await publishing?.finish(logger: logger)
             throw error
         }
         await program?.finish()
         await broker?.close()
-        await Self.finishPublishing(publishing, logger: logger)
+        if let publishing, !(await publishing.finish(logger: logger)) {
+            throw CommandFailure(.controller, "not every change reached \(publishing.client.broker) (see above)")
+        }
         if report.end == .inputEnded && !report.statistics.allOK { throw ExitStatus.findings.exitCode }
-    }
-
-    /// Delivers the last changes (up to 10 s) and says what the broker did not take.
-    private static func finishPublishing(_ publishing: (client: MQTTClient, logging: Task<Void, Never>)?, logger: Logger) async {
-        guard let (client, logging) = publishing else { return }
-        let drained = await BrokerConnection.drain(client, within: SightingPublishing.drainTimeout)
-        if let refusal = client.refusal {
-            logger.error("\(refusal); the changes were not published")
-        } else if !drained || client.pendingMessages > 0 {
-            logger.error("\(client.broker) did not acknowledge \(client.pendingMessages) change message(s) within \(Int(SightingPublishing.drainTimeout)) s")
-        }
-        if client.droppedMessages > 0 {
-            logger.error("\(client.droppedMessages) change message(s) were dropped while the broker was away")
-        }
-        await client.stop()
-        logging.cancel()
     }
 
     /// A regular file on its own clock, as fast as it reads; a pipe (a live `scan`) live.
     ///
     /// Opening the input (which waits for its first bytes) and watching it share one
-    /// SIGINT/SIGTERM scope: libdispatch installs its signal handler only once per process,
-    /// so a second scope would not see the signals.
+    /// SIGINT/SIGTERM scope: a signal while the first bytes are awaited stops it too.
     private func watchRecording(_ path: String, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming

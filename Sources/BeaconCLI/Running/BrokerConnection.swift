@@ -167,6 +167,66 @@ struct SightingPublishing: Sendable {
     static let drainTimeout = 10.0
 }
 
+/// `monitor --mqtt` and `verify --watch --mqtt`: a client publishing what a command reports,
+/// with a retained `online`/`offline` status (the last will says `offline`).
+struct ReportPublishing: Sendable {
+    let client: MQTTClient
+    let logging: Task<Void, Never>
+    /// What is published, for messages: "region events", "audit changes".
+    let what: String
+
+    /// Connects in the background (a broker that is not up yet is retried while reports
+    /// queue). `role` names the status topic (`PREFIX/ROLE/status`) and the client id.
+    static func start(
+        _ url: String, role: String, what: String, environment: [String: String], logger: Logger
+    ) throws(CommandFailure) -> ReportPublishing {
+        let broker: MQTTBrokerURL
+        do {
+            broker = try MQTTBrokerURL(parsing: url)
+        } catch {
+            throw CommandFailure(.usageOrInput, "--mqtt \(error)")
+        }
+        let status = MQTTTopics(broker).status(role: role)
+        let client = try BrokerConnection.client(
+            url, name: "\(role)-\(ReceiverName.hostName())",
+            will: MQTTClient.Will(topic: status, payload: MQTTTopics.offline),
+            online: MQTTClient.Will(topic: status, payload: MQTTTopics.online),
+            environment: environment, logger: logger)
+        let logging = BrokerConnection.logConnection(client, logger: logger)
+        do {
+            try client.start()
+        } catch {
+            logging.cancel()
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+        return ReportPublishing(client: client, logging: logging, what: what)
+    }
+
+    var topics: MQTTTopics { MQTTTopics(client.broker) }
+
+    /// Waits up to `SightingPublishing.drainTimeout` for the broker to acknowledge
+    /// everything, says what it did not take, and disconnects (status `offline`). Whether
+    /// everything was delivered.
+    func finish(logger: Logger) async -> Bool {
+        let drained = await BrokerConnection.drain(client, within: SightingPublishing.drainTimeout)
+        var delivered = true
+        if let refusal = client.refusal {
+            logger.error("\(refusal); the \(what) were not published")
+            delivered = false
+        } else if !drained || client.pendingMessages > 0 {
+            logger.error("\(client.broker) did not acknowledge \(client.pendingMessages) message(s) of \(what) within \(Int(SightingPublishing.drainTimeout)) s")
+            delivered = false
+        }
+        if client.droppedMessages > 0 {
+            logger.error("\(client.droppedMessages) message(s) of \(what) were dropped while the broker was away")
+            delivered = false
+        }
+        await client.stop()
+        logging.cancel()
+        return delivered
+    }
+}
+
 extension BrokerConnection {
     /// Waits until the broker acknowledged everything `client` published, at most `seconds`;
     /// whether it did.
