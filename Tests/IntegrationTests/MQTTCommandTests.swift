@@ -208,6 +208,52 @@ struct MQTTCommandTests {
         }
     }
 
+    @Test("verify --watch --home-assistant: every beacon announced to discovery, its state and last-seen time retained, the audit's status", .timeLimit(.minutes(2)))
+    func homeAssistantDiscovery() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("fleet.yaml")
+        try Self.manifest.write(to: manifest, atomically: true, encoding: .utf8)
+        let recording = folder.appendingPathComponent("sightings.jsonl")
+        try Self.recording().write(to: recording, atomically: true, encoding: .utf8)
+        try await withMosquitto { broker in
+            let watch = try BeaconctlProcess([
+                "verify", manifest.path, "--watch", "--input", recording.path, "--silence", "1", "--format", "jsonl",
+                "--mqtt", broker.url, "--home-assistant", "--discovery-prefix", "ha",
+            ])
+            // The recording ends while the door is still heard: ok.
+            #expect(await watch.waitForExit() == 0, "\(watch.standardError)")
+
+            // Home Assistant, connecting afterwards, finds everything retained.
+            let home = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: .init(clientID: "home-assistant"))
+            home.subscribe("ha/#")
+            home.subscribe("test/audit/beacons/+")
+            home.subscribe("test/audit/status")
+            try home.start()
+            var retained: [String: String] = [:]
+            for await message in home.messages {
+                home.messageConsumed()
+                #expect(message.retained)
+                retained[message.topic] = String(decoding: message.payload, as: UTF8.self)
+                if retained.count == 4 { break }
+            }
+            await home.stop()
+            let presence = try #require(retained["ha/binary_sensor/beaconctl_test/door_presence/config"], "\(retained.keys)")
+            let config = try #require(try JSONSerialization.jsonObject(with: Data(presence.utf8)) as? [String: Any])
+            #expect(config["state_topic"] as? String == "test/audit/beacons/door")
+            #expect(config["device_class"] as? String == "presence")
+            #expect(config["availability_topic"] as? String == "test/audit/status")
+            #expect(retained["ha/sensor/beaconctl_test/door_last_seen/config"]?.contains(#""device_class":"timestamp""#) == true)
+            // The recording's times are Unix time: the last reception has a UTC time.
+            let state = try #require(retained["test/audit/beacons/door"])
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])
+            #expect(fields["event"] as? String == "state", "the final report's refresh")
+            #expect(fields["state"] as? String == "ok")
+            #expect(fields["last_seen_at"] as? String == "2026-11-18T11:06:44.900Z", "\(state)")
+            #expect(retained["test/audit/status"] == "offline")
+        }
+    }
+
     @Test("a publisher with wrong credentials is refused and says so; nothing is claimed delivered", .timeLimit(.minutes(2)))
     func refusedCredentials() async throws {
         let folder = try folder()

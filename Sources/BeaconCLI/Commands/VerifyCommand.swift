@@ -74,6 +74,16 @@ struct VerifyCommand: AsyncParsableCommand {
         valueName: "url"))
     var mqtt: String?
 
+    @Flag(
+        name: .customLong("home-assistant"),
+        help: "With --watch --mqtt: announce every beacon to Home Assistant's MQTT discovery (a presence and a last-seen per beacon; docs/mqtt.md).")
+    var homeAssistant = false
+
+    @Option(
+        name: .customLong("discovery-prefix"),
+        help: ArgumentHelp("With --home-assistant: Home Assistant's discovery prefix (default: homeassistant).", valueName: "prefix"))
+    var discoveryPrefix: String?
+
     static let liveTimeout = 10.0
 
     func validate() throws {
@@ -90,7 +100,10 @@ struct VerifyCommand: AsyncParsableCommand {
         if watch {
             try validateWatch()
         } else {
-            let watchOnly = [silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" }].compactMap { $0 }
+            let watchOnly = [
+                silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" },
+                homeAssistant ? "--home-assistant" : nil, discoveryPrefix.map { _ in "--discovery-prefix" },
+            ].compactMap { $0 }
             if !watchOnly.isEmpty {
                 throw ValidationError("\(watchOnly.joined(separator: " and ")) only appl\(watchOnly.count == 1 ? "ies" : "y") with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")
             }

@@ -24,6 +24,18 @@ extension VerifyCommand {
         if let exec, exec.split(separator: " ").isEmpty {
             throw ValidationError("--exec needs a program to run.")
         }
+        if homeAssistant && mqtt == nil {
+            throw ValidationError("--home-assistant announces the beacons on the broker the changes go to: add --mqtt mqtt://HOST[:PORT]/PREFIX.")
+        }
+        if discoveryPrefix != nil && !homeAssistant {
+            throw ValidationError("--discovery-prefix applies with --home-assistant; add it or leave --discovery-prefix out.")
+        }
+        if let discoveryPrefix {
+            let levels = discoveryPrefix.split(separator: "/", omittingEmptySubsequences: false)
+            if levels.contains(where: \.isEmpty) || discoveryPrefix.contains(where: { "+#".contains($0) || $0.isNewline }) {
+                throw ValidationError("--discovery-prefix \(discoveryPrefix): topic levels separated by `/`, none empty, no `+` or `#`.")
+            }
+        }
         if let mqtt {
             do {
                 _ = try MQTTBrokerURL(parsing: mqtt)
@@ -53,6 +65,16 @@ extension VerifyCommand {
             sinks.append(MQTTAuditSink(client: started.client, topics: started.topics))
             publishing = started
             logger.notice("publishing every change to \(started.client.broker) (\(started.topics.auditEvents))")
+            if homeAssistant {
+                let discovery = HomeAssistantDiscovery(
+                    discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics)
+                let announcements = discovery.announcements(for: plan.expected)
+                // Retained: Home Assistant reads them whenever it (re)connects.
+                for announcement in announcements {
+                    started.client.publish(topic: announcement.topic, payload: Array(announcement.payload.utf8), retain: true)
+                }
+                logger.notice("announced \(plan.expected.count) beacon\(plan.expected.count == 1 ? "" : "s") to Home Assistant (\(discovery.discoveryPrefix)/…/config)")
+            }
         }
         // A broker's sightings are read like a pipe: live, each receiver on its own clock.
         let broker = try BrokerInput.open(input, role: "watch", environment: console.environment, logger: logger)

@@ -1,11 +1,7 @@
 import BeaconCore
+import BeaconFleet
 import FleetManifest
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What `calibrate --walk` prints: every spot with its level, the fitted line's level
 /// there, the residual and the distance the profile would estimate from that level; then
@@ -58,11 +54,7 @@ enum CalibrationWalkReport {
 
     /// Now, ISO 8601 in UTC to the second.
     static func utcTimestamp() -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        WallClock.iso8601(WallClock.unixTime(), milliseconds: false) ?? "unknown"
     }
 
     /// `+1.2`, `-0.4`, `0.0`: one decimal with its sign, so offsets and residuals line up.

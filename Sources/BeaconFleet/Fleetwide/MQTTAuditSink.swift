@@ -2,9 +2,11 @@ import BeaconCore
 import BeaconMQTT
 
 /// `verify --watch --mqtt`: every change of state to `PREFIX/audit/events` (one JSON line,
-/// the schema of docs/verify.md), and each beacon's latest change, retained, to
-/// `PREFIX/audit/beacons/ID` (a dashboard that connects later sees every beacon's state at
-/// once); statistics and the summary to `PREFIX/audit/stats`. QoS 1 throughout.
+/// the schema of docs/verify.md), and each beacon's standing, retained, to
+/// `PREFIX/audit/beacons/ID` — its latest change, then a `state` line with every statistics
+/// report, so that a dashboard connecting later sees every beacon, and its last-seen time
+/// keeps moving between changes; statistics and the summary to `PREFIX/audit/stats`.
+/// QoS 1 throughout.
 public struct MQTTAuditSink: AuditEventSink {
     public let client: MQTTClient
     private let topics: MQTTTopics
@@ -23,6 +25,10 @@ public struct MQTTAuditSink: AuditEventSink {
     }
 
     public func deliver(_ report: AuditStatusReport) {
+        for beacon in report.beacons where beacon.state != nil {
+            let line = AuditJSONLines.encode(beacon, at: report.time)
+            client.publish(topic: topics.auditBeacon(beacon.beacon.beaconID), payload: Array(line.utf8), retain: true)
+        }
         client.publish(topic: topics.auditStats, payload: Array(AuditJSONLines.encode(report).utf8))
     }
 }

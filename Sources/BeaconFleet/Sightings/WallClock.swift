@@ -13,4 +13,23 @@ public enum WallClock {
         clock_gettime(CLOCK_REALTIME, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
+
+    /// `2026-11-25T05:20:01.234Z` (UTC; `milliseconds: false` leaves the fraction out), or
+    /// `nil` for a time outside what a calendar date can say (not finite, or beyond ±10^10 s).
+    public static func iso8601(_ unixTime: Double, milliseconds: Bool = true) -> String? {
+        guard unixTime.isFinite, abs(unixTime) <= 1e10 else { return nil }
+        let totalMilliseconds = Int64((unixTime * 1000).rounded())
+        var seconds = time_t(totalMilliseconds >= 0 ? totalMilliseconds / 1000 : (totalMilliseconds - 999) / 1000)
+        let fraction = Int(totalMilliseconds - Int64(seconds) * 1000)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return nil }
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        var text = "\(padded(parts.tm_year + 1900, 4))-\(padded(parts.tm_mon + 1, 2))-\(padded(parts.tm_mday, 2))"
+            + "T\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2)):\(padded(parts.tm_sec, 2))"
+        if milliseconds { text += "." + padded(Int32(fraction), 3) }
+        return text + "Z"
+    }
 }

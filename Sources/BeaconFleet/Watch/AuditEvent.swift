@@ -55,11 +55,19 @@ public struct AuditEvent: Hashable, Sendable {
     public var receivers: [AuditReceiverSummary]
     /// The device addresses heard sending it within the silence period.
     public var addresses: [String]
+    /// Its latest reception on any receiver, on the audit's clock; `nil` when never heard.
+    public var lastSeen: Double?
+    /// The same moment in Unix time, when the audit's clock can say it (a live watch, or a
+    /// recording stamped with Unix time); set by the watch.
+    public var lastSeenUnixTime: Double?
 
     public init(
         time: Double, beaconID: String?, venueID: String?, identity: BeaconIdentity, previous: AuditState?,
-        state: AuditState, reason: String, receivers: [AuditReceiverSummary], addresses: [String]
+        state: AuditState, reason: String, receivers: [AuditReceiverSummary], addresses: [String],
+        lastSeen: Double? = nil, lastSeenUnixTime: Double? = nil
     ) {
+        self.lastSeen = lastSeen
+        self.lastSeenUnixTime = lastSeenUnixTime
         self.time = time
         self.beaconID = beaconID
         self.venueID = venueID
@@ -95,5 +103,24 @@ public struct AuditStatistics: Hashable, Sendable {
     /// Every manifest beacon ok and no unexpected identity on the air.
     public var allOK: Bool {
         unknownBeacons == 0 && unexpectedNow == 0 && beaconStates.allSatisfy { $0.key == .ok || $0.value == 0 }
+    }
+}
+
+/// Where one manifest beacon stands at a moment: what the periodic report carries for
+/// each, so that a dashboard's "last seen" keeps moving between changes.
+public struct AuditBeaconSummary: Hashable, Sendable {
+    public var beacon: ExpectedBeacon
+    /// `nil` until known.
+    public var state: AuditState?
+    /// The latest reception, on the audit's clock; `nil` when never heard.
+    public var lastSeen: Double?
+    /// The same in Unix time, when the audit's clock can say it.
+    public var lastSeenUnixTime: Double?
+
+    public init(beacon: ExpectedBeacon, state: AuditState?, lastSeen: Double?, lastSeenUnixTime: Double? = nil) {
+        self.beacon = beacon
+        self.state = state
+        self.lastSeen = lastSeen
+        self.lastSeenUnixTime = lastSeenUnixTime
     }
 }

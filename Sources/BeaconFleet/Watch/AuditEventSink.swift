@@ -23,16 +23,20 @@ public struct AuditStatusReport: Sendable {
     public var end: AuditWatchEnd?
     /// The beacons not ok at that moment (`nil` state: not yet known), for the final report.
     public var beaconsNotOK: [(beacon: ExpectedBeacon, state: AuditState?)]
+    /// Every manifest beacon's state and latest reception at that moment (sinks that keep a
+    /// per-beacon view current use it; the statistics line does not list them).
+    public var beacons: [AuditBeaconSummary]
 
     public init(
         time: Double, statistics: AuditStatistics, lostSightings: Int, end: AuditWatchEnd? = nil,
-        beaconsNotOK: [(beacon: ExpectedBeacon, state: AuditState?)] = []
+        beaconsNotOK: [(beacon: ExpectedBeacon, state: AuditState?)] = [], beacons: [AuditBeaconSummary] = []
     ) {
         self.time = time
         self.statistics = statistics
         self.lostSightings = lostSightings
         self.end = end
         self.beaconsNotOK = beaconsNotOK
+        self.beacons = beacons
     }
 }
 

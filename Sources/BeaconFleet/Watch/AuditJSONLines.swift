@@ -20,8 +20,29 @@ public enum AuditJSONLines {
         if let previous = event.previous { line += ",\"previous\":\"\(previous.rawValue)\"" }
         line += ",\"reason\":" + JSONText.stringLiteral(event.reason)
         line += ",\"addresses\":[" + event.addresses.map(JSONText.stringLiteral).joined(separator: ",") + "]"
-        line += ",\"receivers\":[" + event.receivers.map(encode(_:)).joined(separator: ",") + "]}"
-        return line
+        line += ",\"receivers\":[" + event.receivers.map(encode(_:)).joined(separator: ",") + "]"
+        return line + lastSeenFields(event.lastSeen, event.lastSeenUnixTime) + "}"
+    }
+
+    /// A beacon's standing between changes (`PREFIX/audit/beacons/ID` on a broker, refreshed
+    /// with every statistics report): `{"event":"state","time":…,"beacon":…,"state":"ok",
+    /// "last_seen":…,"last_seen_at":"…"}`; no `state` while it is not yet known.
+    public static func encode(_ beacon: AuditBeaconSummary, at time: Double) -> String {
+        var line = "{\"event\":\"state\",\"time\":" + SightingJSONLines.timeText(time)
+        line += ",\"beacon\":" + JSONText.stringLiteral(beacon.beacon.beaconID)
+        line += ",\"venue\":" + JSONText.stringLiteral(beacon.beacon.venueID)
+        let identity = beacon.beacon.identity
+        line += ",\"uuid\":\"\(identity.uuid)\",\"major\":\(identity.major),\"minor\":\(identity.minor)"
+        if let state = beacon.state { line += ",\"state\":\"\(state.rawValue)\"" }
+        return line + lastSeenFields(beacon.lastSeen, beacon.lastSeenUnixTime) + "}"
+    }
+
+    /// `,"last_seen":12.5,"last_seen_at":"2026-…Z"`, each when known.
+    private static func lastSeenFields(_ lastSeen: Double?, _ unixTime: Double?) -> String {
+        var fields = ""
+        if let lastSeen { fields += ",\"last_seen\":" + SightingJSONLines.timeText(lastSeen) }
+        if let at = unixTime.flatMap({ WallClock.iso8601($0) }) { fields += ",\"last_seen_at\":\"\(at)\"" }
+        return fields
     }
 
     /// A periodic `stats` line, or the final `summary` when `report.end` is set.

@@ -60,6 +60,9 @@ public struct AuditWatch: Sendable {
         let feed = LiveSightingFeed(sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops)
         defer { feed.stop() }
 
+        // The audit's clock counts from the feed's start: Unix time is that start plus it.
+        let unixOrigin = WallClock.unixTime() - feed.elapsed()
+        progress.unixTime = { unixOrigin + $0 }
         progress.take(progress.audit.advance(to: 0))
         // Ends early when this task is cancelled: the stream's iteration stops.
         for await input in feed.inputs {
@@ -87,6 +90,10 @@ private struct WatchProgress {
     let sinks: [any AuditEventSink]
     let lost: @Sendable () -> Int
     private var nextReport: Double?
+    /// Unix time of a moment on the audit's clock. A replayed recording's clock is its own
+    /// times, Unix time when they are (ReceiverClocks.wallClockThreshold); a live watch
+    /// replaces this with its start plus the clock.
+    var unixTime: @Sendable (Double) -> Double? = { $0 >= ReceiverClocks.wallClockThreshold ? $0 : nil }
 
     init(audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int) {
         self.audit = audit
@@ -96,7 +103,8 @@ private struct WatchProgress {
 
     /// Hands `events` to every sink, then a status report when one is due.
     mutating func take(_ events: [AuditEvent]) {
-        for event in events {
+        for var event in events {
+            event.lastSeenUnixTime = event.lastSeen.flatMap(unixTime)
             for sink in sinks { sink.deliver(event) }
         }
         guard let now = audit.now else { return }
@@ -105,18 +113,26 @@ private struct WatchProgress {
             return
         }
         guard now >= due else { return }
-        let report = AuditStatusReport(time: now, statistics: audit.statistics, lostSightings: lost())
+        let report = AuditStatusReport(time: now, statistics: audit.statistics, lostSightings: lost(), beacons: beaconSummaries())
         for sink in sinks { sink.deliver(report) }
         // One report however far the clock jumped; the next on the period's grid.
         let periods = ((now - due) / AuditWatch.statisticsPeriod).rounded(.down) + 1
         nextReport = due + periods * AuditWatch.statisticsPeriod
     }
 
+    private func beaconSummaries() -> [AuditBeaconSummary] {
+        audit.beaconSummaries.map { summary in
+            var summary = summary
+            summary.lastSeenUnixTime = summary.lastSeen.flatMap(unixTime)
+            return summary
+        }
+    }
+
     /// The final report, also handed to the sinks.
     func finish(_ end: AuditWatchEnd) -> AuditStatusReport {
         let report = AuditStatusReport(
             time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), end: end,
-            beaconsNotOK: audit.beaconStates.filter { $0.state != .ok })
+            beaconsNotOK: audit.beaconStates.filter { $0.state != .ok }, beacons: beaconSummaries())
         for sink in sinks { sink.deliver(report) }
         return report
     }

@@ -70,6 +70,13 @@ public struct ContinuousAudit: Sendable {
         beacons.compactMap { track in track.expected.map { ($0, track.state) } }
     }
 
+    /// Each manifest beacon's state and latest reception, in manifest order.
+    public var beaconSummaries: [AuditBeaconSummary] {
+        beacons.compactMap { track in
+            track.expected.map { AuditBeaconSummary(beacon: $0, state: track.state, lastSeen: track.lastSeen) }
+        }
+    }
+
     /// Counters and states so far.
     public var statistics: AuditStatistics {
         var statistics = counters
@@ -240,7 +247,7 @@ public struct ContinuousAudit: Sendable {
             time: time, beaconID: track.expected?.beaconID, venueID: track.expected?.venueID, identity: track.identity,
             previous: previous, state: state, reason: reason,
             receivers: track.receivers.sorted { $0.receiver < $1.receiver },
-            addresses: recentAddresses.map(\.address))
+            addresses: recentAddresses.map(\.address), lastSeen: track.lastSeen)
     }
 
     /// The index of `identity`'s unexpected track, making one when there is room (a gone
