@@ -70,36 +70,10 @@ struct FleetBrokerLiveTests {
         try await withRootCanal { rootCanal in
             try await withMosquitto { broker in
                 let spec = try HCITransportSpec(parsing: rootCanal.hciTransportSpec)
-                let requests = Dictionary(uniqueKeysWithValues: try loaded.fleet.beacons.map { ($0.id, try AdvertisingRequest($0)) })
-                let (started, startedSink) = AsyncStream<Result<String, AdvertisingError>>.makeStream()
-                func advertise(_ name: String, _ beacons: [String]) throws -> Task<Void, Never> {
-                    let advertiser = BeaconAdvertiser(
-                        controller: spec, configuration: AdvertiserConfiguration(requests: try beacons.map { try #require(requests[$0]) }),
-                        logger: logger)
-                    return Task {
-                        do throws(AdvertisingError) {
-                            _ = try await advertiser.run { event in
-                                if case .started = event { startedSink.yield(.success(name)) }
-                            }
-                        } catch {
-                            startedSink.yield(.failure(error))
-                        }
-                    }
-                }
-                let controllerA = try advertise("A", ["front", "shared"])
-                let controllerB = try advertise("B", ["shared"])
-                let controllerC = try advertise("C", ["off"])
-                defer {
-                    controllerA.cancel()
-                    controllerB.cancel()
-                    controllerC.cancel()
-                }
-                var onTheAir = 0
-                for await outcome in started {
-                    _ = try outcome.get()
-                    onTheAir += 1
-                    if onTheAir == 3 { break }
-                }
+                let advertisers = try await RootCanalAdvertisers.start(
+                    on: spec, fleet: loaded.fleet, controllers: [("A", ["front", "shared"]), ("B", ["shared"]), ("C", ["off"])],
+                    logger: logger)
+                defer { advertisers.stopAll() }
 
                 // The audit and the recorder subscribe before any receiver publishes.
                 let watchID = "watch-\(UUID().uuidString.prefix(8))"
@@ -132,8 +106,7 @@ struct FleetBrokerLiveTests {
                 #expect(await recorder.waitForOutput("sightings after the restart") { $0.count > atRestart + 20 })
 
                 // `off` leaves the air.
-                controllerC.cancel()
-                await controllerC.value
+                await advertisers.stop("C")
                 #expect(await watch.waitForOutput("off missing") { Self.states($0)["off"] == "missing" }, "\(watch.standardOutput)")
                 let missing = try #require(Self.changes(watch.outputLines).last { $0.beacon == "off" && $0.event["state"] as? String == "missing" }?.event)
                 let missingAt = try #require(missing["time"] as? Double)
@@ -159,7 +132,7 @@ struct FleetBrokerLiveTests {
 
                 // One beacon heard by both receivers is one device: front was never a duplicate.
                 let sightings = try SightingSources.jsonLines(text: recorder.outputLines.joined(separator: "\n"), source: "recorder")
-                let frontIdentity = try #require(requests["front"]).identity
+                let frontIdentity = try #require(loaded.fleet.beacons.first { $0.id == "front" }).identity
                 #expect(Set(sightings.filter { $0.identity == frontIdentity }.map(\.receiver)) == ["store-a", "store-b"])
                 #expect(!Self.changes(watch.outputLines).contains { $0.beacon == "front" && $0.event["state"] as? String == "duplicate" })
 

@@ -47,33 +47,9 @@ struct WatchRootCanalTests {
 
         try await withRootCanal { rootCanal in
             let spec = try HCITransportSpec(parsing: rootCanal.hciTransportSpec)
-            let requests = Dictionary(uniqueKeysWithValues: try fleet.beacons.map { ($0.id, try AdvertisingRequest($0)) })
-            let (started, startedSink) = AsyncStream<Result<String, AdvertisingError>>.makeStream()
-            func advertise(_ name: String, _ beacons: [AdvertisingRequest]) -> Task<Void, Never> {
-                let advertiser = BeaconAdvertiser(
-                    controller: spec, configuration: AdvertiserConfiguration(requests: beacons), logger: logger)
-                return Task {
-                    do throws(AdvertisingError) {
-                        _ = try await advertiser.run { event in
-                            if case .started = event { startedSink.yield(.success(name)) }
-                        }
-                    } catch {
-                        startedSink.yield(.failure(error))
-                    }
-                }
-            }
-            let controllerA = advertise("A", [try #require(requests["front"]), try #require(requests["shared"])])
-            let controllerB = advertise("B", [try #require(requests["shared"])])
-            defer {
-                controllerA.cancel()
-                controllerB.cancel()
-            }
-            var onTheAir = 0
-            for await outcome in started {
-                _ = try outcome.get()
-                onTheAir += 1
-                if onTheAir == 2 { break }
-            }
+            let advertisers = try await RootCanalAdvertisers.start(
+                on: spec, fleet: fleet, controllers: [("A", ["front", "shared"]), ("B", ["shared"])], logger: logger)
+            defer { advertisers.stopAll() }
 
             let plan = try VerificationPlan(fleet: fleet)
             let watch = AuditWatch(plan: plan, configuration: ContinuousAudit.Configuration(silence: 2))
@@ -99,7 +75,7 @@ struct WatchRootCanalTests {
 
             // A stops: its front beacon goes quiet, and shared is B's alone once A's copy has
             // been silent for the window.
-            controllerA.cancel()
+            advertisers.tasks["A"]?.cancel()
             await until { $0["front"] == .missing && $0["shared"] == .ok }
             #expect(states == ["front": .missing, "shared": .ok, "spare": .missing])
 

@@ -116,19 +116,9 @@ struct SightingPublishing: Sendable {
             throw CommandFailure(.usageOrInput, "--mqtt \(error)")
         }
         let topics = MQTTTopics(broker)
-        let status = receiver.map { topics.status(receiver: $0) }
-        let client = try BrokerConnection.client(
-            url, name: "scan-\(receiver ?? ReceiverName.hostName())",
-            will: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.offline) },
-            online: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.online) },
+        let (client, logging) = try BrokerConnection.start(
+            url, name: "scan-\(receiver ?? ReceiverName.hostName())", status: receiver.map { topics.status(receiver: $0) },
             environment: environment, logger: logger)
-        let logging = BrokerConnection.logConnection(client, logger: logger)
-        do {
-            try client.start()
-        } catch {
-            logging.cancel()
-            throw CommandFailure(.usageOrInput, error.description)
-        }
         // A live scan counts from its start; the broker gets Unix time.
         var offset = 0.0
         if case .live(let scan) = source { offset = scan.unixTimeOffset() }
@@ -186,19 +176,9 @@ struct ReportPublishing: Sendable {
         } catch {
             throw CommandFailure(.usageOrInput, "--mqtt \(error)")
         }
-        let status = MQTTTopics(broker).status(role: role)
-        let client = try BrokerConnection.client(
-            url, name: "\(role)-\(ReceiverName.hostName())",
-            will: MQTTClient.Will(topic: status, payload: MQTTTopics.offline),
-            online: MQTTClient.Will(topic: status, payload: MQTTTopics.online),
+        let (client, logging) = try BrokerConnection.start(
+            url, name: "\(role)-\(ReceiverName.hostName())", status: MQTTTopics(broker).status(role: role),
             environment: environment, logger: logger)
-        let logging = BrokerConnection.logConnection(client, logger: logger)
-        do {
-            try client.start()
-        } catch {
-            logging.cancel()
-            throw CommandFailure(.usageOrInput, error.description)
-        }
         return ReportPublishing(client: client, logging: logging, what: what)
     }
 
@@ -228,6 +208,27 @@ struct ReportPublishing: Sendable {
 }
 
 extension BrokerConnection {
+    /// A publishing client, started (connecting in the background), with its connection
+    /// logged; with `status`, that topic says `online` while it is connected and `offline`
+    /// after it (retained; the last will says `offline`).
+    static func start(
+        _ url: String, name: String, status: String?, environment: [String: String], logger: Logger
+    ) throws(CommandFailure) -> (client: MQTTClient, logging: Task<Void, Never>) {
+        let client = try client(
+            url, name: name,
+            will: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.offline) },
+            online: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.online) },
+            environment: environment, logger: logger)
+        let logging = logConnection(client, logger: logger)
+        do {
+            try client.start()
+        } catch {
+            logging.cancel()
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+        return (client, logging)
+    }
+
     /// Waits until the broker acknowledged everything `client` published, at most `seconds`;
     /// whether it did.
     static func drain(_ client: MQTTClient, within seconds: Double) async -> Bool {
