@@ -21,7 +21,9 @@ struct MonitorCommand: AsyncParsableCommand {
             Output: JSON lines (one event per line) or, on a terminal, a readable log. --exec \
             runs a program on every event with the event in BEACONCTL_* environment variables \
             (never through a shell). --range uses the receiver profile `calibrate --walk` saved, \
-            if any (docs/ranging.md). Details in docs/monitoring.md.
+            if any (docs/ranging.md). --input mqtt://HOST/PREFIX monitors every receiver publishing \
+            to a broker; --mqtt publishes the events to one (docs/mqtt.md). Details in \
+            docs/monitoring.md.
             Exit codes: 0 monitoring ran (and was stopped); 1 the manifest has errors; 2 a usage \
             error or an unreadable --input; 3 the controller failed, or the broker (--mqtt) \
             refused or did not acknowledge every event.
@@ -65,10 +67,10 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run this program on every event (words split at spaces, no shell); the event is in BEACONCTL_* variables.", valueName: "command"))
     var exec: String?
 
-    @Option(help: ArgumentHelp("Monitor a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input).", valueName: "file"))
+    @Option(help: ArgumentHelp("Monitor a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input), or mqtt://HOST[:PORT]/PREFIX for every receiver publishing to a broker.", valueName: "file|url"))
     var input: String?
 
-    @Option(help: ArgumentHelp("Stop after this many seconds (of the recording, with --input).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Stop after this many seconds (of the recording's time with a recorded --input; real seconds with mqtt://).", valueName: "seconds"))
     var duration: Double?
 
     @Option(help: "Output: text (a log) or jsonl. Default: text on a terminal, jsonl otherwise.")

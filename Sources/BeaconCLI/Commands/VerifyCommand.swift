@@ -12,8 +12,9 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Listen, and give every beacon of a manifest a verdict: ok, missing, wrong power, duplicate, slow …",
         discussion: """
             Listens on a controller (--hci) or reads a recording (--input: JSON lines as `scan --format \
-            jsonl` writes them, or a btsnoop, pcap or pcapng capture) and stops as soon as every beacon is decided, or at \
-            the timeout. Identities using the fleet's UUIDs that the manifest does not list are reported as \
+            jsonl` writes them, or a btsnoop, pcap or pcapng capture), or every receiver publishing to an \
+            MQTT broker (--input mqtt://HOST/PREFIX), and stops as soon as every beacon is decided, or at \
+            the timeout. With several receivers, the report says which heard each beacon and how strongly. Identities using the fleet's UUIDs that the manifest does not list are reported as \
             unexpected. The report goes to standard output (--format) and to any --report files.
 
             Exit codes: 0 every beacon ok and nothing unexpected; 1 anything else, or a manifest with \
