@@ -254,6 +254,22 @@ struct MQTTCommandTests {
         }
     }
 
+    @Test("verify --watch over a broker nobody publishes to: the beacons go missing after the silence", .timeLimit(.minutes(2)))
+    func watchSilentBroker() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("fleet.yaml")
+        try Self.manifest.write(to: manifest, atomically: true, encoding: .utf8)
+        try await withMosquitto { broker in
+            let watch = try BeaconctlProcess(["verify", manifest.path, "--watch", "--input", broker.url, "--silence", "1", "--format", "jsonl"])
+            let missing = try await watch.waitForLine("the door missing") { $0.contains(#""state":"missing""#) }
+            #expect(missing.contains(#""beacon":"door""#))
+            #expect(missing.contains("not heard in the first 1 s of the watch"), "\(missing)")
+            watch.signal(SIGTERM)
+            #expect(await watch.waitForExit() == 0, "\(watch.standardError)")
+        }
+    }
+
     @Test("a publisher with wrong credentials is refused and says so; nothing is claimed delivered", .timeLimit(.minutes(2)))
     func refusedCredentials() async throws {
         let folder = try folder()

@@ -83,7 +83,7 @@ extension VerifyCommand {
         let report: AuditStatusReport
         do {
             if let input {
-                report = try await watchRecording(broker?.path ?? input, watch: watch, sinks: sinks)
+                report = try await watchRecording(broker?.path ?? input, streamName: broker.map { _ in input }, watch: watch, sinks: sinks)
             } else {
                 report = try await watchController(watch: watch, sinks: sinks)
             }
@@ -105,13 +105,23 @@ extension VerifyCommand {
     ///
     /// Opening the input (which waits for its first bytes) and watching it share one
     /// SIGINT/SIGTERM scope: a signal while the first bytes are awaited stops it too.
-    private func watchRecording(_ path: String, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
+    ///
+    /// A broker's stream (`streamName` set) is known to carry JSON lines: the watch starts at
+    /// once, without waiting for a first sighting, so that beacons of a chain whose boxes
+    /// are all silent still go missing after --silence.
+    private func watchRecording(
+        _ path: String, streamName: String? = nil, watch: AuditWatch, sinks: [any AuditEventSink]
+    ) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
         return try Self.value(of: await Self.untilSignal { () async throws -> AuditStatusReport in
             let opened: SightingInput
             do {
-                opened = try await SightingSources.open(path: path)
+                if let streamName {
+                    opened = SightingSources.jsonLinesStream(path: path, name: streamName)
+                } else {
+                    opened = try await SightingSources.open(path: path)
+                }
             } catch where Task.isCancelled {
                 // Interrupted before the input said what it carries: nothing was heard.
                 return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
