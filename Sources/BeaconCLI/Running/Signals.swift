@@ -11,10 +11,10 @@ import Synchronization
 /// its beacons taken off the air.
 ///
 /// The signals are watched by one set of dispatch sources for the whole process, made at
-/// the first scope and kept: on Linux, a signal source made again for a signal whose
-/// earlier source was cancelled (and its disposition reset) never fires, so a command
-/// with two scopes (open a pipe, then read it; a walk's spots) would ignore the second
-/// Ctrl-C. Scopes register with the watcher; a signal cancels every scope open at that
+/// the first scope and kept: libdispatch installs its signal handler once per signal and
+/// process, so a disposition reset after one scope (to let the default action run again)
+/// removed it for good, and a command with two scopes (open a pipe, then read it; a walk's
+/// spots) ignored the second Ctrl-C. Scopes register with the watcher; a signal cancels every scope open at that
 /// moment. Between scopes, a signal ends the process at once with the shell's status for
 /// it (128 + the signal), as the default action would.
 enum TerminationSignals {
@@ -105,8 +105,10 @@ private final class SignalWatcher: Sendable {
         state.withLock { state in
             if state.sources.isEmpty {
                 for signalNumber in TerminationSignals.handled {
-                    // Ignored, so that the default action (ending the process at once) never
-                    // runs while a scope is open; the dispatch source still sees every delivery.
+                    // Ignored until the source is in place, so that the default action (ending
+                    // the process at once) cannot run in between; libdispatch then installs its
+                    // own handler, which stays (programs started later get the default
+                    // actions, as for any caught signal).
                     signal(signalNumber, SIG_IGN)
                     let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
                     source.setEventHandler { [weak self] in self?.deliver(signalNumber) }
