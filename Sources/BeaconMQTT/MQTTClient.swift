@@ -31,9 +31,9 @@ public enum MQTTConnectionEvent: Hashable, Sendable {
 /// An MQTT 3.1.1 client on libmosquitto, the Mosquitto project's C library: its own network
 /// thread (`mosquitto_loop_start`), reconnection with backoff, QoS 1 delivery, a last will.
 ///
-/// Publishing never blocks: a message goes to libmosquitto (which keeps it until the broker
-/// acknowledges it, across reconnections), or, while there is no connection, into a queue
-/// sent on the next connection. At most `maximumPendingMessages` are waiting for an
+/// Publishing never blocks: a message goes to libmosquitto, which keeps it until the broker
+/// acknowledges it, connected or not, and sends it again after reconnecting. At most
+/// `maximumPendingMessages` are waiting for an
 /// acknowledgement at a time; beyond that the newest is refused and counted in
 /// `droppedMessages` — memory stays bounded when the broker is away for long.
 ///
@@ -99,7 +99,8 @@ public final class MQTTClient: Sendable {
         var handingOver = 0
         /// Acknowledged before `send` recorded their id.
         var earlyAcknowledgements: Set<Int32> = []
-        /// Published while there was no connection; sent at the next one.
+        /// Refused by libmosquitto before it queued them (out of memory); tried again at the
+        /// next connection.
         var offline: [Outgoing] = []
         var dropped = 0
         var drainWaiters: [CheckedContinuation<Void, Never>] = []
@@ -244,7 +245,7 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    /// Hands one message to libmosquitto, or queues it while there is no connection.
+    /// Hands one message to libmosquitto, or queues it when libmosquitto did not take it.
     /// Called with `publishing` held, never with `state` held: libmosquitto takes its own
     /// locks, and its network thread calls back into ours.
     private func send(_ message: Outgoing) {
@@ -253,9 +254,12 @@ public final class MQTTClient: Sendable {
         let code = message.payload.withUnsafeBytes {
             mosquitto_publish(handle, &messageID, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
         }
+        // Without a connection libmosquitto answers MOSQ_ERR_NO_CONN but has queued the
+        // message, and sends it after reconnecting: queueing it here too sent it twice.
+        let taken = code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_NO_CONN.rawValue
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.handingOver -= 1
-            if code != MOSQ_ERR_SUCCESS.rawValue {
+            if !taken {
                 state.offline.append(message)
             } else if state.earlyAcknowledgements.remove(messageID) == nil {
                 state.inFlight.insert(messageID)

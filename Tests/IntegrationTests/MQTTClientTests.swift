@@ -23,6 +23,14 @@ struct MQTTClientTests {
         return nil
     }
 
+    /// Waits until the client noticed that its connection is gone.
+    static func nextDisconnection(_ client: MQTTClient) async -> Bool {
+        for await event in client.connectionEvents {
+            if case .disconnected = event { return true }
+        }
+        return false
+    }
+
     /// Waits until the broker acknowledged the client's subscription: only then do
     /// messages published by others reach it.
     static func nextSubscription(_ client: MQTTClient) async -> Bool {
@@ -95,6 +103,40 @@ struct MQTTClientTests {
             let seen = await received
             #expect(seen == Set((0..<600).map { "m\($0)" }), "missing: \(Set((0..<600).map { "m\($0)" }).subtracting(seen).sorted().prefix(20))")
             #expect(publisher.droppedMessages == 0)
+            await publisher.stop()
+            await subscriber.stop()
+        }
+    }
+
+    @Test("messages published while the broker is down arrive once each, in order", .timeLimit(.minutes(2)))
+    func publishedWhileDownArriveOnce() async throws {
+        try await withMosquitto { broker in
+            let subscriber = try Self.client(broker, id: "once-subscriber")
+            subscriber.subscribe("test/sightings/#")
+            try subscriber.start()
+            #expect(await Self.nextSubscription(subscriber))
+            let publisher = try Self.client(broker, id: "once-publisher")
+            try publisher.start()
+            #expect(await Self.nextConnection(publisher) == .connected)
+            await broker.stop()
+            // Only once the client knows it is offline: libmosquitto then answers "no
+            // connection" and keeps the message, the case that was sent twice.
+            #expect(await Self.nextDisconnection(publisher))
+            let sent = (0..<50).map { "m\($0)" }
+            for payload in sent { #expect(publisher.publish(topic: "test/sightings/r1", payload: Array(payload.utf8))) }
+            #expect(publisher.pendingMessages == sent.count)
+            try await broker.restart()
+            await publisher.drain()
+            // Published after every copy of the others was acknowledged: it arrives after them.
+            publisher.publish(topic: "test/sightings/r1", payload: Array("end".utf8))
+            var received: [String] = []
+            for await message in subscriber.messages {
+                subscriber.messageConsumed()
+                let payload = String(decoding: message.payload, as: UTF8.self)
+                if payload == "end" { break }
+                received.append(payload)
+            }
+            #expect(received == sent)
             await publisher.stop()
             await subscriber.stop()
         }
