@@ -129,29 +129,54 @@ struct SightingPublishing: Sendable {
     }
 
     /// Sends what is batched, waits up to `drainTimeout` for the broker to acknowledge
-    /// everything, says what could not be delivered, and disconnects (status `offline`).
-    /// Returns whether every sighting was delivered.
+    /// everything, says what was delivered or what could not be, and disconnects (status
+    /// `offline`). Returns whether every sighting was delivered.
     @discardableResult
     func finish(logger: Logger) async -> Bool {
         publisher.flushAll()
         let drained = await BrokerConnection.drain(client, within: Self.drainTimeout)
         let counts = publisher.counts
-        let pending = client.pendingMessages
-        var delivered = counts.dropped == 0
-        if let refusal = client.refusal {
-            logger.error("\(refusal); the sightings were not delivered")
-            delivered = false
-        } else if !drained || pending > 0 {
-            logger.error("\(client.broker) did not acknowledge \(pending) message\(pending == 1 ? "" : "s") within \(Int(Self.drainTimeout)) s: some of the last sightings were not delivered")
-            delivered = false
-        }
-        if counts.dropped > 0 {
-            logger.error("\(counts.dropped) sightings were dropped: the broker was away and \(client.configuration.maximumPendingMessages) messages were already waiting for it")
-        }
-        if delivered { logger.info("published \(counts.published) sightings to \(client.broker)") }
+        let delivery = Delivery(
+            broker: client.broker.description, published: counts.published, dropped: counts.dropped,
+            drained: drained, unacknowledged: client.pendingMessages,
+            maximumPendingMessages: client.configuration.maximumPendingMessages, refusal: client.refusal?.description)
+        for (level, message) in delivery.summary { logger.log(level: level, "\(message)") }
         await client.stop()
         logging.cancel()
-        return delivered
+        return delivery.delivered
+    }
+
+    /// What became of a scan's sightings at its end, as `scan --mqtt` words it on standard
+    /// error (docs/mqtt.md): the count of sightings the broker acknowledged, or what went wrong.
+    struct Delivery {
+        var broker: String
+        /// Sightings handed to the client (the dropped ones not included).
+        var published: Int
+        var dropped: Int
+        /// Whether the broker acknowledged everything within `drainTimeout`.
+        var drained: Bool
+        /// Messages the broker had not acknowledged when the wait for it ended.
+        var unacknowledged: Int
+        var maximumPendingMessages: Int
+        var refusal: String?
+
+        var delivered: Bool { refusal == nil && drained && unacknowledged == 0 && dropped == 0 }
+
+        var summary: [(level: Logger.Level, message: String)] {
+            var lines: [(level: Logger.Level, message: String)] = []
+            if let refusal {
+                lines.append((.error, "\(refusal); the sightings were not delivered"))
+            } else if !drained || unacknowledged > 0 {
+                lines.append((.error, "\(broker) did not acknowledge \(unacknowledged) message\(unacknowledged == 1 ? "" : "s") within \(Int(SightingPublishing.drainTimeout)) s: some of the last sightings were not delivered"))
+            }
+            if dropped > 0 {
+                lines.append((.error, "\(dropped) sightings were dropped: the broker was away and \(maximumPendingMessages) messages were already waiting for it"))
+            }
+            if delivered {
+                lines.append((.notice, "published \(published) sighting\(published == 1 ? "" : "s") to \(broker), every one acknowledged"))
+            }
+            return lines
+        }
     }
 
     static let drainTimeout = 10.0
