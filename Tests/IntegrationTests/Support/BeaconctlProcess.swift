@@ -178,6 +178,22 @@ final class BeaconctlProcess: Sendable {
         }
     }
 
+    /// Resumes once `condition` holds for what beaconctl has printed so far (its complete
+    /// standard output lines and its standard error). Throws when it ends first, or after
+    /// the safety deadline.
+    func waitUntil(
+        _ description: String, _ condition: @escaping @Sendable (_ outputLines: [String], _ standardError: String) -> Bool
+    ) async throws {
+        @Sendable func holds(_ observed: Observed) -> Bool {
+            condition(observed.outputLines, String(decoding: observed.standardError, as: UTF8.self))
+        }
+        let observed = try await state.wait(for: "beaconctl printing \(description)") { $0.isFinished || holds($0) }
+        if holds(observed) { return }
+        throw BeaconctlProcessError(
+            "beaconctl exited with status \(observed.terminationStatus.map(String.init) ?? "?") before printing "
+                + "\(description). Output:\n\(standardOutput)\nErrors:\n\(standardError)")
+    }
+
     func signal(_ signalNumber: Int32) {
         guard state.value.terminationStatus == nil else { return }
         kill(process.processIdentifier, signalNumber)
