@@ -105,34 +105,11 @@ struct FleetBrokerRootCanalTests {
             try await withMosquitto { broker in
                 // The beacons, each advertiser a controller of its own on the one air.
                 let spec = try HCITransportSpec(parsing: rootCanal.hciTransportSpec)
-                let requests = Dictionary(uniqueKeysWithValues: try loaded.fleet.beacons.map { ($0.id, try AdvertisingRequest($0)) })
-                let (started, startedSink) = AsyncStream<Result<String, AdvertisingError>>.makeStream()
-                func advertise(_ name: String, _ beacons: [AdvertisingRequest]) -> Task<Void, Never> {
-                    let advertiser = BeaconAdvertiser(controller: spec, configuration: AdvertiserConfiguration(requests: beacons), logger: logger)
-                    return Task {
-                        do throws(AdvertisingError) {
-                            _ = try await advertiser.run { event in
-                                if case .started = event { startedSink.yield(.success(name)) }
-                            }
-                        } catch {
-                            startedSink.yield(.failure(error))
-                        }
-                    }
-                }
-                let original = advertise("original", [try #require(requests["steady"]), try #require(requests["cloned"])])
-                let copy = advertise("copy", [try #require(requests["cloned"])])
-                let switchedOff = advertise("switched-off", [try #require(requests["switched-off"])])
-                defer {
-                    original.cancel()
-                    copy.cancel()
-                    switchedOff.cancel()
-                }
-                var onTheAir = 0
-                for await outcome in started {
-                    _ = try outcome.get()
-                    onTheAir += 1
-                    if onTheAir == 3 { break }
-                }
+                let advertisers = try await RootCanalAdvertisers.start(
+                    on: spec, fleet: loaded.fleet,
+                    controllers: [("original", ["steady", "cloned"]), ("copy", ["cloned"]), ("switched-off", ["switched-off"])],
+                    logger: logger)
+                defer { advertisers.stopAll() }
 
                 // A subscriber with a persistent session that tallies every sighting published.
                 let brokerURL = try MQTTBrokerURL(parsing: broker.url)
@@ -189,8 +166,7 @@ struct FleetBrokerRootCanalTests {
                     try await tally.wait(for: "switched-off heard by both receivers") { tally in
                         tally.heard("store-a", minor: 3) >= 10 && tally.heard("store-b", minor: 3) >= 10
                     }
-                    switchedOff.cancel()
-                    await switchedOff.value
+                    await advertisers.stop("switched-off")
                     try await watch.waitUntil("switched-off missing") { lines, _ in
                         Self.latestStates(lines)["switched-off"] == "missing"
                     }
