@@ -99,6 +99,10 @@ public final class MQTTClient: Sendable {
         var handingOver = 0
         /// Acknowledged before `send` recorded their id.
         var earlyAcknowledgements: Set<Int32> = []
+        /// The `online` status messages awaiting their acknowledgement: not the caller's
+        /// messages, so their acknowledgements must not be taken for one of those (ids wrap
+        /// at 65 535, and a stale id kept as "early" would one day match a real message).
+        var statusMessageIDs: Set<Int32> = []
         /// Refused by libmosquitto before it queued them (out of memory); tried again at the
         /// next connection.
         var offline: [Outgoing] = []
@@ -360,9 +364,13 @@ public final class MQTTClient: Sendable {
         }
         for topic in subscriptions { _ = mosquitto_subscribe(handle, nil, topic, 1) }
         if let online = configuration.online {
-            _ = online.payload.withUnsafeBytes {
-                mosquitto_publish(handle, nil, online.topic, Int32($0.count), $0.baseAddress, 1, true)
+            var statusID: Int32 = 0
+            let code = online.payload.withUnsafeBytes {
+                mosquitto_publish(handle, &statusID, online.topic, Int32($0.count), $0.baseAddress, 1, true)
             }
+            // Recorded before its acknowledgement can arrive: this callback runs on the
+            // network thread, which reads the broker's answer only after it returns.
+            if code == MOSQ_ERR_SUCCESS.rawValue { state.withLock { _ = $0.statusMessageIDs.insert(statusID) } }
         }
         // Not from this callback: a publisher may hold `publishing` inside libmosquitto.
         flushQueue.async { [self] in
@@ -399,8 +407,9 @@ public final class MQTTClient: Sendable {
 
     private func acknowledged(_ messageID: Int32) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            if state.statusMessageIDs.remove(messageID) != nil { return [] }
             if state.inFlight.remove(messageID) == nil, state.handingOver > 0 {
-                // `send` has not recorded it yet (or it was the online status, untracked).
+                // `send` has not recorded it yet.
                 state.earlyAcknowledgements.insert(messageID)
             }
             return state.takeDrainWaitersIfIdle()
