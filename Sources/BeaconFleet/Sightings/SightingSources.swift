@@ -2,7 +2,7 @@ import BeaconCore
 import HCI
 
 /// Where recorded sightings come from: JSON lines (what `scan --format jsonl` writes) and
-/// btsnoop captures. `verify --input` and `scan --input` read through these.
+/// btsnoop, pcap and pcapng captures. `verify`, `scan` and `monitor --input` read through these.
 public enum SightingSources {
     /// The sightings of JSON lines, lazily: one per non-blank line, an error naming the
     /// line at the first line that is not a sighting.
