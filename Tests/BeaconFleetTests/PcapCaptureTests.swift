@@ -116,6 +116,41 @@ struct PcapCaptureTests {
         #expect(sniffed.sightings.map(\.rssi) == [-48, nil])
     }
 
+    @Test("nRF Sniffer (272): every protocol version; its RSSI; bad CRC, coded PHY, notices skipped; lying headers counted")
+    func nordicSniffer() async throws {
+        let beacon = try CapturePackets.linkLayer(type: 2, address: "C4:5B:BE:00:00:01")
+        let random = try CapturePackets.linkLayer(type: 4, address: "C4:5B:BE:00:00:02", random: true)
+        var dataChannel = beacon
+        dataChannel[0] = 0x01  // another access address: a connection's packet
+        var lyingLength = CapturePackets.nordic(beacon, version: 2, rssiMagnitude: 50)
+        lyingLength[1] &+= 1  // a payload one octet longer than the record
+        var shortEvent = CapturePackets.nordic(beacon, version: 3, rssiMagnitude: 50)
+        shortEvent[7] = 9  // an event packet too short for its own fields
+        let file = PcapFile.make(linkType: 272, packets: [
+            (Self.start, 0, CapturePackets.nordic(beacon, version: 0, rssiMagnitude: 60)),
+            (Self.start + 1, 0, CapturePackets.nordic(beacon, version: 1, rssiMagnitude: 61)),
+            (Self.start + 2, 0, CapturePackets.nordic(beacon, version: 2, rssiMagnitude: 62)),
+            (Self.start + 3, 0, CapturePackets.nordic(random, version: 3, rssiMagnitude: 63)),
+            (Self.start + 4, 0, CapturePackets.nordic(beacon, version: 3, rssiMagnitude: 64, flags: 0x00)),  // CRC wrong
+            (Self.start + 5, 0, CapturePackets.nordic(beacon, version: 3, rssiMagnitude: 65, flags: 0x21)),  // coded PHY
+            (Self.start + 6, 0, CapturePackets.nordic(beacon, version: 3, rssiMagnitude: 66, packetID: 0x09)),  // a notice
+            (Self.start + 7, 0, CapturePackets.nordic(dataChannel, version: 3, rssiMagnitude: 67, packetID: 0x06)),
+            (Self.start + 8, 0, CapturePackets.nordic(beacon, version: 3, rssiMagnitude: 200)),  // no RSSI
+            (Self.start + 9, 0, CapturePackets.nordic(beacon, version: 3, rssiMagnitude: 68, flags: 0x11)),  // 2M PHY
+            (Self.start + 10, 0, lyingLength), (Self.start + 11, 0, shortEvent), (Self.start + 12, 0, [0x00, 0x01]),
+        ])
+        let capture = try await Self.readBothWays(file, source: "nrf.pcap")
+        #expect(capture.sightings.map(\.address) == [
+            "C4:5B:BE:00:00:01", "C4:5B:BE:00:00:01", "C4:5B:BE:00:00:01", "C4:5B:BE:00:00:02", "C4:5B:BE:00:00:01",
+            "C4:5B:BE:00:00:01",
+        ])
+        #expect(capture.sightings.map(\.rssi) == [-60, -61, -62, -63, nil, -68])
+        #expect(capture.sightings.map(\.addressIsRandom) == [false, false, false, true, false, false])
+        #expect(capture.sightings.map(\.time) == [0, 1, 2, 3, 8, 9])
+        #expect(capture.counts.iBeaconReports == 6)
+        #expect(capture.counts.malformedEvents == 3)
+    }
+
     @Test("pcapng: sections of either byte order, several interfaces, every packet block, unknown blocks skipped")
     func pcapng() async throws {
         let event = try CapturePackets.reportEvent("C4:5B:BE:00:00:01", rssi: -60)
@@ -250,7 +285,7 @@ struct PcapCaptureTests {
     @Test("a capture of another link type is an error, not a silent air")
     func notBluetooth() async throws {
         let ethernet = PcapFile.make(linkType: 1, packets: [(Self.start, 0, [UInt8](repeating: 0xAB, count: 60))])
-        #expect(try await Self.failure(ethernet) == "this pcap capture holds no Bluetooth packets (its link type is 1 (Ethernet)); readable are 187 and 201 (HCI H4), 254 (Linux monitor), 251 and 256 (LE link layer)")
+        #expect(try await Self.failure(ethernet) == "this pcap capture holds no Bluetooth packets (its link type is 1 (Ethernet)); readable are 187 and 201 (HCI H4), 254 (Linux monitor), 251 and 256 (LE link layer), 272 (nRF Sniffer)")
         // Empty of packets, it is just empty.
         #expect(try await Self.readBothWays(PcapFile.make(linkType: 1, packets: [])).sightings.isEmpty)
     }

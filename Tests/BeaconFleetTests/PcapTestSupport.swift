@@ -166,6 +166,25 @@ enum CapturePackets {
         return [0xD6, 0xBE, 0x89, 0x8E, type | (random ? 0x40 : 0), UInt8(6 + data.count)] + advertiser + data + [0x11, 0x22, 0x33]
     }
 
+    /// `packet` as the nRF Sniffer for Bluetooth LE hands it to Wireshark (link type 272):
+    /// its headers in protocol `version` 0 (legacy), 1, 2 or 3, with the RSSI's magnitude
+    /// and the flags (bit 0 CRC right, bits 4-6 the PHY) of a received packet.
+    static func nordic(_ packet: [UInt8], version: UInt8, rssiMagnitude: UInt8, flags: UInt8 = 0x01, packetID: UInt8? = nil) -> [UInt8] {
+        let event: [UInt8] = [flags, 37, rssiMagnitude, 0x34, 0x12, 0x10, 0x20, 0x30, 0x40]  // channel, event counter, time
+        switch version {
+        case 0:
+            return [0xBE, 0xEF, packetID ?? 0x06, 0x01, 0x00, 0, 0, UInt8(event.count + packet.count)] + event + packet
+        case 1:
+            let payload = [UInt8(1 + event.count)] + event + packet
+            return [0x00, 6, UInt8(payload.count), 1, 0x01, 0x00, packetID ?? 0x06] + payload
+        default:
+            let payload = [UInt8(1 + event.count)] + event + packet
+            let length = UInt16(payload.count)
+            return [0x00, UInt8(length & 0xFF), UInt8(length >> 8), version, 0x01, 0x00, packetID ?? (version >= 3 ? 0x02 : 0x06)]
+                + payload
+        }
+    }
+
     /// The 10-octet pseudo-header of link type 256 before `packet`.
     static func withRadioHeader(_ packet: [UInt8], signal: Int8, flags: UInt16) -> [UInt8] {
         [37, UInt8(bitPattern: signal), 0x80, 0, 0xD6, 0xBE, 0x89, 0x8E, UInt8(flags & 0xFF), UInt8(flags >> 8)] + packet

@@ -191,7 +191,7 @@ package struct SightingCaptureDecoder {
         throw SightingStreamError(
             source: source,
             reason: "this \(found.format) capture holds no Bluetooth packets (its link type\(otherLinkTypes.count > 1 ? "s are" : " is") \(types)); "
-                + "readable are 187 and 201 (HCI H4), 254 (Linux monitor), 251 and 256 (LE link layer)")
+                + "readable are 187 and 201 (HCI H4), 254 (Linux monitor), 251 and 256 (LE link layer), 272 (nRF Sniffer)")
     }
 
     private static func linkTypeHint(_ type: UInt32) -> String {
@@ -282,6 +282,8 @@ package struct SightingCaptureDecoder {
         static let linuxMonitor: UInt32 = 254
         /// A 10-octet radio pseudo-header (little-endian), then the link layer as for 251.
         static let lowEnergyLinkLayerWithRadio: UInt32 = 256
+        /// The nRF Sniffer for Bluetooth LE's headers, then the link layer as for 251.
+        static let nordicLowEnergy: UInt32 = 272
     }
 
     private mutating func appendSightings(
@@ -317,6 +319,18 @@ package struct SightingCaptureDecoder {
             let rssi = flags & 0x0002 != 0 ? Int8(bitPattern: data[1]) : nil
             withExtractor(interface: interface) {
                 $0.extractAdvertisingPDU(UnsafeBufferPointer(rebasing: data[10...]), rssi: rssi, at: seconds, into: &sightings)
+            }
+        case LinkType.nordicLowEnergy:
+            bluetoothPackets += 1
+            switch NordicSnifferPacket.read(data) {
+            case .packet(let packet):
+                withExtractor(interface: interface) {
+                    $0.extractAdvertisingPDU(
+                        UnsafeBufferPointer(rebasing: data[packet.linkLayerOffset...]), rssi: packet.rssi, at: seconds,
+                        into: &sightings)
+                }
+            case .skipped: break
+            case .malformed: malformedEvents += 1
             }
         default:
             if otherLinkTypes.count < 8 && !otherLinkTypes.contains(linkType) { otherLinkTypes.append(linkType) }

@@ -1,0 +1,78 @@
+/// A packet of the nRF Sniffer for Bluetooth LE as Wireshark's capture files hold it
+/// (LINKTYPE_NORDIC_BLE, 272): the sniffer's own headers, then the link-layer packet as on
+/// the air without its preamble (access address, PDU, CRC), as for link type 251.
+///
+/// Layout (the sniffer's UART protocol, versions 0 to 3, as Wireshark's `nordic_ble`
+/// dissector reads it):
+/// - version 0 ("legacy"): `BE EF`, packet id, counter (2), unused (2), payload length (1);
+///   then flags, channel, RSSI, event counter (2), time (4); the link layer at offset 17.
+/// - version 1: board id, header length (1), payload length (1), version, counter (2),
+///   packet id; then the event packet: its length (1, counted from itself), flags, channel,
+///   RSSI, event counter (2), time (4); then the link layer.
+/// - version 2 and later: board id, payload length (2, little-endian), version, counter (2),
+///   packet id; then the event packet as for version 1.
+///
+/// Flags: bit 0 the CRC was right; bits 4–6 the PHY (0 1M, 1 2M, 2 coded). RSSI is stored
+/// as its magnitude: the signal is minus that many dBm.
+struct NordicSnifferPacket {
+    /// Where the link-layer packet starts.
+    let linkLayerOffset: Int
+    /// The received signal strength, when the sniffer's value is one (0 to 127 dBm below 0).
+    let rssi: Int8?
+
+    /// What a packet of this link type may be beside a readable one.
+    enum Reading {
+        case packet(NordicSnifferPacket)
+        /// A packet that is not a received one on an uncoded PHY with a right CRC: a
+        /// sniffer notice, a coded-PHY packet (its CI field sits before the PDU), or one
+        /// the radio received with a wrong CRC. Nothing to read, nothing wrong.
+        case skipped
+        /// Headers whose lengths disagree with each other or with the record.
+        case malformed
+    }
+
+    /// The sniffer's packet ids of received packets: 0x06 (any packet before version 3; a
+    /// data-channel packet in version 3) and 0x02 (an advertising-channel packet, version 3).
+    private static let receivedPacketIDs: Set<UInt8> = [0x02, 0x06]
+
+    static func read(_ data: UnsafeBufferPointer<UInt8>) -> Reading {
+        let packetID: UInt8
+        let eventStart: Int  // the event packet's flags
+        let linkLayerOffset: Int
+        if data.count >= 2, data[0] == 0xBE, data[1] == 0xEF {
+            guard data.count >= 17 else { return .malformed }
+            // The payload length counts what follows the 8-octet header.
+            guard 8 + Int(data[7]) == data.count else { return .malformed }
+            packetID = data[2]
+            eventStart = 8
+            linkLayerOffset = 17
+        } else {
+            guard data.count >= 8 else { return .malformed }
+            let version = data[3]
+            let headerLength: Int
+            let payloadLength: Int
+            if version == 1 {
+                headerLength = Int(data[1]) + 1  // the header length leaves out the board id
+                payloadLength = Int(data[2])
+            } else if version >= 2 {
+                headerLength = 7
+                payloadLength = Int(data[1]) | Int(data[2]) << 8
+            } else {
+                return .malformed
+            }
+            guard headerLength == 7, headerLength + payloadLength == data.count else { return .malformed }
+            packetID = data[6]
+            // The event packet's length counts its own length octet: the link layer follows it.
+            let eventLength = Int(data[7])
+            guard eventLength >= 10, 7 + eventLength <= data.count else { return .malformed }
+            eventStart = 8
+            linkLayerOffset = 7 + eventLength
+        }
+        guard receivedPacketIDs.contains(packetID) else { return .skipped }
+        let flags = data[eventStart]
+        let phy = (flags >> 4) & 0x07
+        guard flags & 0x01 != 0, phy <= 1 else { return .skipped }
+        let magnitude = Int(data[eventStart + 2])
+        return .packet(NordicSnifferPacket(linkLayerOffset: linkLayerOffset, rssi: Int8(exactly: -magnitude)))
+    }
+}
