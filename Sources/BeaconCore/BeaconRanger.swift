@@ -1,6 +1,8 @@
 /// Ranging in the sense of CoreLocation's `didRangeBeacons`: fed with sightings, it keeps
-/// per beacon (identity and address) the RSSI history, and gives at any moment each
-/// beacon's filtered RSSI, distance estimate, proximity class and packet rate, nearest first.
+/// per beacon (identity and address) and receiver the RSSI history, and gives at any moment
+/// each beacon's filtered RSSI, distance estimate, proximity class and packet rate, nearest
+/// first. Each receiver ranges on its own readings: two receivers' RSSI of one beacon are
+/// two distances, and averaging them would be neither.
 ///
 /// Pure and clock-free: sightings carry their time, and snapshots are taken "as of" a time
 /// the caller gives, so the same input always yields the same output.
@@ -8,14 +10,16 @@ public struct BeaconRanger: Sendable {
     public let configuration: RangingConfiguration
     private var tracks: [Key: Track] = [:]
 
-    /// A beacon: one identity from one address.
+    /// A beacon (one identity from one address) as one receiver hears it.
     public struct Key: Hashable, Sendable {
         public var identity: BeaconIdentity
         public var address: String
+        public var receiver: String
 
-        public init(identity: BeaconIdentity, address: String) {
+        public init(identity: BeaconIdentity, address: String, receiver: String) {
             self.identity = identity
             self.address = address
+            self.receiver = receiver
         }
     }
 
@@ -23,7 +27,6 @@ public struct BeaconRanger: Sendable {
         var addressIsRandom: Bool
         var measuredPower: Int8
         var rssi: Int?
-        var receiver: String
         var filter: RSSIFilter
         var packetTimes: PacketTimes
         var packetCount: Int
@@ -42,12 +45,12 @@ public struct BeaconRanger: Sendable {
     /// an older one still counts as a packet but does not move `lastSeen` back.
     public mutating func add(_ sighting: Sighting) {
         guard sighting.time.isFinite else { return }
-        let key = Key(identity: sighting.identity, address: sighting.address)
+        let key = Key(identity: sighting.identity, address: sighting.address, receiver: sighting.receiver)
         if tracks[key] == nil {
             makeRoom(at: sighting.time)
             tracks[key] = Track(
                 addressIsRandom: sighting.addressIsRandom, measuredPower: sighting.advertisement.measuredPower,
-                rssi: nil, receiver: sighting.receiver,
+                rssi: nil,
                 filter: RSSIFilter(configuration: configuration.filter),
                 packetTimes: PacketTimes(window: configuration.filter.window),
                 packetCount: 0, firstSeen: sighting.time, lastSeen: sighting.time)
@@ -56,7 +59,6 @@ public struct BeaconRanger: Sendable {
         track.addressIsRandom = sighting.addressIsRandom
         track.measuredPower = sighting.advertisement.measuredPower
         track.rssi = sighting.rssi
-        track.receiver = sighting.receiver
         track.packetCount += 1
         track.packetTimes.add(sighting.time)
         if let rssi = sighting.rssi { track.filter.add(Double(rssi), at: sighting.time) }
@@ -111,7 +113,7 @@ public struct BeaconRanger: Sendable {
             proximity: configuration.thresholds.classify(distance: accuracy),
             packetsPerSecond: track.packetTimes.rate(at: time, firstSeen: track.firstSeen),
             sampleCount: sampleCount, packetCount: track.packetCount,
-            firstSeen: track.firstSeen, lastSeen: track.lastSeen, receiver: track.receiver)
+            firstSeen: track.firstSeen, lastSeen: track.lastSeen, receiver: key.receiver)
     }
 
     /// Forgets the beacon unseen longest when the table is full.

@@ -1,8 +1,9 @@
 /// One beacon as ranging sees it at a moment: CoreLocation's `CLBeacon` plus what a fleet
 /// audit needs (address, packet rate, first and last sighting).
 ///
-/// A beacon is one identity heard from one address: two devices sending the same identity
-/// (a cloned or misprogrammed beacon) are two entries, so neither hides the other.
+/// A beacon is one identity heard from one address by one receiver: two devices sending the
+/// same identity (a cloned or misprogrammed beacon) are two entries, so neither hides the
+/// other, and two receivers hearing one device are two entries, each with its own distance.
 public struct RangedBeacon: Hashable, Sendable {
     public var identity: BeaconIdentity
     /// `AA:BB:CC:DD:EE:FF`, as the scanner reported it.
@@ -28,7 +29,7 @@ public struct RangedBeacon: Hashable, Sendable {
     public var packetCount: Int
     public var firstSeen: Double
     public var lastSeen: Double
-    /// The receiver that heard the newest packet.
+    /// The receiver that heard it: a beacon is ranged per receiver.
     public var receiver: String
 
     public init(

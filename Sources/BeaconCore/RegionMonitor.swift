@@ -39,10 +39,13 @@ public struct RegionEvent: Hashable, Sendable {
     /// True when more identities were heard than `StayBeacons.countLimit`: `beaconCount`
     /// is then a lower bound.
     public var beaconCountIsLowerBound: Bool
+    /// The receivers that heard the region's beacons during the stay, strongest first: with
+    /// several receivers (a broker's stream, a merged recording), where the region was heard.
+    public var receivers: [StayReceiver]
 
     public init(
         kind: Kind, regionIdentifier: String, state: RegionState, time: Double, beacons: [BeaconIdentity],
-        beaconCount: Int? = nil, beaconCountIsLowerBound: Bool = false
+        beaconCount: Int? = nil, beaconCountIsLowerBound: Bool = false, receivers: [StayReceiver] = []
     ) {
         self.kind = kind
         self.regionIdentifier = regionIdentifier
@@ -51,36 +54,83 @@ public struct RegionEvent: Hashable, Sendable {
         self.beacons = beacons
         self.beaconCount = max(beaconCount ?? beacons.count, beacons.count)
         self.beaconCountIsLowerBound = beaconCountIsLowerBound
+        self.receivers = receivers
     }
 
     init(kind: Kind, regionIdentifier: String, state: RegionState, time: Double, stay: StayBeacons) {
         self.init(
             kind: kind, regionIdentifier: regionIdentifier, state: state, time: time, beacons: stay.listed,
-            beaconCount: stay.count, beaconCountIsLowerBound: stay.countIsLowerBound)
+            beaconCount: stay.count, beaconCountIsLowerBound: stay.countIsLowerBound, receivers: stay.receiversByStrength)
     }
 
     /// Whether `beacons` leaves some of the identities heard out.
     public var isBeaconListShortened: Bool { beaconCount > beacons.count || beaconCountIsLowerBound }
 }
 
+/// One receiver's share of a stay: how often it heard the region's beacons, and how strongly.
+public struct StayReceiver: Hashable, Sendable {
+    public var receiver: String
+    public var sightings: Int
+    /// The strongest RSSI it reported, dBm; `nil` when it reported none.
+    public var strongestRSSI: Int?
+
+    public init(receiver: String, sightings: Int, strongestRSSI: Int?) {
+        self.receiver = receiver
+        self.sightings = sightings
+        self.strongestRSSI = strongestRSSI
+    }
+}
+
 /// The distinct identities heard in a region during one stay, in bounded memory and
 /// constant time per sighting whatever the air holds (a wildcard region over a busy venue,
 /// or someone transmitting thousands of identities): the first `listLimit` are listed in
-/// the order they were first heard; all are counted up to `countLimit`.
+/// the order they were first heard; all are counted up to `countLimit`. Also the receivers
+/// that heard them: the first `receiverLimit`, each with its sightings and strongest RSSI.
 public struct StayBeacons: Hashable, Sendable {
     /// Identities listed in events (and so in JSON lines and `--exec` variables).
     public static let listLimit = 100
     /// Identities counted exactly; beyond, the count is a lower bound.
     public static let countLimit = 10_000
+    /// Receivers told apart in one stay: a chain's stores hearing one wildcard region are
+    /// many, but a list beyond this says nothing a reader could use.
+    public static let receiverLimit = 32
 
     public private(set) var listed: [BeaconIdentity] = []
     private var counted: Set<BeaconIdentity> = []
     /// Set once an identity arrived that could no longer be counted.
     public private(set) var countIsLowerBound = false
+    /// The receivers in the order they were first heard, and where each is in that list.
+    private var receivers: [StayReceiver] = []
+    private var receiverIndex: [String: Int] = [:]
 
     public init() {}
 
     public var count: Int { counted.count }
+
+    /// The receivers, strongest first (those without RSSI last), then by name.
+    public var receiversByStrength: [StayReceiver] {
+        receivers.sorted { left, right in
+            switch (left.strongestRSSI, right.strongestRSSI) {
+            case let (l?, r?) where l != r: l > r
+            case (_?, nil): true
+            case (nil, _?): false
+            default: left.receiver < right.receiver
+            }
+        }
+    }
+
+    /// Takes a sighting of the region: its identity, and its receiver's share.
+    public mutating func insert(_ sighting: Sighting) {
+        insert(sighting.identity)
+        let rssi = sighting.rssi
+        if let index = receiverIndex[sighting.receiver] {
+            receivers[index].sightings += 1
+            if let rssi, rssi > receivers[index].strongestRSSI ?? Int.min { receivers[index].strongestRSSI = rssi }
+        } else if receivers.count < Self.receiverLimit {
+            receiverIndex[sighting.receiver] = receivers.count
+            receivers.append(StayReceiver(receiver: sighting.receiver, sightings: 1, strongestRSSI: rssi))
+        }
+    }
 
     public mutating func insert(_ identity: BeaconIdentity) {
         guard !counted.contains(identity) else { return }
@@ -142,7 +192,7 @@ public struct RegionMonitor: Sendable {
         var events = advance(to: sighting.time)
         for index in regions.indices where regions[index].monitored.region.matches(sighting.identity) {
             regions[index].lastSeen = sighting.time
-            regions[index].beaconsThisStay.insert(sighting.identity)
+            regions[index].beaconsThisStay.insert(sighting)
             guard regions[index].state != .inside else { continue }
             regions[index].sightingsTowardEntry += 1
             if regions[index].sightingsTowardEntry >= configuration.minimumSightingsForEntry {

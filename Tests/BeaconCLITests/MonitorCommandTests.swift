@@ -63,19 +63,19 @@ struct MonitorCommandTests {
         let lines = result.output.split(separator: "\n").map(String.init)
         let beacon = "\"\(Self.uuid)/1/1\""
         #expect(lines == [
-            #"{"event":"state","region":"store","state":"inside","time":0,"beacons":[\#(beacon)]}"#,
-            #"{"event":"enter","region":"store","state":"inside","time":0,"beacons":[\#(beacon)]}"#,
-            #"{"event":"state","region":"door","state":"inside","time":0,"beacons":[\#(beacon)]}"#,
-            #"{"event":"enter","region":"door","state":"inside","time":0,"beacons":[\#(beacon)]}"#,
-            #"{"event":"state","region":"depot","state":"outside","time":5,"beacons":[]}"#,
-            #"{"event":"exit","region":"store","state":"outside","time":15,"beacons":[\#(beacon)]}"#,
-            #"{"event":"exit","region":"door","state":"outside","time":15,"beacons":[\#(beacon)]}"#,
-            #"{"event":"state","region":"store","state":"outside","time":20,"beacons":[]}"#,
-            #"{"event":"state","region":"door","state":"outside","time":20,"beacons":[]}"#,
-            #"{"event":"state","region":"depot","state":"outside","time":20,"beacons":[]}"#,
-            #"{"event":"state","region":"store","state":"outside","time":40,"beacons":[]}"#,
-            #"{"event":"state","region":"door","state":"outside","time":40,"beacons":[]}"#,
-            #"{"event":"state","region":"depot","state":"outside","time":40,"beacons":[]}"#,
+            #"{"event":"state","region":"store","state":"inside","time":0,"beacons":[\#(beacon)],"receivers":[{"receiver":"hci0","sightings":1,"strongest_rssi":-65}]}"#,
+            #"{"event":"enter","region":"store","state":"inside","time":0,"beacons":[\#(beacon)],"receivers":[{"receiver":"hci0","sightings":1,"strongest_rssi":-65}]}"#,
+            #"{"event":"state","region":"door","state":"inside","time":0,"beacons":[\#(beacon)],"receivers":[{"receiver":"hci0","sightings":1,"strongest_rssi":-65}]}"#,
+            #"{"event":"enter","region":"door","state":"inside","time":0,"beacons":[\#(beacon)],"receivers":[{"receiver":"hci0","sightings":1,"strongest_rssi":-65}]}"#,
+            #"{"event":"state","region":"depot","state":"outside","time":5,"beacons":[],"receivers":[]}"#,
+            #"{"event":"exit","region":"store","state":"outside","time":15,"beacons":[\#(beacon)],"receivers":[{"receiver":"hci0","sightings":11,"strongest_rssi":-65}]}"#,
+            #"{"event":"exit","region":"door","state":"outside","time":15,"beacons":[\#(beacon)],"receivers":[{"receiver":"hci0","sightings":11,"strongest_rssi":-65}]}"#,
+            #"{"event":"state","region":"store","state":"outside","time":20,"beacons":[],"receivers":[]}"#,
+            #"{"event":"state","region":"door","state":"outside","time":20,"beacons":[],"receivers":[]}"#,
+            #"{"event":"state","region":"depot","state":"outside","time":20,"beacons":[],"receivers":[]}"#,
+            #"{"event":"state","region":"store","state":"outside","time":40,"beacons":[],"receivers":[]}"#,
+            #"{"event":"state","region":"door","state":"outside","time":40,"beacons":[],"receivers":[]}"#,
+            #"{"event":"state","region":"depot","state":"outside","time":40,"beacons":[],"receivers":[]}"#,
         ])
     }
 
@@ -95,8 +95,8 @@ struct MonitorCommandTests {
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines == [
-            #"{"event":"enter","region":"door","state":"inside","time":0,"beacons":["\#(Self.uuid)/1/1"]}"#,
-            #"{"event":"enter","region":"depot","state":"inside","time":20,"beacons":["\#(Self.uuid)/2/2"]}"#,
+            #"{"event":"enter","region":"door","state":"inside","time":0,"beacons":["\#(Self.uuid)/1/1"],"receivers":[{"receiver":"a:hci0","sightings":1,"strongest_rssi":-65}]}"#,
+            #"{"event":"enter","region":"depot","state":"inside","time":20,"beacons":["\#(Self.uuid)/2/2"],"receivers":[{"receiver":"b:hci0","sightings":1,"strongest_rssi":-65}]}"#,
         ], "no exit: B's 5 s follow A's 20 s")
     }
 
@@ -126,6 +126,30 @@ struct MonitorCommandTests {
             """)
     }
 
+    @Test("with several receivers, the log says which heard the stay and how strongly, and ranges per receiver")
+    func textLogSeveralReceivers() async throws {
+        let text = (0...4).flatMap { second in
+            [
+                Self.line(minor: 1, seconds: Double(second), rssi: -70, receiver: "store-1:hci0"),
+                Self.line(minor: 1, seconds: Double(second) + 0.5, rssi: -58, receiver: "store-1:hci1"),
+            ]
+        }.joined(separator: "\n") + "\n" + Self.line(uuid: Self.other, minor: 9, seconds: 20, receiver: "store-1:hci0") + "\n"
+        let path = try write(text, name: "two-receivers.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = await runBeaconctl(["monitor", "--input", path, "--region", "store=\(Self.uuid)/1", "--exit-period", "5"], terminal: true)
+        #expect(result.status == 0, "\(result.error)")
+        // hci1's times count from its own start: its first sighting (0.5) joins the clock
+        // where hci0 had put it (0), so its last (4.5) is at 4 and the exit at 9.
+        #expect(result.output == """
+                0.0 s  enter  store (inside): \(Self.uuid)/1/1
+                9.0 s  exit   store (outside): \(Self.uuid)/1/1; heard by store-1:hci1 (-58 dBm), store-1:hci0 (-70 dBm)
+
+            """)
+        let ranged = await runBeaconctl(["monitor", "--input", path, "--region", "store=\(Self.uuid)/1", "--range", "--format", "jsonl"])
+        let last = ranged.output.split(separator: "\n").last { $0.contains(#""event":"range""#) }.map(String.init) ?? ""
+        #expect(last.contains(#""receiver":"store-1:hci1"}"#) && last.contains(#""receiver":"store-1:hci0"}"#), "\(last)")
+    }
+
     @Test("--exec: the event reaches the program in environment variables only, never interpreted")
     func execEnvironment() async throws {
         let folder = NSTemporaryDirectory() + "monitor-exec-\(UUID().uuidString)"
@@ -133,7 +157,7 @@ struct MonitorCommandTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = folder + "/hook.sh"
         try """
-            printf '%s|%s|%s|%s|%s\\n' "$BEACONCTL_EVENT" "$BEACONCTL_REGION" "$BEACONCTL_STATE" "$BEACONCTL_BEACONS" "$BEACONCTL_TIME" >> "$OUT"
+            printf '%s|%s|%s|%s|%s|%s\\n' "$BEACONCTL_EVENT" "$BEACONCTL_REGION" "$BEACONCTL_STATE" "$BEACONCTL_BEACONS" "$BEACONCTL_TIME" "$BEACONCTL_RECEIVERS" >> "$OUT"
             """.write(toFile: script, atomically: true, encoding: .utf8)
         let recording = try write(Self.recording, name: "walk.jsonl")
         defer { try? FileManager.default.removeItem(atPath: recording) }
@@ -146,8 +170,8 @@ struct MonitorCommandTests {
         #expect(result.status == 0, "\(result.error)")
         let written = try String(contentsOfFile: out, encoding: .utf8)
         #expect(written == """
-            enter|\(hostile)|inside|\(Self.uuid)/1/1|0.0
-            exit|\(hostile)|outside|\(Self.uuid)/1/1|15.0
+            enter|\(hostile)|inside|\(Self.uuid)/1/1|0.0|hci0
+            exit|\(hostile)|outside|\(Self.uuid)/1/1|15.0|hci0
 
             """)
         #expect(!FileManager.default.fileExists(atPath: folder + "/pwned"))

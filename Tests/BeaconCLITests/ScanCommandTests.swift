@@ -155,6 +155,24 @@ struct ScanCommandTests {
         #expect(ScanTable.lastSeen(12.6) == "13 s ago")
     }
 
+    @Test("the table adds a RECEIVER column when beacons come from more than one receiver, and only then")
+    func receiverColumn() {
+        func beacon(_ receiver: String, rssi: Int) -> RangedBeacon {
+            RangedBeacon(
+                identity: BeaconIdentity(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 1), address: "C4:5B:BE:00:00:01",
+                addressIsRandom: false, measuredPower: -59, measuredPowerIsPlausible: true, rssi: rssi,
+                filteredRSSI: Double(rssi), accuracy: 1, proximity: .near, packetsPerSecond: 10, sampleCount: 10,
+                packetCount: 10, firstSeen: 0, lastSeen: 1, receiver: receiver)
+        }
+        let table = ScanTable(names: [:], style: Style(choice: .never, isTerminal: false, environment: [:]))
+        let one = table.lines([beacon("store-12:hci0", rssi: -60)], at: 1)
+        #expect(!one[0].contains("RECEIVER"))
+        let two = table.lines([beacon("store-12:hci0", rssi: -60), beacon("store-12:hci1\u{1B}", rssi: -70)], at: 1)
+        #expect(two[0].hasSuffix("LAST SEEN  RECEIVER"))
+        #expect(two[1].hasSuffix("now        store-12:hci0"))
+        #expect(two[2].hasSuffix("now        store-12:hci1\\u{1B}"))
+    }
+
     @Test func theLiveDisplayRedrawsInPlace() {
         var display = ScanLiveDisplay()
         #expect(display.frame(["a", "b"]) == "\u{1B}[?25l\u{1B}[?7l\u{1B}[Ja\nb\n")

@@ -9,19 +9,21 @@ struct RangerTests {
 
     static func sighting(
         _ identity: BeaconIdentity, rssi: Int?, at time: Double, power: Int8 = -59,
-        address: String = "C4:5B:BE:12:34:56"
+        address: String = "C4:5B:BE:12:34:56", receiver: String = "test"
     ) -> Sighting {
         Sighting(
             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: power),
-            address: address, addressIsRandom: false, rssi: rssi, time: time, receiver: "test")
+            address: address, addressIsRandom: false, rssi: rssi, time: time, receiver: receiver)
     }
 
     /// `count` packets at 10 Hz from `start`.
     static func tenHertz(
         _ identity: BeaconIdentity, rssi: Int?, from start: Double = 0, count: Int, power: Int8 = -59,
-        address: String = "C4:5B:BE:12:34:56"
+        address: String = "C4:5B:BE:12:34:56", receiver: String = "test"
     ) -> [Sighting] {
-        (0..<count).map { sighting(identity, rssi: rssi, at: start + Double($0) / 10, power: power, address: address) }
+        (0..<count).map {
+            sighting(identity, rssi: rssi, at: start + Double($0) / 10, power: power, address: address, receiver: receiver)
+        }
     }
 
     @Test func unknownUntilEnoughSamplesThenClassified() throws {
@@ -80,6 +82,23 @@ struct RangerTests {
         #expect(snapshot.allSatisfy { $0.identity == Self.door })
     }
 
+    @Test("one device heard by two receivers is ranged twice, each on its own readings, never on their average")
+    func oneDeviceTwoReceivers() {
+        var ranger = BeaconRanger()
+        for index in 0..<10 {
+            ranger.add(Self.sighting(Self.door, rssi: -59, at: Double(index) / 10, receiver: "near-box"))
+            ranger.add(Self.sighting(Self.door, rssi: -79, at: Double(index) / 10, receiver: "far-box"))
+        }
+        let snapshot = ranger.snapshot(at: 0.9)
+        #expect(snapshot.map(\.receiver) == ["near-box", "far-box"])
+        #expect(snapshot.map(\.filteredRSSI) == [-59, -79])
+        #expect(snapshot.map(\.packetCount) == [10, 10])
+        let near = snapshot.first?.accuracy ?? .nan
+        let far = snapshot.last?.accuracy ?? .nan
+        #expect(abs(near - 1) < 0.01)
+        #expect(abs(far - 10) < 0.1)
+    }
+
     @Test func nearestFirstWithUnknownLast() {
         var ranger = BeaconRanger()
         ranger.add(contentsOf: Self.tenHertz(Self.till, rssi: -80, count: 10))
@@ -134,11 +153,11 @@ struct RangerTests {
         }
         #expect(ranger.trackedCount == 50)
         // The newest survive.
-        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 199), address: "C4:5B:BE:12:34:56"), at: 199) != nil)
-        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 0), address: "C4:5B:BE:12:34:56"), at: 199) == nil)
+        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 199), address: "C4:5B:BE:12:34:56", receiver: "test"), at: 199) != nil)
+        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 0), address: "C4:5B:BE:12:34:56", receiver: "test"), at: 199) == nil)
     }
 
-    @Test func newestAdvertisementWinsForPowerAndReceiver() throws {
+    @Test func newestAdvertisementWinsForPower() throws {
         var ranger = BeaconRanger()
         ranger.add(Self.sighting(Self.door, rssi: -60, at: 0, power: -59))
         ranger.add(Self.sighting(Self.door, rssi: -61, at: 0.1, power: -65))

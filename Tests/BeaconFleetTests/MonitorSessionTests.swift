@@ -94,7 +94,64 @@ struct MonitorSessionTests {
         // Nearest first: minor 2 is 15 dB stronger.
         #expect(ranging[0].beacons.map(\.identity.minor) == [2, 1])
         #expect(ranging[2].beacons.map(\.identity.minor) == [1])
-        #expect(MonitorJSONLines.encode(states[3]) == #"{"event":"state","region":"depot","state":"outside","time":10.5,"beacons":[]}"#)
+        #expect(MonitorJSONLines.encode(states[3]) == #"{"event":"state","region":"depot","state":"outside","time":10.5,"beacons":[],"receivers":[]}"#)
+        #expect(MonitorJSONLines.encode(states[2]).hasSuffix(#""receivers":[{"receiver":"test","sightings":1,"strongest_rssi":-75}]}"#))
         #expect(MonitorJSONLines.encode(ranging[2]).hasPrefix(#"{"event":"range","region":"door","time":2,"beacons":[{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":1,"address":"C0:00:00:00:00:01","rssi":-75,"#))
+        #expect(MonitorJSONLines.encode(ranging[2]).hasSuffix(#","receiver":"test"}]}"#))
+    }
+
+    @Test("several receivers: a stay names each receiver that heard it, strongest first; each ranges on its own readings")
+    func severalReceivers() throws {
+        var session = MonitorSession(
+            regions: [Self.region("store-1", major: 1)], configuration: .init(exitPeriod: 10),
+            ranging: RangingConfiguration(minimumSamples: 1), start: 0)
+        func sighting(_ receiver: String, rssi: Int?, at time: Double) -> Sighting {
+            Sighting(
+                advertisement: IBeaconAdvertisement(identity: VirtualAirBench.identity(1, 1), measuredPower: -59),
+                address: "C0:00:00:00:00:01", addressIsRandom: false, rssi: rssi, time: time, receiver: receiver)
+        }
+        let entry = session.observe(sighting("far-box", rssi: -90, at: 1))
+        #expect(entry.first?.receivers == [StayReceiver(receiver: "far-box", sightings: 1, strongestRSSI: -90)])
+        for time in stride(from: 1.5, through: 4, by: 0.5) {
+            _ = session.observe(sighting("near-box", rssi: -60, at: time))
+            _ = session.observe(sighting("far-box", rssi: -88, at: time))
+            _ = session.observe(sighting("quiet-box", rssi: nil, at: time))
+        }
+        let state = try #require(session.stateReports(at: 4).first)
+        #expect(state.receivers == [
+            StayReceiver(receiver: "near-box", sightings: 6, strongestRSSI: -60),
+            StayReceiver(receiver: "far-box", sightings: 7, strongestRSSI: -88),
+            StayReceiver(receiver: "quiet-box", sightings: 6, strongestRSSI: nil),
+        ])
+        #expect(MonitorJSONLines.encode(state).hasSuffix(
+            #""receivers":[{"receiver":"near-box","sightings":6,"strongest_rssi":-60},{"receiver":"far-box","sightings":7,"strongest_rssi":-88},{"receiver":"quiet-box","sightings":6,"strongest_rssi":null}]}"#))
+        // One device, three receivers: three ranged entries, the nearer receiver's first,
+        // each filtered on its own readings (not an average of -60 and -88).
+        let ranged = try #require(session.ranging(at: 4).first).beacons
+        #expect(ranged.map(\.receiver) == ["near-box", "far-box", "quiet-box"])
+        #expect(ranged[0].filteredRSSI == -60)
+        #expect(ranged[1].filteredRSSI.map { (-90 ... -88).contains($0) } == true)
+        #expect(ranged[2].filteredRSSI == nil)
+
+        // The exit names who heard the stay; the next stay starts with no receivers.
+        let exit = session.advance(to: 20)
+        #expect(exit.map(\.kind) == [.exit])
+        #expect(exit.first?.receivers.map(\.receiver) == ["near-box", "far-box", "quiet-box"])
+        #expect(session.stateReports(at: 20).first?.receivers == [])
+    }
+
+    @Test("a stay lists at most StayBeacons.receiverLimit receivers, the first to hear it")
+    func receiverLimit() {
+        var stay = StayBeacons()
+        for index in 0..<(StayBeacons.receiverLimit + 10) {
+            stay.insert(Sighting(
+                advertisement: IBeaconAdvertisement(identity: VirtualAirBench.identity(1, 1), measuredPower: -59),
+                address: "C0:00:00:00:00:01", addressIsRandom: false, rssi: -50 - index, time: Double(index),
+                receiver: "box-\(index)"))
+        }
+        #expect(stay.receiversByStrength.count == StayBeacons.receiverLimit)
+        #expect(stay.receiversByStrength.first?.receiver == "box-0")
+        #expect(stay.receiversByStrength.last?.receiver == "box-\(StayBeacons.receiverLimit - 1)")
+        #expect(stay.count == 1)
     }
 }

@@ -28,19 +28,30 @@ struct MonitorOutput: MonitorReportSink {
             case .jsonl:
                 Console.current.line(MonitorJSONLines.encode(ranging))
             case .text:
+                // Each receiver ranges on its own readings: name it when there are several.
+                let firstReceiver = ranging.beacons.first?.receiver
+                let severalReceivers = ranging.beacons.contains { $0.receiver != firstReceiver }
                 let beacons = ranging.beacons.map { beacon in
                     let distance = beacon.accuracy.map { ScanTable.decimal($0, places: 1) + " m" } ?? "?"
-                    return "\(name(beacon.identity)) \(beacon.proximity.rawValue) \(distance)"
+                    let receiver = severalReceivers ? " from \(Self.printable(beacon.receiver))" : ""
+                    return "\(name(beacon.identity)) \(beacon.proximity.rawValue) \(distance)\(receiver)"
                 }
                 Console.current.line("\(time(ranging.time))  range  \(Self.printable(ranging.regionIdentifier)): " + (beacons.isEmpty ? "none" : beacons.joined(separator: ", ")))
             }
         }
     }
 
-    /// `  35.9 s  enter  store-1 (inside): cupertino-door, …`
+    /// `  35.9 s  enter  store-1 (inside): cupertino-door, …`, and with several receivers
+    /// `; heard by store-1:hci0 (-61 dBm), store-2:hci0 (-77 dBm)`.
     private func text(_ event: RegionEvent) -> String {
         let beacons = event.beacons.isEmpty ? "" : ": " + event.beacons.map(name).joined(separator: ", ")
-        return "\(time(event.time))  \(event.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Self.printable(event.regionIdentifier)) (\(event.state.rawValue))\(beacons)"
+        var receivers = ""
+        if event.receivers.count > 1 {
+            receivers = "; heard by " + event.receivers.map { receiver in
+                Self.printable(receiver.receiver) + (receiver.strongestRSSI.map { " (\($0) dBm)" } ?? "")
+            }.joined(separator: ", ")
+        }
+        return "\(time(event.time))  \(event.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Self.printable(event.regionIdentifier)) (\(event.state.rawValue))\(beacons)\(receivers)"
     }
 
     private func name(_ identity: BeaconIdentity) -> String {

@@ -12,14 +12,23 @@ struct ScanTable: Sendable {
     /// Columns whose values are numbers: right-aligned.
     private static let numericColumns: Set<Int> = [3, 4, 5, 7]
 
-    /// The table's lines (header first), without trailing newlines.
+    /// The table's lines (header first), without trailing newlines. Beacons heard by more
+    /// than one receiver (a broker's stream, a merged recording) get a RECEIVER column:
+    /// each receiver ranges a beacon on its own readings, so one device can be two rows.
     func lines(_ beacons: [RangedBeacon], at time: Double) -> [String] {
-        let rows = beacons.map { row($0, at: time) }
-        var widths = Self.headers.map(\.count)
+        let firstReceiver = beacons.first?.receiver
+        let showsReceiver = beacons.contains { $0.receiver != firstReceiver }
+        var headers = Self.headers
+        var rows = beacons.map { row($0, at: time) }
+        if showsReceiver {
+            headers.append("RECEIVER")
+            for index in rows.indices { rows[index].append(Cell(MonitorOutput.printable(beacons[index].receiver))) }
+        }
+        var widths = headers.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.text.count) }
         }
-        var lines = [format(Self.headers.map { Cell($0) }, widths: widths, header: true)]
+        var lines = [format(headers.map { Cell($0) }, widths: widths, header: true)]
         lines += rows.map { format($0, widths: widths, header: false) }
         return lines
     }

@@ -4,8 +4,9 @@ import Logging
 /// `monitor --exec`: a program run on every region event. It learns about the event from
 /// `BEACONCTL_EVENT` (enter, exit, state), `BEACONCTL_REGION`, `BEACONCTL_STATE` (inside,
 /// outside, unknown), `BEACONCTL_BEACONS` (`UUID/major/minor`, comma-separated),
-/// `BEACONCTL_TIME` (seconds, the monitor's clock) and `BEACONCTL_BEACON_COUNT` (how many
-/// identities were heard; `BEACONCTL_BEACONS` lists at most `StayBeacons.listLimit`).
+/// `BEACONCTL_TIME` (seconds, the monitor's clock), `BEACONCTL_BEACON_COUNT` (how many
+/// identities were heard; `BEACONCTL_BEACONS` lists at most `StayBeacons.listLimit`) and
+/// `BEACONCTL_RECEIVERS` (the receivers that heard them, strongest first, comma-separated).
 final class MonitorEventHook: Sendable {
     private let program: ProgramHook
     var arguments: [String] { program.arguments }
@@ -27,6 +28,9 @@ final class MonitorEventHook: Sendable {
             "BEACONCTL_BEACONS": event.beacons.map(\.description).joined(separator: ","),
             "BEACONCTL_TIME": String(event.time),
             "BEACONCTL_BEACON_COUNT": "\(event.beaconCount)\(event.beaconCountIsLowerBound ? "+" : "")",
+            // Names come from the air or a broker: control characters (a NUL no environment
+            // can carry) are escaped, as on a terminal.
+            "BEACONCTL_RECEIVERS": event.receivers.map { MonitorOutput.printable($0.receiver) }.joined(separator: ","),
         ]
     }
 

@@ -2,12 +2,16 @@ import BeaconCore
 
 /// The JSON-lines form of monitoring output, one object per line (docs/monitoring.md):
 ///
-///     {"event":"enter","region":"store","state":"inside","time":12.5,"beacons":["89D6E936-…/1/2"]}
+///     {"event":"enter","region":"store","state":"inside","time":12.5,"beacons":["89D6E936-…/1/2"],
+///      "receivers":[{"receiver":"store-12:hci0","sightings":1,"strongest_rssi":-63}]}
 ///     {"event":"range","region":"store","time":15,"beacons":[{"uuid":"…","major":1,"minor":2,
-///      "address":"C0:…","rssi":-63,"filtered_rssi":-61.5,"accuracy":1.19,"proximity":"near"}]}
+///      "address":"C0:…","rssi":-63,"filtered_rssi":-61.5,"accuracy":1.19,"proximity":"near",
+///      "receiver":"store-12:hci0"}]}
 ///
 /// `event` is `enter`, `exit`, `state` or `range`; beacons are `UUID/major/minor` for region
-/// events and objects, nearest first, for ranging. Times are seconds on the input's clock.
+/// events and objects, nearest first, for ranging (one per beacon and receiver: each
+/// receiver ranges on its own readings). `receivers` are those that heard the region's
+/// beacons during the stay, strongest first. Times are seconds on the input's clock.
 /// A region event lists at most `StayBeacons.listLimit` identities; when it heard more it
 /// adds `beacon_count` (and `beacon_count_is_lower_bound` beyond `StayBeacons.countLimit`).
 public enum MonitorJSONLines {
@@ -20,6 +24,7 @@ public enum MonitorJSONLines {
             line += ",\"beacon_count\":\(event.beaconCount)"
             if event.beaconCountIsLowerBound { line += ",\"beacon_count_is_lower_bound\":true" }
         }
+        line += ",\"receivers\":[" + event.receivers.map(encode(_:)).joined(separator: ",") + "]"
         return line + "}"
     }
 
@@ -30,13 +35,18 @@ public enum MonitorJSONLines {
         return line
     }
 
+    private static func encode(_ receiver: StayReceiver) -> String {
+        "{\"receiver\":" + JSONText.stringLiteral(receiver.receiver) + ",\"sightings\":\(receiver.sightings)"
+            + ",\"strongest_rssi\":" + (receiver.strongestRSSI.map(String.init) ?? "null") + "}"
+    }
+
     private static func encode(_ beacon: RangedBeacon) -> String {
         var object = "{\"uuid\":\"\(beacon.identity.uuid)\",\"major\":\(beacon.identity.major),\"minor\":\(beacon.identity.minor)"
         object += ",\"address\":" + JSONText.stringLiteral(beacon.address)
         object += ",\"rssi\":" + (beacon.rssi.map(String.init) ?? "null")
         object += ",\"filtered_rssi\":" + (beacon.filteredRSSI.map { rounded($0, places: 1) } ?? "null")
         object += ",\"accuracy\":" + (beacon.accuracy.map { rounded($0, places: 2) } ?? "null")
-        object += ",\"proximity\":\"\(beacon.proximity.rawValue)\"}"
+        object += ",\"proximity\":\"\(beacon.proximity.rawValue)\",\"receiver\":" + JSONText.stringLiteral(beacon.receiver) + "}"
         return object
     }
 
