@@ -134,6 +134,37 @@ struct ScanCommandTests {
         #expect(result.output.split(separator: "\n").count == 11)
     }
 
+    @Test("two boxes' recordings appended, each timed from its own start: each is ranged on its own clock and named")
+    func twoReceiversEachOnItsOwnClock() async throws {
+        // Box A heard minor 2 at 1 m for 2 s; box B, whose scan started 100 s earlier, heard
+        // the same beacon at 10 m. On one clock B's times would make A's beacon 100 s stale.
+        let boxB = (0..<20).map { tick in
+            Self.line(minor: 2, rssi: -79, milliseconds: 100_000 + tick * 100)
+                .replacingOccurrences(of: #""receiver":"hci0""#, with: #""receiver":"b:hci0""#)
+        }
+        let boxA = (0..<20).map { tick in
+            Self.line(minor: 2, rssi: -59, milliseconds: tick * 100)
+                .replacingOccurrences(of: #""receiver":"hci0""#, with: #""receiver":"a:hci0""#)
+        }
+        let scratch = try ScratchFolder()
+        let file = try scratch.write("two-boxes.jsonl", (boxA + boxB).joined(separator: "\n") + "\n")
+        let result = await runBeaconctl(["scan", "--input", file, "--format", "text"])
+        #expect(result.status == 0, "\(result.error)")
+        // B joins the clock where A left it (1.9 s) and runs 1.9 s more: A's beacon was last
+        // heard 1.9 s before the end, and its packet rate counts the silence since.
+        #expect(result.output == """
+            \(file): 40 sightings of 2 beacons
+
+            IDENTITY                                  BEACON  ADDRESS            RSSI  FILTERED  DISTANCE  PROXIMITY  PKT/S  LAST SEEN  RECEIVER
+            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/2  -       C4:5B:BE:12:34:56   -59     -59.0    1.00 m  near         5.0  1.9 s ago  a:hci0
+            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/2  -       C4:5B:BE:12:34:56   -79     -79.0    10.0 m  far         10.0  now        b:hci0
+
+            """)
+        // The lines written are the recording's, times untouched.
+        let lines = await runBeaconctl(["scan", "--input", file, "--format", "jsonl"])
+        #expect(lines.output == (boxA + boxB).joined(separator: "\n") + "\n")
+    }
+
     @Test func aBadRecordingLineExitsTwo() async throws {
         let scratch = try ScratchFolder()
         let file = try scratch.write("scan.jsonl", Self.line(minor: 2, rssi: -59, milliseconds: 0) + "\n{\"uuid\": 5}\n")

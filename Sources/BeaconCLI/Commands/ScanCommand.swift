@@ -369,8 +369,8 @@ struct ScanCommand: AsyncParsableCommand {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         try await recording.forEach { sighting in
-                            if !live, Self.isPastDuration(sighting, run: run, duration: duration) { return false }
-                            run.take(sighting)
+                            // --duration over a live stream counts real seconds (below).
+                            guard run.takeRecorded(sighting, duration: live ? nil : duration) else { return false }
                             publisher?.publisher.add(sighting, now: sighting.time)
                             return true
                         }
@@ -399,11 +399,6 @@ struct ScanCommand: AsyncParsableCommand {
         if case .failure(let error) = outcome {
             throw CommandFailure(.usageOrInput, error.description)
         }
-    }
-
-    private static func isPastDuration(_ sighting: Sighting, run: ScanRun, duration: Double?) -> Bool {
-        guard let duration, let first = run.firstTime else { return false }
-        return sighting.time > first + duration
     }
 
     // MARK: Options

@@ -15,7 +15,23 @@ final class ScanRun: Sendable {
         var sightingCount = 0
         var latestTime: Double?
         var firstTime: Double?
+        /// A recording's receivers, each on its own time base (as verify and monitor keep them).
+        var clocks = ReceiverClocks(maximumReceivers: ScanRun.maximumReceiverClocks)
+
+        /// `sighting` into ranging at `time` on the scan's clock.
+        mutating func range(_ sighting: Sighting, at time: Double) {
+            var placed = sighting
+            placed.time = time
+            ranger.add(placed)
+            sightingCount += 1
+            latestTime = max(latestTime ?? time, time)
+            firstTime = min(firstTime ?? time, time)
+        }
     }
+
+    /// Receivers of a recording given a time base of their own; beyond, a receiver's
+    /// sightings are written but not ranged unless they carry Unix time.
+    static let maximumReceiverClocks = 1024
 
     init(region: BeaconRegion?, ranging: RangingConfiguration, table: ScanTable, writesSightings: Bool) {
         self.region = region
@@ -24,31 +40,47 @@ final class ScanRun: Sendable {
         self.state = Mutex(State(ranger: BeaconRanger(configuration: ranging)))
     }
 
-    /// Takes a sighting that passes the filter into ranging, and writes it as a JSON line
-    /// when the output is JSON lines, its time moved by `writtenTimeOffset` (`--unix-time`;
-    /// ranging keeps the scan's clock). Returns whether it passed.
+    /// Takes a live sighting that passes the filter into ranging, and writes it as a JSON
+    /// line when the output is JSON lines, its time moved by `writtenTimeOffset`
+    /// (`--unix-time`; ranging keeps the scan's clock). Returns whether it passed.
     @discardableResult
     func take(_ sighting: Sighting, writtenTimeOffset: Double = 0) -> Bool {
         if let region, !region.matches(sighting.identity) { return false }
-        state.withLock { state in
-            state.ranger.add(sighting)
-            state.sightingCount += 1
-            state.latestTime = max(state.latestTime ?? sighting.time, sighting.time)
-            state.firstTime = min(state.firstTime ?? sighting.time, sighting.time)
-        }
-        if writesSightings {
-            var written = sighting
-            written.time += writtenTimeOffset
-            Console.current.line(SightingJSONLines.encode(written))
-        }
+        state.withLock { state in state.range(sighting, at: sighting.time) }
+        write(sighting, timeOffset: writtenTimeOffset)
         return true
+    }
+
+    /// Takes a recorded sighting: ranged at its time on the scan's clock, where each
+    /// receiver keeps the time base its first sighting gave it (`ReceiverClocks`), so that
+    /// recordings of several boxes appended together neither jump the clock nor age each
+    /// other's beacons; written unchanged. Returns false, taking nothing, for a sighting
+    /// past `duration` seconds of that clock from the first one taken.
+    func takeRecorded(_ sighting: Sighting, duration: Double?) -> Bool {
+        let matches = region?.matches(sighting.identity) ?? true
+        let isPastDuration = state.withLock { state -> Bool in
+            let time = state.clocks.time(of: sighting, now: state.latestTime)
+            if let duration, let first = state.firstTime, let time, time > first + duration { return true }
+            if matches, let time { state.range(sighting, at: time) }
+            return false
+        }
+        guard !isPastDuration else { return false }
+        if matches { write(sighting, timeOffset: 0) }
+        return true
+    }
+
+    private func write(_ sighting: Sighting, timeOffset: Double) {
+        guard writesSightings else { return }
+        var written = sighting
+        written.time += timeOffset
+        Console.current.line(SightingJSONLines.encode(written))
     }
 
     var sightingCount: Int { state.withLock { $0.sightingCount } }
     /// The newest sighting time: "now" for a recorded input.
     var latestTime: Double? { state.withLock { $0.latestTime } }
-    var firstTime: Double? { state.withLock { $0.firstTime } }
 
+    /// The ranging table as of `time` on the scan's clock.
     func snapshot(at time: Double) -> [RangedBeacon] {
         state.withLock { state in
             state.ranger.forgetStale(at: time)
@@ -56,3 +88,4 @@ final class ScanRun: Sendable {
         }
     }
 }
+
