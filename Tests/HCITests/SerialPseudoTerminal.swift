@@ -16,31 +16,52 @@ final class SerialPseudoTerminal: Sendable {
     let path: String
     private let follower: Int32
 
-    private typealias OpenPTY =
-        @convention(c) (
-            UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<CChar>?,
-            UnsafeRawPointer?, UnsafeRawPointer?
-        ) -> Int32
+    private typealias OpenLeader = @convention(c) (Int32) -> Int32
+    private typealias UnlockLeader = @convention(c) (Int32) -> Int32
+    private typealias FollowerName = @convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int32
 
-    /// `openpty(3)`, looked up at run time: the C library has it, but Swift's Glibc module
-    /// does not export <pty.h>.
-    static var isAvailable: Bool { dlsym(dlopen(nil, RTLD_NOW), "openpty") != nil }
+    /// `posix_openpt(3)`, `unlockpt(3)` and `ptsname_r(3)`, looked up at run time: the C
+    /// library has them, but Swift's Glibc module does not export them.
+    private static func function<Function>(_ name: String, as type: Function.Type) -> Function? {
+        dlsym(dlopen(nil, RTLD_NOW), name).map { unsafeBitCast($0, to: type) }
+    }
 
+    static var isAvailable: Bool {
+        function("posix_openpt", as: OpenLeader.self) != nil && function("unlockpt", as: UnlockLeader.self) != nil
+            && function("ptsname_r", as: FollowerName.self) != nil
+    }
+
+    /// Both sides are opened close-on-exec (`posix_openpt` and `open` with O_CLOEXEC, not
+    /// `openpty`, whose descriptors every child process would inherit): a child another
+    /// test spawns meanwhile (a RootCanal, a beaconctl) must not keep the pair open, or
+    /// closing it would be no hang-up.
     init() throws {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "openpty") else {
-            throw TestFailure("this C library has no openpty")
+        guard let openLeader = Self.function("posix_openpt", as: OpenLeader.self),
+            let unlock = Self.function("unlockpt", as: UnlockLeader.self),
+            let followerName = Self.function("ptsname_r", as: FollowerName.self)
+        else {
+            throw TestFailure("this C library has no posix_openpt, unlockpt or ptsname_r")
         }
-        let openPTY = unsafeBitCast(symbol, to: OpenPTY.self)
-        var leader: Int32 = -1
-        var follower: Int32 = -1
+        let leader = openLeader(O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard leader >= 0 else { throw POSIXCallError.lastError(of: "posix_openpt") }
         var name = [CChar](repeating: 0, count: 256)
-        guard openPTY(&leader, &follower, &name, nil, nil) == 0 else {
-            throw POSIXCallError.lastError(of: "openpty")
+        // grantpt(3) is not needed: devpts gives the follower to the opener's user already.
+        guard unlock(leader) == 0, followerName(leader, &name, name.count) == 0 else {
+            let error = POSIXCallError.lastError(of: "unlockpt")
+            close(leader)
+            throw error
+        }
+        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let follower = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard follower >= 0 else {
+            let error = POSIXCallError.lastError(of: "open")
+            close(leader)
+            throw error
         }
         self.leader = leader
         self.follower = follower
+        self.path = path
         controller = H4TestPeer(descriptor: leader, isSocket: false)
-        path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The follower's settings as the transport left them (a leader reports its follower's).
@@ -50,7 +71,7 @@ final class SerialPseudoTerminal: Sendable {
         return settings
     }
 
-    /// The follower descriptor openpty gave us stays open for the pair's lifetime, so the
+    /// The follower descriptor opened here stays open for the pair's lifetime, so the
     /// leader never sees a hang-up between the transport's close and the next open.
     deinit {
         close(follower)
