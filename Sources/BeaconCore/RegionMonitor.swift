@@ -99,9 +99,8 @@ public struct StayBeacons: Hashable, Sendable {
     private var counted: Set<BeaconIdentity> = []
     /// Set once an identity arrived that could no longer be counted.
     public private(set) var countIsLowerBound = false
-    /// The receivers in the order they were first heard, and where each is in that list.
-    private var receivers: [StayReceiver] = []
-    private var receiverIndex: [String: Int] = [:]
+    /// The receivers told apart, by name.
+    private var receivers: [String: StayReceiver] = [:]
 
     public init() {}
 
@@ -109,7 +108,7 @@ public struct StayBeacons: Hashable, Sendable {
 
     /// The receivers, strongest first (those without RSSI last), then by name.
     public var receiversByStrength: [StayReceiver] {
-        receivers.sorted { left, right in
+        receivers.values.sorted { left, right in
             switch (left.strongestRSSI, right.strongestRSSI) {
             case let (l?, r?) where l != r: l > r
             case (_?, nil): true
@@ -122,13 +121,12 @@ public struct StayBeacons: Hashable, Sendable {
     /// Takes a sighting of the region: its identity, and its receiver's share.
     public mutating func insert(_ sighting: Sighting) {
         insert(sighting.identity)
-        let rssi = sighting.rssi
-        if let index = receiverIndex[sighting.receiver] {
-            receivers[index].sightings += 1
-            if let rssi, rssi > receivers[index].strongestRSSI ?? Int.min { receivers[index].strongestRSSI = rssi }
+        if var known = receivers[sighting.receiver] {
+            known.sightings += 1
+            if let rssi = sighting.rssi, rssi > known.strongestRSSI ?? Int.min { known.strongestRSSI = rssi }
+            receivers[sighting.receiver] = known
         } else if receivers.count < Self.receiverLimit {
-            receiverIndex[sighting.receiver] = receivers.count
-            receivers.append(StayReceiver(receiver: sighting.receiver, sightings: 1, strongestRSSI: rssi))
+            receivers[sighting.receiver] = StayReceiver(receiver: sighting.receiver, sightings: 1, strongestRSSI: sighting.rssi)
         }
     }
 

@@ -29,8 +29,7 @@ struct MonitorOutput: MonitorReportSink {
                 Console.current.line(MonitorJSONLines.encode(ranging))
             case .text:
                 // Each receiver ranges on its own readings: name it when there are several.
-                let firstReceiver = ranging.beacons.first?.receiver
-                let severalReceivers = ranging.beacons.contains { $0.receiver != firstReceiver }
+                let severalReceivers = ScanTable.comeFromSeveralReceivers(ranging.beacons)
                 let beacons = ranging.beacons.map { beacon in
                     let distance = beacon.accuracy.map { ScanTable.decimal($0, places: 1) + " m" } ?? "?"
                     let receiver = severalReceivers ? " from \(Self.printable(beacon.receiver))" : ""

@@ -16,13 +16,12 @@ struct ScanTable: Sendable {
     /// than one receiver (a broker's stream, a merged recording) get a RECEIVER column:
     /// each receiver ranges a beacon on its own readings, so one device can be two rows.
     func lines(_ beacons: [RangedBeacon], at time: Double) -> [String] {
-        let firstReceiver = beacons.first?.receiver
-        let showsReceiver = beacons.contains { $0.receiver != firstReceiver }
         var headers = Self.headers
         var rows = beacons.map { row($0, at: time) }
-        if showsReceiver {
+        if Self.comeFromSeveralReceivers(beacons) {
             headers.append("RECEIVER")
-            for index in rows.indices { rows[index].append(Cell(MonitorOutput.printable(beacons[index].receiver))) }
+            // Receiver names come from recordings and brokers: control characters escaped.
+            for index in rows.indices { rows[index].append(Cell(ControlCharacters.escaped(beacons[index].receiver))) }
         }
         var widths = headers.map(\.count)
         for row in rows {
@@ -31,6 +30,13 @@ struct ScanTable: Sendable {
         var lines = [format(headers.map { Cell($0) }, widths: widths, header: true)]
         lines += rows.map { format($0, widths: widths, header: false) }
         return lines
+    }
+
+    /// Whether `beacons` were heard by more than one receiver: then each is ranged per
+    /// receiver, and outputs name the receiver.
+    static func comeFromSeveralReceivers(_ beacons: [RangedBeacon]) -> Bool {
+        let first = beacons.first?.receiver
+        return beacons.contains { $0.receiver != first }
     }
 
     private struct Cell {

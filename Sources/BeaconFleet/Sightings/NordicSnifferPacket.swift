@@ -17,7 +17,8 @@
 struct NordicSnifferPacket {
     /// Where the link-layer packet starts.
     let linkLayerOffset: Int
-    /// The received signal strength, when the sniffer's value is one (0 to 127 dBm below 0).
+    /// The received signal strength, dBm; `nil` when the sniffer's magnitude is beyond 128
+    /// (no RSSI an Int8 can hold, so none a sighting could carry).
     let rssi: Int8?
 
     /// What a packet of this link type may be beside a readable one.
