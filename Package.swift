@@ -53,7 +53,8 @@ let package = Package(
         .target(name: "BeaconMQTT", dependencies: ["CMosquitto"], swiftSettings: strict),
         // The built-in virtual radio: controllers speaking HCI on a simulated air.
         .target(name: "VirtualRadio", dependencies: ["HCI", "BeaconCore"], swiftSettings: strict),
-        // Use cases: advertise, validate, export/import, controller inventory.
+        // Use cases, a folder each: advertise, scan, verify and the watch, monitor, calibrate,
+        // provision, plan, decode, controllers; and what goes through an MQTT broker.
         .target(
             name: "BeaconFleet",
             dependencies: [

@@ -34,30 +34,60 @@ public enum BeaconCtlRunner {
     }
 
     private static func runCommand(_ arguments: [String]) async -> Int32 {
-        let console = Console.current
+        let command: any ParsableCommand
         do {
-            var command = try BeaconCtl.parseAsRoot(arguments)
+            command = try BeaconCtl.parseAsRoot(arguments)
+        } catch {
+            return report(error)
+        }
+        return await execute(command)
+    }
+
+    /// Runs a parsed command and turns whatever it throws into the documented exit status,
+    /// printing the message on standard error.
+    static func execute(_ command: any ParsableCommand) async -> Int32 {
+        do {
+            var command = command
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
             return ExitStatus.clean.rawValue
-        } catch let failure as CommandFailure {
+        } catch {
+            return report(error)
+        }
+    }
+
+    private static func report(_ error: any Error) -> Int32 {
+        let console = Console.current
+        switch error {
+        case let failure as CommandFailure:
             console.errorLine("beaconctl: error: \(failure.message)")
             return failure.status.rawValue
-        } catch {
-            let code = BeaconCtl.exitCode(for: error)
-            let message = BeaconCtl.fullMessage(for: error)
-            if code == .success {
-                // --help and --version: their text is the requested output.
-                if !message.isEmpty { console.line(message) }
-                return ExitStatus.clean.rawValue
-            }
-            if !message.isEmpty { console.errorLine(message) }
-            // ArgumentParser reports usage errors as EX_USAGE (64); our contract says 2.
-            if code == .validationFailure { return ExitStatus.usageOrInput.rawValue }
-            return code.rawValue
+        case let exit as ExitCode:
+            // A command's own outcome (findings are 1), already reported by the command.
+            return exit.rawValue
+        default:
+            break
         }
+        let code = BeaconCtl.exitCode(for: error)
+        if code == .success {
+            // --help and --version: their text is the requested output.
+            let message = BeaconCtl.fullMessage(for: error)
+            if !message.isEmpty { console.line(message) }
+            return ExitStatus.clean.rawValue
+        }
+        if code == .validationFailure {
+            // ArgumentParser reports usage errors as EX_USAGE (64); our contract says 2.
+            let message = BeaconCtl.fullMessage(for: error)
+            if !message.isEmpty { console.errorLine(message) }
+            return ExitStatus.usageOrInput.rawValue
+        }
+        // An error no command wrapped. ArgumentParser would leave with 1, which the contract
+        // keeps for findings: it leaves with the status its kind documents instead.
+        let status = ExitStatus.unexpected(error)
+        console.errorLine("beaconctl: error: \(error)")
+        return status.rawValue
     }
 }

@@ -1,4 +1,8 @@
 import ArgumentParser
+import BeaconFleet
+import BeaconMQTT
+import HCI
+import HCITransports
 
 /// The exit codes every command uses (documented in the README):
 /// 0 all good; 1 findings (invalid manifest, failed verification); 2 usage or unreadable
@@ -10,6 +14,19 @@ public enum ExitStatus: Int32, Sendable {
     case controller = 3
 
     var exitCode: ExitCode { ExitCode(rawValue) }
+
+    /// The status of an error that no command turned into a `CommandFailure`: a controller,
+    /// transport or broker failing is 3, anything else is input the command could not use, 2.
+    /// Never 1, which says the command ran and found something.
+    static func unexpected(_ error: any Error) -> ExitStatus {
+        switch error {
+        case is HCIError, is HCITransportError, is HCIDecodingError, is POSIXCallError,
+             is ScanError, is LiveScanError, is AdvertisingError, is MQTTError:
+            .controller
+        default:
+            .usageOrInput
+        }
+    }
 }
 
 /// An error a command reports to the user: the message is printed as `beaconctl: error: …`
