@@ -192,6 +192,56 @@ struct VerifyCommandTests {
         #expect(result.output.contains("| shop | door | `\(Self.uuid)/1/1` | ok | "))
     }
 
+    /// A little-endian pcap (LINKTYPE_BLUETOOTH_HCI_H4, 187; snapshot length 64) of `packets`,
+    /// a third of 100 ms apart (each of three beacons every 100 ms).
+    static func pcap(_ packets: [[UInt8]]) -> [UInt8] {
+        func le32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        var file = le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(64) + le32(187)
+        for (index, packet) in packets.enumerated() {
+            file += le32(1_700_000_000) + le32(UInt32(index) * 33_333) + le32(UInt32(packet.count)) + le32(UInt32(packet.count))
+            file += packet
+        }
+        return file
+    }
+
+    @Test("a pcap's undecodable records are named in every report; a pcap of nothing else is an input error")
+    func undecodableRecords() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", Self.manifest)
+        let uuid = try ProximityUUID(parsing: Self.uuid)
+        var packets: [[UInt8]] = []
+        for _ in 0..<8 {
+            for (major, minor, address) in [(UInt16(1), UInt16(1), "C0:00:00:00:01:01"), (1, 2, "C0:00:00:00:01:02"), (2, 1, "C0:00:00:00:02:01")] {
+                let frame = IBeaconAdvertisement(identity: BeaconIdentity(uuid: uuid, major: major, minor: minor), measuredPower: -59)
+                let report = LEAdvertisingReport(
+                    eventType: .advNonconnInd, addressType: .random, address: try #require(BluetoothAddress(address)),
+                    data: frame.advertisingData, rssi: -65)
+                packets.append([0x04] + (try HCIEvent.le(.advertisingReport([report])).packet()).body)
+            }
+        }
+        let zeros = [UInt8](repeating: 0, count: 5000)
+        let mixed = scratch.path + "/mixed.pcap"
+        try Data(Self.pcap([zeros] + packets)).write(to: URL(fileURLWithPath: mixed))
+        let warning = "1 of the 25 records of this pcap capture could not be decoded and was skipped (the first: pcap record 0 at byte 24: its H4 packet indicator is 0x00, not an HCI packet type)"
+
+        let text = await runBeaconctl(["verify", manifest, "--input", mixed])
+        #expect(text.status == 0, "\(text.output)\(text.error)")
+        #expect(text.output.contains("warning: " + warning), "\(text.output)")
+        let json = await runBeaconctl(["verify", manifest, "--input", mixed, "--format", "json"])
+        #expect(json.output.contains("\"warnings\" : [\n    \"" + warning), "\(json.output)")
+        let markdown = await runBeaconctl(["verify", manifest, "--input", mixed, "--format", "markdown"])
+        #expect(markdown.output.contains("**Warning:** " + warning), "\(markdown.output)")
+        let junit = await runBeaconctl(["verify", manifest, "--input", mixed, "--format", "junit"])
+        #expect(junit.output.contains("<property name=\"warning\" value=\"" + warning), "\(junit.output)")
+
+        let only = scratch.path + "/zeros.pcap"
+        try Data(Self.pcap([zeros])).write(to: URL(fileURLWithPath: only))
+        let refused = await runBeaconctl(["verify", manifest, "--input", only])
+        #expect(refused.status == 2, "\(refused.output)")
+        #expect(refused.output.isEmpty, "no verdict on an input that held nothing readable")
+        #expect(refused.error.contains("holds no Bluetooth packet that can be decoded"), "\(refused.error)")
+    }
+
     @Test("--report writes every format given, by extension or --report-format")
     func reportFiles() async throws {
         let (scratch, manifest, input) = try files()

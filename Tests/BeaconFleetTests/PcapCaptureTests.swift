@@ -290,6 +290,36 @@ struct PcapCaptureTests {
         #expect(try await Self.readBothWays(PcapFile.make(linkType: 1, packets: [])).sightings.isEmpty)
     }
 
+    @Test("a capture whose only record is not a Bluetooth packet is an error, not a silent air")
+    func onlyUndecodable() async throws {
+        // 5 000 zero bytes: longer than the file's snapshot length, and 0x00 is no H4 indicator.
+        for linkType: UInt32 in [187, 201] {
+            let zeros = PcapFile.make(linkType: linkType, packets: [(Self.start, 0, [UInt8](repeating: 0, count: 5000))])
+            let reason = try await Self.failure(zeros)
+            #expect(reason == "this pcap capture holds no Bluetooth packet that can be decoded (1 record; the first: pcap record 0 at byte 24: its H4 packet indicator is 0x00, not an HCI packet type); check it with Wireshark, or record it again")
+        }
+        let empty = PcapFile.make(linkType: 254, packets: [(Self.start, 0, [0, 0])])
+        #expect(try await Self.failure(empty).contains("2 bytes, too short for the Linux monitor header (4 bytes)"))
+    }
+
+    @Test("undecodable records beside good ones are counted and named, and the good ones read")
+    func someUndecodable() async throws {
+        let event = try CapturePackets.reportEvent("C4:5B:BE:00:00:01", rssi: -60)
+        let file = PcapFile.make(linkType: 187, packets: [
+            (Self.start, 0, [0x04] + event), (Self.start, 1, [UInt8](repeating: 0, count: 5000)), (Self.start, 2, [0x04] + event),
+            (Self.start, 3, [0x04, 0x3E, 0x05, 0x02]),  // an advertising report event whose length lies
+        ])
+        let capture = try await Self.readBothWays(file)
+        #expect(capture.sightings.count == 2)
+        #expect(capture.summary.undecodableRecords == 2)
+        let second = 24 + 16 + 1 + event.count
+        #expect(capture.summary.firstUndecodableRecord == "pcap record 1 at byte \(second): its H4 packet indicator is 0x00, not an HCI packet type")
+        #expect(capture.summary.undecodableWarning == "2 of the 4 records of this pcap capture could not be decoded and were skipped (the first: pcap record 1 at byte \(second): its H4 packet indicator is 0x00, not an HCI packet type); what was not decoded was not judged: check the capture with Wireshark or btmon -r, or record it again")
+        // A whole capture has nothing to warn of.
+        let clean = PcapFile.make(linkType: 187, packets: [(Self.start, 0, [0x04] + event)])
+        #expect(try await Self.readBothWays(clean).summary.undecodableWarning == nil)
+    }
+
     @Test("fed in chunks of any size, the reader gives what it gives whole, holding at most a chunk and a record")
     func chunked() throws {
         let event = try CapturePackets.reportEvent("C4:5B:BE:00:00:01", rssi: -60)

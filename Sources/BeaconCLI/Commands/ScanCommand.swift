@@ -385,6 +385,7 @@ struct ScanCommand: AsyncParsableCommand {
                 if let truncation = recording.truncation {
                     logger.warning("\(path): \(truncation); ranged what precedes it")
                 }
+                if let undecodable = recording.undecodableWarning { logger.warning("\(path): \(undecodable)") }
                 if case .capture(let capture) = recording, let summary = capture.summary.values {
                     logger.info("read a \(summary.format) capture", metadata: ["file": "\(path)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
                 }

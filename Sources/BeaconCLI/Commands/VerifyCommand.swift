@@ -178,10 +178,11 @@ struct VerifyCommand: AsyncParsableCommand {
             }
             // A pipe is listened to live, as JSON lines on a pipe are (docs/verify.md, "Inputs
             // and time"): a capture that stalls then ends at the timeout, not never.
-            if isFile {
-                return try await verify(capture, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
-            }
-            return try await verify(capture, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
+            var result = isFile
+                ? try await verify(capture, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
+                : try await verify(capture, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
+            if let undecodable = opened.undecodableWarning { result.inputWarnings.append(undecodable) }
+            return result
         case .jsonLines(let lines):
             if isFile {
                 return try await verify(lines, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))

@@ -128,6 +128,7 @@ extension VerifyCommand {
             }
             defer {
                 if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
+                if let undecodable = opened.undecodableWarning { logger.warning("\(path): \(undecodable)") }
             }
             switch opened {
             case .capture(let capture):

@@ -29,5 +29,6 @@ enum RecordedSightings {
         if let truncation = recording.truncation {
             logger.warning("\(path): \(truncation); used what precedes it")
         }
+        if let undecodable = recording.undecodableWarning { logger.warning("\(path): \(undecodable)") }
     }
 }

@@ -89,6 +89,20 @@ public final class SightingCaptureSummary: Sendable {
         /// Set when the capture ends inside a record, as it does when btmon or a phone stops
         /// while writing: every whole record before was read.
         public var truncation: String?
+        /// Records of a Bluetooth link type that could not be decoded (not an HCI packet, a
+        /// header too short for its link type, an event that does not parse): skipped, and
+        /// said in every report, since the verdicts rest only on the other records.
+        public var undecodableRecords = 0
+        /// The first of them, named with its position and what is wrong with it.
+        public var firstUndecodableRecord: String?
+
+        /// What a report says of the undecodable records, or `nil` when there were none.
+        public var undecodableWarning: String? {
+            guard undecodableRecords > 0, let first = firstUndecodableRecord else { return nil }
+            return "\(undecodableRecords) of the \(recordCount) record\(recordCount == 1 ? "" : "s") of this \(format) capture "
+                + "could not be decoded and \(undecodableRecords == 1 ? "was" : "were") skipped (the first: \(first)); "
+                + "what was not decoded was not judged: check the capture with Wireshark or btmon -r, or record it again"
+        }
     }
 
     private let state: Mutex<Values?>
@@ -122,6 +136,14 @@ package struct SightingCaptureDecoder {
         return values
     }
 
+    /// Counts the current record as undecodable, naming the first one.
+    private mutating func noteUndecodable(_ why: String) {
+        found.undecodableRecords += 1
+        guard found.firstUndecodableRecord == nil else { return }
+        let record = pcapFormat?.recordName ?? "btsnoop record"
+        found.firstUndecodableRecord = "\(record) \(position.index) at byte \(position.offset): \(why)"
+    }
+
     /// `values` but for the counts, which are summed when asked for (not at every record).
     private var found: SightingCaptureSummary.Values
     private let source: String
@@ -138,6 +160,8 @@ package struct SightingCaptureDecoder {
     private var lastNanoseconds: Int64?
     private var bluetoothPackets = 0
     private var otherLinkTypes: [UInt32] = []
+    /// The record being decoded, to name it when it cannot be.
+    private var position: (index: Int, offset: Int) = (0, 0)
 
     package init(datalink: BTSnoopDatalink, source: String) {
         found = .init(datalink: datalink)
@@ -186,6 +210,15 @@ package struct SightingCaptureDecoder {
     /// of a Bluetooth link type (a network capture given by mistake must not pass for a
     /// silent air).
     package func checkEnd() throws(SightingStreamError) {
+        // Bluetooth packets, every one of them undecodable: nothing was heard, and a silent
+        // air must not be concluded from it.
+        if bluetoothPackets > 0, found.undecodableRecords >= bluetoothPackets, let first = found.firstUndecodableRecord {
+            throw SightingStreamError(
+                source: source,
+                reason: "this \(found.format) capture holds no Bluetooth packet that can be decoded "
+                    + "(\(found.undecodableRecords) record\(found.undecodableRecords == 1 ? "" : "s"); the first: \(first)); "
+                    + "check it with Wireshark, or record it again")
+        }
         guard found.recordCount > 0, bluetoothPackets == 0, !otherLinkTypes.isEmpty else { return }
         let types = otherLinkTypes.map { "\($0)\(Self.linkTypeHint($0))" }.joined(separator: ", ")
         throw SightingStreamError(
@@ -216,6 +249,7 @@ package struct SightingCaptureDecoder {
         in record: BTSnoopRecord, position: (index: Int, offset: Int), to sightings: inout [Sighting]
     ) throws(SightingStreamError) {
         found.recordCount += 1
+        self.position = position
         let start = found.startUnixMicroseconds ?? record.unixMicroseconds
         found.startUnixMicroseconds = start
         // Checked where the time enters, as for JSON lines: a corrupt timestamp must not
@@ -233,6 +267,7 @@ package struct SightingCaptureDecoder {
         in packet: PcapPacket, position: (index: Int, offset: Int), to sightings: inout [Sighting]
     ) throws(SightingStreamError) {
         found.recordCount += 1
+        self.position = position
         // A Simple Packet Block has no time: it takes the time of the packet before.
         var seconds = 0.0
         if let stamp = packet.unixNanoseconds ?? lastNanoseconds {
@@ -295,14 +330,27 @@ package struct SightingCaptureDecoder {
             // Events go from the controller to the host whatever the direction says (writers
             // disagree on which value of its low bit means "received").
             let skip = linkType == LinkType.h4 ? 0 : 4
-            guard data.count > skip, data[skip] == HCIPacketType.event.rawValue else { return }
+            guard data.count > skip else {
+                noteUndecodable("\(data.count) bytes, too short for an H4 packet with link type \(linkType)")
+                return
+            }
+            // The packet indicator (Core v5.4 Vol 4 Part A 2): command, ACL, SCO, event, ISO.
+            guard HCIPacketType(rawValue: data[skip]) != nil else {
+                noteUndecodable("its H4 packet indicator is 0x\(HexText.byte(data[skip])), not an HCI packet type")
+                return
+            }
+            guard data[skip] == HCIPacketType.event.rawValue else { return }
             appendSightings(
                 ofEvent: UnsafeBufferPointer(rebasing: data[(skip + 1)...]), controllerIndex: nil, interface: interface,
                 at: seconds, to: &sightings)
         case LinkType.linuxMonitor:
             bluetoothPackets += 1
+            guard data.count >= 4 else {
+                noteUndecodable("\(data.count) bytes, too short for the Linux monitor header (4 bytes)")
+                return
+            }
             // Opcode 3: an event (BlueZ monitor protocol, as in btsnoop datalink 2001).
-            guard data.count >= 4, data[2] == 0, data[3] == 3 else { return }
+            guard data[2] == 0, data[3] == 3 else { return }
             appendSightings(
                 ofEvent: UnsafeBufferPointer(rebasing: data[4...]), controllerIndex: UInt16(data[0]) << 8 | UInt16(data[1]),
                 interface: interface, at: seconds, to: &sightings)
@@ -311,7 +359,10 @@ package struct SightingCaptureDecoder {
             withExtractor(interface: interface) { $0.extractAdvertisingPDU(data, rssi: nil, at: seconds, into: &sightings) }
         case LinkType.lowEnergyLinkLayerWithRadio:
             bluetoothPackets += 1
-            guard data.count >= 10 else { return }
+            guard data.count >= 10 else {
+                noteUndecodable("\(data.count) bytes, too short for the LE radio pseudo-header (10 bytes)")
+                return
+            }
             let flags = UInt16(data[8]) | UInt16(data[9]) << 8
             // Only the uncoded PHY's layout (PDU type 0 in bits 7–9), and never a packet
             // whose CRC was checked and found wrong.
@@ -330,7 +381,9 @@ package struct SightingCaptureDecoder {
                         into: &sightings)
                 }
             case .skipped: break
-            case .malformed: malformedEvents += 1
+            case .malformed:
+                malformedEvents += 1
+                noteUndecodable("its nRF Sniffer header does not hold together")
             }
         default:
             if otherLinkTypes.count < 8 && !otherLinkTypes.contains(linkType) { otherLinkTypes.append(linkType) }
@@ -350,7 +403,10 @@ package struct SightingCaptureDecoder {
         } else {
             decoded = withExtractor(interface: interface) { Self.extract(body, with: &$0, at: seconds, into: &sightings) }
         }
-        if !decoded { malformedEvents += 1 }
+        if !decoded {
+            malformedEvents += 1
+            noteUndecodable("an HCI event that does not decode")
+        }
     }
 
     /// Runs `body` on the extractor of `interface` (the source's own for the first).

@@ -90,4 +90,11 @@ extension SightingInput {
         if case .capture(let capture) = self { return capture.summary.values?.truncation }
         return nil
     }
+
+    /// What to say of a capture's records that could not be decoded, once read to its end;
+    /// `nil` for JSON lines (whose first bad line is an error) and when every record decoded.
+    public var undecodableWarning: String? {
+        if case .capture(let capture) = self { return capture.summary.values?.undecodableWarning }
+        return nil
+    }
 }

@@ -34,6 +34,9 @@ public struct VerificationResult: Hashable, Sendable {
     /// host that could not keep up). Non-zero means the pass did not see everything the
     /// controller heard: `missing`, `weak` and `slow` may be losses, not the beacon's fault.
     public var lostReports: Int = 0
+    /// What the input itself says the verdicts may lack (records of a capture that could not
+    /// be decoded): every report shows these beside `lossWarning`.
+    public var inputWarnings: [String] = []
 
     public init(
         scope: String, policy: VerificationPolicy, verdicts: [BeaconVerdict], unexpected: [UnexpectedBeacon],
@@ -59,6 +62,11 @@ public struct VerificationResult: Hashable, Sendable {
         return "\(lostReports) report\(lostReports == 1 ? " was" : "s were") lost between the controller and the verifier "
             + "(the host could not keep up)"
             + (judged ? ": the missing, weak and slow verdicts may be wrong; verify again on a less loaded host" : "")
+    }
+
+    /// Everything a report must warn of: lost reports, then what the input could not give.
+    public var warnings: [String] {
+        (lossWarning.map { [$0] } ?? []) + inputWarnings
     }
 
     /// Every receiver that heard a beacon of the pass or an unexpected identity, sorted.

@@ -28,9 +28,11 @@ public enum VerificationJSONReport {
         var beacons: [Beacon]
         var unexpected: [Unexpected]
         var otherManifestBeacons: [Other]
+        /// Left out when there is nothing to warn of, so that a clean pass's report is unchanged.
+        var warnings: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case schema, scope, passed, end, policy, summary, beacons, unexpected
+            case schema, scope, passed, end, policy, summary, beacons, unexpected, warnings
             case durationSeconds = "duration_s"
             case otherManifestBeacons = "other_manifest_beacons"
         }
@@ -52,6 +54,7 @@ public enum VerificationJSONReport {
             beacons = result.verdicts.map { Beacon($0, result: result) }
             unexpected = result.unexpected.map(Unexpected.init)
             otherManifestBeacons = result.otherManifestBeacons.map(Other.init)
+            warnings = result.warnings.isEmpty ? nil : result.warnings
         }
     }
 

@@ -17,7 +17,7 @@ public enum VerificationJUnitReport {
         for (venue, verdicts) in result.verdictsByVenue {
             xml += suite(
                 name: venue, tests: verdicts.count, failures: verdicts.count { $0.status != .ok },
-                time: verdicts.map(\.decidedAt).max() ?? 0, scope: result.scope, lossWarning: result.lossWarning)
+                time: verdicts.map(\.decidedAt).max() ?? 0, scope: result.scope, warnings: result.warnings)
             for verdict in verdicts {
                 xml += testCase(verdict, result: result)
             }
@@ -26,7 +26,7 @@ public enum VerificationJUnitReport {
         if !result.unexpected.isEmpty {
             xml += suite(
                 name: "unexpected", tests: result.unexpected.count, failures: result.unexpected.count,
-                time: result.duration, scope: result.scope, lossWarning: result.lossWarning)
+                time: result.duration, scope: result.scope, warnings: result.warnings)
             for unexpected in result.unexpected {
                 xml += "    <testcase" + attributes([
                     ("name", unexpected.identity.description), ("classname", "unexpected"), ("time", "0"),
@@ -39,10 +39,10 @@ public enum VerificationJUnitReport {
         return xml + "</testsuites>\n"
     }
 
-    private static func suite(name: String, tests: Int, failures: Int, time seconds: Double, scope: String, lossWarning: String?) -> String {
+    private static func suite(name: String, tests: Int, failures: Int, time seconds: Double, scope: String, warnings: [String]) -> String {
         var properties = "      <property" + attributes([("name", "scope"), ("value", scope)]) + "/>\n"
-        if let lossWarning {
-            properties += "      <property" + attributes([("name", "warning"), ("value", lossWarning)]) + "/>\n"
+        for warning in warnings {
+            properties += "      <property" + attributes([("name", "warning"), ("value", warning)]) + "/>\n"
         }
         return "  <testsuite" + attributes([
             ("name", name), ("tests", "\(tests)"), ("failures", "\(failures)"), ("errors", "0"), ("skipped", "0"),

@@ -5,7 +5,7 @@ public enum VerificationMarkdownReport {
     public static func render(_ result: VerificationResult) -> String {
         var text = "## beaconctl verify: \(cell(result.scope)) — \(result.passed ? "passed" : "**failed**")\n\n"
         text += VerificationSummary.line(result) + "\n\n"
-        if let warning = result.lossWarning { text += "**Warning:** " + cell(warning) + "\n\n" }
+        for warning in result.warnings { text += "**Warning:** " + cell(warning) + "\n\n" }
         // A Receivers column only when there is more than one receiver to tell apart.
         let showsReceivers = result.receivers.count > 1
         func receivers(_ observation: BeaconObservation) -> [String] {

@@ -55,7 +55,7 @@ enum VerifyTextReport {
         lines.append("")
         let verdict = result.passed ? style.success("passed") : style.error("failed")
         lines.append(verdict + ": " + printable(VerificationSummary.line(result)))
-        if let warning = result.lossWarning { lines.append(style.warning("warning") + ": " + warning) }
+        for warning in result.warnings { lines.append(style.warning("warning") + ": " + warning) }
         return lines.joined(separator: "\n") + "\n"
     }
 
