@@ -47,3 +47,27 @@ struct SignalScopeTests {
         #expect(verify.standardOutput.contains("(interrupted)"), "\(verify.standardOutput)")
     }
 }
+
+/// SIGUSR1 asks a live `monitor` for every region's state, through the process's one signal
+/// watcher (a signal source of its own would be gone after its first use): each request is
+/// answered, and SIGTERM still ends the run cleanly.
+@Suite("monitor's state requests", .timeLimit(.minutes(2)))
+struct StateRequestSignalTests {
+    @Test("every SIGUSR1 is answered with the regions' states; SIGTERM then stops the run")
+    func stateRequests() async throws {
+        let monitor = try BeaconctlProcess([
+            "monitor", "--hci", "virtual", "--region", "shop=\(SignalScopeTests.uuid)", "--format", "jsonl", "-v",
+        ])
+        // Logged once the state requests' scope is open.
+        try await monitor.waitForError(containing: "reports every region's state")
+        for requests in 1...2 {
+            monitor.signal(SIGUSR1)
+            let answered = await monitor.waitForOutput("\(requests) state answers") { lines in
+                lines.count { $0.hasPrefix(#"{"event":"state","region":"shop","#) } >= requests
+            }
+            #expect(answered, "request \(requests) unanswered: \(monitor.standardOutput)\(monitor.standardError)")
+        }
+        monitor.signal(SIGTERM)
+        #expect(await monitor.waitForExit() == 0, "\(monitor.standardError)")
+    }
+}

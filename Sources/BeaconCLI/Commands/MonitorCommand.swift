@@ -267,7 +267,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let duration = self.duration
         do {
             try await TerminationSignals.cancellingOnInterrupt {
-                try await MonitorLiveLoop.run(session, monitor: run, duration: duration)
+                try await MonitorLiveLoop.run(session, monitor: run, duration: duration, logger: logger)
             }
         } catch is TerminationSignals.Interrupted {
             // Ctrl-C or SIGTERM: a normal end.

@@ -1,24 +1,20 @@
-import Dispatch
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 import BeaconFleet
+import Logging
 
 /// The live side of `monitor` on the command line: the library's live run, plus SIGUSR1
 /// asking for every region's state.
 enum MonitorLiveLoop {
-    static func run(_ session: LiveScan, monitor: MonitorRun, duration: Double?) async throws {
-        signal(SIGUSR1, SIG_IGN)
-        let stateRequests = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: DispatchQueue(label: "beaconctl.monitor-state"))
-        stateRequests.setEventHandler { monitor.reportStates(at: session.elapsed()) }
-        stateRequests.resume()
-        defer {
-            stateRequests.cancel()
-            signal(SIGUSR1, SIG_DFL)
-        }
+    static func run(_ session: LiveScan, monitor: MonitorRun, duration: Double?, logger: Logger) async throws {
+        // Through the process's one signal watcher: a source of its own, cancelled at the end,
+        // would leave SIGUSR1 unhandled for a later monitor run in the same process.
+        let scope = SignalWatcher.shared.open(for: [SIGUSR1]) { _ in monitor.reportStates(at: session.elapsed()) }
+        defer { SignalWatcher.shared.close(scope) }
+        logger.info("kill -USR1 \(getpid()) reports every region's state")
         try await monitor.runLive(session, duration: duration)
     }
 }

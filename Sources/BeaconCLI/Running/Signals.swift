@@ -31,7 +31,7 @@ enum TerminationSignals {
         let started = Mutex<Task<Result, Never>?>(nil)
         // The scope is open before the operation starts: whatever the operation does (and
         // says) happens while a signal stops it cleanly.
-        let scope = SignalWatcher.shared.open { signalNumber in
+        let scope = SignalWatcher.shared.open(for: handled) { signalNumber in
             let isFirst = received.withLock { first in
                 guard first == nil else { return false }
                 first = signalNumber
@@ -88,36 +88,43 @@ enum TerminationSignals {
     }
 }
 
-/// The process's one watcher of SIGINT and SIGTERM, and the scopes waiting for them.
-private final class SignalWatcher: Sendable {
+/// The process's one watcher of signals (SIGINT and SIGTERM for every command, SIGUSR1 for
+/// `monitor`'s state requests), and the scopes waiting for them. Every signal the process
+/// handles goes through here, for the reason above: a source made and cancelled per use would
+/// leave the signal unhandled after its first scope.
+final class SignalWatcher: Sendable {
     static let shared = SignalWatcher()
 
+    private struct Scope {
+        var signals: Set<Int32>
+        var handler: @Sendable (Int32) -> Void
+    }
+
     private struct State {
-        var sources: [any DispatchSourceSignal] = []
-        var scopes: [UInt64: @Sendable (Int32) -> Void] = [:]
+        var sources: [Int32: any DispatchSourceSignal] = [:]
+        var scopes: [UInt64: Scope] = [:]
         var nextScope: UInt64 = 0
     }
 
     private let state = Mutex(State())
 
-    /// Registers `handler` until `close`; the first scope starts watching.
-    func open(_ handler: @escaping @Sendable (Int32) -> Void) -> UInt64 {
+    /// Registers `handler` for `signals` until `close`; a signal's first scope starts
+    /// watching it, for good.
+    func open(for signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) -> UInt64 {
         state.withLock { state in
-            if state.sources.isEmpty {
-                for signalNumber in TerminationSignals.handled {
-                    // Ignored until the source is in place, so that the default action (ending
-                    // the process at once) cannot run in between; libdispatch then installs its
-                    // own handler, which stays (programs started later get the default
-                    // actions, as for any caught signal).
-                    signal(signalNumber, SIG_IGN)
-                    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                    source.setEventHandler { [weak self] in self?.deliver(signalNumber) }
-                    source.resume()
-                    state.sources.append(source)
-                }
+            for signalNumber in signals where state.sources[signalNumber] == nil {
+                // Ignored until the source is in place, so that the default action (ending
+                // the process at once) cannot run in between; libdispatch then installs its
+                // own handler, which stays (programs started later get the default
+                // actions, as for any caught signal).
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { [weak self] in self?.deliver(signalNumber) }
+                source.resume()
+                state.sources[signalNumber] = source
             }
             state.nextScope += 1
-            state.scopes[state.nextScope] = handler
+            state.scopes[state.nextScope] = Scope(signals: Set(signals), handler: handler)
             return state.nextScope
         }
     }
@@ -127,9 +134,12 @@ private final class SignalWatcher: Sendable {
     }
 
     private func deliver(_ signalNumber: Int32) {
-        let handlers = state.withLock { Array($0.scopes.values) }
+        let handlers = state.withLock { state in
+            state.scopes.values.filter { $0.signals.contains(signalNumber) }.map(\.handler)
+        }
         guard !handlers.isEmpty else {
-            // No scope to stop cleanly: end as the default action would have.
+            // No scope waiting for it: end as the default action (of each signal handled
+            // here) would have.
             _exit(128 + signalNumber)
         }
         for handler in handlers { handler(signalNumber) }
