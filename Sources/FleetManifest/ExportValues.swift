@@ -27,8 +27,7 @@ enum ExportNumber {
     /// manifest loader never produces them.
     static func text(_ value: Double) -> String? {
         guard value.isFinite else { return nil }
-        if value.rounded() == value, abs(value) < 1e15 { return String(Int(value)) }
-        return String(value)
+        return NumberText.plain(value)
     }
 }
 

@@ -82,6 +82,6 @@ public struct VirtualControllerSpec: Hashable, Sendable, CustomStringConvertible
     }
 
     private static func number(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        NumberText.plain(value)
     }
 }

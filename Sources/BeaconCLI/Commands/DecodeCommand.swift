@@ -58,10 +58,7 @@ struct DecodeCommand: AsyncParsableCommand {
         case .text:
             Console.current.write(DecodeText.render(decoded))
         case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(DecodeJSON.Document(decoded))
-            Console.current.line(String(decoding: data, as: UTF8.self))
+            Console.current.line(try JSONOutput.document(DecodeJSON.Document(decoded)))
         }
         if decoded.isMalformed { throw ExitStatus.findings.exitCode }
     }

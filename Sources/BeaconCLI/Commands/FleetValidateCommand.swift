@@ -74,10 +74,7 @@ struct FleetValidateCommand: AsyncParsableCommand {
                 errors: errors, warnings: warnings, beacons: result.fleet.beacons.count,
                 venues: result.fleet.venues.count, regions: result.fleet.regions.count),
             diagnostics: diagnostics.map(ValidationReport.Entry.init))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(report)
-        Console.current.line(String(decoding: data, as: UTF8.self))
+        Console.current.line(try JSONOutput.document(report))
     }
 }
 

@@ -120,11 +120,7 @@ struct PlanCoverageCommand: AsyncParsableCommand {
             let style = globals.style()
             Console.current.write(reports.map { CoverageReportText.render($0.summary, style: style) }.joined(separator: "\n"))
         case .json:
-            let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(CoverageReportJSON(maps: reports.map(\.summary)))
-            Console.current.line(String(decoding: data, as: UTF8.self))
+            Console.current.line(try JSONOutput.document(CoverageReportJSON(maps: reports.map(\.summary)), snakeCaseKeys: true))
         }
     }
 

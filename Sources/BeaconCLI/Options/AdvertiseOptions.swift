@@ -89,7 +89,7 @@ struct AdvertiseBeaconOptions: ParsableArguments {
 
     /// `100`, `152.5`.
     static func number(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        NumberText.plain(value)
     }
 }
 

@@ -156,10 +156,8 @@ final class AdvertiseEventPrinter: Sendable {
             let cause = state.withLock { $0.signal }
             object = .stopped(reason: reason, signal: cause, uptimeSeconds: uptime.map(Self.secondsValue))
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(object) else { return }
-        console.line(String(decoding: data, as: UTF8.self))
+        guard let line = try? JSONOutput.line(object) else { return }
+        console.line(line)
     }
 
     static func secondsValue(_ duration: Duration) -> Double {

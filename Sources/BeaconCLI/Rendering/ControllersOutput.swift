@@ -63,10 +63,7 @@ enum ControllersOutput {
     }
 
     static func printJSON(_ value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(value)
-        Console.current.line(String(decoding: data, as: UTF8.self))
+        Console.current.line(try JSONOutput.document(value))
     }
 }
 

@@ -68,11 +68,9 @@ enum RangingProfileStore {
                 throw CommandFailure(.usageOrInput, "\(folder): cannot create the folder for the ranging profile: \(error.localizedDescription)")
             }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data
         do {
-            data = try encoder.encode(profile) + Data("\n".utf8)
+            data = Data((try JSONOutput.document(profile) + "\n").utf8)
         } catch {
             throw CommandFailure(.usageOrInput, "cannot encode the ranging profile: \(error)")
         }

@@ -69,6 +69,6 @@ public enum AllocationYAML {
 
     /// `24`, not `24.0`; `3.5` as is.
     static func metres(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        NumberText.plain(value)
     }
 }

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Messages for a scalar that is not what its field wants: each says what the value is
 /// instead, in the terms YAML readers would use, and how to write what was meant.
 extension ManifestReader {
@@ -94,7 +96,6 @@ extension ManifestReader {
 
     /// `1000` rather than `1000.0` when the value is whole.
     private static func plainNumber(_ value: Double) -> String {
-        if value.rounded() == value, abs(value) < 1e15 { return String(Int(value)) }
-        return String(value)
+        return NumberText.plain(value)
     }
 }

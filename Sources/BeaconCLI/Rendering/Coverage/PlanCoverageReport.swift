@@ -59,7 +59,7 @@ enum CoverageReportText {
     }
 
     private static func number(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e12 ? String(Int(value)) : String(value)
+        NumberText.plain(value)
     }
 
     private static func area(_ value: Double) -> String { "\(oneDecimal(value)) m²" }

@@ -9,12 +9,10 @@ public enum VerificationJSONReport {
     public static let schema = "beaconctl.verify/1"
 
     public static func render(_ result: VerificationResult) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Every value below is a string, an integer, a finite number or null: encoding
         // cannot fail. Should it, the reason is reported in the same shape.
-        let data = (try? encoder.encode(Document(result))) ?? Data(#"{"error": "the report could not be encoded"}"#.utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
+        let text = (try? JSONOutput.document(Document(result))) ?? #"{"error": "the report could not be encoded"}"#
+        return text + "\n"
     }
 
     struct Document: Encodable {
