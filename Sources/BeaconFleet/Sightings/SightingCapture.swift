@@ -359,17 +359,15 @@ package struct SightingCaptureDecoder {
             withExtractor(interface: interface) { $0.extractAdvertisingPDU(data, rssi: nil, at: seconds, into: &sightings) }
         case LinkType.lowEnergyLinkLayerWithRadio:
             bluetoothPackets += 1
-            guard data.count >= 10 else {
-                noteUndecodable("\(data.count) bytes, too short for the LE radio pseudo-header (10 bytes)")
+            guard let header = LERadioPseudoHeader(data) else {
+                noteUndecodable("\(data.count) bytes, too short for the LE radio pseudo-header (\(LERadioPseudoHeader.length) bytes)")
                 return
             }
-            let flags = UInt16(data[8]) | UInt16(data[9]) << 8
-            // Only the uncoded PHY's layout (PDU type 0 in bits 7–9), and never a packet
-            // whose CRC was checked and found wrong.
-            guard flags & 0x0380 == 0, flags & 0x0C00 != 0x0400 else { return }
-            let rssi = flags & 0x0002 != 0 ? Int8(bitPattern: data[1]) : nil
+            guard header.isReadable else { return }
             withExtractor(interface: interface) {
-                $0.extractAdvertisingPDU(UnsafeBufferPointer(rebasing: data[10...]), rssi: rssi, at: seconds, into: &sightings)
+                $0.extractAdvertisingPDU(
+                    UnsafeBufferPointer(rebasing: data[LERadioPseudoHeader.length...]), rssi: header.signalPower, at: seconds,
+                    into: &sightings)
             }
         case LinkType.nordicLowEnergy:
             bluetoothPackets += 1

@@ -14,15 +14,15 @@
 ///
 /// Flags: bit 0 the CRC was right; bits 4–6 the PHY (0 1M, 1 2M, 2 coded). RSSI is stored
 /// as its magnitude: the signal is minus that many dBm.
-struct NordicSnifferPacket {
+public struct NordicSnifferPacket: Sendable {
     /// Where the link-layer packet starts.
-    let linkLayerOffset: Int
+    public let linkLayerOffset: Int
     /// The received signal strength, dBm; `nil` when the sniffer's magnitude is beyond 128
     /// (no RSSI an Int8 can hold, so none a sighting could carry).
-    let rssi: Int8?
+    public let rssi: Int8?
 
     /// What a packet of this link type may be beside a readable one.
-    enum Reading {
+    public enum Reading: Sendable {
         case packet(NordicSnifferPacket)
         /// A packet that is not a received one on an uncoded PHY with a right CRC: a
         /// sniffer notice, a coded-PHY packet (its CI field sits before the PDU), or one
@@ -36,7 +36,7 @@ struct NordicSnifferPacket {
     /// data-channel packet in version 3) and 0x02 (an advertising-channel packet, version 3).
     private static let receivedPacketIDs: Set<UInt8> = [0x02, 0x06]
 
-    static func read(_ data: UnsafeBufferPointer<UInt8>) -> Reading {
+    public static func read(_ data: UnsafeBufferPointer<UInt8>) -> Reading {
         let packetID: UInt8
         let eventStart: Int  // the event packet's flags
         let linkLayerOffset: Int
@@ -75,5 +75,28 @@ struct NordicSnifferPacket {
         guard flags & 0x01 != 0, phy <= 1 else { return .skipped }
         let magnitude = Int(data[eventStart + 2])
         return .packet(NordicSnifferPacket(linkLayerOffset: linkLayerOffset, rssi: Int8(exactly: -magnitude)))
+    }
+}
+
+/// The 10-octet radio pseudo-header of LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR (256) that stands
+/// before the link-layer packet (tcpdump.org's LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR page):
+/// RF channel (1), signal power (1, signed dBm), noise power (1), access address offenses
+/// (1), reference access address (4), flags (2, little-endian).
+public struct LERadioPseudoHeader: Sendable {
+    public static let length = 10
+
+    /// The signal power, dBm, when the header marks it valid (flags bit 1).
+    public let signalPower: Int8?
+    /// Whether the packet is on the uncoded PHY (PDU type 0 in flags bits 7–9) and its CRC
+    /// was not checked and found wrong (flags bits 10–11 other than "checked, wrong"): the
+    /// only packets read as advertisements.
+    public let isReadable: Bool
+
+    /// `nil` when `data` is shorter than the header.
+    public init?(_ data: UnsafeBufferPointer<UInt8>) {
+        guard data.count >= Self.length else { return nil }
+        let flags = UInt16(data[8]) | UInt16(data[9]) << 8
+        signalPower = flags & 0x0002 != 0 ? Int8(bitPattern: data[1]) : nil
+        isReadable = flags & 0x0380 == 0 && flags & 0x0C00 != 0x0400
     }
 }
