@@ -31,14 +31,14 @@ if !options.skipsRealData {
     // folder of a developer's checkout may be missing, and then the benchmark says so.
     let required = options.realData != nil || environment[HeraldRecordings.environmentVariable] != nil || environment["CI"] == "true"
     if !HeraldRecordings.exists(directory) && !required {
-        print("ranging-benchmark: \(HeraldRecordings.missingAdvice(directory)); running the simulation only\n")
+        printError("ranging-benchmark: \(HeraldRecordings.missingAdvice(directory)); running the simulation only")
         if options.check { failures.append("the real data was not checked: \(HeraldRecordings.missingAdvice(directory))") }
     } else {
         let recordings: [DistanceRecording]
         do {
             recordings = try HeraldRecordings.load(directory: directory)
         } catch {
-            print("ranging-benchmark: \(error)")
+            printError("ranging-benchmark: \(error)")
             exit(2)
         }
         print("""
@@ -54,6 +54,12 @@ if !options.skipsRealData {
 print("")
 guard let simulationHolds = await SimulationReport(options: options).run() else { exit(3) }
 if !simulationHolds { failures.append("the simulation: beaconctl with the walk profile is not the closest") }
+
+/// One line on standard error.
+func printError(_ message: String) {
+    var text = message + "\n"
+    text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
 
 /// A number with `places` decimals, locale-free.
 func format(_ value: Double, _ places: Int) -> String {
