@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BeaconCore
 import RangingEvaluation
 
@@ -204,6 +209,12 @@ struct RealDataReport {
             print("  \(row.name): \(medians[row.rawValue].map { format($0, 2) + " m" } ?? "-")"
                 + (overall.coverage.map { "; interval held the truth \(format($0 * 100, 0)) % of the time" } ?? "")
                 + "; class right \(overall.classAccuracy.map { format($0 * 100, 0) } ?? "-") %, wrong \(overall.wrongClassShare.map { format($0 * 100, 0) } ?? "-") %")
+        }
+        let ratios = evaluations.flatMap { $0.errors[Row.ours.rawValue].flatMap(\.logRatios) }.sorted()
+        if let low = ErrorSummary.quantile(ratios, 0.16), let high = ErrorSummary.quantile(ratios, 0.84) {
+            let uncertainty = RangingConfiguration().uncertainty
+            print("True ÷ estimated distance with the default, 16th / 84th percentile: \(format(pow(10, low), 2)) / \(format(pow(10, high), 2)) "
+                + "(the interval uses \(format(uncertainty.lowerRatio, 2)) / \(format(uncertainty.upperRatio, 2)))")
         }
         var bestOn = 0
         var worstRatio = 0.0
