@@ -24,8 +24,8 @@ public struct RangingConfiguration: Hashable, Sendable {
     public var maximumTrackedBeacons: Int
 
     /// The path-loss exponent without a receiver profile. Not free space's 2: at the
-    /// distances people range at (0.5–5 m) a level is scattered by about 6 dB around the
-    /// law (bodies, orientation, multipath), and with such scatter the exponent that gives
+    /// distances people range at a level is scattered by about 6 dB around the law (0.5–3 m
+    /// on the Herald recordings: bodies, orientation, multipath), and with such scatter the exponent that gives
     /// the smallest distance error is the steeper one a regression of log-distance on level
     /// finds — the distance objective `calibrate --walk` fits. On the Herald recordings
     /// that fit gives 3.55 on one rig and 4.15 on the other, the median error is lowest at
