@@ -21,11 +21,16 @@ public func fuzzRangingInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
             let recording = try DistanceRecording.parse(csv: text, name: "fuzz.csv", receiver: "fuzz", place: "fuzz")
             let estimators: [DistanceEstimator] = [
                 .beaconctl(name: "beaconctl", configuration: RangingConfiguration()),
-                .logDistance(exponent: 2, window: 10), .androidBeaconLibrary, .homeAssistant,
+                .logDistance(exponent: 2, window: 10), .androidBeaconLibrary, .homeAssistant, .constant(metres: 1.5),
             ]
             if let evaluation = RecordingEvaluation(recording: recording, estimators: estimators) {
                 for errors in evaluation.errors.joined() where errors.absoluteErrors.contains(where: { !$0.isFinite || $0 < 0 }) {
                     fatalError("a non-finite or negative error at \(errors.distance) m")
+                }
+                // beaconctl's intervals: no more held the truth than were given, every ratio finite.
+                for errors in evaluation.errors.joined()
+                where errors.covered > errors.intervals || errors.logRatios.contains(where: { !$0.isFinite }) {
+                    fatalError("an interval count or ratio out of bounds at \(errors.distance) m")
                 }
             }
             _ = RecordingProfiles.fit([recording], receiver: "fuzz", place: "fuzz")

@@ -95,22 +95,29 @@ public struct BeaconRanger: Sendable {
     }
 
     private func ranged(_ key: Key, _ track: Track, at time: Double) -> RangedBeacon {
-        let filtered = track.filter.value(at: time)
-        let sampleCount = track.filter.sampleCount(at: time)
+        let samples = track.filter.samples(at: time)
+        let filtered = RSSIFilter.trimmedMean(samples, trimFraction: track.filter.configuration.trimFraction)
+        let sampleCount = samples.count
         let powerIsPlausible = configuration.plausibleMeasuredPower.contains(Int(track.measuredPower))
         var accuracy: Double?
-        if powerIsPlausible, let filtered {
-            accuracy = configuration.distanceModel.distance(
-                rssi: filtered, measuredPower: Double(track.measuredPower) + configuration.measuredPowerOffset)
-        }
+        var interval: ClosedRange<Double>?
         let isCurrent = time - track.lastSeen <= configuration.unseenTimeout
         let hasEnoughSamples = sampleCount >= max(1, configuration.minimumSamples)
-        if !isCurrent || !hasEnoughSamples { accuracy = nil }
+        if powerIsPlausible, isCurrent, hasEnoughSamples, let filtered {
+            accuracy = configuration.distanceModel.distance(
+                rssi: filtered, measuredPower: Double(track.measuredPower) + configuration.measuredPowerOffset)
+            interval = accuracy.flatMap {
+                configuration.uncertainty.interval(
+                    around: $0, levelStandardError: RSSIFilter.standardError(samples) ?? 0,
+                    exponent: configuration.distanceModel.pathLossExponent,
+                    bounds: PathLossModel.nearField...PathLossModel.farthest)
+            }
+        }
         return RangedBeacon(
             identity: key.identity, address: key.address, addressIsRandom: track.addressIsRandom,
             measuredPower: track.measuredPower, measuredPowerIsPlausible: powerIsPlausible,
-            rssi: track.rssi, filteredRSSI: filtered, accuracy: accuracy,
-            proximity: configuration.thresholds.classify(distance: accuracy),
+            rssi: track.rssi, filteredRSSI: filtered, accuracy: accuracy, accuracyInterval: interval,
+            proximity: configuration.thresholds.classify(interval: interval),
             packetsPerSecond: track.packetTimes.rate(at: time, firstSeen: track.firstSeen),
             sampleCount: sampleCount, packetCount: track.packetCount,
             firstSeen: track.firstSeen, lastSeen: track.lastSeen, receiver: key.receiver)
@@ -163,12 +170,5 @@ struct PacketTimes: Sendable {
             return Double(inWindow.count - 1) / span
         }
         return Double(inWindow.count) / window
-    }
-}
-
-extension RSSIFilter {
-    /// Samples inside the window as seen at `time`.
-    func sampleCount(at time: Double) -> Int {
-        samples(at: time).count
     }
 }

@@ -20,6 +20,8 @@ public struct PathLossModel: Hashable, Sendable {
 
     /// Where the far-field law starts, metres.
     public static let nearField = 0.1
+    /// The farthest estimate given, metres: beyond tens of metres a BLE RSSI says "far".
+    public static let farthest = 100.0
 
     public init(pathLossExponent: Double = 2.0) {
         self.pathLossExponent = pathLossExponent
@@ -29,7 +31,7 @@ public struct PathLossModel: Hashable, Sendable {
     /// power cannot support an estimate (unavailable RSSI, a non-negative measured power,
     /// a non-finite input). Estimates lie in `nearField…maximumDistance`: beyond tens of
     /// metres a BLE RSSI says "far", not how far, and unbounded numbers mislead.
-    public func distance(rssi: Double, measuredPower: Double, maximumDistance: Double = 100) -> Double? {
+    public func distance(rssi: Double, measuredPower: Double, maximumDistance: Double = farthest) -> Double? {
         guard rssi.isFinite, measuredPower.isFinite, measuredPower < 0, rssi < 0, pathLossExponent > 0 else {
             return nil
         }

@@ -120,6 +120,17 @@ public struct RSSIFilter: Sendable {
         return kept.reduce(0, +) / Double(kept.count)
     }
 
+    /// The standard error of the mean of `samples`, dB: their standard deviation over the
+    /// square root of their count. `nil` with fewer than two. Ranging widens a distance's
+    /// interval by it (`DistanceUncertainty`): few samples, or samples spread wide, say less.
+    public static func standardError(_ samples: [Double]) -> Double? {
+        guard samples.count >= 2 else { return nil }
+        let count = Double(samples.count)
+        let mean = samples.reduce(0, +) / count
+        let variance = samples.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (count - 1)
+        return (variance / count).squareRoot()
+    }
+
     /// Drops expired storage once it outweighs the live samples, keeping appends amortised O(1).
     private mutating func compactIfWorthwhile() {
         guard head > 32, head * 2 > times.count else { return }

@@ -20,6 +20,10 @@ public struct RangedBeacon: Hashable, Sendable {
     public var filteredRSSI: Double?
     /// Estimated distance in metres from `filteredRSSI`; `nil` when unknown.
     public var accuracy: Double?
+    /// Where the true distance lies for 68 % of readings (`DistanceUncertainty`), metres;
+    /// `nil` exactly when `accuracy` is.
+    public var accuracyInterval: ClosedRange<Double>?
+    /// The class the whole interval falls in; `unknown` when it spans two.
     public var proximity: Proximity
     /// Packets per second over the filter window; `nil` until two packets were heard.
     public var packetsPerSecond: Double?
@@ -35,7 +39,7 @@ public struct RangedBeacon: Hashable, Sendable {
     public init(
         identity: BeaconIdentity, address: String, addressIsRandom: Bool, measuredPower: Int8,
         measuredPowerIsPlausible: Bool, rssi: Int?, filteredRSSI: Double?, accuracy: Double?,
-        proximity: Proximity, packetsPerSecond: Double?, sampleCount: Int, packetCount: Int,
+        accuracyInterval: ClosedRange<Double>? = nil, proximity: Proximity, packetsPerSecond: Double?, sampleCount: Int, packetCount: Int,
         firstSeen: Double, lastSeen: Double, receiver: String
     ) {
         self.identity = identity
@@ -46,6 +50,7 @@ public struct RangedBeacon: Hashable, Sendable {
         self.rssi = rssi
         self.filteredRSSI = filteredRSSI
         self.accuracy = accuracy
+        self.accuracyInterval = accuracyInterval
         self.proximity = proximity
         self.packetsPerSecond = packetsPerSecond
         self.sampleCount = sampleCount

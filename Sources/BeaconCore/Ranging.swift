@@ -24,6 +24,15 @@ public struct ProximityThresholds: Hashable, Sendable {
         self.nearBelow = nearBelow
     }
 
+    /// The class of every distance in `interval`, or `.unknown` when the interval spans
+    /// two classes (or there is none): the data cannot tell which, and CoreLocation too says
+    /// `unknown` rather than guess. A wrong `near` opens a door; an `unknown` waits.
+    public func classify(interval: ClosedRange<Double>?) -> Proximity {
+        guard let interval else { return .unknown }
+        let low = classify(distance: interval.lowerBound)
+        return low == classify(distance: interval.upperBound) ? low : .unknown
+    }
+
     /// The class for a distance estimate; `.unknown` without one.
     public func classify(distance: Double?) -> Proximity {
         guard let distance, distance.isFinite, distance >= 0 else { return .unknown }

@@ -21,11 +21,14 @@ import Darwin
 ///   Assistant shows it rounded to whole metres; the benchmark keeps the decimals, which
 ///   only helps it.)
 /// - The textbook log-distance model with n = 2 on a 10 s mean without trimming.
+/// - The floor: one constant distance whatever the RSSI. An estimator that does not beat it
+///   has learnt nothing from the RSSI.
 public enum DistanceEstimator: Sendable {
     case beaconctl(name: String, configuration: RangingConfiguration)
     case logDistance(exponent: Double, window: Double)
     case androidBeaconLibrary
     case homeAssistant
+    case constant(metres: Double)
 
     public var name: String {
         switch self {
@@ -34,13 +37,16 @@ public enum DistanceEstimator: Sendable {
             "log-distance n=\(exponent == exponent.rounded() ? String(Int(exponent)) : String(exponent)), \(Int(window)) s mean"
         case .androidBeaconLibrary: "Android Beacon Library"
         case .homeAssistant: "Home Assistant ibeacon"
+        case .constant(let metres): "floor: constant \(metres) m"
         }
     }
 
-    /// Whether it is one of the peers beaconctl is compared with.
+    /// Whether it is one of the peers beaconctl is compared with (the floor is not).
     public var isPeer: Bool {
-        if case .beaconctl = self { return false }
-        return true
+        switch self {
+        case .beaconctl, .constant: false
+        default: true
+        }
     }
 
     /// Seconds of readings it needs before its estimate means what it says.
@@ -49,7 +55,7 @@ public enum DistanceEstimator: Sendable {
         case .beaconctl(_, let configuration): configuration.filter.window
         case .logDistance(_, let window): window
         case .androidBeaconLibrary: 20
-        case .homeAssistant: 0
+        case .homeAssistant, .constant: 0
         }
     }
 
@@ -88,10 +94,24 @@ public struct EstimatorState: Sendable {
         }
     }
 
+    /// What the estimator says as of `time`: a distance (metres) or none, the interval
+    /// around it when it gives one (only beaconctl does), and the proximity class: from the
+    /// interval for beaconctl, from the distance for the others.
+    public func ranged(at time: Double, thresholds: ProximityThresholds = ProximityThresholds()) -> (estimate: Double?, interval: ClosedRange<Double>?, proximity: Proximity) {
+        if ranger != nil {
+            let beacon = ranger?.snapshot(at: time).first
+            return (beacon?.accuracy, beacon?.accuracyInterval, thresholds.classify(interval: beacon?.accuracyInterval))
+        }
+        let estimate = estimate(at: time)
+        return (estimate, nil, thresholds.classify(distance: estimate))
+    }
+
     /// The estimate as of `time`, metres, or `nil` when the estimator gives none.
     public func estimate(at time: Double) -> Double? {
         let power = Double(measuredPower)
         switch estimator {
+        case .constant(let metres):
+            return metres
         case .beaconctl:
             return ranger?.snapshot(at: time).first?.accuracy
         case .logDistance(let exponent, let window):

@@ -1,5 +1,5 @@
 /// RSSI heard at known distances over time: one receiver, one transmitter, one place.
-/// The real-data side of the ranging benchmark (datasets/herald-edison) is a set of these.
+/// The real-data side of the ranging benchmark (the Herald recordings, `HeraldRecordings`) is a set of these.
 public struct DistanceRecording: Sendable {
     public struct Sample: Hashable, Sendable {
         /// Seconds since the recording started.

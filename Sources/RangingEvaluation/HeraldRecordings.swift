@@ -4,9 +4,55 @@ import Glibc
 import Darwin
 #endif
 
-/// The Herald project's Edison-robot recordings kept in datasets/herald-edison (see its
-/// README for the source, licence and what was changed).
+/// The Herald project's Edison-robot recordings (see the README beside them for the
+/// source, licence and what was changed). Public data of another project: they are not
+/// part of this repository but kept beside every checkout, in
+/// `../shared/datasets/herald-edison/` from the repository's top folder.
 public enum HeraldRecordings {
+    /// The environment variable naming the folder of the recordings.
+    public static let environmentVariable = "BEACONCTL_HERALD_DATA"
+
+    /// Where the recordings are looked for, by precedence: the folder given on the command
+    /// line, then `BEACONCTL_HERALD_DATA`, then `../shared/datasets/herald-edison` beside
+    /// the repository this was built from.
+    public static func folder(given: String? = nil, environment: [String: String]) -> String {
+        if let given, !given.isEmpty { return given }
+        if let named = environment[environmentVariable], !named.isEmpty { return named }
+        return defaultFolder
+    }
+
+    /// `../shared/datasets/herald-edison` from the top of the checkout this file was built
+    /// from (Sources/RangingEvaluation/ is two levels below it).
+    public static var defaultFolder: String {
+        var path = "\(#filePath)"
+        for _ in 0..<3 {
+            guard let slash = path.lastIndex(of: "/") else { return "../shared/datasets/herald-edison" }
+            path = String(path[..<slash])
+        }
+        return path + "/../shared/datasets/herald-edison"
+    }
+
+    /// What to say when the recordings are not at `folder`: what is needed, where it comes
+    /// from, and how to point at it.
+    public static func missingAdvice(_ folder: String) -> String {
+        "the Herald recordings are not at \(folder): " + whatIsNeeded
+    }
+
+    /// What the real-data benchmark and tests need, where it comes from, how to point at it.
+    static let whatIsNeeded =
+        "ranging's real-data benchmark and tests need the Herald project's "
+        + "Edison recordings (29 files YYYYMMDD-HHMM-A.csv of `seconds,rssi,distance_cm`, Apache-2.0, from "
+        + "reference-data/rssi-raw-edison of https://github.com/theheraldproject/herald-analysis, converted as "
+        + "docs/ranging.md describes). They live outside the repository, in ../shared/datasets/herald-edison/ beside "
+        + "the checkout; pass another folder with --real-data DIR or \(environmentVariable)=DIR"
+
+    /// Whether `folder` exists and can be listed.
+    public static func exists(_ folder: String) -> Bool {
+        guard let handle = opendir(folder) else { return false }
+        closedir(handle)
+        return true
+    }
+
     /// Phones of each recording session: (phone A, phone B). File `…-A` is what A heard.
     static let phones: [String: (String, String)] = [
         "20210102-1128": ("iPhone 6S", "Pixel 2"),
@@ -34,7 +80,7 @@ public enum HeraldRecordings {
     /// Every recording in `directory` named `YYYYMMDD-HHMM-A.csv` or `…-B.csv`, by name.
     public static func load(directory: String) throws(DistanceRecording.ParseError) -> [DistanceRecording] {
         guard let names = listing(directory) else {
-            throw DistanceRecording.ParseError(description: "\(directory): cannot list it (\(String(cString: strerror(errno)))); pass the datasets/herald-edison folder of a beaconctl checkout")
+            throw DistanceRecording.ParseError(description: "\(directory): cannot list it (\(String(cString: strerror(errno)))); \(whatIsNeeded)")
         }
         var recordings: [DistanceRecording] = []
         for file in names.sorted() where file.hasSuffix(".csv") {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 
 /// The command line of ranging-benchmark.
 struct BenchmarkOptions: ParsableArguments {
@@ -20,11 +21,11 @@ struct BenchmarkOptions: ParsableArguments {
         transform: { text in text == "none" ? Double.nan : Double(text) ?? -1 })
     var fadingFactor = 2.0
 
-    @Option(name: .customLong("exponent"), help: "Path-loss exponent the estimator assumes without a profile (1 to 6).")
-    var pathLossExponent = 2.0
+    @Option(name: .customLong("exponent"), help: "Path-loss exponent the estimator assumes without a profile (1 to 6; default: beaconctl's default).")
+    var pathLossExponent = RangingConfiguration.defaultPathLossExponent
 
-    @Option(name: .customLong("air-exponent"), help: "Path-loss exponent of the simulated air (1 to 6; default: --exponent).")
-    var airExponentOption: Double?
+    @Option(name: .customLong("air-exponent"), help: "Path-loss exponent of the simulated air (1 to 6).")
+    var airExponent = 2.0
 
     @Option(help: "Seconds of advertising simulated per trial, at 10 Hz (11 to 3600).")
     var seconds = 60
@@ -43,16 +44,17 @@ struct BenchmarkOptions: ParsableArguments {
 
     @Option(
         name: .customLong("real-data"),
-        help: ArgumentHelp("The folder of Herald recordings to evaluate on ('none' to skip).", valueName: "dir"))
-    var realData = "datasets/herald-edison"
+        help: ArgumentHelp(
+            "The folder of Herald recordings to evaluate on ('none' to skip). Default: $BEACONCTL_HERALD_DATA, else ../shared/datasets/herald-edison beside the checkout.",
+            valueName: "dir"))
+    var realData: String?
 
-    @Flag(help: "Exit 1 when beaconctl's median error is larger than the best peer's: at 0.5–3 m on a place of the real data, or with the walk profile over the simulation's distances.")
+    @Flag(help: "Exit 1 unless, on every rig of the real data, beaconctl's default (1 m calibration, no walk) is clearly below the constant-1.5 m floor and no worse than the best peer (also with the exponent fitted on the other rig), the walk profile no worse than the best peer, and the walk profile is the closest in the simulation.")
     var check = false
 
-    var airExponent: Double { airExponentOption ?? pathLossExponent }
     var fadingK: Double? { fadingFactor.isNaN ? nil : fadingFactor }
 
-    var realDataDirectory: String? { realData == "none" ? nil : realData }
+    var skipsRealData: Bool { realData == "none" }
 
     var distances: [Double] { distanceLists.last ?? [0.5, 1, 2, 5, 10] }
 

@@ -112,6 +112,18 @@ struct MonitorCommandTests {
         let ranges = result.output.split(separator: "\n").filter { $0.contains(#""event":"range""#) }
         #expect(ranges.count == 2)
         #expect(ranges.last?.hasPrefix(#"{"event":"range","region":"store","time":2,"beacons":[{"uuid":"\#(Self.uuid)","major":1,"minor":2,"#) == true)
+        // Each distance comes with the interval that holds the truth for 68 % of readings.
+        let last = String(try #require(ranges.last))
+        func number(_ key: String) throws -> Double {
+            let range = try #require(last.range(of: "\"\(key)\":"), "\(key) in \(last)")
+            return try #require(Double(last[range.upperBound...].prefix { "0123456789.".contains($0) }))
+        }
+        let accuracy = try number("accuracy")
+        #expect(try number("accuracy_low") < accuracy && accuracy < number("accuracy_high"))
+        // The log shows it as `1.2 m (0.9–2.4)`.
+        let log = await runBeaconctl(["monitor", "--input", path, "--region", "store=\(Self.uuid)/1", "--range", "--format", "text"])
+        let rangeLine = try #require(log.output.split(separator: "\n").last { $0.contains("  range  ") })
+        #expect(rangeLine.contains(" m (") && rangeLine.contains("–") && rangeLine.hasSuffix(")"), "\(rangeLine)")
     }
 
     @Test("a terminal gets a readable log")

@@ -23,7 +23,7 @@ struct ScanCommandTests {
         return #"{"uuid":"\#(uuid)","major":1,"minor":\#(minor),"measured_power":-59,"address":"\#(address)","address_random":false,"rssi":\#(rssiText),"time":\#(time),"receiver":"hci0"}"#
     }
 
-    /// Two beacons for two seconds: minor 2 at 1 m (RSSI = measured power), minor 7 at 10 m.
+    /// Two beacons for two seconds: minor 2 at 1 m (RSSI = measured power), minor 7 20 dB lower (10 m at n = 2, 3.7 m at the default n = 3.5).
     static let recording: String = (0..<20).flatMap { tick in
         [
             line(minor: 2, rssi: -59, milliseconds: tick * 100),
@@ -101,9 +101,9 @@ struct ScanCommandTests {
         #expect(result.output == """
             \(file): 40 sightings of 2 beacons
 
-            IDENTITY                                  BEACON      ADDRESS            RSSI  FILTERED  DISTANCE  PROXIMITY  PKT/S  LAST SEEN
-            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/2  front-door  C4:5B:BE:12:34:56   -59     -59.0    1.00 m  near         9.7  0.1 s ago
-            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/7  -           C4:5B:BE:00:00:07   -79     -79.0    10.0 m  far         10.0  now
+            IDENTITY                                  BEACON      ADDRESS            RSSI  FILTERED         DISTANCE  PROXIMITY  PKT/S  LAST SEEN
+            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/2  front-door  C4:5B:BE:12:34:56   -59     -59.0  1.0 m (0.7–2.0)  near         9.7  0.1 s ago
+            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/7  -           C4:5B:BE:00:00:07   -79     -79.0  3.7 m (2.7–7.5)  unknown     10.0  now
 
             """)
     }
@@ -155,9 +155,9 @@ struct ScanCommandTests {
         #expect(result.output == """
             \(file): 40 sightings of 2 beacons
 
-            IDENTITY                                  BEACON  ADDRESS            RSSI  FILTERED  DISTANCE  PROXIMITY  PKT/S  LAST SEEN  RECEIVER
-            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/2  -       C4:5B:BE:12:34:56   -59     -59.0    1.00 m  near         5.0  1.9 s ago  a:hci0
-            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/2  -       C4:5B:BE:12:34:56   -79     -79.0    10.0 m  far         10.0  now        b:hci0
+            IDENTITY                                  BEACON  ADDRESS            RSSI  FILTERED         DISTANCE  PROXIMITY  PKT/S  LAST SEEN  RECEIVER
+            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/2  -       C4:5B:BE:12:34:56   -59     -59.0  1.0 m (0.7–2.0)  near         5.0  1.9 s ago  a:hci0
+            89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/2  -       C4:5B:BE:12:34:56   -79     -79.0  3.7 m (2.7–7.5)  unknown     10.0  now        b:hci0
 
             """)
         // The lines written are the recording's, times untouched.

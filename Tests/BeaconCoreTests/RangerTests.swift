@@ -36,8 +36,11 @@ struct RangerTests {
         #expect(beacon.filteredRSSI == -59)
         ranger.add(Self.sighting(Self.door, rssi: -59, at: 0.2))
         beacon = try #require(ranger.snapshot(at: 0.2).first)
-        // RSSI equal to the measured power: one metre, "near" (0.5 m ≤ d < 3 m).
+        // RSSI equal to the measured power: one metre, and its whole interval (0.72–2 m)
+        // "near" (0.5 m ≤ d < 3 m).
         #expect(beacon.accuracy == 1)
+        let interval = try #require(beacon.accuracyInterval)
+        #expect(abs(interval.lowerBound - 0.72) < 1e-9 && abs(interval.upperBound - 2) < 1e-9)
         #expect(beacon.proximity == .near)
         #expect(beacon.sampleCount == 3)
         #expect(beacon.packetCount == 3)
@@ -54,14 +57,58 @@ struct RangerTests {
 
     @Test func immediateBelowHalfAMetre() throws {
         var ranger = BeaconRanger()
-        // −59 − 20·log10(0.3) ≈ −48.5 dBm.
-        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -48, count: 10))
+        // −59 − 35·log10(0.19) ≈ −34 dBm: 0.19 m, interval 0.14–0.39 m, all below 0.5 m.
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -34, count: 10))
         #expect(ranger.snapshot(at: 0.9).first?.proximity == .immediate)
+    }
+
+    @Test("the default ranges with n = 3.5 and keeps the 1 m calibration: RSSI at the measured power is 1 m")
+    func defaultExponent() throws {
+        var ranger = BeaconRanger()
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -59 - 35, count: 10))
+        let beacon = try #require(ranger.snapshot(at: 0.9).first)
+        #expect(abs(try #require(beacon.accuracy) - 10) < 1e-9)
+        #expect(beacon.proximity == .far)
+    }
+
+    @Test("a distance whose interval spans two classes is unknown, never a guess; the estimate stays")
+    func intervalAcrossClassesIsUnknown() throws {
+        var ranger = BeaconRanger()
+        // −59 − 35·log10(2.1) ≈ −70 dBm: 2.1 m, interval 1.5–4.2 m across the 3 m near/far line.
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -70, count: 10))
+        let beacon = try #require(ranger.snapshot(at: 0.9).first)
+        let accuracy = try #require(beacon.accuracy)
+        let interval = try #require(beacon.accuracyInterval)
+        #expect(abs(accuracy - 2.06) < 0.01)
+        #expect(interval.lowerBound < 3 && interval.upperBound >= 3)
+        #expect(beacon.proximity == .unknown)
+        // Across 0.5 m (immediate/near) too: 0.49 m, interval 0.35–0.97 m.
+        var close = BeaconRanger()
+        close.add(contentsOf: Self.tenHertz(Self.door, rssi: -48, count: 10))
+        #expect(close.snapshot(at: 0.9).first?.proximity == .unknown)
+    }
+
+    @Test("the filter's spread widens the interval: readings spread wide say less than steady ones")
+    func spreadWidensTheInterval() throws {
+        var steady = BeaconRanger()
+        steady.add(contentsOf: Self.tenHertz(Self.door, rssi: -65, count: 10))
+        var spread = BeaconRanger()
+        // The same middle (−65 dBm), readings ±10 dB: 4 of 10 at each extreme.
+        let readings = [-75, -75, -75, -75, -65, -65, -55, -55, -55, -55]
+        for (index, rssi) in readings.enumerated() {
+            spread.add(Self.sighting(Self.door, rssi: rssi, at: Double(index) / 10))
+        }
+        let calm = try #require(steady.snapshot(at: 0.9).first)
+        let wide = try #require(spread.snapshot(at: 0.9).first)
+        #expect(calm.accuracy == wide.accuracy)
+        let calmInterval = try #require(calm.accuracyInterval)
+        let wideInterval = try #require(wide.accuracyInterval)
+        #expect(wideInterval.lowerBound < calmInterval.lowerBound && wideInterval.upperBound > calmInterval.upperBound)
     }
 
     @Test func unknownWhenUnseenThenForgotten() throws {
         var ranger = BeaconRanger()
-        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -65, count: 10))
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -63, count: 10))
         #expect(ranger.snapshot(at: 5.8).first?.proximity == .near)
         let stale = try #require(ranger.snapshot(at: 6.0).first)
         #expect(stale.proximity == .unknown)
@@ -96,7 +143,8 @@ struct RangerTests {
         let near = snapshot.first?.accuracy ?? .nan
         let far = snapshot.last?.accuracy ?? .nan
         #expect(abs(near - 1) < 0.01)
-        #expect(abs(far - 10) < 0.1)
+        // −20 dB at the default n = 3.5: 10^(20/35) ≈ 3.7 m.
+        #expect(abs(far - 3.73) < 0.01)
     }
 
     @Test func nearestFirstWithUnknownLast() {

@@ -5,10 +5,29 @@ import Testing
 
 @Suite("Ranging evaluated on recordings at known distances")
 struct RangingEvaluationTests {
-    /// datasets/herald-edison of this checkout.
-    static let herald = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("datasets/herald-edison").path
+    /// The Herald recordings: $BEACONCTL_HERALD_DATA, else ../shared/datasets/herald-edison
+    /// beside the checkout. Public data kept outside the repository.
+    static let herald = HeraldRecordings.folder(environment: ProcessInfo.processInfo.environment)
+
+    /// The tests on real data run when the recordings are there, and under CI=true always:
+    /// there a missing folder is a failure (the load says what is missing and where it
+    /// comes from), never a silent skip.
+    static let heraldIsThereOrRequired = HeraldRecordings.exists(herald)
+        || ProcessInfo.processInfo.environment["CI"] == "true"
+    static let heraldMissing: Comment = "the Herald recordings are not at \(herald): set BEACONCTL_HERALD_DATA (see docs/ranging.md)"
+
+    /// Every Herald recording evaluated with beaconctl's default (1 m calibration, no
+    /// walk), the Android Beacon Library, the floor, and the n = 2 law on a plain mean
+    /// (classes from the point estimate, as beaconctl ranged and classified before).
+    static func heraldEvaluations() throws -> [RecordingEvaluation] {
+        let recordings = try HeraldRecordings.load(directory: herald)
+        #expect(recordings.count == 29)
+        let estimators: [DistanceEstimator] = [
+            .beaconctl(name: "default", configuration: RangingConfiguration()),
+            .androidBeaconLibrary, .constant(metres: 1.5), .logDistance(exponent: 2, window: 10),
+        ]
+        return recordings.compactMap { RecordingEvaluation(recording: $0, estimators: estimators) }
+    }
 
     /// A recording whose RSSI follows `exponent` exactly around a 1 m level of −60 dBm,
     /// ±`spread` dB alternating, 60 s at each distance, one reading a second. No distance on
@@ -59,9 +78,25 @@ struct RangingEvaluationTests {
         }
     }
 
-    @Test("a missing dataset folder says what to pass")
+    @Test("a missing recordings folder says what is needed, where it comes from and how to point at it")
     func missingFolder() {
-        #expect(throws: DistanceRecording.ParseError.self) { try HeraldRecordings.load(directory: "/nonexistent/herald") }
+        do {
+            _ = try HeraldRecordings.load(directory: "/nonexistent/herald")
+            Issue.record("a missing folder loaded")
+        } catch {
+            #expect(error.description.contains("/nonexistent/herald: cannot list it"))
+            #expect(error.description.contains("herald-analysis"))
+            #expect(error.description.contains("BEACONCTL_HERALD_DATA=DIR"))
+        }
+        #expect(!HeraldRecordings.exists("/nonexistent/herald"))
+    }
+
+    @Test("the recordings folder: the one given, else the environment's, else beside the checkout")
+    func folderPrecedence() {
+        #expect(HeraldRecordings.folder(given: "/a", environment: ["BEACONCTL_HERALD_DATA": "/b"]) == "/a")
+        #expect(HeraldRecordings.folder(environment: ["BEACONCTL_HERALD_DATA": "/b"]) == "/b")
+        #expect(HeraldRecordings.folder(environment: [:]).hasSuffix("/../shared/datasets/herald-edison"))
+        #expect(!HeraldRecordings.folder(environment: [:]).contains("/Sources/"))
     }
 
     @Test("the peers' curves as published: at the 1 m level both give about a metre")
@@ -79,15 +114,21 @@ struct RangingEvaluationTests {
     func lawfulAirIsRangedRight() throws {
         let evaluation = try #require(RecordingEvaluation(
             recording: Self.lawfulRecording(exponent: 2),
-            estimators: [.beaconctl(name: "beaconctl", configuration: RangingConfiguration()), .androidBeaconLibrary]))
+            estimators: [
+                .beaconctl(name: "beaconctl", configuration: RangingConfiguration(distanceModel: PathLossModel(pathLossExponent: 2))),
+                .androidBeaconLibrary,
+            ]))
         #expect(evaluation.measuredPower == -60)
         let ours = ErrorSummary(evaluation.errors[0])
         // Whole-dBm readings: half a dB of rounding is 6 % of the distance at n = 2.
         #expect(try #require(ours.median) < 0.15)
-        #expect(ours.classAccuracy == 1)
-        // Every estimator judged at the same instants: after the slowest window (20 s).
+        // Classes from the interval: right or unknown, never wrong. Right at 0.7 and 1 m (2
+        // of the 5 distances); from 1.5 m on the interval (up to twice the estimate) reaches 3 m.
+        #expect(ours.wrongClassShare == 0)
+        #expect(try #require(ours.classAccuracy) >= 0.35)
+        // Every estimator judged at the same instants: from 30 s after each move.
         #expect(evaluation.errors[0].map(\.instants) == evaluation.errors[1].map(\.instants))
-        #expect(evaluation.errors[0].allSatisfy { $0.instants == 40 })
+        #expect(evaluation.errors[0].allSatisfy { $0.instants == 30 })
     }
 
     @Test("a profile fitted on a lawful recording of another exponent recovers it")
@@ -97,7 +138,9 @@ struct RangingEvaluationTests {
         #expect(abs(profile.rssiOffset) < 0.5)
     }
 
-    @Test("on the Herald recordings, a profile fitted on one recording lowers the error on another of the same receiver and place")
+    @Test(
+        "on the Herald recordings, a profile fitted on one recording lowers the error of the n = 2 law on another of the same receiver and place",
+        .enabled(if: heraldIsThereOrRequired, heraldMissing))
     func heldOutProfileLowersTheError() throws {
         let recordings = try HeraldRecordings.load(directory: Self.herald)
         #expect(recordings.count == 29)
@@ -109,7 +152,7 @@ struct RangingEvaluationTests {
                 $0.name != recording.name && $0.receiver == recording.receiver && $0.place == recording.place
             }) else { continue }
             let profile = try #require(RecordingProfiles.fit([other], receiver: other.receiver, place: other.place)).get()
-            let base = RangingConfiguration()
+            let base = RangingConfiguration(distanceModel: PathLossModel(pathLossExponent: 2))
             let evaluation = try #require(RecordingEvaluation(recording: recording, estimators: [
                 .beaconctl(name: "without", configuration: base), .beaconctl(name: "with", configuration: base.applying(profile)),
             ]))
@@ -121,5 +164,57 @@ struct RangingEvaluationTests {
         let before = try #require(ErrorSummary(without).median)
         let after = try #require(ErrorSummary(with).median)
         #expect(after < before * 0.9, "median error \(before) m without a profile, \(after) m with one")
+    }
+
+    @Test(
+        "on the Herald recordings, the default's 68 % interval holds the true distance about 68 % of the time, on each rig",
+        .enabled(if: heraldIsThereOrRequired, heraldMissing))
+    func intervalCoverage() throws {
+        let evaluations = try Self.heraldEvaluations()
+        // Measured: 66 % on rig 1, 70 % on rig 2, 68 % over both (docs/ranging.md).
+        for place in Set(evaluations.map(\.recording.place)) {
+            let here = evaluations.filter { $0.recording.place == place }
+            let coverage = try #require(ErrorSummary(here.flatMap { $0.errors[0] }).coverage)
+            #expect(abs(coverage - 0.68) <= 0.06, "\(place): the interval held the true distance \(coverage) of the time")
+        }
+        let all = try #require(ErrorSummary(evaluations.flatMap { $0.errors[0] }).coverage)
+        #expect(abs(all - 0.68) <= 0.03, "over both rigs: \(all)")
+    }
+
+    @Test(
+        "on the Herald recordings, the default's class is unknown where the data cannot tell, and seldom wrong",
+        .enabled(if: heraldIsThereOrRequired, heraldMissing))
+    func proximityIsUnknownRatherThanWrong() throws {
+        let evaluations = try Self.heraldEvaluations()
+        let ours = ErrorSummary(evaluations.flatMap { $0.errors[0] })
+        let pointClasses = ErrorSummary(evaluations.flatMap { $0.errors[3] })
+        let android = ErrorSummary(evaluations.flatMap { $0.errors[1] })
+        let wrong = try #require(ours.wrongClassShare)
+        // Measured: wrong 3 % (n = 2 classified from the point estimate: 26 %; the Android
+        // Beacon Library: 11 %); the rest unknown where the interval spans 0.5 m or 3 m.
+        let pointWrong = try #require(pointClasses.wrongClassShare)
+        let androidWrong = try #require(android.wrongClassShare)
+        let right = try #require(ours.classAccuracy)
+        #expect(wrong <= 0.05, "wrong \(wrong)")
+        #expect(wrong * 3 <= pointWrong, "wrong \(wrong); n = 2 classified from the point estimate \(pointWrong)")
+        #expect(wrong * 3 <= androidWrong, "wrong \(wrong); the Android Beacon Library \(androidWrong)")
+        let unknown = 1 - right - wrong
+        #expect(unknown > 0.2, "the interval spans classes often at 0.5–3 m; unknown \(unknown)")
+    }
+
+    @Test(
+        "on the Herald recordings, the default is clearly below the constant floor and no worse than the best peer on each rig",
+        .enabled(if: heraldIsThereOrRequired, heraldMissing))
+    func defaultBeatsTheFloorOnEachRig() throws {
+        let evaluations = try Self.heraldEvaluations()
+        for place in Set(evaluations.map(\.recording.place)) {
+            let here = evaluations.filter { $0.recording.place == place }
+            let medians = (0..<3).map { index in ErrorSummary(here.flatMap { $0.errors[index] }).median }
+            let ours = try #require(medians[0])
+            let android = try #require(medians[1])
+            let floor = try #require(medians[2])
+            #expect(ours <= floor * 0.85, "\(place): \(ours) m against the floor's \(floor) m")
+            #expect(ours <= android, "\(place): \(ours) m against the Android Beacon Library's \(android) m")
+        }
     }
 }

@@ -5,7 +5,8 @@ import Logging
 
 /// `--profile FILE` / `--no-profile` / `--path-loss-exponent n`: the distance model of
 /// `scan` and `monitor --range`. Without flags the default receiver profile is used when
-/// `calibrate --walk` saved one; otherwise measured power alone with n = 2.
+/// `calibrate --walk` saved one; otherwise measured power alone with the default exponent
+/// (`RangingConfiguration.defaultPathLossExponent`, 3.5: chosen on real recordings, docs/ranging.md).
 struct RangingProfileOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Range with this receiver profile (written by `calibrate --walk`). Default: the saved one, if any.",
@@ -16,7 +17,7 @@ struct RangingProfileOptions: ParsableArguments {
     var noProfile = false
 
     @Option(help: ArgumentHelp(
-        "Path-loss exponent of the distance model: 2 in free space, 2–4 indoors (overrides the profile's).",
+        "Path-loss exponent of the distance model (default 3.5 without a profile; 2 in free space, 2–4 indoors; overrides the profile's).",
         valueName: "n"))
     var pathLossExponent: Double?
 

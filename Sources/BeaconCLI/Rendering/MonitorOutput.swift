@@ -31,7 +31,7 @@ struct MonitorOutput: MonitorReportSink {
                 // Each receiver ranges on its own readings: name it when there are several.
                 let severalReceivers = ScanTable.comeFromSeveralReceivers(ranging.beacons)
                 let beacons = ranging.beacons.map { beacon in
-                    let distance = beacon.accuracy.map { ScanTable.decimal($0, places: 1) + " m" } ?? "?"
+                    let distance = DistanceText.withInterval(beacon) ?? "?"
                     let receiver = severalReceivers ? " from \(Self.printable(beacon.receiver))" : ""
                     return "\(name(beacon.identity)) \(beacon.proximity.rawValue) \(distance)\(receiver)"
                 }

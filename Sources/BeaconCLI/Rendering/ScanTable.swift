@@ -54,7 +54,7 @@ struct ScanTable: Sendable {
         if !beacon.measuredPowerIsPlausible {
             distance = "bad power \(beacon.measuredPower)"
         } else {
-            distance = beacon.accuracy.map { Self.decimal($0, places: $0 < 10 ? 2 : 1) + " m" } ?? "-"
+            distance = DistanceText.withInterval(beacon) ?? "-"
         }
         let proximityColour: ((Style) -> (String) -> String)?
         switch beacon.proximity {

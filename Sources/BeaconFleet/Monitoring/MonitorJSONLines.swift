@@ -5,7 +5,7 @@ import BeaconCore
 ///     {"event":"enter","region":"store","state":"inside","time":12.5,"beacons":["89D6E936-…/1/2"],
 ///      "receivers":[{"receiver":"store-12:hci0","sightings":1,"strongest_rssi":-63}]}
 ///     {"event":"range","region":"store","time":15,"beacons":[{"uuid":"…","major":1,"minor":2,
-///      "address":"C0:…","rssi":-63,"filtered_rssi":-61.5,"accuracy":1.19,"proximity":"near",
+///      "address":"C0:…","rssi":-63,"filtered_rssi":-61.5,"accuracy":1.19,"accuracy_low":0.86,"accuracy_high":2.38,"proximity":"near",
 ///      "receiver":"store-12:hci0"}]}
 ///
 /// `event` is `enter`, `exit`, `state` or `range`; beacons are `UUID/major/minor` for region
@@ -46,6 +46,9 @@ public enum MonitorJSONLines {
         object += ",\"rssi\":" + (beacon.rssi.map(String.init) ?? "null")
         object += ",\"filtered_rssi\":" + (beacon.filteredRSSI.map { rounded($0, places: 1) } ?? "null")
         object += ",\"accuracy\":" + (beacon.accuracy.map { rounded($0, places: 2) } ?? "null")
+        // The interval holding the true distance for 68 % of readings (docs/ranging.md).
+        object += ",\"accuracy_low\":" + (beacon.accuracyInterval.map { rounded($0.lowerBound, places: 2) } ?? "null")
+        object += ",\"accuracy_high\":" + (beacon.accuracyInterval.map { rounded($0.upperBound, places: 2) } ?? "null")
         object += ",\"proximity\":\"\(beacon.proximity.rawValue)\",\"receiver\":" + JSONText.stringLiteral(beacon.receiver) + "}"
         return object
     }
