@@ -134,6 +134,24 @@ struct FleetCommandTests {
         #expect(again.error.contains("pass --force"))
     }
 
+    @Test("--output is written whole through a temporary file beside it, never left behind; an unwritable place is named, exit 2")
+    func outputIsAtomic() async throws {
+        let scratch = try ScratchFolder()
+        try scratch.write("shop.yaml", validManifest)
+        let target = scratch.path + "/beacons.csv"
+        try scratch.write("beacons.csv", "an older export\n")
+        let exported = await runBeaconctl(["fleet", "export", scratch.path + "/shop.yaml", "--output", target])
+        #expect(exported.status == 0, "\(exported.error)")
+        let written = try String(contentsOfFile: target, encoding: .utf8)
+        #expect(written.hasPrefix("fleet,venue,beacon,name,zone,uuid,major,minor,"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() == ["beacons.csv", "shop.yaml"])
+
+        let nowhere = scratch.path + "/no-such-folder/beacons.csv"
+        let refused = await runBeaconctl(["fleet", "export", scratch.path + "/shop.yaml", "--output", nowhere])
+        #expect(refused.status == 2)
+        #expect(refused.error.contains("no-such-folder"), "\(refused.error)")
+    }
+
     @Test func exportRefusesABrokenManifest() async throws {
         let scratch = try ScratchFolder()
         let file = try scratch.write("shop.yaml", validManifest.replacingOccurrences(of: "minor: 2", with: "minor: 70000"))

@@ -130,15 +130,16 @@ func readInput(_ path: String) async throws -> String {
     return try read.get()
 }
 
-/// Writes `text` to `path` atomically (temporary file, then rename), or to standard output.
+/// Writes `text` to `path` atomically (where every file beaconctl writes is written:
+/// `ManifestFileReplacement`), or to standard output.
 func writeOutput(_ text: String, to path: String?) throws {
     guard let path else {
         Console.current.write(text.hasSuffix("\n") ? text : text + "\n")
         return
     }
     do {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try ManifestFileReplacement.write(Array(text.utf8), to: path)
     } catch {
-        throw CommandFailure(.usageOrInput, "cannot write \(path): \(error.localizedDescription)")
+        throw CommandFailure(.usageOrInput, error.description)
     }
 }

@@ -127,12 +127,40 @@ public enum ManifestFileReplacement {
         _ = try currentFile(target, path: path, matching: original, comparingBytes: true)
         guard rename(temporary, target) == 0 else { throw failure(path, .unwritable) }
         renamed = true
+        flushFolder(folder)
+    }
+
+    /// Makes a rename in `folder` durable. Some file systems refuse fsync on a folder
+    /// (EINVAL); the rename has happened then and is as durable as that file system makes it.
+    private static func flushFolder(_ folder: String) {
         let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderDescriptor >= 0 else { return }
         defer { close(folderDescriptor) }
-        // Some file systems refuse fsync on a folder (EINVAL); the rename has happened then
-        // and is as durable as that file system makes it.
         _ = fsync(folderDescriptor)
+    }
+
+    /// Writes `bytes` as the file at `path`, new or replacing whatever file is there (the
+    /// outputs of `fleet export --output` and `fleet import --output-dir`): atomically, as
+    /// `replace` does (a temporary file beside it, flushed, renamed, the folder flushed), so a
+    /// crash leaves the old file or the new one. The new file's permissions are the
+    /// process's default (0666 less the umask), as for any file a command creates.
+    public static func write(_ bytes: [UInt8], to path: String) throws(ManifestFileError) {
+        let (folder, name) = split(path)
+        removeStaleTemporaries(in: folder)
+        let temporary = folder + (folder.hasSuffix("/") ? "" : "/") + temporaryName(for: name)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
+        guard descriptor >= 0 else {
+            throw ManifestFileError(path: path, kind: .unwritable, reason: "cannot create a temporary file in \(folder): \(errorText())")
+        }
+        var renamed = false
+        defer {
+            close(descriptor)
+            if !renamed { unlink(temporary) }
+        }
+        guard writeAll(bytes, to: descriptor), fsync(descriptor) == 0 else { throw failure(path, .unwritable) }
+        guard rename(temporary, path) == 0 else { throw failure(path, .unwritable) }
+        renamed = true
+        flushFolder(folder)
     }
 
     /// The file at `target` (links resolved) as it is now, checked against `original`: the
