@@ -2,6 +2,7 @@
 import Glibc
 import HCI
 import HCITransports
+import Synchronization
 
 /// Asks the kernel's management interface (BlueZ doc/mgmt-api.txt) which advertising
 /// instances and settings hold advertising sets on controller `hciN`, so that a program on
@@ -18,16 +19,27 @@ public enum KernelManagementSocket {
     /// Enough for any answer read here; longer unrelated events are cut, which is harmless.
     static let bufferSize = 4096
 
-    /// Reads the advertising instances of controller `index`; every wait ends by `timeout`.
+    /// How long one wait in poll lasts at most, so that a cancellation is seen soon.
+    static let pollSlice: Int32 = 100
+
+    /// Reads the advertising instances of controller `index`; every wait ends by `timeout`,
+    /// or soon after the calling task is cancelled.
     public static func readAdvertisingInstances(
         index: UInt16, timeout: Duration, syscalls: any KernelHCISyscalls = LinuxKernelHCISyscalls()
     ) async throws(HCITransportError) -> KernelAdvertisingInstances {
         let name = HCITransportSpec.kernelSocket(device: index).description
+        let cancelled = CancellationFlag()
         let outcome: Result<KernelAdvertisingInstances, HCITransportError>
         do {
-            // Blocking socket calls (bounded by `timeout`) stay off Swift's cooperative threads.
-            outcome = try await POSIXThread.run {
-                exchange(index: index, name: name, deadline: ContinuousClock.now + timeout, syscalls: syscalls)
+            // Blocking socket calls stay off Swift's cooperative threads.
+            outcome = try await withTaskCancellationHandler {
+                try await POSIXThread.run {
+                    exchange(
+                        index: index, name: name, deadline: ContinuousClock.now + timeout, cancelled: cancelled,
+                        syscalls: syscalls)
+                }
+            } onCancel: {
+                cancelled.set()
             }
         } catch {
             throw HCITransportError(.ioFailure, "\(name): cannot start reading the kernel's advertising instances: \(error)")
@@ -36,7 +48,8 @@ public enum KernelManagementSocket {
     }
 
     private static func exchange(
-        index: UInt16, name: String, deadline: ContinuousClock.Instant, syscalls: any KernelHCISyscalls
+        index: UInt16, name: String, deadline: ContinuousClock.Instant, cancelled: CancellationFlag,
+        syscalls: any KernelHCISyscalls
     ) -> Result<KernelAdvertisingInstances, HCITransportError> {
         let socket: Int32
         do {
@@ -54,10 +67,10 @@ public enum KernelManagementSocket {
             }
             let information = try ask(
                 KernelManagementMessage.readControllerInformation, "Read Controller Information", index: index,
-                name: name, socket: socket, deadline: deadline, syscalls: syscalls)
+                name: name, socket: socket, deadline: deadline, cancelled: cancelled, syscalls: syscalls)
             let features = try ask(
                 KernelManagementMessage.readAdvertisingFeatures, "Read Advertising Features", index: index,
-                name: name, socket: socket, deadline: deadline, syscalls: syscalls)
+                name: name, socket: socket, deadline: deadline, cancelled: cancelled, syscalls: syscalls)
             guard let advertisingOn = KernelManagementMessage.advertisingSetting(inControllerInformation: information),
                 let listed = KernelManagementMessage.instances(inAdvertisingFeatures: features)
             else {
@@ -75,7 +88,7 @@ public enum KernelManagementSocket {
     /// Sends command `code` and returns the parameters of its successful answer.
     private static func ask(
         _ code: UInt16, _ commandName: String, index: UInt16, name: String, socket: Int32,
-        deadline: ContinuousClock.Instant, syscalls: any KernelHCISyscalls
+        deadline: ContinuousClock.Instant, cancelled: CancellationFlag, syscalls: any KernelHCISyscalls
     ) throws(HCITransportError) -> [UInt8] {
         let command = KernelManagementMessage.command(code, index: index)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 1)
@@ -87,13 +100,17 @@ public enum KernelManagementSocket {
             throw HCITransportError(.ioFailure, "\(name): cannot send \(commandName) to the kernel's management interface: \(error)")
         }
         while true {
+            if cancelled.isSet {
+                throw HCITransportError(.closed, "\(name): reading the kernel's advertising instances was cancelled")
+            }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else {
                 throw HCITransportError(
                     .ioFailure, "\(name): the kernel's management interface did not answer \(commandName) in time")
             }
             let components = remaining.components
-            let milliseconds = Int32(clamping: min(components.seconds, 3600) * 1000 + components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = min(
+                pollSlice, Int32(clamping: min(components.seconds, 3600) * 1000 + components.attoseconds / 1_000_000_000_000_000 + 1))
             var descriptors = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
             let count: Int
             do {
@@ -123,6 +140,17 @@ public enum KernelManagementSocket {
                     + "holds on hci\(index); " + KernelHCIAdvice.grantCapabilities)
         }
         return HCITransportError(.ioFailure, "\(refused); check the controller with `btmgmt --index \(index) info`")
+    }
+}
+
+/// Set by the calling task's cancellation, read by the thread doing the blocking calls.
+final class CancellationFlag: Sendable {
+    private let state = Mutex(false)
+
+    var isSet: Bool { state.withLock { $0 } }
+
+    func set() {
+        state.withLock { $0 = true }
     }
 }
 #endif

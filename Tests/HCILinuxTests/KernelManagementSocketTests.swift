@@ -80,6 +80,19 @@ struct KernelManagementSocketTests {
         #expect(error.message == "hci0: the kernel's management interface did not answer Read Controller Information in time")
     }
 
+    @Test("a cancelled caller ends the read soon, without waiting for its deadline")
+    func cancellation() async throws {
+        let kernel = try Self.kernel()
+        let reading = Task {
+            try await KernelManagementSocket.readAdvertisingInstances(index: 0, timeout: .seconds(600), syscalls: kernel)
+        }
+        _ = try await kernel.nextSent()
+        reading.cancel()
+        let error = try await #require(throws: HCITransportError.self) { try await reading.value }
+        #expect(error.message == "hci0: reading the kernel's advertising instances was cancelled")
+        #expect(kernel.log.closed == [kernel.socketEnd])
+    }
+
     @Test("answers shorter than their layout are refused, never read past their end")
     func shortAnswers() {
         #expect(KernelManagementMessage.reply([0x01, 0x00, 0x00, 0x00, 0x09, 0x00, 0x3D], to: 0x3D, index: 0) == .malformed)
