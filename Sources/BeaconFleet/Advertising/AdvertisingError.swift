@@ -59,8 +59,8 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
         case .setsTaken(let controller, let index, let beacon, let handles):
             let sets = handles.map { "set \($0)" }.joined(separator: " and ")
             return "\(controller): another program (usually bluetoothd) started advertising on \(sets), chosen for beacon "
-                + "\(beacon) as free, while beaconctl was setting its beacons up; nothing of beaconctl's was left on the "
-                + "air. Run again once the other program's advertisements are in place (`btmgmt --index "
+                + "\(beacon) as free, while beaconctl was setting its beacons up; none of beaconctl's sets had been "
+                + "enabled yet. Run again once the other program's advertisements are in place (`btmgmt --index "
                 + "\(index) advinfo` lists them), or pass \(UserSetting.restart) to retry by itself"
         case .occupiedSetsUnknown(let error):
             return "\(error.message); without that list beaconctl cannot tell which advertising sets are free next to "
