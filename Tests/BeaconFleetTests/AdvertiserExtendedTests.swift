@@ -138,14 +138,14 @@ struct AdvertiserExtendedTests {
         #expect(Array(controller.opcodes.suffix(2)) == [.leSetExtendedAdvertisingEnable, .leClearAdvertisingSets])
     }
 
-    @Test("on hci0 the stop touches only this program's sets: disable them, remove each")
+    @Test("on hci0 the stop touches only this program's sets (the top two of 16): disable them, remove each")
     func sharedKernelStop() async throws {
         let controller = ScriptedController(name: "hci0")
         let run = try startAdvertiser(on: [controller], spec: "hci0", requests: [request(minor: 1), request(minor: 2)])
         try await run.recorder.waitForSessions()
         let before = controller.commands.count
         _ = await run.stop()
-        let handles = try [0, 1].map { try #require(AdvertisingHandle(rawValue: $0)) }
+        let handles = try [15, 14].map { try #require(AdvertisingHandle(rawValue: $0)) }
         #expect(Array(controller.commands.dropFirst(before)) == [
             try packet(LESetExtendedAdvertisingEnable(false, sets: handles.map { .init(handle: $0) })),
             try packet(LERemoveAdvertisingSet(handle: handles[0])),

@@ -151,9 +151,16 @@ struct ScriptedGenerator: RandomNumberGenerator {
         let legacyShared = try #require(HCIStatus.commandDisallowed.advice(for: .leSetAdvertisingParameters, controller: "hci1"))
         #expect(legacyShared.contains("using extended advertising"))
         #expect(legacyShared.contains("use hci-user:1 or stop bluetoothd"))
-        let extendedShared = try #require(HCIStatus.commandDisallowed.advice(for: .leSetExtendedAdvertisingEnable, controller: "hci-socket:2"))
+        let extendedShared = try #require(
+            HCIStatus.commandDisallowed.advice(for: .leReadNumberOfSupportedAdvertisingSets, controller: "hci-socket:2"))
         #expect(extendedShared.contains("using legacy advertising"))
         #expect(extendedShared.contains("hci-user:2"))
+        // A command on one set comes after an extended read succeeded: the family is never the
+        // cause there, the set's state is.
+        let setShared = try #require(HCIStatus.commandDisallowed.advice(for: .leSetExtendedAdvertisingEnable, controller: "hci-socket:2"))
+        #expect(!setShared.contains("legacy"))
+        #expect(setShared.contains("another program's set"))
+        #expect(setShared.contains("hci-user:2"))
         let exclusive = try #require(HCIStatus.commandDisallowed.advice(for: .leSetAdvertisingParameters, controller: "hci-user:0"))
         #expect(!exclusive.contains("bluetoothd"))
         #expect(exclusive.contains("since its last Reset"))

@@ -392,36 +392,109 @@ case_faults() {
     check "hci0 powered after the reset" wait_for 20 "hci0 powered" powered 0
 }
 
-# With an advertisement of bluetoothd's own on hci0 (mgmt instance 5; the kernel uses the
-# instance number as the set handle), beaconctl advertises the four beacons (sets 0-3) and,
-# stopped by SIGTERM, removes only its sets: bluetoothd's stays on the air and in mgmt.
+# bluetoothd's two advertisements (mgmt instances 1 and 2: the kernel advertises instance N
+# from set handle N) and their payloads on the air.
+bluetoothd_payloads=(FFFF626C7A31 FFFF626C7A32)
+add_bluetoothd_advertisements() {
+    check "btmgmt add-adv 1" btmgmt_says 'Instance added: 1' --index 0 add-adv -d 07FFFFFF626C7A31 1
+    check "btmgmt add-adv 2" btmgmt_says 'Instance added: 2' --index 0 add-adv -d 07FFFFFF626C7A32 2
+}
+
+remove_bluetoothd_advertisements() {
+    check "mgmt can still remove its instance 1" btmgmt_says 'Instance removed: 1' --index 0 rm-adv 1
+    check "mgmt can still remove its instance 2" btmgmt_says 'Instance removed: 2' --index 0 rm-adv 2
+}
+
+# mgmt still lists bluetoothd's two instances: `btmgmt advinfo` (BlueZ 5.66) prints their
+# count; remove_bluetoothd_advertisements, which only succeeds for instances that exist,
+# then confirms their numbers.
+bluetoothd_instances_listed() {
+    printf '$ btmgmt --index 0 advinfo\n' >>"$case_log"
+    btmgmt --index 0 advinfo >"$work/advinfo.txt" 2>&1
+    cat "$work/advinfo.txt" >>"$case_log"
+    grep -q 'Instances list with 2 items' "$work/advinfo.txt"
+}
+
+# scan_outside NAME SECONDS [ARGS...]: the independent scanner (RootCanal's third controller)
+# listens for SECONDS; sightings in $work/NAME.txt, the capture in $work/NAME.btsnoop.
+scan_outside() {
+    local name=$1 seconds=$2
+    shift 2
+    expect_exit 0 "$work/$name.txt" timeout 60 "$beaconctl" scan --hci "$outside" --duration "$seconds" --format jsonl \
+        --snoop "$work/$name.btsnoop" "$@"
+}
+
+# bluetoothd advertises as mgmt instances 1 and 2 (set handles 1 and 2); beaconctl's four
+# beacons take free sets from the top of the controller's range down, all on the air beside
+# bluetoothd's two; SIGTERM takes only beaconctl's off the air, and mgmt still lists its two.
 case_coexist() {
-    check "btmgmt add-adv 5" btmgmt_says 'Instance added: 5' --index 0 add-adv -d 07FFFFFF6C616E65 5
+    add_bluetoothd_advertisements
     start_advertiser coexist hci0 || { check "advertise started" false; stop_advertiser coexist; return; }
-    expect_exit 0 "$work/scan-during.txt" timeout 60 "$beaconctl" scan --hci "$outside" --duration 3 --format jsonl \
-        --snoop "$work/during.btsnoop"
-    check "bluetoothd's advertisement on the air with the beacons" snoop_has "$work/during.btsnoop" FFFF6C616E65
-    check "all 4 beacons on the air next to it" \
-        test "$(grep -o '"major":7,"minor":[0-9]*' "$work/scan-during.txt" | sort -u | wc -l)" -eq 4
+    check "beaconctl's sets are 15, 14, 13, 12: clear of bluetoothd's 1 and 2" python3 -c '
+import json, sys
+started = [json.loads(l) for l in open(sys.argv[1]) if "\"started\"" in l][0]
+handles = [b["handle"] for b in started["beacons"]]
+print("handles", handles)
+sys.exit(0 if handles == [15, 14, 13, 12] else 1)' "$work/coexist.out"
+    scan_outside during 6 --uuid "$uuid"
+    local minor power payload
+    for minor in 1 2 3 4; do
+        power="$(measured_power_of "$work/coexist.out" "$minor")"
+        check "the outside scanner saw beacon 7/$minor" grep -q "\"major\":7,\"minor\":$minor," "$work/during.txt"
+        check "the exact frame of beacon 7/$minor on the air" snoop_has "$work/during.btsnoop" "$(frame_hex "$minor" "$power")"
+    done
+    for payload in "${bluetoothd_payloads[@]}"; do
+        check "bluetoothd's advertisement $payload on the air with the beacons" snoop_has "$work/during.btsnoop" "$payload"
+    done
     stop_advertiser coexist
     check "advertise exits 0 after SIGTERM" test $? -eq 0
-    expect_exit 0 "$work/scan-after.txt" timeout 60 "$beaconctl" scan --hci "$outside" --duration 3 --format jsonl \
-        --snoop "$work/after.btsnoop"
-    check "bluetoothd's advertisement still on the air" snoop_has "$work/after.btsnoop" FFFF6C616E65
-    check "the beacons off the air" bash -c "! grep -q '\"major\":7,' '$work/scan-after.txt'"
-    check "mgmt can still remove its instance" btmgmt_says 'Instance removed: 5' --index 0 rm-adv 5
-    check "btmgmt add-adv 2" btmgmt_says 'Instance added: 2' --index 0 add-adv -d 07FFFFFF6C616E65 2
-    # Four beacons use sets 0-3, one of which bluetoothd's instance 2 already holds: record
-    # what happens (docs/advertising.md says to prefer hci-user:N here); not judged.
-    printf '$ (exploratory) advertise 4 beacons with mgmt instance 2 present\n' >>"$case_log"
-    timeout 60 "$beaconctl" advertise --hci hci0 --manifest "$work/lane.yaml" --host lane-advertiser --duration 3 \
-        >>"$case_log" 2>&1
-    printf '(exit status %d)\n' $? >>"$case_log"
-    timeout 60 "$beaconctl" scan --hci "$outside" --uuid "$uuid" --duration 3 --format jsonl >"$work/leftover.txt" 2>&1
-    printf '(exploratory) beacons on the air afterwards: %s\n' \
-        "$(grep -o '"major":[0-9]*,"minor":[0-9]*' "$work/leftover.txt" | sort -u | paste -sd ' ')" >>"$case_log"
-    btmgmt_says 'Instance removed' --index 0 rm-adv 2
-    return 0
+    check "stopped event after SIGTERM" grep -q '"event":"stopped".*"signal":"SIGTERM"' "$work/coexist.out"
+    scan_outside after 6
+    for payload in "${bluetoothd_payloads[@]}"; do
+        check "bluetoothd's advertisement $payload still on the air" snoop_has "$work/after.btsnoop" "$payload"
+    done
+    check "the beacons off the air" bash -c "! grep -q '\"major\":7,' '$work/after.txt'"
+    check "btmgmt still lists bluetoothd's instances 1 and 2" bluetoothd_instances_listed
+    remove_bluetoothd_advertisements
+}
+
+# More beacons than free sets (15 beacons; bluetoothd holds 2 of RootCanal's 16 sets): the
+# refusal names the numbers and the ways out, nothing of beaconctl's goes on the air (its
+# capture holds no set command), and bluetoothd's advertisements stay as they were.
+case_coexist_full() {
+    add_bluetoothd_advertisements
+    {
+        printf 'version: 1\nfleet: kernel-lane-full\nuuid: %s\nvenues:\n  - id: big\n    major: 8\n    host: lane-full\n    beacons:\n' "$uuid"
+        local minor
+        for minor in $(seq 1 15); do printf '      - {id: b%d, minor: %d}\n' "$minor" "$minor"; done
+    } >"$work/full.yaml"
+    scan_outside full-before 6
+    local payload
+    for payload in "${bluetoothd_payloads[@]}"; do
+        check "before: bluetoothd's advertisement $payload on the air" snoop_has "$work/full-before.btsnoop" "$payload"
+    done
+    check "before: no beacon of that fleet on the air" bash -c "! grep -q '\"major\":8,' '$work/full-before.txt'"
+    expect_exit 3 "$work/full.txt" timeout 60 "$beaconctl" advertise --hci hci0 --manifest "$work/full.yaml" \
+        --host lane-full --duration 5 --snoop "$work/full.btsnoop"
+    check "the refusal says how many sets, how many bluetoothd holds, how many beacons were asked" grep -Fq \
+        "beaconctl: error: hci0: 15 beacons need 15 advertising sets, but the controller has 16 and bluetoothd holds 2 of them (mgmt advertising instances 1, 2), leaving 14 free; nothing was put on the air." \
+        "$work/full.txt"
+    check "the refusal names the ways out" grep -Fq "Advertise at most 14 beacons from this box" "$work/full.txt"
+    check "... legacy rotation" grep -Fq -- "--family legacy" "$work/full.txt"
+    check "no other-family wording" \
+        bash -c "! grep -Eqi 'other (command )?family|families exclude|is using (legacy|extended) advertising' '$work/full.txt'"
+    expect_exit 0 "$work/full-btmon.txt" btmon -r "$work/full.btsnoop"
+    # LE Set Extended Advertising Parameters (0x2036) and Enable (0x2039), as btmon names opcodes.
+    check "no advertising set was created or enabled" \
+        bash -c "! grep -Eq '\(0x08\|0x003[69]\)' '$work/full-btmon.txt'"
+    check "... while the capture holds the read of the number of sets" grep -q '(0x08|0x003b)' "$work/full-btmon.txt"
+    scan_outside full-after 6
+    for payload in "${bluetoothd_payloads[@]}"; do
+        check "after: bluetoothd's advertisement $payload still on the air" snoop_has "$work/full-after.btsnoop" "$payload"
+    done
+    check "after: no beacon of the refused fleet on the air" bash -c "! grep -q '\"major\":8,' '$work/full-after.txt'"
+    check "btmgmt still lists bluetoothd's instances 1 and 2" bluetoothd_instances_listed
+    remove_bluetoothd_advertisements
 }
 
 # --snoop on hci0 writes a capture that btmon reads.
@@ -433,7 +506,7 @@ case_snoop() {
 }
 
 # --- Main ----------------------------------------------------------------------------------
-all_cases=(controllers advertise_raw verify_raw provision user_channel privileges snoop coexist faults)
+all_cases=(controllers advertise_raw verify_raw provision user_channel privileges snoop coexist coexist_full faults)
 if (($#)); then cases=("$@"); else cases=("${all_cases[@]}"); fi
 
 fatal() {

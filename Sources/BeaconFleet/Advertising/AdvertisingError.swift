@@ -12,6 +12,16 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
     case command(HCIError, context: String?)
     /// More beacons than the controller has advertising sets.
     case tooManyBeacons(controller: String, requested: Int, supported: Int)
+    /// On a controller shared with the kernel: fewer sets free than beacons, because another
+    /// program (bluetoothd) holds some. Raised before anything goes on the air.
+    case notEnoughFreeSets(
+        controller: String, index: UInt16, requested: Int, supported: Int, free: Int, occupied: OccupiedAdvertisingSets)
+    /// On a controller shared with the kernel, another program took the set handles chosen
+    /// for a beacon (`handles`, in the order tried) between the read of its sets and their creation.
+    case setsTaken(controller: String, index: UInt16, beacon: String, handles: [UInt8])
+    /// On a controller shared with the kernel, which sets another program holds could not be
+    /// read, so no set handle is known to be free.
+    case occupiedSetsUnknown(HCITransportError)
     /// `--family extended` on a controller without LE Extended Advertising.
     case extendedAdvertisingUnsupported(controller: String, version: BluetoothCoreVersion)
     /// The beacons went off the air and no restart was asked for.
@@ -35,6 +45,26 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(controller): \(requested) beacons need \(requested) advertising sets but the controller has "
                 + "\(supported); advertise at most \(supported) here and put the rest on a second controller "
                 + "(another \(UserSetting.hci)), or use \(UserSetting.family) legacy to rotate them on one advertisement"
+        case .notEnoughFreeSets(let controller, let index, let requested, let supported, let free, let occupied):
+            let beacons = "\(requested) beacon\(requested == 1 ? "" : "s")"
+            return "\(controller): \(beacons) need\(requested == 1 ? "s" : "") \(requested) advertising set\(requested == 1 ? "" : "s"), but "
+                + "the controller has \(supported) and bluetoothd holds \(occupied.setCount) of them (\(occupied.described)), "
+                + "leaving \(free) free; nothing was put on the air. Advertise at most \(free) beacon\(free == 1 ? "" : "s") "
+                + "from this box (fewer beacons per box: the rest from another box or controller), stop the other advertiser "
+                + "(the program that registered those advertisements with bluetoothd, `bluetoothctl advertise off`, or "
+                + "`btmgmt --index \(index) rm-adv N` for ones added with btmgmt), or rotate the \(beacons) on one legacy "
+                + "advertisement with \(UserSetting.family) legacy on a controller of beaconctl's own "
+                + "(\(UserSetting.hci) hci-user:\(index) with the device powered off: legacy and extended advertising "
+                + "cannot share a controller)"
+        case .setsTaken(let controller, let index, let beacon, let handles):
+            let sets = handles.map { "set \($0)" }.joined(separator: " and ")
+            return "\(controller): another program (usually bluetoothd) started advertising on \(sets), chosen for beacon "
+                + "\(beacon) as free, while beaconctl was setting its beacons up; none of beaconctl's sets had been "
+                + "enabled yet. Run again once the other program's advertisements are in place (`btmgmt --index "
+                + "\(index) advinfo` lists them), or pass \(UserSetting.restart) to retry by itself"
+        case .occupiedSetsUnknown(let error):
+            return "\(error.message); without that list beaconctl cannot tell which advertising sets are free next to "
+                + "bluetoothd's, so nothing was put on the air"
         case .extendedAdvertisingUnsupported(let controller, let version):
             return "\(controller): this Bluetooth \(version) controller has no LE Extended Advertising (LE feature "
                 + "bit 12 is clear): use \(UserSetting.family) legacy (or auto), which advertises several beacons in rotation"
@@ -53,7 +83,8 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
     /// refusing what was asked.
     var isTransient: Bool {
         switch self {
-        case .transport, .fault: return true
+        case .transport, .fault, .setsTaken: return true
+        case .occupiedSetsUnknown(let error): return error.kind != .permissionDenied
         case .command(let error, _):
             switch error.kind {
             case .timeout, .transport, .controllerReset, .hardwareError, .closed: return true
@@ -62,7 +93,8 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
                 return [.controllerBusy, .hardwareFailure, .unspecifiedError].contains(status)
             case .malformedAnswer, .unexpectedAnswer, .invalidCommand, .cancelled: return false
             }
-        case .invalidRequest, .tooManyBeacons, .extendedAdvertisingUnsupported, .restartsExhausted, .stopNotConfirmed:
+        case .invalidRequest, .tooManyBeacons, .notEnoughFreeSets, .extendedAdvertisingUnsupported, .restartsExhausted,
+            .stopNotConfirmed:
             return false
         }
     }

@@ -43,17 +43,28 @@ public struct BeaconAdvertiser: Sendable {
     public let configuration: AdvertiserConfiguration
     let logger: Logger
     let openTransport: TransportOpener
+    let readOccupiedSets: OccupiedAdvertisingSetsReader
 
     /// `openTransport` opens the controller `controller` names (the default does exactly
     /// that); tests pass an in-memory controller. `controller` also decides whether the
-    /// controller is shared with the kernel (`hci0`) or exclusive.
+    /// controller is shared with the kernel (`hci0`) or exclusive. On a shared controller
+    /// `readOccupiedSets` says which advertising sets bluetoothd holds (the default asks the
+    /// kernel's management interface); tests pass what they script.
     public init(
         controller: HCITransportSpec, configuration: AdvertiserConfiguration, logger: Logger,
-        openTransport: TransportOpener? = nil
+        openTransport: TransportOpener? = nil, readOccupiedSets: OccupiedAdvertisingSetsReader? = nil
     ) {
         self.controller = controller
         self.configuration = configuration
         self.logger = logger
+        if let readOccupiedSets {
+            self.readOccupiedSets = readOccupiedSets
+        } else {
+            let timeout = configuration.commandTimeout
+            self.readOccupiedSets = { (index: UInt16) async throws(AdvertisingError) -> OccupiedAdvertisingSets in
+                try await KernelOccupiedAdvertisingSets.read(index: index, timeout: timeout)
+            }
+        }
         if let openTransport {
             self.openTransport = openTransport
         } else {
@@ -263,7 +274,9 @@ public struct BeaconAdvertiser: Sendable {
                 commands: commands, controller: info, requests: configuration.requests,
                 rotationSlot: configuration.rotationSlot)
         case .extended:
-            return ExtendedAdvertisingDriver(commands: commands, controller: info, requests: configuration.requests)
+            return ExtendedAdvertisingDriver(
+                commands: commands, controller: info, requests: configuration.requests,
+                readOccupiedSets: readOccupiedSets)
         }
     }
 

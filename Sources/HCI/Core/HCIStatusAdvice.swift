@@ -21,6 +21,9 @@ extension HCIStatus {
         case .memoryCapacityExceeded:
             return "the controller has no room left for another advertising set or for this much data; advertise fewer beacons on it or spread them over several controllers"
         case .commandDisallowed:
+            if AdvertisingCommandFamily.changesAnAdvertisingSet(opcode) {
+                return setInUseAdvice(route: route)
+            }
             return commandDisallowedAdvice(family: family, route: route)
         case .unsupportedFeatureOrParameterValue:
             return "the controller does not support a value in this command (interval, TX power, PHY or address type); \(UserCommand.controllers) shows what it supports"
@@ -36,6 +39,19 @@ extension HCIStatus {
             return "the controller cannot hold more advertising sets (or the set reached its event limit); \(UserCommand.controllers) shows how many sets it supports"
         default:
             return nil
+        }
+    }
+
+    /// A command on one advertising set was disallowed. Not the other command family: the
+    /// set commands come after an extended read (LE Read Number of Supported Advertising
+    /// Sets) has succeeded, which the other family would already have refused. The set is
+    /// advertising (Core v5.4 Vol 4 Part E 7.8.53–7.8.59).
+    private func setInUseAdvice(route: ControllerRoute) -> String {
+        switch route {
+        case .kernelShared(let index):
+            return "the advertising set is on the air and cannot change while it advertises; on hci\(index) it is usually another program's set (bluetoothd's advertising instance with that number, `btmgmt --index \(index) advinfo` lists them): stop that advertisement, or use hci-user:\(index)"
+        case .exclusive:
+            return "the advertising set is on the air and cannot change while it advertises; reset the controller and start again"
         }
     }
 
@@ -58,6 +74,12 @@ extension HCIStatus {
 enum AdvertisingCommandFamily: Equatable {
     case legacy
     case extended
+
+    /// LE Set Advertising Set Random Address, Set Extended Advertising Parameters, Data, Scan
+    /// Response Data and Enable, and LE Remove Advertising Set: commands on one set.
+    static func changesAnAdvertisingSet(_ opcode: HCIOpcode) -> Bool {
+        (0x2035...0x2039).contains(opcode.rawValue) || opcode.rawValue == 0x203C
+    }
 
     init?(_ opcode: HCIOpcode) {
         switch opcode.rawValue {

@@ -30,11 +30,13 @@ let generousCommandTimeout: Duration = .seconds(60)
 let exclusiveTestSpec = "tcp-client:127.0.0.1:6402"
 
 /// Starts an advertiser on `controllers`: the first open gets the first controller, a
-/// re-open after a dropped link the next one.
+/// re-open after a dropped link the next one. On a shared spec (`hci0`) the kernel's
+/// management interface is played by `occupiedSets` (by default: bluetoothd holds no set).
 func startAdvertiser(
     on controllers: [ScriptedController], spec: String = "tcp-client:127.0.0.1:6402",
     requests: [AdvertisingRequest], family: AdvertisingFamilyChoice = .auto, rotationSlot: Duration? = nil,
-    restart: RestartPolicy? = nil, duration: Duration? = nil, commandTimeout: Duration = generousCommandTimeout
+    restart: RestartPolicy? = nil, duration: Duration? = nil, commandTimeout: Duration = generousCommandTimeout,
+    occupiedSets: @escaping OccupiedAdvertisingSetsReader = { _ in OccupiedAdvertisingSets(instances: []) }
 ) throws -> AdvertiserRun {
     let transportSpec = try HCITransportSpec(parsing: spec)
     let queue = Mutex(controllers)
@@ -52,7 +54,8 @@ func startAdvertiser(
                 throw HCITransportError(.connectFailed, "\(spec): no more scripted controllers")
             }
             return next.hostEnd
-        })
+        },
+        readOccupiedSets: occupiedSets)
     let task = Task { () -> Result<StopReason, AdvertisingError> in
         do throws(AdvertisingError) {
             return .success(try await advertiser.run { recorder.record($0) })
