@@ -72,11 +72,15 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(name: "beaconctl", dependencies: ["BeaconCLI"], swiftSettings: strict),
-        // For tests of code built on these libraries (like NIOEmbedded): an in-memory link, a
-        // scripted controller, a TCP endpoint for it, event-driven waits, the virtual-time bench.
+        // For tests at the HCI layer (as NIOEmbedded serves NIOCore): an in-memory link, a
+        // scripted controller, a TCP endpoint for it, H4 peers, event-driven waits. It needs
+        // the HCI protocol and its transports only (no libyaml, libmosquitto or BlueZ).
+        .target(name: "HCITestKit", dependencies: ["BeaconCore", "HCI", "HCITransports"], swiftSettings: strict),
+        // For tests of the use cases above it: the virtual-time bench, verification scripts,
+        // manifest fixtures; it carries the HCI kit along.
         .target(
             name: "BeaconTestKit",
-            dependencies: ["BeaconCore", "BeaconFleet", "HCI", "HCITransports", "VirtualRadio"],
+            dependencies: ["BeaconCore", "BeaconFleet", "HCI", "HCITestKit", "HCITransports", "VirtualRadio"],
             swiftSettings: strict),
         // The kernel lane's bridge: one RootCanal controller (H4 over TCP) as a kernel hciN via /dev/vhci.
         .executableTarget(name: "vhci-bridge", dependencies: ["HCI", "HCITransports"], swiftSettings: strict),
@@ -114,7 +118,8 @@ let package = Package(
         .testTarget(
             name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "HCITests", dependencies: ["BeaconTestKit", "HCI", "HCITransports"], swiftSettings: strict),
+        .testTarget(name: "HCITests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
+        .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
         .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITransports", "HCILinux"], swiftSettings: strict),
         .testTarget(

@@ -1,3 +1,4 @@
+import HCITestKit
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,4 @@
-import BeaconTestKit
+import HCITestKit
 import Testing
 @testable import HCI
 

@@ -1,3 +1,4 @@
+import HCITestKit
 import Testing
 @testable import HCI
 

@@ -1,4 +1,4 @@
-import BeaconTestKit
+import HCITestKit
 import Synchronization
 @testable import HCI
 

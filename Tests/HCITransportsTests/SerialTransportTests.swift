@@ -1,4 +1,5 @@
 #if os(Linux)
+import HCITestKit
 import Glibc
 import Testing
 

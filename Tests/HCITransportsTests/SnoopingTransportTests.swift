@@ -1,4 +1,4 @@
-import BeaconTestKit
+import HCITestKit
 import Foundation
 import Testing
 @testable import HCI

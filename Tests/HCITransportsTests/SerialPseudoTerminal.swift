@@ -1,5 +1,5 @@
 #if os(Linux)
-import BeaconTestKit
+import HCITestKit
 import Glibc
 
 @testable import HCI

@@ -1,14 +1,14 @@
-@testable import HCI
+import HCI
 
 /// Byte streams for the H4 tests, recorded rather than invented.
-enum H4Captures {
+public enum H4Captures {
     /// What a host read from RootCanal 1.10.0's HCI port, packet by packet, while it ran:
     /// Reset, Read Local Version Information, Read BD_ADDR, LE Read Local Supported
     /// Features, Set Event Mask, LE Set Event Mask, LE Set Scan Parameters, LE Set Scan
     /// Enable; then LE Advertising Reports of an iBeacon advertised by a second RootCanal
     /// connection (RSSI stepping by 5 dB, as RootCanal does); then LE Set Scan Enable (off).
     /// Their concatenation is the captured stream, byte for byte.
-    static let rootCanalScanSession: [HCIPacket] = [
+    public static let rootCanalScanSession: [HCIPacket] = [
         "040e0401030c00",
         "040e0c010110000c00000ce0000000",
         "040e0a010910000117de104cda",
@@ -29,10 +29,10 @@ enum H4Captures {
     ].map(packet(hex:))
 
     /// The HCI_Reset command (opcode 0x0C03, no parameters) as a host sends it.
-    static let resetCommand = HCIPacket(type: .command, body: [0x03, 0x0C, 0x00])
+    public static let resetCommand = HCIPacket(type: .command, body: [0x03, 0x0C, 0x00])
 
     /// Bytes from hex digits; test data only, so malformed input is a test bug and traps.
-    static func bytes(hex: String) -> [UInt8] {
+    public static func bytes(hex: String) -> [UInt8] {
         let digits = Array(hex.utf8)
         precondition(digits.count.isMultiple(of: 2), "odd number of hex digits in \(hex)")
         return stride(from: 0, to: digits.count, by: 2).map { index in
@@ -43,7 +43,7 @@ enum H4Captures {
     }
 
     /// A packet from its H4 bytes, indicator first.
-    static func packet(hex: String) -> HCIPacket {
+    public static func packet(hex: String) -> HCIPacket {
         let bytes = bytes(hex: hex)
         guard let first = bytes.first, let type = HCIPacketType(rawValue: first) else {
             preconditionFailure("no packet indicator in \(hex)")
@@ -53,14 +53,14 @@ enum H4Captures {
 }
 
 /// A small seeded generator (SplitMix64), so that "random" chunkings repeat run after run.
-struct H4SeededGenerator: RandomNumberGenerator {
+public struct H4SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var mixed = state
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
