@@ -80,6 +80,7 @@ struct HomeAssistantTests {
                     }
                 }
                 let verdict = try #require(Self.entity("Till Verdict", in: judged))
+                #expect(verdict.id == "sensor.till_verdict", "named after the device and the entity, as docs/mqtt.md says")
                 #expect(verdict.attributes["device_class"] as? String == "enum")
                 // The options are in the entity registry, not the state; an enum sensor refuses a
                 // state outside them, so `wrong-power` and `missing` shown are the evidence.
