@@ -64,6 +64,19 @@ struct HomeAssistantTests {
             try await withHomeAssistant(venv: venv) { home in
                 try await home.onboard()
                 try await home.addMQTT(brokerPort: broker.port)
+                // docs/mqtt.md's example: an automation on the verdict turning wrong-power.
+                // Its action is a persistent notification, which every Home Assistant has.
+                try await home.addAutomation(id: "beacon_wrong_power", [
+                    "alias": "Beacon with the wrong measured power",
+                    "trigger": [["platform": "state", "entity_id": "sensor.till_verdict", "to": "wrong-power"]],
+                    "action": [[
+                        "service": "persistent_notification.create",
+                        "data": [
+                            "title": "{{ trigger.to_state.name }}: wrong power",
+                            "message": "{{ state_attr(trigger.entity_id, 'reason') }}",
+                        ],
+                    ]],
+                ])
 
                 let watch = try BeaconctlProcess([
                     "verify", manifest.path, "--watch", "--input", broker.url, "--silence", "10", "--format", "jsonl",
@@ -82,6 +95,10 @@ struct HomeAssistantTests {
                 let verdict = try #require(Self.entity("Till Verdict", in: judged))
                 #expect(verdict.id == "sensor.till_verdict", "named after the device and the entity, as docs/mqtt.md says")
                 #expect(verdict.attributes["device_class"] as? String == "enum")
+                let automation = try await home.waitForStates("the wrong-power automation triggered") { states in
+                    (states["automation.beacon_with_the_wrong_measured_power"]?["attributes"] as? [String: Any])?["last_triggered"] is String
+                }
+                #expect(automation["automation.beacon_with_the_wrong_measured_power"]?["state"] as? String == "on")
                 // The options are in the entity registry, not the state; an enum sensor refuses a
                 // state outside them, so `wrong-power` and `missing` shown are the evidence.
                 #expect(verdict.attributes["verdict"] as? String == "wrong-power", "the verdict among the attributes: \(verdict.attributes)")
@@ -121,7 +138,9 @@ struct HomeAssistantTests {
                 _ = try await home.waitForStates("every entity unavailable after SIGKILL") { states in
                     Self.entityNames.allSatisfy { Self.entity($0, in: states)?.state == "unavailable" }
                 }
-                let complaints = home.loggedErrors().filter { $0.lowercased().contains("mqtt") || $0.contains("sensor") }
+                let complaints = home.loggedErrors().filter { line in
+                    ["mqtt", "sensor", "automation", "template"].contains { line.lowercased().contains($0) }
+                }
                 #expect(complaints.isEmpty, "Home Assistant logged errors about the entities:\n\(complaints.joined(separator: "\n"))")
             }
         }

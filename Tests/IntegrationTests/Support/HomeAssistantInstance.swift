@@ -64,9 +64,12 @@ final class HomeAssistantInstance: Sendable {
               server_port: \(port)
             logger:
               default: warning
+            automation: !include automations.yaml
 
             """
         try configuration.write(to: folder.appendingPathComponent("configuration.yaml"), atomically: true, encoding: .utf8)
+        // Where the automation editor (and `addAutomation`) writes.
+        try "[]\n".write(to: folder.appendingPathComponent("automations.yaml"), atomically: true, encoding: .utf8)
         let child = Process()
         child.executableURL = hass
         child.arguments = ["--config", folder.path, "--skip-pip"]
@@ -119,6 +122,13 @@ final class HomeAssistantInstance: Sendable {
         #expect(entry["type"] as? String == "create_entry", "MQTT flow's broker step: \(entry)")
         let result = try #require(entry["result"] as? [String: Any], "\(entry)")
         #expect(result["state"] as? String == "loaded", "the MQTT entry did not load: \(entry)\n\(logTail())")
+    }
+
+    /// An automation, as the automation editor saves one (`/api/config/automation/config/ID`:
+    /// written to automations.yaml, then the automations reloaded).
+    func addAutomation(id: String, _ configuration: [String: Any]) async throws {
+        let saved = try await json("POST", "/api/config/automation/config/\(id)", body: configuration)
+        #expect(saved["result"] as? String == "ok", "saving automation \(id): \(saved)")
     }
 
     /// `/api/states`, by entity id.
