@@ -91,7 +91,11 @@ public struct AuditStanding: Hashable, Sendable {
     public var verdict: String { state?.rawValue ?? Self.unknown }
 
     /// Every value `verdict` can take: the audit's states (those added later too) and `unknown`.
-    public static var verdicts: [String] { AuditState.allCases.map(\.rawValue) + [unknown] }
+    public static var verdicts: [String] {
+        let states = AuditState.allCases.map(\.rawValue)
+        // Once, should the audit ever name one of its states so.
+        return states.contains(unknown) ? states : states + [unknown]
+    }
 
     /// The retained message, one JSON object.
     public var jsonLine: String {
