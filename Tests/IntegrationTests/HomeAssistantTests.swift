@@ -51,7 +51,7 @@ struct HomeAssistantTests {
     /// Every beacon's verdict, presence and last-seen entity, by friendly name.
     static let entityNames = beacons.flatMap { ["\($0.name) Verdict", "\($0.name) Presence", "\($0.name) Last seen"] }
 
-    @Test("verdicts, presence, stable attributes, the venue's area, and unavailable after SIGKILL of the watch", .timeLimit(.minutes(15)))
+    @Test("verdicts, presence, stable attributes, the venue's area, unavailable after SIGKILL of the watch, unknown after a restart", .timeLimit(.minutes(15)))
     func audit() async throws {
         let venv = try #require(HomeAssistantInstance.venv)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconctl-ha-\(UUID().uuidString)")
@@ -138,6 +138,17 @@ struct HomeAssistantTests {
                 _ = try await home.waitForStates("every entity unavailable after SIGKILL") { states in
                     Self.entityNames.allSatisfy { Self.entity($0, in: states)?.state == "unavailable" }
                 }
+                // A watch started again (nothing heard, a silence longer than the test): every
+                // beacon unknown at once, not the dead run's standing, and available again.
+                let again = try BeaconctlProcess([
+                    "verify", manifest.path, "--watch", "--input", broker.url, "--silence", "600", "--format", "jsonl",
+                    "--mqtt", broker.url, "--home-assistant",
+                ])
+                _ = try await home.waitForStates("every entity unknown after a restart") { states in
+                    Self.entityNames.allSatisfy { Self.entity($0, in: states)?.state == "unknown" }
+                }
+                again.signal(SIGKILL)
+                _ = await again.waitForExit()
                 let complaints = home.loggedErrors().filter { line in
                     ["mqtt", "sensor", "automation", "template"].contains { line.lowercased().contains($0) }
                 }
