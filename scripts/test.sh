@@ -2,8 +2,9 @@
 # The whole test suite from a fresh clone: system packages, the Python venv with RootCanal
 # and Bumble for the integration tests, every Swift test, the manifest schema check, and a
 # quick pass of the benchmarks so they cannot rot; the kernel lane (Debian's kernel under
-# QEMU, kernel controllers and bluetoothd: scripts/test-kernel.sh); last, the Debian package,
-# installed into a clean Debian 12 root and run there.
+# QEMU, kernel controllers and bluetoothd: scripts/test-kernel.sh); the Home Assistant lane (a
+# real Home Assistant reading verify --watch --home-assistant: scripts/test-home-assistant.sh);
+# last, the Debian package, installed into a clean Debian 12 root and run there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +38,9 @@ release=$(swift build -c release --show-bin-path)
 
 echo "test: the kernel lane: beaconctl on the Linux Bluetooth stack, in a VM"
 scripts/test-kernel.sh
+
+echo "test: the Home Assistant lane: the watch's entities read back from a real Home Assistant"
+scripts/test-home-assistant.sh
 
 echo "test: the Debian package: build, lintian, install into a clean Debian 12 root and run"
 scripts/test-package.sh

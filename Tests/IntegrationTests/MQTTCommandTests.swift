@@ -208,7 +208,7 @@ struct MQTTCommandTests {
         }
     }
 
-    @Test("verify --watch --home-assistant: every beacon announced to discovery, its state and last-seen time retained, the audit's status", .timeLimit(.minutes(2)))
+    @Test("verify --watch --home-assistant: every beacon announced to discovery, its standing and last-seen time retained, the audit's status", .timeLimit(.minutes(2)))
     func homeAssistantDiscovery() async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -235,7 +235,7 @@ struct MQTTCommandTests {
                 home.messageConsumed()
                 #expect(message.retained)
                 retained[message.topic] = String(decoding: message.payload, as: UTF8.self)
-                if retained.count == 4 { break }
+                if retained.count == 5 { break }
             }
             await home.stop()
             let presence = try #require(retained["ha/binary_sensor/beaconctl_test/door_presence/config"], "\(retained.keys)")
@@ -244,11 +244,13 @@ struct MQTTCommandTests {
             #expect(config["device_class"] as? String == "presence")
             #expect(config["availability_topic"] as? String == "test/audit/status")
             #expect(retained["ha/sensor/beaconctl_test/door_last_seen/config"]?.contains(#""device_class":"timestamp""#) == true)
+            #expect(retained["ha/sensor/beaconctl_test/door_verdict/config"]?.contains(#""device_class":"enum""#) == true)
             // The recording's times are Unix time: the last reception has a UTC time.
             let state = try #require(retained["test/audit/beacons/door"])
             let fields = try #require(try JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])
             #expect(fields["event"] as? String == "state", "the final report's refresh")
             #expect(fields["state"] as? String == "ok")
+            #expect(fields["verdict"] as? String == "ok", "the state under a name Home Assistant keeps")
             #expect(fields["last_seen_at"] as? String == "2026-11-18T11:06:44.900Z", "\(state)")
             #expect(retained["test/audit/status"] == "offline")
         }
@@ -267,6 +269,54 @@ struct MQTTCommandTests {
             #expect(missing.contains("not heard in the first 1 s of the watch"), "\(missing)")
             watch.signal(SIGTERM)
             #expect(await watch.waitForExit() == 0, "\(watch.standardError)")
+        }
+    }
+
+    @Test("a restarted watch replaces the previous run's retained standing at once: unknown until it judges the beacon", .timeLimit(.minutes(2)))
+    func restartUnconfirmsStandings() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("fleet.yaml")
+        try Self.manifest.write(to: manifest, atomically: true, encoding: .utf8)
+        try await withMosquitto { broker in
+            // What a previous run left: the door ok.
+            let dashboard = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: .init(clientID: "dashboard"))
+            dashboard.subscribe("test/audit/beacons/door")
+            try dashboard.start()
+            #expect(await MQTTClientTests.nextSubscription(dashboard))
+            let previous = #"{"event":"state","time":600,"beacon":"door","state":"ok"}"#
+            _ = dashboard.publish(topic: "test/audit/beacons/door", payload: Array(previous.utf8), retain: true)
+            // A silence far longer than the test: this watch judges nothing.
+            let watch = try BeaconctlProcess(["verify", manifest.path, "--watch", "--input", broker.url, "--silence", "600", "--format", "jsonl", "--mqtt", broker.url])
+            // The first standing that is not the previous run's, unless the watch ends first.
+            let standing = await withTaskGroup(of: String?.self) { group in
+                group.addTask {
+                    for await message in dashboard.messages {
+                        dashboard.messageConsumed()
+                        let payload = String(decoding: message.payload, as: UTF8.self)
+                        if payload != previous { return payload }
+                    }
+                    return nil
+                }
+                group.addTask {
+                    _ = await watch.waitForExit()
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            let fields = try #require(
+                try JSONSerialization.jsonObject(with: Data((standing ?? "").utf8)) as? [String: Any],
+                "no new standing; the watch: \(watch.standardError)\nthe broker:\n\(broker.logTail())")
+            #expect(fields["verdict"] as? String == "unknown", "\(standing ?? "")")
+            #expect(fields["state"] as? String == "unknown")
+            #expect(fields["last_seen"] is NSNull, "nothing heard by this run")
+            // SIGKILL: the watch may still be starting, and how it stops is not this test's
+            // question (a SIGTERM that early is not always honoured, a separate problem).
+            watch.signal(SIGKILL)
+            _ = await watch.waitForExit()
+            await dashboard.stop()
         }
     }
 

@@ -123,7 +123,9 @@ struct VerifyCommand: AsyncParsableCommand {
         }
 
         if watch {
-            try await watchContinuously(plan: plan)
+            // Home Assistant names a beacon's area after its venue, as the manifest names it.
+            let venueNames = Dictionary(loaded.fleet.venues.compactMap { venue in venue.name.map { (venue.id, $0) } }, uniquingKeysWith: { first, _ in first })
+            try await watchContinuously(plan: plan, venueNames: venueNames)
             return
         }
         let result: VerificationResult

@@ -46,8 +46,9 @@ extension VerifyCommand {
     }
 
     /// Watches the controller or the input until SIGINT/SIGTERM or the end of the input; at
-    /// the end of the input, anything but every beacon ok is exit status 1.
-    func watchContinuously(plan: VerificationPlan) async throws {
+    /// the end of the input, anything but every beacon ok is exit status 1. `venueNames`:
+    /// the manifest's venue names by id, for Home Assistant's areas.
+    func watchContinuously(plan: VerificationPlan, venueNames: [String: String] = [:]) async throws {
         let console = Console.current
         let logger = globals.makeLogger()
         let format: WatchOutput.Format
@@ -62,12 +63,18 @@ extension VerifyCommand {
         var publishing: ReportPublishing?
         if let mqtt {
             let started = try ReportPublishing.start(mqtt, role: "audit", what: "audit changes", environment: console.environment, logger: logger)
-            sinks.append(MQTTAuditSink(client: started.client, topics: started.topics))
+            let sink = MQTTAuditSink(client: started.client, topics: started.topics)
+            sinks.append(sink)
             publishing = started
+            // A previous run's retained standings say nothing of now: each beacon is unknown
+            // until this watch judges it. Published before the discovery and any change, on
+            // the same connection, so that nobody reads the old standing as this run's.
+            sink.unconfirm(plan.expected)
             logger.notice("publishing every change to \(started.client.broker) (\(started.topics.auditEvents))")
             if homeAssistant {
                 let discovery = HomeAssistantDiscovery(
-                    discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics)
+                    discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics,
+                    venueNames: venueNames)
                 let announcements = discovery.announcements(for: plan.expected)
                 // Retained: Home Assistant reads them whenever it (re)connects.
                 for announcement in announcements {

@@ -3,17 +3,22 @@ import BeaconMQTT
 
 /// Home Assistant's MQTT discovery for the beacons a continuous audit watches
 /// (`verify --watch --mqtt … --home-assistant`, docs/mqtt.md): for every beacon, one device
-/// with two entities, announced by retained configuration messages on
+/// with three entities, announced by retained configuration messages on
 /// `DISCOVERY/COMPONENT/NODE/OBJECT/config`:
 ///
+/// - a `sensor` of device class `enum`: the audit's verdict (`ok`, `missing`,
+///   `wrong-power`, …; `unknown` before this watch has judged it), for automations that
+///   trigger on one; its options are every audit state, so states added later join by
+///   themselves;
 /// - a `binary_sensor` of device class `presence`: on while the audit hears the beacon
-///   (`ok`, `wrong-power`, `duplicate`), off when it is `missing`;
+///   (`ok`, `wrong-power`, `duplicate`), off when it is `missing`, unknown otherwise;
 /// - a `sensor` of device class `timestamp`: its latest reception on any receiver.
 ///
-/// Both read the audit's retained `PREFIX/audit/beacons/ID` (its latest change, refreshed
-/// with every statistics report) and are available while the audit's
-/// `PREFIX/audit/status` says `online`. A device per beacon, because a beacon is one
-/// physical thing: Home Assistant groups its entities and places it in its venue's area.
+/// All read the beacon's standing, retained on `PREFIX/audit/beacons/ID` (AuditStanding),
+/// which the verdict and presence entities also carry as attributes, and are available while
+/// the audit's `PREFIX/audit/status` says `online`. A device per beacon, because a beacon is
+/// one physical thing: Home Assistant groups its entities and places it in its venue's
+/// area, named as the manifest names the venue.
 public struct HomeAssistantDiscovery: Sendable {
     public static let defaultPrefix = "homeassistant"
 
@@ -21,9 +26,14 @@ public struct HomeAssistantDiscovery: Sendable {
     public let discoveryPrefix: String
     public let topics: MQTTTopics
 
-    public init(discoveryPrefix: String = Self.defaultPrefix, topics: MQTTTopics) {
+    /// The venues' names by id, where the manifest gives one: the area Home Assistant
+    /// suggests for a beacon's device (else the venue's id).
+    public let venueNames: [String: String]
+
+    public init(discoveryPrefix: String = Self.defaultPrefix, topics: MQTTTopics, venueNames: [String: String] = [:]) {
         self.discoveryPrefix = discoveryPrefix
         self.topics = topics
+        self.venueNames = venueNames
     }
 
     /// One message to publish, retained.
@@ -32,10 +42,13 @@ public struct HomeAssistantDiscovery: Sendable {
         public var payload: String
     }
 
-    /// The announcements for `beacons`: two per beacon, presence first.
+    /// The announcements for `beacons`: three per beacon, verdict first.
     public func announcements(for beacons: [ExpectedBeacon]) -> [Announcement] {
-        beacons.flatMap { beacon in [presence(beacon), lastSeen(beacon)] }
+        beacons.flatMap { beacon in [verdict(beacon), presence(beacon), lastSeen(beacon)] }
     }
+
+    /// The states in which the audit hears a beacon: presence on.
+    static let heardStates: [AuditState] = [.ok, .wrongPower, .duplicate]
 
     /// Node and object ids, and unique ids, may hold letters, digits, `_` and `-` only.
     public static func identifier(_ text: String) -> String {
@@ -48,12 +61,27 @@ public struct HomeAssistantDiscovery: Sendable {
     /// Unique per deployment (the topic prefix) and beacon, stable across restarts.
     private var node: String { "beaconctl_" + Self.identifier(topics.prefix) }
 
+    private func verdict(_ beacon: ExpectedBeacon) -> Announcement {
+        let objectID = Self.identifier(beacon.beaconID)
+        let fields = common(beacon, entity: "verdict", name: "Verdict") + [
+            ("device_class", string("enum")),
+            ("options", "[" + AuditStanding.verdicts.map(string).joined(separator: ",") + "]"),
+            // A standing of an older beaconctl has no verdict: its state, else unknown.
+            ("value_template", string("{{ value_json.verdict | default(value_json.state | default('\(AuditStanding.unknown)')) }}")),
+            ("json_attributes_topic", string(topics.auditBeacon(beacon.beaconID))),
+        ]
+        return Announcement(topic: "\(discoveryPrefix)/sensor/\(node)/\(objectID)_verdict/config", payload: json(fields, device: device(beacon)))
+    }
+
     private func presence(_ beacon: ExpectedBeacon) -> Announcement {
         let objectID = Self.identifier(beacon.beaconID)
+        // The states' names are letters and `-`: safe inside a template's quotes.
+        let heard = Self.heardStates.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         let fields = common(beacon, entity: "presence", name: "Presence") + [
             ("device_class", string("presence")),
-            // `missing` is off, a state heard recently is on; before the first state, unknown.
-            ("value_template", string("{{ 'OFF' if value_json.state == 'missing' else ('ON' if value_json.state is defined else 'None') }}")),
+            // `missing` is off, a state heard recently is on; any other verdict (not judged
+            // yet, or a state that says nothing of the air) is unknown.
+            ("value_template", string("{{ 'OFF' if value_json.state == '\(AuditState.missing.rawValue)' else ('ON' if value_json.state in [\(heard)] else 'None') }}")),
             ("json_attributes_topic", string(topics.auditBeacon(beacon.beaconID))),
         ]
         return Announcement(topic: "\(discoveryPrefix)/binary_sensor/\(node)/\(objectID)_presence/config", payload: json(fields, device: device(beacon)))
@@ -63,8 +91,8 @@ public struct HomeAssistantDiscovery: Sendable {
         let objectID = Self.identifier(beacon.beaconID)
         let fields = common(beacon, entity: "last_seen", name: "Last seen") + [
             ("device_class", string("timestamp")),
-            // "None" makes the sensor unknown: a beacon never heard has no time.
-            ("value_template", string("{{ value_json.last_seen_at | default('None') }}")),
+            // "None" makes the sensor unknown: a beacon never heard has no time (`null`).
+            ("value_template", string("{{ value_json.last_seen_at or 'None' }}")),
         ]
         return Announcement(topic: "\(discoveryPrefix)/sensor/\(node)/\(objectID)_last_seen/config", payload: json(fields, device: device(beacon)))
     }
@@ -87,7 +115,7 @@ public struct HomeAssistantDiscovery: Sendable {
             ("name", string(beacon.name ?? beacon.beaconID)),
             ("model", string("iBeacon \(beacon.identity)")),
             ("manufacturer", string("beaconctl")),
-            ("suggested_area", string(beacon.venueID)),
+            ("suggested_area", string(venueNames[beacon.venueID] ?? beacon.venueID)),
         ]
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }

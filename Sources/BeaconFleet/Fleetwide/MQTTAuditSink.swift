@@ -1,35 +1,54 @@
 import BeaconCore
 import BeaconMQTT
+import Synchronization
 
 /// `verify --watch --mqtt`: every change of state to `PREFIX/audit/events` (one JSON line,
-/// the schema of docs/verify.md), and each beacon's standing, retained, to
-/// `PREFIX/audit/beacons/ID` — its latest change, then a `state` line with every statistics
-/// report, so that a dashboard connecting later sees every beacon, and its last-seen time
-/// keeps moving between changes; statistics and the summary to `PREFIX/audit/stats`.
-/// QoS 1 throughout.
-public struct MQTTAuditSink: AuditEventSink {
+/// the schema of docs/verify.md), and each beacon's standing (AuditStanding), retained, to
+/// `PREFIX/audit/beacons/ID`: at the start an unconfirmed standing for every manifest beacon
+/// (`unconfirm`), then the standing each change leaves, refreshed with every statistics
+/// report, so that a dashboard connecting later sees every beacon, its last-seen time keeps
+/// moving between changes, and no previous run's standing outlives the start. Statistics and
+/// the summary to `PREFIX/audit/stats`. QoS 1 throughout.
+public final class MQTTAuditSink: AuditEventSink {
     public let client: MQTTClient
     private let topics: MQTTTopics
+    /// Each manifest beacon's latest change, by id: a refresh repeats its reason, addresses
+    /// and receivers, so that the standing's fields stay the same. Bounded by the manifest.
+    private let latestChanges = Mutex<[String: AuditEvent]>([:])
 
     public init(client: MQTTClient, topics: MQTTTopics) {
         self.client = client
         self.topics = topics
     }
 
+    /// Replaces whatever standing the broker retains for `beacons` (a previous run's) with
+    /// an unconfirmed one; call before the watch starts, so that every change follows it.
+    public func unconfirm(_ beacons: [ExpectedBeacon]) {
+        for beacon in beacons {
+            publish(AuditStanding.unconfirmed(beacon), key: beacon.beaconID)
+        }
+    }
+
     public func deliver(_ event: AuditEvent) {
-        let line = Array(AuditJSONLines.encode(event).utf8)
-        client.publish(topic: topics.auditEvents, payload: line)
+        client.publish(topic: topics.auditEvents, payload: Array(AuditJSONLines.encode(event).utf8))
+        if let beaconID = event.beaconID {
+            latestChanges.withLock { $0[beaconID] = event }
+        }
         // Unexpected identities have no id: they are keyed by identity.
-        let key = event.beaconID ?? event.identity.description
-        client.publish(topic: topics.auditBeacon(key), payload: line, retain: true)
+        publish(AuditStanding(event), key: event.beaconID ?? event.identity.description)
     }
 
     public func deliver(_ report: AuditStatusReport) {
-        for beacon in report.beacons where beacon.state != nil {
-            let line = AuditJSONLines.encode(beacon, at: report.time)
-            client.publish(topic: topics.auditBeacon(beacon.beacon.beaconID), payload: Array(line.utf8), retain: true)
+        let changes = latestChanges.withLock { $0 }
+        for beacon in report.beacons {
+            let id = beacon.beacon.beaconID
+            publish(AuditStanding(beacon, at: report.time, latestChange: changes[id]), key: id)
         }
         client.publish(topic: topics.auditStats, payload: Array(AuditJSONLines.encode(report).utf8))
+    }
+
+    private func publish(_ standing: AuditStanding, key: String) {
+        client.publish(topic: topics.auditBeacon(key), payload: Array(standing.jsonLine.utf8), retain: true)
     }
 }
 

@@ -24,19 +24,6 @@ public enum AuditJSONLines {
         return line + lastSeenFields(event.lastSeen, event.lastSeenUnixTime) + "}"
     }
 
-    /// A beacon's standing between changes (`PREFIX/audit/beacons/ID` on a broker, refreshed
-    /// with every statistics report): `{"event":"state","time":…,"beacon":…,"state":"ok",
-    /// "last_seen":…,"last_seen_at":"…"}`; no `state` while it is not yet known.
-    public static func encode(_ beacon: AuditBeaconSummary, at time: Double) -> String {
-        var line = "{\"event\":\"state\",\"time\":" + SightingJSONLines.timeText(time)
-        line += ",\"beacon\":" + JSONText.stringLiteral(beacon.beacon.beaconID)
-        line += ",\"venue\":" + JSONText.stringLiteral(beacon.beacon.venueID)
-        let identity = beacon.beacon.identity
-        line += ",\"uuid\":\"\(identity.uuid)\",\"major\":\(identity.major),\"minor\":\(identity.minor)"
-        if let state = beacon.state { line += ",\"state\":\"\(state.rawValue)\"" }
-        return line + lastSeenFields(beacon.lastSeen, beacon.lastSeenUnixTime) + "}"
-    }
-
     /// `,"last_seen":12.5,"last_seen_at":"2026-…Z"`, each when known.
     private static func lastSeenFields(_ lastSeen: Double?, _ unixTime: Double?) -> String {
         var fields = ""
@@ -68,7 +55,8 @@ public enum AuditJSONLines {
         return line + "}"
     }
 
-    private static func encode(_ receiver: AuditReceiverSummary) -> String {
+    /// One receiver's summary (also in a beacon's standing, AuditStanding).
+    static func encode(_ receiver: AuditReceiverSummary) -> String {
         let name = JSONText.stringLiteral(receiver.receiver)
         let rssi = receiver.latestRSSI.map(String.init) ?? "null"
         return "{\"receiver\":\(name),\"rssi\":\(rssi),\"sightings\":\(receiver.sightings),\"last_seen\":\(SightingJSONLines.timeText(receiver.lastSeen))}"

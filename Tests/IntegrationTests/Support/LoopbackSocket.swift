@@ -122,6 +122,34 @@ final class LoopbackSocket {
         return received
     }
 
+    /// Reads until the peer closes the connection (an HTTP/1.1 answer to `Connection:
+    /// close`), or throws when `deadline` passes first or more than `limit` bytes arrive.
+    func receiveUntilClosed(before deadline: ContinuousClock.Instant, limit: Int = 16 << 20) async throws -> [UInt8] {
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            guard descriptor >= 0 else { throw LoopbackSocketError.closed(port: port) }
+            let got = chunk.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            if got > 0 {
+                received.append(contentsOf: chunk[0..<got])
+                guard received.count <= limit else {
+                    throw LoopbackSocketError(description: "127.0.0.1:\(port): more than \(limit) bytes in one answer")
+                }
+            } else if got == 0 || errno == ECONNRESET {
+                return received
+            } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+                guard ContinuousClock.now < deadline else {
+                    throw LoopbackSocketError.timedOut(port: port, afterBytes: received.count, of: received.count + 1)
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            } else {
+                throw LoopbackSocketError.systemCall("recv", port: port)
+            }
+        }
+    }
+
     /// Closes the connection. Idempotent.
     func close() {
         if descriptor >= 0 {
