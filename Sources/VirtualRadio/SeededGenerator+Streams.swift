@@ -1,3 +1,5 @@
+import BeaconCore
+
 extension SeededGenerator {
     /// An independent generator for one stream of a run: the same `seed` and `stream` give
     /// the same sequence, different streams give unrelated ones.

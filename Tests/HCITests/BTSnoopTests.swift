@@ -1,3 +1,4 @@
+import BeaconCore
 import HCITestKit
 import Foundation
 import Synchronization

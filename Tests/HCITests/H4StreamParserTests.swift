@@ -1,3 +1,4 @@
+import BeaconCore
 import HCITestKit
 import Testing
 
@@ -28,7 +29,7 @@ struct H4StreamParserTests {
     @Test("a captured RootCanal session cut into random chunks yields exactly its packets")
     func capturedSessionInRandomChunks() {
         let stream = sessionStream
-        var generator = H4SeededGenerator(seed: 0x4834_5052_5345)
+        var generator = SeededGenerator(seed: 0x4834_5052_5345)
         for _ in 0..<500 {
             // Mix tiny and large chunks so that every header and payload boundary gets split.
             let largest = [2, 7, 64, stream.count].randomElement(using: &generator) ?? 1
@@ -146,7 +147,7 @@ struct H4StreamParserTests {
 
     @Test("random bytes never crash the parser nor grow it past one packet")
     func randomBytesStayBounded() {
-        var generator = H4SeededGenerator(seed: 0x6A72_6261_6765)
+        var generator = SeededGenerator(seed: 0x6A72_6261_6765)
         let limit = 300
         let bound = 1 + 4 + limit
         for _ in 0..<2_000 {

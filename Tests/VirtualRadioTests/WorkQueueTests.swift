@@ -1,3 +1,4 @@
+import BeaconCore
 import Testing
 
 @testable import VirtualRadio

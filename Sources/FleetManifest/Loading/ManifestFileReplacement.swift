@@ -109,8 +109,24 @@ public enum ManifestFileReplacement {
         removeStaleTemporaries(in: folder)
         let info = try currentFile(target, path: path, matching: original, comparingBytes: false)
 
+        try writeThroughTemporary(bytes, folder: folder, name: name, target: target, path: path, mode: 0o600) {
+            descriptor throws(ManifestFileError) in
+            try keepOwnerAndMode(of: info, on: descriptor, path: path)
+        } lastCheck: { () throws(ManifestFileError) in
+            // The last look, as close to the rename as it can be.
+            _ = try currentFile(target, path: path, matching: original, comparingBytes: true)
+        }
+    }
+
+    /// The steps every atomic write shares: `bytes` into a new temporary file in `folder`
+    /// (created with `mode`, then `prepare`d), flushed; `lastCheck`; renamed over `target`;
+    /// the folder flushed. The temporary file is removed on every failure.
+    private static func writeThroughTemporary(
+        _ bytes: [UInt8], folder: String, name: String, target: String, path: String, mode: mode_t,
+        prepare: (Int32) throws(ManifestFileError) -> Void, lastCheck: () throws(ManifestFileError) -> Void
+    ) throws(ManifestFileError) {
         let temporary = folder + (folder.hasSuffix("/") ? "" : "/") + temporaryName(for: name)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard descriptor >= 0 else {
             throw ManifestFileError(path: path, kind: .unwritable, reason: "cannot create a temporary file in \(folder): \(errorText())")
         }
@@ -120,11 +136,9 @@ public enum ManifestFileReplacement {
             if !renamed { unlink(temporary) }
         }
         guard writeAll(bytes, to: descriptor) else { throw failure(path, .unwritable) }
-        try keepOwnerAndMode(of: info, on: descriptor, path: path)
+        try prepare(descriptor)
         guard fsync(descriptor) == 0 else { throw failure(path, .unwritable) }
-
-        // The last look, as close to the rename as it can be.
-        _ = try currentFile(target, path: path, matching: original, comparingBytes: true)
+        try lastCheck()
         guard rename(temporary, target) == 0 else { throw failure(path, .unwritable) }
         renamed = true
         flushFolder(folder)
@@ -147,20 +161,9 @@ public enum ManifestFileReplacement {
     public static func write(_ bytes: [UInt8], to path: String) throws(ManifestFileError) {
         let (folder, name) = split(path)
         removeStaleTemporaries(in: folder)
-        let temporary = folder + (folder.hasSuffix("/") ? "" : "/") + temporaryName(for: name)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
-        guard descriptor >= 0 else {
-            throw ManifestFileError(path: path, kind: .unwritable, reason: "cannot create a temporary file in \(folder): \(errorText())")
-        }
-        var renamed = false
-        defer {
-            close(descriptor)
-            if !renamed { unlink(temporary) }
-        }
-        guard writeAll(bytes, to: descriptor), fsync(descriptor) == 0 else { throw failure(path, .unwritable) }
-        guard rename(temporary, path) == 0 else { throw failure(path, .unwritable) }
-        renamed = true
-        flushFolder(folder)
+        try writeThroughTemporary(
+            bytes, folder: folder, name: name, target: path, path: path, mode: 0o666,
+            prepare: { (_: Int32) throws(ManifestFileError) in }, lastCheck: { () throws(ManifestFileError) in })
     }
 
     /// The file at `target` (links resolved) as it is now, checked against `original`: the
