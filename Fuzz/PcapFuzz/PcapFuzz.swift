@@ -33,7 +33,7 @@ public func fuzzPcap(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var offset = 0
     do {
         while true {
-            while let packet = try decoder.nextPacket(from: &reader) {
+            while let packet = try decoder.nextRecord(from: &reader) {
                 try decoder.appendSightings(in: packet, position: reader.lastRecordPosition, to: &chunked)
             }
             if reader.isFinished || decoder.isTruncated {

@@ -334,7 +334,7 @@ struct PcapCaptureTests {
             var sightings: [Sighting] = []
             var offset = 0
             while true {
-                while let packet = try decoder.nextPacket(from: &reader) {
+                while let packet = try decoder.nextRecord(from: &reader) {
                     try decoder.appendSightings(in: packet, position: reader.lastRecordPosition, to: &sightings)
                 }
                 if reader.isFinished { break }

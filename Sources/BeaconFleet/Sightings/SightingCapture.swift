@@ -35,7 +35,7 @@ public struct SightingCapture: Sendable {
             reader.finish()
             var decoder = SightingCaptureDecoder(pcapFormat: format, source: source)
             var sightings: [Sighting] = []
-            while let packet = try decoder.nextPacket(from: &reader) {
+            while let packet = try decoder.nextRecord(from: &reader) {
                 try decoder.appendSightings(in: packet, position: reader.lastRecordPosition, to: &sightings)
             }
             try decoder.checkEnd()
@@ -115,6 +115,33 @@ public final class SightingCaptureSummary: Sendable {
     func update(_ values: Values) { state.withLock { $0 = values } }
 }
 
+/// A record of a capture format the decoder reads: a btsnoop record or a pcap/pcapng packet.
+package protocol SightingCaptureRecord {
+    /// Appends the record's sightings (often none) to `sightings`, through `decoder`.
+    static func appendSightings(
+        of record: Self, position: (index: Int, offset: Int), decoder: inout SightingCaptureDecoder,
+        to sightings: inout [Sighting]
+    ) throws(SightingStreamError)
+}
+
+extension BTSnoopRecord: SightingCaptureRecord {
+    package static func appendSightings(
+        of record: Self, position: (index: Int, offset: Int), decoder: inout SightingCaptureDecoder,
+        to sightings: inout [Sighting]
+    ) throws(SightingStreamError) {
+        try decoder.appendSightings(in: record, position: position, to: &sightings)
+    }
+}
+
+extension PcapPacket: SightingCaptureRecord {
+    package static func appendSightings(
+        of record: Self, position: (index: Int, offset: Int), decoder: inout SightingCaptureDecoder,
+        to sightings: inout [Sighting]
+    ) throws(SightingStreamError) {
+        try decoder.appendSightings(in: record, position: position, to: &sightings)
+    }
+}
+
 /// Turns capture records into sightings: one extractor per controller (or interface) of the
 /// capture, times relative to the first record and checked, counts kept. The one place
 /// that judges records, for the in-memory and the streaming reader alike.
@@ -181,24 +208,11 @@ package struct SightingCaptureDecoder {
 
     /// The reader's next record; `nil` at the end, or when it needs more bytes. A record
     /// cut short by the end of the capture ends it, noted in `truncation`.
-    package mutating func nextRecord(from reader: inout BTSnoopReader) throws(SightingStreamError) -> BTSnoopRecord? {
+    package mutating func nextRecord<Reader: CaptureRecordReader>(from reader: inout Reader) throws(SightingStreamError) -> Reader.Record? {
         do {
             return try reader.next()
         } catch {
-            if case .truncatedRecord = error {
-                found.truncation = error.description
-                return nil
-            }
-            throw SightingStreamError(source: source, reason: error.description)
-        }
-    }
-
-    /// The reader's next packet, as `nextRecord(from:)` for btsnoop.
-    package mutating func nextPacket(from reader: inout PcapReader) throws(SightingStreamError) -> PcapPacket? {
-        do {
-            return try reader.next()
-        } catch {
-            if case .truncatedRecord = error {
+            if Reader.isTruncation(error) {
                 found.truncation = error.description
                 return nil
             }
@@ -549,27 +563,7 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
                 self.decoder = decoder
                 summary.update(decoder.values)
             }
-            while true {
-                do throws(SightingStreamError) {
-                    while let record = try decoder.nextRecord(from: &reader) {
-                        try decoder.appendSightings(in: record, position: reader.lastRecordPosition, to: &batch)
-                        if batch.count >= Self.batchLimit { return true }
-                    }
-                } catch {
-                    if batch.isEmpty { throw error }
-                    pendingFailure = error
-                    return true
-                }
-                // What was decoded goes out before waiting for more (a pipe may be slow).
-                if !batch.isEmpty { return true }
-                if reader.isFinished || decoder.isTruncated { return false }
-                let chunk = try await bytes.read(atMost: Swift.max(reader.bytesNeeded, Self.chunkSize))
-                if chunk.isEmpty {
-                    reader.finish()
-                } else {
-                    reader.append(chunk)
-                }
-            }
+            return try await decodeBatch(&reader, &decoder, into: &batch)
         }
 
         /// `decodeBTSnoopBatch(into:)` for pcap and pcapng.
@@ -583,10 +577,20 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
                 self.decoder = decoder
                 summary.update(decoder.values)
             }
+            return try await decodeBatch(&reader, &decoder, into: &batch)
+        }
+
+        /// The one driver of every capture format: decodes the records at hand into `batch`,
+        /// reading more bytes only while it is empty; true when it holds some sightings,
+        /// false at the end of the capture (whole, or cut short inside its last record).
+        private mutating func decodeBatch<Reader: CaptureRecordReader>(
+            _ reader: inout Reader, _ decoder: inout SightingCaptureDecoder, into batch: inout [Sighting]
+        ) async throws -> Bool where Reader.Record: SightingCaptureRecord {
             while true {
                 do throws(SightingStreamError) {
-                    while let packet = try decoder.nextPacket(from: &reader) {
-                        try decoder.appendSightings(in: packet, position: reader.lastRecordPosition, to: &batch)
+                    while let record = try decoder.nextRecord(from: &reader) {
+                        try Reader.Record.appendSightings(
+                            of: record, position: reader.lastRecordPosition, decoder: &decoder, to: &batch)
                         if batch.count >= Self.batchLimit { return true }
                     }
                     if batch.isEmpty && (reader.isFinished || decoder.isTruncated) { try decoder.checkEnd() }
@@ -595,6 +599,7 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
                     pendingFailure = error
                     return true
                 }
+                // What was decoded goes out before waiting for more (a pipe may be slow).
                 if !batch.isEmpty { return true }
                 if reader.isFinished || decoder.isTruncated { return false }
                 let chunk = try await bytes.read(atMost: Swift.max(reader.bytesNeeded, Self.chunkSize))

@@ -8,12 +8,9 @@
 /// packets, such as index or system notes, are skipped).
 public struct BTSnoopReader {
     public let datalink: BTSnoopDatalink
-    /// Bytes fed and not yet read; `buffer[start]` is at file offset `bufferOffset + start`.
-    private var buffer: [UInt8]
-    private var start: Int
-    private var bufferOffset: Int
+    /// The bytes fed and not yet read, and where they are in the file.
+    private var input: CaptureBuffer
     private var recordIndex = 0
-    private var ended = false
     /// Where the record `next()` returned last starts: its number from 0 and its byte offset.
     public private(set) var lastRecordPosition = (index: 0, offset: 0)
 
@@ -36,9 +33,7 @@ public struct BTSnoopReader {
             throw .unsupportedDatalink(datalinkValue)
         }
         self.datalink = datalink
-        self.buffer = bytes
-        self.start = BTSnoopFormat.fileHeaderLength
-        self.bufferOffset = 0
+        self.input = CaptureBuffer(bytes: bytes, start: BTSnoopFormat.fileHeaderLength)
     }
 
     /// Reads a whole capture held in memory.
@@ -49,35 +44,28 @@ public struct BTSnoopReader {
 
     /// More bytes of the capture, in file order.
     public mutating func append(_ bytes: some Collection<UInt8>) {
-        // Drop what was read before growing, so the buffer never holds more than one
-        // record plus one chunk.
-        if start > 0 && (start >= 64 * 1024 || start == buffer.count) {
-            buffer.removeFirst(start)
-            bufferOffset += start
-            start = 0
-        }
-        buffer.append(contentsOf: bytes)
+        input.append(bytes)
     }
 
     /// No more bytes will come: a record cut short is then `truncatedRecord`.
     public mutating func finish() {
-        ended = true
+        input.ended = true
     }
 
     /// Whether `finish()` was called.
-    public var isFinished: Bool { ended }
+    public var isFinished: Bool { input.ended }
 
     /// Bytes held: fed and not read yet, plus at most one chunk already read (a measure of
     /// the reader's memory, whatever the capture's length).
-    public var bufferedByteCount: Int { buffer.count }
+    public var bufferedByteCount: Int { input.bytes.count }
 
     /// How many more bytes `next()` needs before it can say anything (0 when it can).
     public var bytesNeeded: Int {
-        let available = buffer.count - start
+        let available = input.bytes.count - input.start
         guard available >= BTSnoopFormat.recordHeaderLength else {
             return BTSnoopFormat.recordHeaderLength - available
         }
-        let includedLength = Int(Self.bigEndianUInt32(buffer, at: start + 4))
+        let includedLength = Int(Self.bigEndianUInt32(input.bytes, at: input.start + 4))
         guard includedLength <= BTSnoopFormat.maximumRecordLength else { return 0 }
         return max(0, BTSnoopFormat.recordHeaderLength + includedLength - available)
     }
@@ -90,19 +78,19 @@ public struct BTSnoopReader {
     /// A record cut off by the end of the capture is `truncatedRecord`.
     public mutating func next() throws(BTSnoopError) -> BTSnoopRecord? {
         while true {
-            let available = buffer.count - start
-            guard available > 0 || !ended else { return nil }
-            let recordOffset = bufferOffset + start
+            let available = input.bytes.count - input.start
+            guard available > 0 || !input.ended else { return nil }
+            let recordOffset = input.offset + input.start
             let index = recordIndex
             guard available >= BTSnoopFormat.recordHeaderLength else {
-                if ended { throw .truncatedRecord(index: index, offset: recordOffset) }
+                if input.ended { throw .truncatedRecord(index: index, offset: recordOffset) }
                 return nil
             }
-            let originalLength = Int(Self.bigEndianUInt32(buffer, at: start))
-            let includedLength = Int(Self.bigEndianUInt32(buffer, at: start + 4))
-            let flags = Self.bigEndianUInt32(buffer, at: start + 8)
-            let drops = Self.bigEndianUInt32(buffer, at: start + 12)
-            let timestamp = Int64(bitPattern: Self.bigEndianUInt64(buffer, at: start + 16))
+            let originalLength = Int(Self.bigEndianUInt32(input.bytes, at: input.start))
+            let includedLength = Int(Self.bigEndianUInt32(input.bytes, at: input.start + 4))
+            let flags = Self.bigEndianUInt32(input.bytes, at: input.start + 8)
+            let drops = Self.bigEndianUInt32(input.bytes, at: input.start + 12)
+            let timestamp = Int64(bitPattern: Self.bigEndianUInt64(input.bytes, at: input.start + 16))
             // Checked before waiting for the data: a corrupt length must not make the reader
             // wait for (or hold) gigabytes.
             guard includedLength <= originalLength else {
@@ -113,13 +101,13 @@ public struct BTSnoopReader {
                 throw .invalidRecord(index: index, offset: recordOffset,
                                      reason: "its length \(originalLength) is beyond any HCI packet (at most \(BTSnoopFormat.maximumRecordLength) bytes)")
             }
-            let dataStart = start + BTSnoopFormat.recordHeaderLength
-            guard includedLength <= buffer.count - dataStart else {
-                if ended { throw .truncatedRecord(index: index, offset: recordOffset) }
+            let dataStart = input.start + BTSnoopFormat.recordHeaderLength
+            guard includedLength <= input.bytes.count - dataStart else {
+                if input.ended { throw .truncatedRecord(index: index, offset: recordOffset) }
                 return nil
             }
-            let data = buffer[dataStart..<(dataStart + includedLength)]
-            start = dataStart + includedLength
+            let data = input.bytes[dataStart..<(dataStart + includedLength)]
+            input.start = dataStart + includedLength
             recordIndex += 1
             lastRecordPosition = (index, recordOffset)
             let unixMicroseconds = timestamp &- BTSnoopFormat.unixEpochOffset

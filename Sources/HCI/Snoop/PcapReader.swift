@@ -21,11 +21,8 @@ public struct PcapReader {
 
     /// Known once the first four bytes are in.
     public private(set) var format: Format?
-    /// Bytes fed and not yet read; `buffer[start]` is at file offset `bufferOffset + start`.
-    private var buffer: [UInt8] = []
-    private var start = 0
-    private var bufferOffset = 0
-    private var ended = false
+    /// The bytes fed and not yet read, and where they are in the file.
+    private var input = CaptureBuffer()
     private var recordIndex = 0
     private var bigEndian = false
     // pcap
@@ -78,30 +75,23 @@ public struct PcapReader {
 
     /// More bytes of the capture, in file order.
     public mutating func append(_ bytes: some Collection<UInt8>) {
-        // Drop what was read before growing: the buffer never holds more than one record
-        // plus one chunk.
-        if start > 0 && (start >= 64 * 1024 || start == buffer.count) {
-            buffer.removeFirst(start)
-            bufferOffset += start
-            start = 0
-        }
-        buffer.append(contentsOf: bytes)
+        input.append(bytes)
     }
 
     /// No more bytes will come: a record cut short is then `truncatedRecord`.
     public mutating func finish() {
-        ended = true
+        input.ended = true
     }
 
-    public var isFinished: Bool { ended }
+    public var isFinished: Bool { input.ended }
 
     /// Bytes held (a measure of the reader's memory).
-    public var bufferedByteCount: Int { buffer.count }
+    public var bufferedByteCount: Int { input.bytes.count }
 
     /// How many more bytes `next()` needs before it can say anything (at least 1 when it
     /// cannot, 0 when it can).
     public var bytesNeeded: Int {
-        let available = buffer.count - start
+        let available = input.bytes.count - input.start
         let needed: Int
         switch format {
         case nil:
@@ -110,11 +100,11 @@ public struct PcapReader {
             needed = 24
         case .pcap:
             guard available >= 16 else { return 16 - available }
-            let length = Int(uint32(at: start + 8))
+            let length = Int(uint32(at: input.start + 8))
             needed = length <= Self.maximumRecordLength ? 16 + length : 0
         case .pcapng:
             guard available >= 12 else { return 12 - available }
-            let length = Int(uint32(at: start + 4, bigEndian: blockBigEndian(at: start)))
+            let length = Int(uint32(at: input.start + 4, bigEndian: blockBigEndian(at: input.start)))
             needed = length <= Self.maximumBlockLength ? length : 0
         }
         return max(0, needed - available)
@@ -124,24 +114,24 @@ public struct PcapReader {
     /// bytes fed so far hold no whole record (`bytesNeeded` says how many more).
     public mutating func next() throws(PcapError) -> PcapPacket? {
         while true {
-            let available = buffer.count - start
-            guard available > 0 || !ended else {
-                if format == nil || (format == .pcap && !headerRead) { throw .truncatedFileHeader(length: bufferOffset + start) }
+            let available = input.bytes.count - input.start
+            guard available > 0 || !input.ended else {
+                if format == nil || (format == .pcap && !headerRead) { throw .truncatedFileHeader(length: input.offset + input.start) }
                 return nil
             }
             if format == nil {
                 guard available >= 4 else {
-                    if ended { throw .truncatedFileHeader(length: available) }
+                    if input.ended { throw .truncatedFileHeader(length: available) }
                     return nil
                 }
-                guard let found = Self.format(ofPrefix: buffer[start..<(start + 4)]) else { throw .notPcap }
+                guard let found = Self.format(ofPrefix: input.bytes[input.start..<(input.start + 4)]) else { throw .notPcap }
                 format = found
             }
             switch format {
             case .pcap:
                 if !headerRead {
                     guard available >= 24 else {
-                        if ended { throw .truncatedFileHeader(length: available) }
+                        if input.ended { throw .truncatedFileHeader(length: available) }
                         return nil
                     }
                     try readPcapHeader()
@@ -150,7 +140,7 @@ public struct PcapReader {
                 return try nextPcapRecord()
             default:
                 if let packet = try nextPcapngBlock() { return packet }
-                if buffer.count - start == available { return nil }  // nothing consumed: needs bytes
+                if input.bytes.count - input.start == available { return nil }  // nothing consumed: needs bytes
             }
         }
     }
@@ -158,30 +148,30 @@ public struct PcapReader {
     // MARK: pcap
 
     private mutating func readPcapHeader() throws(PcapError) {
-        let magic = Array(buffer[start..<(start + 4)])
+        let magic = Array(input.bytes[input.start..<(input.start + 4)])
         bigEndian = magic[0] == 0xA1
         pcapNanoseconds = magic == [0xA1, 0xB2, 0x3C, 0x4D] || magic == [0x4D, 0x3C, 0xB2, 0xA1]
-        let major = uint16(at: start + 4)
-        let minor = uint16(at: start + 6)
+        let major = uint16(at: input.start + 4)
+        let minor = uint16(at: input.start + 6)
         guard major == 2 else { throw .unsupportedVersion(format: .pcap, major: major, minor: minor) }
         // The low 26 bits are the link type; the bits above say how much FCS there is.
-        pcapLinkType = uint32(at: start + 20) & 0x03FF_FFFF
+        pcapLinkType = uint32(at: input.start + 20) & 0x03FF_FFFF
         headerRead = true
-        start += 24
+        input.start += 24
     }
 
     private mutating func nextPcapRecord() throws(PcapError) -> PcapPacket? {
-        let available = buffer.count - start
-        let offset = bufferOffset + start
+        let available = input.bytes.count - input.start
+        let offset = input.offset + input.start
         let index = recordIndex
         guard available >= 16 else {
-            if ended && available > 0 { throw .truncatedRecord(format: .pcap, index: index, offset: offset) }
+            if input.ended && available > 0 { throw .truncatedRecord(format: .pcap, index: index, offset: offset) }
             return nil
         }
-        let seconds = Int64(uint32(at: start))
-        let fraction = Int64(uint32(at: start + 4))
-        let includedLength = Int(uint32(at: start + 8))
-        let originalLength = Int(uint32(at: start + 12))
+        let seconds = Int64(uint32(at: input.start))
+        let fraction = Int64(uint32(at: input.start + 4))
+        let includedLength = Int(uint32(at: input.start + 8))
+        let originalLength = Int(uint32(at: input.start + 12))
         // Checked before waiting for the data: a corrupt length must not make the reader
         // wait for (or hold) gigabytes.
         guard includedLength <= Self.maximumRecordLength else {
@@ -189,11 +179,11 @@ public struct PcapReader {
                                  reason: "its length \(includedLength) is beyond any packet (at most \(Self.maximumRecordLength) bytes)")
         }
         guard available >= 16 + includedLength else {
-            if ended { throw .truncatedRecord(format: .pcap, index: index, offset: offset) }
+            if input.ended { throw .truncatedRecord(format: .pcap, index: index, offset: offset) }
             return nil
         }
-        let data = buffer[(start + 16)..<(start + 16 + includedLength)]
-        start += 16 + includedLength
+        let data = input.bytes[(input.start + 16)..<(input.start + 16 + includedLength)]
+        input.start += 16 + includedLength
         recordIndex += 1
         lastRecordPosition = (index, offset)
         return PcapPacket(
@@ -208,26 +198,26 @@ public struct PcapReader {
 
     /// The byte order of the block at `offset`: a Section Header Block states its own.
     private func blockBigEndian(at offset: Int) -> Bool {
-        guard buffer.count - offset >= 12, uint32(at: offset, bigEndian: false) == Self.sectionHeaderType else { return bigEndian }
-        return buffer[offset + 8] == 0x1A
+        guard input.bytes.count - offset >= 12, uint32(at: offset, bigEndian: false) == Self.sectionHeaderType else { return bigEndian }
+        return input.bytes[offset + 8] == 0x1A
     }
 
     /// The packet of the next block, or `nil` for a block that holds none (read and
     /// skipped) or when more bytes are needed (nothing consumed).
     private mutating func nextPcapngBlock() throws(PcapError) -> PcapPacket? {
-        let available = buffer.count - start
-        let offset = bufferOffset + start
+        let available = input.bytes.count - input.start
+        let offset = input.offset + input.start
         let index = recordIndex
         func invalid(_ reason: String) -> PcapError {
             .invalidRecord(format: .pcapng, index: index, offset: offset, reason: reason)
         }
         guard available >= 12 else {
-            if ended && available > 0 { throw .truncatedRecord(format: .pcapng, index: index, offset: offset) }
+            if input.ended && available > 0 { throw .truncatedRecord(format: .pcapng, index: index, offset: offset) }
             return nil
         }
-        let type = uint32(at: start, bigEndian: false)
+        let type = uint32(at: input.start, bigEndian: false)
         if type == Self.sectionHeaderType {
-            let magic = Array(buffer[(start + 8)..<(start + 12)])
+            let magic = Array(input.bytes[(input.start + 8)..<(input.start + 12)])
             guard magic == [0x1A, 0x2B, 0x3C, 0x4D] || magic == [0x4D, 0x3C, 0x2B, 0x1A] else {
                 throw invalid("its byte-order magic is \(HexText.bytes(magic)), not 1a2b3c4d in either order")
             }
@@ -235,8 +225,8 @@ public struct PcapReader {
         } else if !inSection {
             throw invalid("it comes before any Section Header Block")
         }
-        let blockType = uint32(at: start)
-        let length = Int(uint32(at: start + 4))
+        let blockType = uint32(at: input.start)
+        let length = Int(uint32(at: input.start + 4))
         guard length >= 12, length % 4 == 0 else {
             throw invalid("its total length \(length) is not a multiple of 4 of at least 12")
         }
@@ -244,14 +234,14 @@ public struct PcapReader {
             throw invalid("its total length \(length) is beyond any block this reader takes (at most \(Self.maximumBlockLength) bytes)")
         }
         guard available >= length else {
-            if ended { throw .truncatedRecord(format: .pcapng, index: index, offset: offset) }
+            if input.ended { throw .truncatedRecord(format: .pcapng, index: index, offset: offset) }
             return nil
         }
-        guard Int(uint32(at: start + length - 4)) == length else {
-            throw invalid("its trailing total length \(uint32(at: start + length - 4)) differs from the leading \(length)")
+        guard Int(uint32(at: input.start + length - 4)) == length else {
+            throw invalid("its trailing total length \(uint32(at: input.start + length - 4)) differs from the leading \(length)")
         }
-        let body = start + 8
-        let bodyEnd = start + length - 4
+        let body = input.start + 8
+        let bodyEnd = input.start + length - 4
         var packet: PcapPacket?
         switch blockType {
         case Self.sectionHeaderType:
@@ -288,7 +278,7 @@ public struct PcapReader {
             }
             packet = PcapPacket(
                 linkType: interface.linkType, interface: interfacesBefore + interfaceID, unixNanoseconds: nanoseconds,
-                originalLength: originalLength, data: buffer[(body + 20)..<(body + 20 + capturedLength)])
+                originalLength: originalLength, data: input.bytes[(body + 20)..<(body + 20 + capturedLength)])
         case 3:  // Simple Packet Block: interface 0, no timestamp
             guard length >= 16 else { throw invalid("a Simple Packet Block needs 16 bytes; it has \(length)") }
             guard let interface = interfaces.first else { throw invalid("a Simple Packet Block needs an interface; the section declared none") }
@@ -297,11 +287,11 @@ public struct PcapReader {
             if interface.snapshotLength > 0 { capturedLength = min(capturedLength, interface.snapshotLength) }
             packet = PcapPacket(
                 linkType: interface.linkType, interface: interfacesBefore, unixNanoseconds: nil,
-                originalLength: originalLength, data: buffer[(body + 4)..<(body + 4 + capturedLength)])
+                originalLength: originalLength, data: input.bytes[(body + 4)..<(body + 4 + capturedLength)])
         default:
             break  // statistics, name resolution, custom and unknown blocks
         }
-        start += length
+        input.start += length
         recordIndex += 1
         if packet != nil { lastRecordPosition = (index, offset) }
         return packet
@@ -320,7 +310,7 @@ public struct PcapReader {
             guard padded <= end - offset - 4 else { throw invalid("its option \(code) runs past the block") }
             let value = offset + 4
             if code == 9 && length >= 1 {
-                let resolution = buffer[value]
+                let resolution = input.bytes[value]
                 let exponent = Int(resolution & 0x7F)
                 interface.resolution = resolution & 0x80 == 0 ? .decimal(exponent) : .binary(exponent)
             } else if code == 14 && length >= 8 {
@@ -360,7 +350,7 @@ public struct PcapReader {
     // MARK: Bytes
 
     private func uint16(at offset: Int) -> UInt16 {
-        let first = UInt16(buffer[offset]), second = UInt16(buffer[offset + 1])
+        let first = UInt16(input.bytes[offset]), second = UInt16(input.bytes[offset + 1])
         return bigEndian ? first << 8 | second : second << 8 | first
     }
 
@@ -371,7 +361,7 @@ public struct PcapReader {
     private func uint32(at offset: Int, bigEndian: Bool) -> UInt32 {
         var value: UInt32 = 0
         for index in 0..<4 {
-            value |= UInt32(buffer[offset + index]) << (bigEndian ? 24 - 8 * index : 8 * index)
+            value |= UInt32(input.bytes[offset + index]) << (bigEndian ? 24 - 8 * index : 8 * index)
         }
         return value
     }
