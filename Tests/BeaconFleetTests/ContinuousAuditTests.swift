@@ -208,6 +208,46 @@ struct ContinuousAuditTests {
         #expect(Self.changes(audit.advance(to: 26)) == ["25 door ok→missing"])
     }
 
+    // MARK: Fleet scale
+
+    @Test("a fleet's deadlines falling due in one step: every change at its own moment, in time order, manifest order at one moment")
+    func fleetDeadlinesInOneStep() throws {
+        // 300 beacons, each heard every second up to a second of its own; beacon 7 has a clone
+        // for a while; then the clock jumps far ahead at once.
+        let beacons = (1...300).map { Script.beacon("b\($0)", minor: UInt16($0)) }
+        var audit = try Self.audit(beacons)
+        func lastSecond(_ minor: Int) -> Int { (minor * 7) % 40 }
+        var sightings: [Sighting] = []
+        for second in 0...40 {
+            for minor in 1...300 where second <= lastSecond(minor) {
+                sightings.append(Self.heard(Script.identity(minor: UInt16(minor)), at: Double(second)))
+            }
+            if (2...4).contains(second) { sightings.append(Self.heard(Script.identity(minor: 7), at: Double(second), address: Script.deviceB)) }
+        }
+        var events = Self.play(&audit, sightings)
+        events += audit.advance(to: 1000)
+        var expected: [(time: Int, order: Int, text: String)] = []
+        for minor in 1...300 {
+            let last = lastSecond(minor)
+            expected.append((0, minor, "0 b\(minor) -→ok"))
+            if minor == 7 {
+                // Heard with its clone from 2 to 4: a duplicate until the clone's silence ends.
+                expected.append((2, minor, "2 b7 ok→duplicate"))
+                if last + 10 > 14 { expected.append((14, minor, "14 b7 duplicate→ok")) }
+            }
+            expected.append((last + 10, minor, "\(last + 10) b\(minor) \(minor == 7 && last + 10 <= 14 ? "duplicate" : "ok")→missing"))
+        }
+        // The audit reports as time goes: changes caused by a sighting at its reception, the
+        // rest in the order they fell due.
+        let sorted = expected.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }.map(\.text)
+        #expect(Set(Self.changes(events)) == Set(sorted))
+        #expect(Self.changes(events).count == sorted.count)
+        // Every moment's changes come in time order, and at one moment in manifest order.
+        let keys = events.map { ($0.time, Int($0.identity.minor)) }
+        #expect(zip(keys, keys.dropFirst()).allSatisfy { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) })
+        #expect(audit.statistics.beaconStates[.missing] == 300)
+    }
+
     // MARK: Bounded memory
 
     @Test("unexpected identities beyond the limit are counted, not tracked; gone ones make room")
