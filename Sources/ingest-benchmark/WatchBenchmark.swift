@@ -18,6 +18,20 @@ enum WatchTargets {
     static let flatness = 2.0
 }
 
+/// The fastest of `runs` measurements (each in a fresh child) with the highest peak among
+/// them: on a machine shared with other work the fastest run is the one least disturbed.
+func fastestOf(_ runs: Int, _ measure: () -> IngestMeasurement?) -> IngestMeasurement? {
+    var best: IngestMeasurement?
+    var peak = 0
+    for _ in 0..<max(1, runs) {
+        guard let measurement = measure() else { return nil }
+        peak = max(peak, measurement.peakBytes)
+        if best == nil || measurement.wallSeconds < best!.wallSeconds { best = measurement }
+    }
+    best?.peakBytes = peak
+    return best
+}
+
 /// `--watch`: the continuous audit on a chain's recording at each size, then the one-shot pass.
 func runWatchBenchmark(_ options: Options) -> Int32 {
     guard let folder = inputFolder(options) else { return 2 }
@@ -25,7 +39,7 @@ func runWatchBenchmark(_ options: Options) -> Int32 {
     print("ten beacons falling silent half-way, one clone) through verify --watch --input FILE --silence 10,")
     print("against reading the same file's sightings without auditing them (read)")
     print("rates per second of wall time; peak memory is each child process's VmHWM; audit CPU is the CPU")
-    print("time of watch minus that of read, per sighting\n")
+    print("time of watch minus that of read, per sighting; each the fastest of \(options.runs) runs\n")
     let header = ["stores", "beacons", "sightings", "file", "watch", "sightings/s", "peak", "read", "sightings/s", "peak", "audit CPU"]
     let widths = [7, 8, 10, 10, 9, 12, 9, 9, 12, 9, 12]
     print(zip(header, widths).map { padded($0, $1) }.joined(separator: " "))
@@ -40,8 +54,8 @@ func runWatchBenchmark(_ options: Options) -> Int32 {
         var status = stat()
         stat(path, &status)
         defer { if options.keep == nil { unlink(path) } }
-        guard let watch = runChild(.watch, format: .jsonLines, path: path, size: stores),
-              let read = runChild(.read, format: .jsonLines, path: path)
+        guard let watch = fastestOf(options.runs, { runChild(.watch, format: .jsonLines, path: path, size: stores) }),
+              let read = fastestOf(options.runs, { runChild(.read, format: .jsonLines, path: path) })
         else {
             print("ingest-benchmark: a measurement of \(path) failed")
             return 2

@@ -54,10 +54,11 @@ struct Options {
     var watch = false
     var stores = [100, 1_000, 10_000]
     var oneShotBeacons = 100_000
+    var runs = 3
 
     static let usage = """
         usage: ingest-benchmark [--sizes N,N,...] [--with-10m] [--keep DIR] [--check]
-               ingest-benchmark --watch [--stores N,N,...] [--oneshot-beacons N] [--keep DIR] [--check]
+               ingest-benchmark --watch [--stores N,N,...] [--oneshot-beacons N] [--runs N] [--keep DIR] [--check]
           --sizes     sightings per input (default 100000,1000000)
           --with-10m  add 10000000 (about 2 GB of JSON lines and a few minutes)
           --keep DIR  write the inputs into DIR and leave them there
@@ -65,6 +66,7 @@ struct Options {
           --watch     measure verify --watch on a chain's recording instead (20 beacons a store, 60 s)
           --stores    stores per recording (default 100,1000,10000; 10000 is 12 M sightings, 2.6 GB)
           --oneshot-beacons  beacons in the one-shot pass's recording (default 100000; 0 leaves it out)
+          --runs      measurements of each watch figure, the fastest kept (default 3)
         """
 
     static func parse(_ arguments: [String]) -> Options? {
@@ -92,6 +94,9 @@ struct Options {
                 // Majors number the stores: at most 65,535 of them.
                 guard !stores.isEmpty, stores.allSatisfy({ $0 > 0 && $0 <= 65_535 }) else { return nil }
                 options.stores = stores
+            case "--runs":
+                guard let text = rest.popFirst(), let runs = Int(text), (1...20).contains(runs) else { return nil }
+                options.runs = runs
             case "--oneshot-beacons":
                 guard let text = rest.popFirst(), let beacons = Int(text), beacons >= 0, beacons <= 1_000_000 else { return nil }
                 options.oneShotBeacons = beacons

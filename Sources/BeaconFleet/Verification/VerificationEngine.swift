@@ -28,7 +28,7 @@ public struct VerificationEngine: Sendable {
     private var verdicts: [BeaconVerdict?]
     /// `verdicts[index] != nil`, asked at every reception without copying the verdict.
     private var isDecided: [Bool]
-    private let indexByIdentity: [BeaconIdentity: Int]
+    private let indexByIdentity: IdentityTable
     /// Beacons with K receptions whose settle window is still open, soonest end first. Only
     /// these can fall due as time passes, so a tick costs nothing for the others.
     private var settling = DeadlineQueue()
@@ -55,9 +55,7 @@ public struct VerificationEngine: Sendable {
         logs = plan.expected.map { ObservationLog(identity: $0.identity) }
         verdicts = Array(repeating: nil, count: plan.expected.count)
         isDecided = Array(repeating: false, count: plan.expected.count)
-        var index: [BeaconIdentity: Int] = [:]
-        for (position, beacon) in plan.expected.enumerated() { index[beacon.identity] = position }
-        indexByIdentity = index
+        indexByIdentity = IdentityTable(plan.expected.map(\.identity))
     }
 
     /// `result != nil`, kept as a flag: every sighting asks, and a recording brings millions.

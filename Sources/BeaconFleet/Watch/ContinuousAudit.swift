@@ -51,7 +51,7 @@ public struct ContinuousAudit: Sendable {
     private var clock: ReceiverClocks
     /// One per manifest beacon, in manifest order (`plan.expected[index]` is its beacon).
     private var beacons: [AuditedIdentity]
-    private let beaconIndex: [BeaconIdentity: Int]
+    private let beaconIndex: IdentityTable
     /// Places for unexpected identities: a gone one's place is taken by a new one.
     private var unexpected: [AuditedIdentity] = []
     private var unexpectedIndex: [BeaconIdentity: Int] = [:]
@@ -71,7 +71,7 @@ public struct ContinuousAudit: Sendable {
         self.configuration = configuration
         clock = ReceiverClocks(maximumReceivers: configuration.maximumReceivers)
         beacons = plan.expected.enumerated().map { AuditedIdentity(identity: $1.identity, order: $0) }
-        beaconIndex = Dictionary(uniqueKeysWithValues: plan.expected.enumerated().map { ($0.element.identity, $0.offset) })
+        beaconIndex = IdentityTable(plan.expected.map(\.identity))
     }
 
     /// The current state of each manifest beacon, in manifest order (`nil`: not yet known).
@@ -153,7 +153,7 @@ public struct ContinuousAudit: Sendable {
             // have been taken since).
             guard self[key].queuedDue == entryDue else { continue }
             self[key].queuedDue = nil
-            while let deadline = deadline(of: self[key]), deadline <= time {
+            while let deadline = Self.deadline(of: self[key], silence: configuration.silence), deadline <= time {
                 let event: AuditEvent?
                 switch key {
                 case .beacon(let index): event = reevaluateBeacon(index, at: deadline)
@@ -188,8 +188,10 @@ public struct ContinuousAudit: Sendable {
         }
     }
 
+    /// A track by its key. Mutating even to read: a read of the audit from a mutating
+    /// method may copy it (see `change`).
     private subscript(key: TrackKey) -> AuditedIdentity {
-        _read {
+        mutating _read {
             switch key {
             case .beacon(let index): yield beacons[index]
             case .unexpected(let index): yield unexpected[index]
@@ -207,8 +209,19 @@ public struct ContinuousAudit: Sendable {
     /// later than the track's real one (receptions only push deadlines back), and when it
     /// falls due early the track is looked at and queued again at its real one.
     private mutating func schedule(_ key: TrackKey) {
-        guard self[key].queuedDue == nil, let deadline = deadline(of: self[key]) else { return }
-        self[key].queuedDue = deadline
+        // Straight to the arrays: this runs at every reception (see `change` on copies).
+        let silence = configuration.silence
+        let deadline: Double
+        switch key {
+        case .beacon(let index):
+            guard beacons[index].queuedDue == nil, let due = Self.deadline(of: beacons[index], silence: silence) else { return }
+            beacons[index].queuedDue = due
+            deadline = due
+        case .unexpected(let index):
+            guard unexpected[index].queuedDue == nil, let due = Self.deadline(of: unexpected[index], silence: silence) else { return }
+            unexpected[index].queuedDue = due
+            deadline = due
+        }
         deadlines.insert(key.slot, due: deadline)
     }
 
@@ -217,9 +230,8 @@ public struct ContinuousAudit: Sendable {
     /// When a heard track's state next changes if nothing is heard: the moment its most
     /// recently expiring device leaves the silence window. (Beacons never heard share
     /// `firstSilenceDue`.)
-    private func deadline(of track: AuditedIdentity) -> Double? {
+    private static func deadline(of track: AuditedIdentity, silence: Double) -> Double? {
         guard track.lastSeen != nil else { return nil }
-        let silence = configuration.silence
         // Expiries up to the latest evaluation have been applied.
         let spent = track.evaluatedAt ?? -.infinity
         var earliest: Double?
@@ -232,7 +244,8 @@ public struct ContinuousAudit: Sendable {
 
     private mutating func reevaluateBeacon(_ index: Int, at time: Double) -> AuditEvent? {
         beacons[index].evaluatedAt = time
-        let state = beaconState(beacons[index], index: index, at: time)
+        let state = Self.beaconState(
+            beacons[index], expectation: plan.expected[index].measuredPower, start: start, silence: configuration.silence, at: time)
         guard let state, state != beacons[index].state else { return nil }
         let reason = beaconReason(beacons[index], index: index, state: state, at: time)
         let beacon = plan.expected[index]
@@ -260,17 +273,17 @@ public struct ContinuousAudit: Sendable {
 
     /// The beacon's state at `time`, decided without building anything: this runs at every
     /// reception, and words are only needed when the state changes (`beaconReason`).
-    private func beaconState(_ track: AuditedIdentity, index: Int, at time: Double) -> AuditState? {
-        let silence = configuration.silence
+    private static func beaconState(
+        _ track: AuditedIdentity, expectation: MeasuredPowerExpectation, start: Double?, silence: Double, at time: Double
+    ) -> AuditState? {
         let addresses = track.addresses
         var recentCount = 0
         var anyWrongPower = false
-        let expectation = plan.expected[index].measuredPower
-        for (offset, first) in addresses.enumerated() where first.lastSeen + silence > time {
+        for first in addresses.indices where addresses[first].lastSeen + silence > time {
             recentCount += 1
-            if !expectation.accepts(first.measuredPower) { anyWrongPower = true }
-            for second in addresses[(offset + 1)...] where second.lastSeen + silence > time {
-                if Self.areTwoDevices(first, second) { return .duplicate }
+            if !expectation.accepts(addresses[first].measuredPower) { anyWrongPower = true }
+            for second in (first + 1)..<addresses.endIndex where addresses[second].lastSeen + silence > time {
+                if areTwoDevices(addresses[first], addresses[second]) { return .duplicate }
             }
         }
         guard recentCount > 0 else {
@@ -318,8 +331,9 @@ public struct ContinuousAudit: Sendable {
     }
 
     /// Sets the new state of `track` (manifest beacon `beacon`, or an unexpected identity) and
-    /// says so. Static: a method of the audit handed one of its own tracks `inout` would make
-    /// Swift copy the audit, and with it every track, at each change.
+    /// says so. Static, like the other functions a reception runs through: a method of the
+    /// audit called from a mutating one may make Swift copy the audit (every track, at each
+    /// change: a cost that grows with the fleet).
     private static func change(
         _ track: inout AuditedIdentity, of beacon: ExpectedBeacon?, to state: AuditState, reason: String, at time: Double,
         silence: Double
@@ -372,8 +386,8 @@ private struct AuditedIdentity: Sendable {
     var evaluatedAt: Double?
     /// The deadline this track has in the audit's queue, if any.
     var queuedDue: Double?
-    var addresses: [AuditedAddress] = []
-    var receivers: [AuditReceiverSummary] = []
+    var addresses = CompactList<AuditedAddress>()
+    var receivers = CompactList<AuditReceiverSummary>()
 
     init(identity: BeaconIdentity, order: Int) {
         self.identity = identity
@@ -383,7 +397,11 @@ private struct AuditedIdentity: Sendable {
     mutating func record(_ sighting: Sighting, at time: Double, _ configuration: ContinuousAudit.Configuration) {
         lastSeen = max(lastSeen ?? time, time)
         let power = sighting.advertisement.measuredPower
-        if let index = addresses.firstIndex(where: { $0.address == sighting.address }) {
+        // The device heard first is nearly always the one heard now.
+        if !addresses.isEmpty, addresses[0].address == sighting.address {
+            addresses[0].lastSeen = time
+            addresses[0].measuredPower = power
+        } else if let index = addresses.firstIndex(where: { $0.address == sighting.address }) {
             addresses[index].lastSeen = time
             addresses[index].measuredPower = power
         } else {
@@ -394,7 +412,7 @@ private struct AuditedIdentity: Sendable {
                 address: sighting.address, isPrivate: AddressTrack.isPrivate(sighting.address, isRandom: sighting.addressIsRandom), firstSeen: time, lastSeen: time,
                 measuredPower: power))
         }
-        if let index = receivers.firstIndex(where: { $0.receiver == sighting.receiver }) {
+        if let index = receivers.first?.receiver == sighting.receiver ? 0 : receivers.firstIndex(where: { $0.receiver == sighting.receiver }) {
             receivers[index].latestRSSI = sighting.rssi
             receivers[index].sightings += 1
             receivers[index].lastSeen = time
