@@ -208,6 +208,42 @@ struct ContinuousAuditTests {
         #expect(Self.changes(audit.advance(to: 26)) == ["25 door ok→missing"])
     }
 
+    // MARK: Input health
+
+    @Test("while the input is down nothing goes missing; once back, every beacon has a full silence from then")
+    func inputDown() throws {
+        var audit = try Self.audit([Self.door, Self.till])
+        var events = Self.play(&audit, [Self.heard(Self.till.identity, at: 0)] + Self.everySecond(Self.door.identity, from: 0, through: 5))
+        // What fell due before the loss is still reported: till's silence ended at 10.
+        events += audit.inputLost(at: 12)
+        #expect(Self.changes(events) == ["0 till -→ok", "0 door -→ok", "10 till ok→missing"])
+        #expect(audit.isInputDown)
+        #expect(audit.advance(to: 60).isEmpty)
+        #expect(audit.inputRestored(at: 60).isEmpty)
+        #expect(!audit.isInputDown)
+        // Heard again after the return: not missing at its own silence's end either.
+        #expect(Self.changes(Self.play(&audit, [Self.heard(Self.till.identity, at: 65)])) == ["65 till missing→ok"])
+        #expect(audit.advance(to: 69.9).isEmpty)
+        #expect(Self.changes(audit.advance(to: 80)) == ["70 door ok→missing", "75 till ok→missing"])
+    }
+
+    @Test("a watch blind from its start: beacons never heard are missing a silence after the input first delivers; unexpected identities are not gone while it is down")
+    func blindStart() throws {
+        let stranger = Script.identity(minor: 99)
+        var audit = try Self.audit([Self.door, Self.till])
+        _ = audit.advance(to: 0)
+        _ = audit.inputLost(at: 0)
+        // The receiver's first sighting ties its clock to the audit's, which stands at 0.
+        #expect(Self.changes(Self.play(&audit, [Self.heard(stranger, at: 1, address: Script.deviceB)])) == ["0 \(stranger) -→unexpected"])
+        #expect(audit.advance(to: 30).isEmpty)
+        _ = audit.inputRestored(at: 30)
+        #expect(audit.advance(to: 39.9).isEmpty)
+        #expect(Self.changes(audit.advance(to: 40)) == ["40 door -→missing", "40 till -→missing", "40 \(stranger) unexpected→gone"])
+        // A restore without a loss changes nothing.
+        #expect(audit.inputRestored(at: 41).isEmpty)
+        #expect(audit.advance(to: 100).isEmpty)
+    }
+
     // MARK: Fleet scale
 
     @Test("a fleet's deadlines falling due in one step: every change at its own moment, in time order, manifest order at one moment")

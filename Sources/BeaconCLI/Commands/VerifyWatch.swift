@@ -83,7 +83,8 @@ extension VerifyCommand {
         let report: AuditStatusReport
         do {
             if let input {
-                report = try await watchRecording(broker?.path ?? input, streamName: broker.map { _ in input }, watch: watch, sinks: sinks)
+                report = try await watchRecording(
+                    broker?.path ?? input, streamName: broker.map { _ in input }, health: broker?.health, watch: watch, sinks: sinks)
             } else {
                 report = try await watchController(watch: watch, sinks: sinks)
             }
@@ -110,7 +111,8 @@ extension VerifyCommand {
     /// once, without waiting for a first sighting, so that beacons of a chain whose boxes
     /// are all silent still go missing after --silence.
     private func watchRecording(
-        _ path: String, streamName: String? = nil, watch: AuditWatch, sinks: [any AuditEventSink]
+        _ path: String, streamName: String? = nil, health: AsyncStream<InputHealthChange>? = nil, watch: AuditWatch,
+        sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
@@ -133,7 +135,7 @@ extension VerifyCommand {
             case .capture(let capture):
                 return try await watch.run(capture, timing: timing, sinks: sinks)
             case .jsonLines(let lines):
-                return try await watch.run(lines, timing: timing, sinks: sinks)
+                return try await watch.run(lines, timing: timing, health: health, input: streamName ?? path, sinks: sinks)
             }
         })
     }

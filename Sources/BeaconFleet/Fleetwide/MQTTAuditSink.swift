@@ -24,6 +24,14 @@ public struct MQTTAuditSink: AuditEventSink {
         client.publish(topic: topics.auditBeacon(key), payload: line, retain: true)
     }
 
+    /// On the events topic, and retained on `PREFIX/audit/input`: whoever subscribes later
+    /// still learns that the watch is blind.
+    public func deliver(_ event: AuditInputEvent) {
+        let line = Array(AuditJSONLines.encode(event).utf8)
+        client.publish(topic: topics.auditEvents, payload: line)
+        client.publish(topic: topics.auditInput, payload: line, retain: true)
+    }
+
     public func deliver(_ report: AuditStatusReport) {
         for beacon in report.beacons where beacon.state != nil {
             let line = AuditJSONLines.encode(beacon, at: report.time)
@@ -36,5 +44,7 @@ public struct MQTTAuditSink: AuditEventSink {
 extension MQTTTopics {
     public var auditEvents: String { "\(prefix)/audit/events" }
     public var auditStats: String { "\(prefix)/audit/stats" }
+    /// The latest `input-lost`/`input-restored`, retained.
+    public var auditInput: String { "\(prefix)/audit/input" }
     public func auditBeacon(_ id: String) -> String { "\(prefix)/audit/beacons/\(Self.level(id))" }
 }

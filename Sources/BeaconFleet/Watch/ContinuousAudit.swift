@@ -65,6 +65,10 @@ public struct ContinuousAudit: Sendable {
     /// or a moment passing costs the same whatever the size of the fleet.
     private var deadlines = DeadlineQueue()
     private var counters = AuditStatistics()
+    /// While the input is not delivering, silence says nothing: no state changes by it.
+    public private(set) var isInputDown = false
+    /// No change by silence before this moment: one full silence from the input's return.
+    private var silenceJudgedFrom = -Double.infinity
 
     public init(plan: VerificationPlan, configuration: Configuration = Configuration()) {
         self.plan = plan
@@ -137,14 +141,17 @@ public struct ContinuousAudit: Sendable {
         }
         guard time > current else { return [] }
         now = time
-        guard firstSilenceDue <= time || deadlines.earliest <= time else { return [] }
+        guard !isInputDown, firstSilenceDue <= time || deadlines.earliest <= time else { return [] }
 
         var due: [(order: Int, event: AuditEvent)] = []
         if firstSilenceDue <= time {
-            let moment = firstSilenceDue
-            firstSilenceDue = .infinity
-            for index in beacons.indices where beacons[index].lastSeen == nil && beacons[index].state == nil {
-                if let event = reevaluateBeacon(index, at: moment) { due.append((index, event)) }
+            // After the input's return, the first silence ends a full silence after it.
+            let moment = max(firstSilenceDue, silenceJudgedFrom)
+            firstSilenceDue = moment > time ? moment : .infinity
+            if moment <= time {
+                for index in beacons.indices where beacons[index].lastSeen == nil && beacons[index].state == nil {
+                    if let event = reevaluateBeacon(index, at: moment) { due.append((index, event)) }
+                }
             }
         }
         while let (entryDue, slot) = deadlines.popDue(by: time) {
@@ -153,7 +160,9 @@ public struct ContinuousAudit: Sendable {
             // have been taken since).
             guard self[key].queuedDue == entryDue else { continue }
             self[key].queuedDue = nil
-            while let deadline = Self.deadline(of: self[key], silence: configuration.silence), deadline <= time {
+            // After the input's return, expiries before `silenceJudgedFrom` are judged at it.
+            while let deadline = Self.deadline(of: self[key], silence: configuration.silence).map({ max($0, silenceJudgedFrom) }),
+                  deadline <= time {
                 let event: AuditEvent?
                 switch key {
                 case .beacon(let index): event = reevaluateBeacon(index, at: deadline)
@@ -166,6 +175,27 @@ public struct ContinuousAudit: Sendable {
         // Stable: at one moment, beacons in manifest order, then unexpected ones as first heard.
         due.sort { left, right in left.event.time != right.event.time ? left.event.time < right.event.time : left.order < right.order }
         return due.map(\.event)
+    }
+
+    // MARK: Input health
+
+    /// The input stopped delivering at `time`: what fell due before it is reported, then
+    /// nothing changes by silence until it is back (`inputRestored`).
+    public mutating func inputLost(at time: Double) -> [AuditEvent] {
+        let events = advance(to: time)
+        isInputDown = true
+        return events
+    }
+
+    /// The input delivers again from `time` (or the clock, if later): every beacon and
+    /// unexpected identity gets one full silence from then before silence changes it.
+    public mutating func inputRestored(at time: Double) -> [AuditEvent] {
+        guard isInputDown else { return advance(to: time) }
+        _ = advance(to: time)
+        isInputDown = false
+        let from = now ?? time
+        silenceJudgedFrom = max(silenceJudgedFrom, from + configuration.silence)
+        return []
     }
 
     // MARK: Deadlines
@@ -211,14 +241,18 @@ public struct ContinuousAudit: Sendable {
     private mutating func schedule(_ key: TrackKey) {
         // Straight to the arrays: this runs at every reception (see `change` on copies).
         let silence = configuration.silence
+        // One full silence after the input's return at the earliest.
+        let judgedFrom = silenceJudgedFrom
         let deadline: Double
         switch key {
         case .beacon(let index):
-            guard beacons[index].queuedDue == nil, let due = Self.deadline(of: beacons[index], silence: silence) else { return }
+            guard beacons[index].queuedDue == nil, let due = Self.deadline(of: beacons[index], silence: silence).map({ max($0, judgedFrom) })
+            else { return }
             beacons[index].queuedDue = due
             deadline = due
         case .unexpected(let index):
-            guard unexpected[index].queuedDue == nil, let due = Self.deadline(of: unexpected[index], silence: silence) else { return }
+            guard unexpected[index].queuedDue == nil, let due = Self.deadline(of: unexpected[index], silence: silence).map({ max($0, judgedFrom) })
+            else { return }
             unexpected[index].queuedDue = due
             deadline = due
         }
