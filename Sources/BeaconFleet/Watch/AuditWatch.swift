@@ -42,10 +42,16 @@ public struct AuditWatch: Sendable {
         let end: AuditWatchEnd
         switch timing {
         case .replay:
+            // Decoded on a task of its own while the audit judges what came before: a
+            // recording is read at the speed of the slower of the two, not of both together.
+            let readAhead = ReadAhead(sightings)
+            defer { readAhead.stop() }
             do {
-                for try await sighting in sightings {
-                    if Task.isCancelled { break }
-                    progress.take(progress.audit.observe(sighting))
+                replaying: while let batch = try await readAhead.next() {
+                    for sighting in batch {
+                        if Task.isCancelled { break replaying }
+                        progress.take(progress.audit.observe(sighting))
+                    }
                 }
             } catch {
                 // A reader may end with an error of its own when it is cancelled: still a stop.
