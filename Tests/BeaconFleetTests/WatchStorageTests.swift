@@ -11,13 +11,16 @@ struct WatchStorageTests {
     func identityTable() {
         let identities = (1...300).flatMap { major in (1...20).map { BeaconIdentity(uuid: Self.uuid, major: UInt16(major), minor: UInt16($0)) } }
         let table = IdentityTable(identities)
-        for (index, identity) in identities.enumerated() { #expect(table[identity] == index) }
-        #expect(table[BeaconIdentity(uuid: Self.uuid, major: 301, minor: 1)] == nil)
-        #expect(table[BeaconIdentity(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 1)] == nil)
+        func find(_ identity: BeaconIdentity) -> Int? { table.index(of: identity) { identities[$0] } }
+        for (index, identity) in identities.enumerated() { #expect(find(identity) == index) }
+        #expect(find(BeaconIdentity(uuid: Self.uuid, major: 301, minor: 1)) == nil)
+        #expect(find(BeaconIdentity(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 1)) == nil)
         // The all-zero identity is a key like any other, not an empty slot.
         let zero = BeaconIdentity(uuid: ProximityUUID(high: 0, low: 0), major: 0, minor: 0)
-        #expect(IdentityTable([zero])[zero] == 0)
-        #expect(IdentityTable([])[zero] == nil)
+        #expect(IdentityTable([zero]).index(of: zero) { _ in zero } == 0)
+        #expect(IdentityTable([]).index(of: zero) { _ in zero } == nil)
+        // A repeated identity keeps its first place.
+        #expect(IdentityTable([zero, zero]).index(of: zero) { _ in zero } == 0)
     }
 
     @Test("a compact list keeps its order through appends, changes in place and removals")

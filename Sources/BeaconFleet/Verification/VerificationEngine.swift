@@ -76,7 +76,7 @@ public struct VerificationEngine: Sendable {
         sightings += 1
         let identity = sighting.identity
 
-        if let index = indexByIdentity[identity] {
+        if let index = indexByIdentity.index(of: identity, identityAt: { logs[$0].identity }) {
             // A decided verdict is final; later receptions are counted only.
             if !isDecided[index] {
                 logs[index].record(

@@ -113,7 +113,7 @@ public struct ContinuousAudit: Sendable {
         // A sighting older than the clock (a source that reordered) counts at the clock's time.
         let time = now ?? placed
         let identity = sighting.identity
-        if let index = beaconIndex[identity] {
+        if let index = beaconIndex.index(of: identity, identityAt: { beacons[$0].identity }) {
             beacons[index].record(sighting, at: time, configuration)
             if let event = reevaluateBeacon(index, at: time) { events.append(event) }
             schedule(.beacon(index))
