@@ -91,7 +91,7 @@ public struct AuditWatch: Sendable {
                 return .inputEnded
             case .health(let change, let time):
                 progress.take(progress.audit.advance(to: time))
-                progress.input(change, at: time)
+                progress.inputHealth(change, at: time)
             case .failed(let error):
                 throw error
             }
@@ -140,7 +140,7 @@ private struct WatchProgress {
 
     /// Takes a change of the input's health: one event when it is lost (however many
     /// attempts fail while it is away), one when it is back.
-    mutating func input(_ change: InputHealthChange, at time: Double) {
+    mutating func inputHealth(_ change: InputHealthChange, at time: Double) {
         switch (change, inputState) {
         case (.lost(let reason), .starting), (.lost(let reason), .delivering):
             take(audit.inputLost(at: time))
