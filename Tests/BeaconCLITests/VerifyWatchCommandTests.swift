@@ -254,6 +254,7 @@ struct VerifyWatchCommandTests {
         (["--silence", "10", "--exec", "x"], "--silence and --exec only apply with --watch; add --watch or leave them out."),
         (["--format", "jsonl"], "--format jsonl is the event stream of `verify --watch`; verify without --watch writes one report"),
         (["--home-assistant"], "--home-assistant only applies with --watch; add --watch or leave it out."),
+        (["--state", "w.state"], "--state only applies with --watch; add --watch or leave it out."),
         (["--watch", "--home-assistant"], "--home-assistant announces the beacons on the broker the changes go to: add --mqtt"),
         (["--watch", "--mqtt", "mqtt://h/p", "--discovery-prefix", "ha"], "--discovery-prefix applies with --home-assistant"),
         (["--watch", "--mqtt", "mqtt://h/p", "--home-assistant", "--discovery-prefix", "ha/+"], "--discovery-prefix ha/+: topic levels"),

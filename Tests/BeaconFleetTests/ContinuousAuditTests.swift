@@ -244,6 +244,24 @@ struct ContinuousAuditTests {
         #expect(audit.advance(to: 100).isEmpty)
     }
 
+    // MARK: Restarting
+
+    @Test("restored states are not reported again; a change from them is, and a restored beacon not heard is judged at the first silence")
+    func restoredStates() throws {
+        let back = Script.beacon("back", minor: 3)
+        var audit = try Self.audit([Self.door, Self.till, back])
+        #expect(audit.restore(["door": .ok, "till": .ok, "back": .missing, "elsewhere": .ok]) == 3)
+        #expect(audit.beaconStates.map(\.state) == [.ok, .ok, .missing])
+        // door heard ok: nothing to say; till heard with the wrong power: a change from ok.
+        let events = Self.play(&audit, [Self.heard(Self.door.identity, at: 0), Self.heard(Self.till.identity, at: 0, power: -40)])
+        #expect(Self.changes(events) == ["0 till ok→wrong-power"])
+        // back, missing before and not heard, stays missing without a word; door and till go
+        // missing from their states at their silence.
+        #expect(Self.changes(audit.advance(to: 20)) == ["10 door ok→missing", "10 till wrong-power→missing"])
+        // Once the clock runs, a restore changes nothing.
+        #expect(audit.restore(["door": .ok]) == 0)
+    }
+
     // MARK: Fleet scale
 
     @Test("a fleet's deadlines falling due in one step: every change at its own moment, in time order, manifest order at one moment")

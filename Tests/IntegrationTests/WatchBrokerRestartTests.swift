@@ -39,12 +39,21 @@ struct WatchBrokerRestartTests {
             let value = Atomic<Int>(0)
         }
 
+        /// The minors still sent (a beacon switched off leaves them).
+        private final class Shared: Sendable {
+            let minors = Mutex<Set<UInt16>>([1, 2])
+        }
+
         private let published = Count()
+        private let sending = Shared()
         private let running: Task<Void, Never>
         /// The count after each message, the latest only.
         private let counts: AsyncStream<Int>
 
         var publishedCount: Int { published.value.load(ordering: .relaxed) }
+
+        /// The beacon with this minor leaves the air.
+        func switchOff(minor: UInt16) { sending.minors.withLock { _ = $0.remove(minor) } }
 
         /// Resumes once more than `count` messages were published.
         func waitUntilPublished(moreThan count: Int) async {
@@ -61,11 +70,13 @@ struct WatchBrokerRestartTests {
             let uuid = try ProximityUUID(parsing: WatchBrokerRestartTests.uuid)
             let identities = [1, 2].map { BeaconIdentity(uuid: uuid, major: 3, minor: UInt16($0)) }
             let published = self.published
+            let sending = self.sending
             let (counts, countChanges) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
             self.counts = counts
             running = Task {
                 while !Task.isCancelled {
-                    let lines = identities.enumerated().map { offset, identity in
+                    let minors = sending.minors.withLock { $0 }
+                    let lines = identities.enumerated().filter { minors.contains($0.element.minor) }.map { offset, identity in
                         SightingJSONLines.encode(Sighting(
                             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: -59),
                             address: "C0:00:00:00:03:0\(offset + 1)", addressIsRandom: true, rssi: -60,
@@ -158,6 +169,65 @@ struct WatchBrokerRestartTests {
             #expect(delay < 3, "input restored \(delay) s after the broker was back")
             let summary = try #require(Self.events(lines, "summary").last)
             #expect(summary["passed"] as? Bool == true, "\(summary)")
+        }
+    }
+}
+
+extension WatchBrokerRestartTests {
+    /// Resumes once `path` holds `text` (the watch writes its state off its own task).
+    static func waitForFile(_ path: String, containing texts: [String]) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let content = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            if texts.allSatisfy(content.contains) { return }
+            // A file has no event to wait on: it is looked at every 20 ms.
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("\(path) never held \(texts): \((try? String(contentsOfFile: path, encoding: .utf8)) ?? "(none)")")
+    }
+
+    @Test("a watch killed with SIGKILL and started again with the same --state reports no change for a beacon whose state did not change, and the change of one that did")
+    func restartWithoutAmnesia() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-state-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifestFile = folder.appendingPathComponent("chain.yaml")
+        try Self.manifest.write(to: manifestFile, atomically: true, encoding: .utf8)
+        let stateFile = folder.appendingPathComponent("watch.state").path
+
+        try await withMosquitto { broker in
+            let arguments = [
+                "verify", manifestFile.path, "--watch", "--input", broker.url, "--silence", "3", "--format", "jsonl", "--state", stateFile,
+            ]
+            let firstID = "watch-\(UUID().uuidString.prefix(8))"
+            let first = try BeaconctlProcess(arguments, environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": firstID])
+            try await MQTTCommandTests.waitForSubscription(broker, clientID: firstID)
+            let box = try StoreBox(broker)
+            #expect(await first.waitForOutput("front and back ok") { Self.states($0) == ["front": "ok", "back": "ok"] }, "\(first.standardError)")
+            try await Self.waitForFile(stateFile, containing: [#"{"beacon":"front","state":"ok"}"#, #"{"beacon":"back","state":"ok"}"#])
+            first.signal(SIGKILL)
+            #expect(await first.waitForExit() != 0)
+
+            // Started again from the state it left; meanwhile `back` leaves the air.
+            let secondID = "watch-\(UUID().uuidString.prefix(8))"
+            let second = try BeaconctlProcess(arguments, environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": secondID])
+            try await MQTTCommandTests.waitForSubscription(broker, clientID: secondID)
+            box.switchOff(minor: 2)
+            #expect(await second.waitForOutput("back missing") { Self.states($0)["back"] == "missing" }, "\(second.standardOutput)\(second.standardError)")
+            // `front`, heard all along, was ok and is ok: a published box keeps it so for two
+            // silences more, and nothing is said of it.
+            await box.waitUntilPublished(moreThan: box.publishedCount + Int(2 * Self.silence * 10))
+            await box.stop()
+            second.signal(SIGTERM)
+            #expect(await second.waitForExit() == 0, "\(second.standardError)")
+            let changes = Self.events(second.outputLines, "change")
+            #expect(!changes.contains { $0["beacon"] as? String == "front" }, "\(changes)")
+            let back = changes.filter { $0["beacon"] as? String == "back" }
+            #expect(back.count == 1, "\(back)")
+            #expect(back.first?["previous"] as? String == "ok", "the change is from the state it had: \(back)")
+            #expect(second.standardError.contains("restarting from \(stateFile)"), "\(second.standardError)")
+            // The file was kept current to the end.
+            try await Self.waitForFile(stateFile, containing: [#"{"beacon":"back","state":"missing"}"#])
         }
     }
 }

@@ -76,9 +76,31 @@ extension VerifyCommand {
                 logger.notice("announced \(plan.expected.count) beacon\(plan.expected.count == 1 ? "" : "s") to Home Assistant (\(discovery.discoveryPrefix)/…/config)")
             }
         }
+        // Restart without amnesia: the states a previous watch kept, and the file kept current.
+        var restored: [String: AuditState] = [:]
+        var keeper: AuditStateFile?
+        if let stateFile {
+            do {
+                if let found = try AuditStateFile.read(stateFile) {
+                    restored = found.beacons
+                    let known = plan.expected.count { found.beacons[$0.beaconID] != nil }
+                    let written = WallClock.iso8601(found.writtenAt) ?? "at an unknown time"
+                    logger.notice("restarting from \(stateFile) (written \(written)): \(known) of \(plan.expected.count) beacons start in the state they had; only changes from it are reported")
+                } else {
+                    logger.notice("\(stateFile) does not exist yet: every beacon starts unknown, and their states are kept there from now on")
+                }
+            } catch {
+                throw CommandFailure(.usageOrInput, error.description)
+            }
+            let file = AuditStateFile(path: stateFile, restored: restored)
+            sinks.append(file)
+            keeper = file
+        }
         // A broker's sightings are read like a pipe: live, each receiver on its own clock.
         let broker = try BrokerInput.open(input, role: "watch", environment: console.environment, logger: logger)
-        let watch = AuditWatch(plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence))
+        let watch = AuditWatch(
+            plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence),
+            restoredStates: restored)
 
         let report: AuditStatusReport
         do {
@@ -90,11 +112,13 @@ extension VerifyCommand {
             }
         } catch {
             await program?.finish()
+            if let failure = await keeper?.flush() { logger.error("\(failure)") }
             await broker?.close()
             _ = await publishing?.finish(logger: logger)
             throw error
         }
         await program?.finish()
+        if let failure = await keeper?.flush() { logger.error("\(failure); the next start with --state will not know the latest states") }
         await broker?.close()
         if let publishing, !(await publishing.finish(logger: logger)) {
             throw CommandFailure(.controller, "not every change reached \(publishing.client.broker) (see above)")

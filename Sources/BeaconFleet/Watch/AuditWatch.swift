@@ -17,9 +17,13 @@ public struct AuditWatch: Sendable {
     /// air. Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
 
-    public init(plan: VerificationPlan, configuration: ContinuousAudit.Configuration) {
+    /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`).
+    public let restoredStates: [String: AuditState]
+
+    public init(plan: VerificationPlan, configuration: ContinuousAudit.Configuration, restoredStates: [String: AuditState] = [:]) {
         self.plan = plan
         self.configuration = configuration
+        self.restoredStates = restoredStates
     }
 
     /// Watches until the input ends (`.inputEnded`) or the calling task is cancelled
@@ -36,8 +40,10 @@ public struct AuditWatch: Sendable {
         health: AsyncStream<InputHealthChange>? = nil, input: String = "the input", sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
+        var audit = ContinuousAudit(plan: plan, configuration: configuration)
+        _ = audit.restore(restoredStates)
         var progress = WatchProgress(
-            audit: ContinuousAudit(plan: plan, configuration: configuration), sinks: sinks,
+            audit: audit, sinks: sinks,
             lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, input: input)
         let end: AuditWatchEnd
         switch timing {

@@ -149,7 +149,8 @@ public struct ContinuousAudit: Sendable {
             let moment = max(firstSilenceDue, silenceJudgedFrom)
             firstSilenceDue = moment > time ? moment : .infinity
             if moment <= time {
-                for index in beacons.indices where beacons[index].lastSeen == nil && beacons[index].state == nil {
+                // Not heard since the start (a restored state included: it is confirmed or changed now).
+                for index in beacons.indices where beacons[index].lastSeen == nil {
                     if let event = reevaluateBeacon(index, at: moment) { due.append((index, event)) }
                 }
             }
@@ -175,6 +176,24 @@ public struct ContinuousAudit: Sendable {
         // Stable: at one moment, beacons in manifest order, then unexpected ones as first heard.
         due.sort { left, right in left.event.time != right.event.time ? left.event.time < right.event.time : left.order < right.order }
         return due.map(\.event)
+    }
+
+    // MARK: Restarting
+
+    /// Starts the manifest's beacons from the states a previous watch left (`--state`), by
+    /// beacon id; ids the plan does not have are left out. A restored state is not
+    /// reported again: only a change from it is. A beacon not heard again is judged at the
+    /// end of the first silence like one never heard (a restored `missing` then says
+    /// nothing). Before the clock starts only; returns how many beacons took a state.
+    public mutating func restore(_ states: [String: AuditState]) -> Int {
+        guard now == nil else { return 0 }
+        var restored = 0
+        for (index, beacon) in plan.expected.enumerated() {
+            guard let state = states[beacon.beaconID], AuditState.beaconStates.contains(state) else { continue }
+            beacons[index].state = state
+            restored += 1
+        }
+        return restored
     }
 
     // MARK: Input health
