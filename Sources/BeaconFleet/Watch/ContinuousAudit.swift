@@ -10,6 +10,10 @@ import BeaconCore
 /// caller notices). The audit's clock starts at the first time it is given; sighting times
 /// are placed on it per receiver (`ReceiverClocks`).
 ///
+/// While the input is down (`inputLost`), nothing changes by silence; once it is back
+/// (`inputRestored`), every identity has a full silence from then. A restarted watch can
+/// start from the states a previous one kept (`restore`).
+///
 /// Memory is bounded whatever the input: the manifest's beacons, at most
 /// `maximumTrackedUnexpected` unexpected identities and `maximumReceivers` receiver clocks,
 /// and a few addresses and receivers per identity; what is beyond is counted.
