@@ -65,6 +65,9 @@ public final class MQTTClient: Sendable {
         public var online: Will?
         public var maximumPendingMessages: Int
         public var maximumBufferedMessages: Int
+        /// Reconnection waits 1 s, then longer each time up to this (libmosquitto's delay, in
+        /// whole seconds; 1: every second, for a reader that is blind while it waits).
+        public var maximumReconnectDelaySeconds: UInt32 = 30
 
         public init(
             clientID: String, cleanSession: Bool = false, keepAliveSeconds: Int32 = 30, credentials: MQTTCredentials? = nil,
@@ -169,7 +172,8 @@ public final class MQTTClient: Sendable {
         _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
         // libmosquitto's own limit on unacknowledged QoS 1 messages; ours is above it.
         _ = mosquitto_max_inflight_messages_set(handle, 100)
-        _ = mosquitto_reconnect_delay_set(handle, 1, 30, true)
+        let maximumDelay = max(1, configuration.maximumReconnectDelaySeconds)
+        _ = mosquitto_reconnect_delay_set(handle, 1, maximumDelay, maximumDelay > 1)
         if let credentials = configuration.credentials {
             try check(mosquitto_username_pw_set(handle, credentials.username, credentials.password), "setting the user name")
         }

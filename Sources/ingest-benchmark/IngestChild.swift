@@ -14,6 +14,10 @@ enum IngestMode: String {
     case baseline
     /// The sightings read and counted, not verified (to tell reading from judging).
     case read
+    /// The recording replayed through the continuous audit (`verify --watch --input`).
+    case watch
+    /// The one-shot pass over a chain's recording (`verify --input` with a large manifest).
+    case oneShot = "oneshot"
 }
 
 /// One child's answer, on one line of its standard output.
@@ -45,8 +49,9 @@ struct IngestMeasurement {
     var itemsPerSecond: Double { Double(items) / wallSeconds }
 }
 
-/// Runs in the child: the measurement named, over `path`.
-func measure(_ mode: IngestMode, format: IngestFormat, path: String) async -> IngestMeasurement? {
+/// Runs in the child: the measurement named, over `path`; `size` is the number of stores
+/// (watch) or beacons (oneshot) the recording holds.
+func measure(_ mode: IngestMode, format: IngestFormat, path: String, size: Int = 0) async -> IngestMeasurement? {
     let clock = ContinuousClock()
     let cpuStart = cpuSeconds()
     let start = clock.now
@@ -57,6 +62,12 @@ func measure(_ mode: IngestMode, format: IngestFormat, path: String) async -> In
         items = count
     case .baseline:
         guard let count = walk(format, path: path) else { return nil }
+        items = count
+    case .watch:
+        guard let count = await watchPass(path, stores: size) else { return nil }
+        items = count
+    case .oneShot:
+        guard let count = await oneShotPass(path, beacons: size) else { return nil }
         items = count
     case .read:
         do {
@@ -209,10 +220,11 @@ enum FileHandleWriter {
     }
 }
 
-/// Runs this executable again as `--child MODE FORMAT FILE` and reads its one-line answer:
-/// a fresh process per measurement, so that its peak memory is that measurement's alone.
-func runChild(_ mode: IngestMode, format: IngestFormat, path: String) -> IngestMeasurement? {
+/// Runs this executable again as `--child MODE FORMAT FILE [SIZE]` and reads its one-line
+/// answer: a fresh process per measurement, so that its peak memory is that measurement's alone.
+func runChild(_ mode: IngestMode, format: IngestFormat, path: String, size: Int? = nil) -> IngestMeasurement? {
     let arguments = [CommandLine.arguments.first ?? "ingest-benchmark", "--child", mode.rawValue, format.rawValue, path]
+        + (size.map { [String($0)] } ?? [])
     var pipeEnds: [Int32] = [0, 0]
     guard pipe(&pipeEnds) == 0 else { return nil }
     var actions = posix_spawn_file_actions_t()

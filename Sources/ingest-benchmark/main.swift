@@ -18,6 +18,13 @@ import Darwin
 /// Rates are per second of wall time; peak memory is the child's VmHWM.
 /// `--child read FORMAT FILE` alone reads the sightings without verifying them (to tell
 /// reading from judging when profiling).
+///
+///     swift run -c release ingest-benchmark --watch [--stores 100,1000,10000] [--oneshot-beacons 100000] [--check]
+///
+/// `--watch` measures `verify --watch` instead (WatchScenario): for each number of stores, a
+/// recording of the chain's 60 s replayed through the continuous audit, against reading the
+/// same file's sightings without auditing them; then the one-shot pass over a recording of
+/// `--oneshot-beacons` beacons. The cost of a sighting must not grow with the fleet.
 
 /// The targets, in sightings per second of wall time through the verification path.
 let targets: [IngestFormat: Double] = [.jsonLines: 1_000_000, .btsnoop: 2_000_000, .pcapng: 2_000_000]
@@ -44,13 +51,22 @@ struct Options {
     var sizes = [100_000, 1_000_000]
     var keep: String?
     var check = false
+    var watch = false
+    var stores = [100, 1_000, 10_000]
+    var oneShotBeacons = 100_000
+    var runs = 3
 
     static let usage = """
         usage: ingest-benchmark [--sizes N,N,...] [--with-10m] [--keep DIR] [--check]
+               ingest-benchmark --watch [--stores N,N,...] [--oneshot-beacons N] [--runs N] [--keep DIR] [--check]
           --sizes     sightings per input (default 100000,1000000)
           --with-10m  add 10000000 (about 2 GB of JSON lines and a few minutes)
           --keep DIR  write the inputs into DIR and leave them there
           --check     exit with status 1 when a target is missed
+          --watch     measure verify --watch on a chain's recording instead (20 beacons a store, 60 s)
+          --stores    stores per recording (default 100,1000,10000; 10000 is 12 M sightings, 2.6 GB)
+          --oneshot-beacons  beacons in the one-shot pass's recording (default 100000; 0 leaves it out)
+          --runs      measurements of each watch figure, the fastest kept (default 3)
         """
 
     static func parse(_ arguments: [String]) -> Options? {
@@ -70,6 +86,20 @@ struct Options {
                 options.keep = folder
             case "--check":
                 options.check = true
+            case "--watch":
+                options.watch = true
+            case "--stores":
+                guard let list = rest.popFirst() else { return nil }
+                let stores = list.split(separator: ",").compactMap { Int($0) }
+                // Majors number the stores: at most 65,535 of them.
+                guard !stores.isEmpty, stores.allSatisfy({ $0 > 0 && $0 <= 65_535 }) else { return nil }
+                options.stores = stores
+            case "--runs":
+                guard let text = rest.popFirst(), let runs = Int(text), (1...20).contains(runs) else { return nil }
+                options.runs = runs
+            case "--oneshot-beacons":
+                guard let text = rest.popFirst(), let beacons = Int(text), beacons >= 0, beacons <= 1_000_000 else { return nil }
+                options.oneShotBeacons = beacons
             default:
                 return nil
             }
@@ -78,7 +108,8 @@ struct Options {
     }
 }
 
-func runBenchmark(_ options: Options) -> Int32 {
+/// A folder for the inputs: `--keep`'s, or a fresh temporary one.
+func inputFolder(_ options: Options) -> String? {
     let folder: String
     if let keep = options.keep {
         mkdir(keep, 0o755)
@@ -87,10 +118,15 @@ func runBenchmark(_ options: Options) -> Int32 {
         var template = Array("/tmp/ingest-benchmark-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             print("ingest-benchmark: cannot make a temporary folder")
-            return 2
+            return nil
         }
         folder = String(cString: made)
     }
+    return folder
+}
+
+func runBenchmark(_ options: Options) -> Int32 {
+    guard let folder = inputFolder(options) else { return 2 }
     print("ingest-benchmark: sightings through verify --input's path, against reading the same bytes unparsed")
     print("rates per second of wall time; peak memory is each child process's VmHWM\n")
     let header = ["format", "sightings", "file", "verify", "sightings/s", "peak", "baseline", "items/s", "peak", "× baseline"]
@@ -138,8 +174,9 @@ func runBenchmark(_ options: Options) -> Int32 {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--child" {
-    guard arguments.count == 4, let mode = IngestMode(rawValue: arguments[1]), let format = IngestFormat(rawValue: arguments[2]),
-          let measurement = await measure(mode, format: format, path: arguments[3])
+    guard arguments.count == 4 || arguments.count == 5, let mode = IngestMode(rawValue: arguments[1]),
+          let format = IngestFormat(rawValue: arguments[2]),
+          let measurement = await measure(mode, format: format, path: arguments[3], size: arguments.count == 5 ? Int(arguments[4]) ?? 0 : 0)
     else { exit(2) }
     print(measurement.line)
     exit(0)
@@ -148,4 +185,4 @@ guard let options = Options.parse(arguments) else {
     print(Options.usage)
     exit(2)
 }
-exit(runBenchmark(options))
+exit(options.watch ? runWatchBenchmark(options) : runBenchmark(options))

@@ -1,3 +1,4 @@
+import BeaconFleet
 import BeaconTestKit
 import Foundation
 import Testing
@@ -253,6 +254,7 @@ struct VerifyWatchCommandTests {
         (["--silence", "10", "--exec", "x"], "--silence and --exec only apply with --watch; add --watch or leave them out."),
         (["--format", "jsonl"], "--format jsonl is the event stream of `verify --watch`; verify without --watch writes one report"),
         (["--home-assistant"], "--home-assistant only applies with --watch; add --watch or leave it out."),
+        (["--state", "w.state"], "--state only applies with --watch; add --watch or leave it out."),
         (["--watch", "--home-assistant"], "--home-assistant announces the beacons on the broker the changes go to: add --mqtt"),
         (["--watch", "--mqtt", "mqtt://h/p", "--discovery-prefix", "ha"], "--discovery-prefix applies with --home-assistant"),
         (["--watch", "--mqtt", "mqtt://h/p", "--home-assistant", "--discovery-prefix", "ha/+"], "--discovery-prefix ha/+: topic levels"),
@@ -262,6 +264,26 @@ struct VerifyWatchCommandTests {
         #expect(result.status == 2)
         #expect(result.output.isEmpty)
         #expect(result.error.contains(message), "\(result.error)")
+    }
+
+    @Test("input-lost and input-restored in JSON lines, the log and --exec's variables")
+    func inputEvents() {
+        let lost = AuditInputEvent(
+            time: 42, kind: .lost, input: "mqtt://broker/fleet", reason: "broker:1883: connection lost", unixTime: 1_763_463_972.5)
+        #expect(AuditJSONLines.encode(lost) == #"{"event":"input-lost","time":42,"input":"mqtt://broker/fleet","reason":"broker:1883: connection lost","at":"2025-11-18T11:06:12.500Z"}"#)
+        var restored = lost
+        restored.kind = .restored
+        restored.time = 45.25
+        restored.lostFor = 3.25
+        restored.unixTime = nil
+        #expect(AuditJSONLines.encode(restored) == #"{"event":"input-restored","time":45.25,"input":"mqtt://broker/fleet","reason":"broker:1883: connection lost","lost_for":3.25}"#)
+        #expect(WatchOutput.text(lost).contains("input-lost"))
+        #expect(WatchOutput.text(lost).contains("mqtt://broker/fleet: broker:1883: connection lost; no beacon is judged by silence until it is back"))
+        #expect(WatchOutput.text(restored).contains("mqtt://broker/fleet delivers again after 3.3 s"))
+        let variables = WatchEventHook.variables(for: restored)
+        #expect(variables["BEACONCTL_EVENT"] == "input-restored")
+        #expect(variables["BEACONCTL_INPUT"] == "mqtt://broker/fleet")
+        #expect(variables["BEACONCTL_LOST_FOR"] == "3.25")
     }
 
     @Test("provision refuses the event stream format")

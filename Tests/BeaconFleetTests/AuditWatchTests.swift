@@ -52,6 +52,62 @@ struct AuditWatchTests {
         #expect(sink.reports.withLock { $0.last?.end } == .interrupted)
     }
 
+    /// Hands changes and input events to one stream, in the order delivered.
+    final class HealthSink: AuditEventSink {
+        enum Delivered: Sendable {
+            case change(AuditEvent)
+            case input(AuditInputEvent)
+        }
+
+        let delivered: AsyncStream<Delivered>
+        private let continuation: AsyncStream<Delivered>.Continuation
+
+        init() {
+            (delivered, continuation) = AsyncStream.makeStream()
+        }
+
+        func deliver(_ event: AuditEvent) { continuation.yield(.change(event)) }
+        func deliver(_ event: AuditInputEvent) { continuation.yield(.input(event)) }
+    }
+
+    @Test("live with input health: blind until the input delivers; one input-lost however often it fails, one input-restored, then a full silence before missing")
+    func inputHealth() async throws {
+        let plan = try Script.plan([Script.beacon("door", minor: 1)])
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: 0.3))
+        let sink = HealthSink()
+        let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)
+        let running = Task {
+            try await watch.run(
+                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink])
+        }
+        var delivered = sink.delivered.makeAsyncIterator()
+        // Blind from the start: heard, the beacon is ok; however long nothing more comes, it
+        // is not judged missing, since the input never said it delivers.
+        feed.yield(Script.sighting(Script.identity(minor: 1), at: 0))
+        guard case .change(let ok) = try #require(await delivered.next()) else { Issue.record("expected a change"); return }
+        #expect(ok.state == .ok)
+        changes.yield(.lost(reason: "broker:1883: connection refused"))
+        changes.yield(.lost(reason: "broker:1883: connection refused, again"))
+        guard case .input(let lost) = try #require(await delivered.next()) else { Issue.record("expected input-lost"); return }
+        #expect(lost.kind == .lost)
+        #expect(lost.input == "mqtt://broker/fleet")
+        #expect(lost.reason == "broker:1883: connection refused")
+        changes.yield(.restored)
+        guard case .input(let restored) = try #require(await delivered.next()) else { Issue.record("expected input-restored"); return }
+        #expect(restored.kind == .restored)
+        #expect(restored.reason == lost.reason)
+        #expect(restored.lostFor == restored.time - lost.time)
+        #expect(restored.unixTime != nil)
+        // Back: the beacon, silent all along, is missing a full silence after the return.
+        guard case .change(let missing) = try #require(await delivered.next()) else { Issue.record("expected a change"); return }
+        #expect(missing.state == .missing)
+        #expect(abs(missing.time - (restored.time + 0.3)) < 1e-9)
+        running.cancel()
+        let report = try await running.value
+        #expect(report.end == .interrupted)
+    }
+
     @Test("live: the end of the source ends the watch with input-ended")
     func sourceEnds() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])

@@ -208,6 +208,100 @@ struct ContinuousAuditTests {
         #expect(Self.changes(audit.advance(to: 26)) == ["25 door ok→missing"])
     }
 
+    // MARK: Input health
+
+    @Test("while the input is down nothing goes missing; once back, every beacon has a full silence from then")
+    func inputDown() throws {
+        var audit = try Self.audit([Self.door, Self.till])
+        var events = Self.play(&audit, [Self.heard(Self.till.identity, at: 0)] + Self.everySecond(Self.door.identity, from: 0, through: 5))
+        // What fell due before the loss is still reported: till's silence ended at 10.
+        events += audit.inputLost(at: 12)
+        #expect(Self.changes(events) == ["0 till -→ok", "0 door -→ok", "10 till ok→missing"])
+        #expect(audit.isInputDown)
+        #expect(audit.advance(to: 60).isEmpty)
+        #expect(audit.inputRestored(at: 60).isEmpty)
+        #expect(!audit.isInputDown)
+        // Heard again after the return: not missing at its own silence's end either.
+        #expect(Self.changes(Self.play(&audit, [Self.heard(Self.till.identity, at: 65)])) == ["65 till missing→ok"])
+        #expect(audit.advance(to: 69.9).isEmpty)
+        #expect(Self.changes(audit.advance(to: 80)) == ["70 door ok→missing", "75 till ok→missing"])
+    }
+
+    @Test("a watch blind from its start: beacons never heard are missing a silence after the input first delivers; unexpected identities are not gone while it is down")
+    func blindStart() throws {
+        let stranger = Script.identity(minor: 99)
+        var audit = try Self.audit([Self.door, Self.till])
+        _ = audit.advance(to: 0)
+        _ = audit.inputLost(at: 0)
+        // The receiver's first sighting ties its clock to the audit's, which stands at 0.
+        #expect(Self.changes(Self.play(&audit, [Self.heard(stranger, at: 1, address: Script.deviceB)])) == ["0 \(stranger) -→unexpected"])
+        #expect(audit.advance(to: 30).isEmpty)
+        _ = audit.inputRestored(at: 30)
+        #expect(audit.advance(to: 39.9).isEmpty)
+        #expect(Self.changes(audit.advance(to: 40)) == ["40 door -→missing", "40 till -→missing", "40 \(stranger) unexpected→gone"])
+        // A restore without a loss changes nothing.
+        #expect(audit.inputRestored(at: 41).isEmpty)
+        #expect(audit.advance(to: 100).isEmpty)
+    }
+
+    // MARK: Restarting
+
+    @Test("restored states are not reported again; a change from them is, and a restored beacon not heard is judged at the first silence")
+    func restoredStates() throws {
+        let back = Script.beacon("back", minor: 3)
+        var audit = try Self.audit([Self.door, Self.till, back])
+        #expect(audit.restore(["door": .ok, "till": .ok, "back": .missing, "elsewhere": .ok]) == 3)
+        #expect(audit.beaconStates.map(\.state) == [.ok, .ok, .missing])
+        // door heard ok: nothing to say; till heard with the wrong power: a change from ok.
+        let events = Self.play(&audit, [Self.heard(Self.door.identity, at: 0), Self.heard(Self.till.identity, at: 0, power: -40)])
+        #expect(Self.changes(events) == ["0 till ok→wrong-power"])
+        // back, missing before and not heard, stays missing without a word; door and till go
+        // missing from their states at their silence.
+        #expect(Self.changes(audit.advance(to: 20)) == ["10 door ok→missing", "10 till wrong-power→missing"])
+        // Once the clock runs, a restore changes nothing.
+        #expect(audit.restore(["door": .ok]) == 0)
+    }
+
+    // MARK: Fleet scale
+
+    @Test("a fleet's deadlines falling due in one step: every change at its own moment, in time order, manifest order at one moment")
+    func fleetDeadlinesInOneStep() throws {
+        // 300 beacons, each heard every second up to a second of its own; beacon 7 has a clone
+        // for a while; then the clock jumps far ahead at once.
+        let beacons = (1...300).map { Script.beacon("b\($0)", minor: UInt16($0)) }
+        var audit = try Self.audit(beacons)
+        func lastSecond(_ minor: Int) -> Int { (minor * 7) % 40 }
+        var sightings: [Sighting] = []
+        for second in 0...40 {
+            for minor in 1...300 where second <= lastSecond(minor) {
+                sightings.append(Self.heard(Script.identity(minor: UInt16(minor)), at: Double(second)))
+            }
+            if (2...4).contains(second) { sightings.append(Self.heard(Script.identity(minor: 7), at: Double(second), address: Script.deviceB)) }
+        }
+        var events = Self.play(&audit, sightings)
+        events += audit.advance(to: 1000)
+        var expected: [(time: Int, order: Int, text: String)] = []
+        for minor in 1...300 {
+            let last = lastSecond(minor)
+            expected.append((0, minor, "0 b\(minor) -→ok"))
+            if minor == 7 {
+                // Heard with its clone from 2 to 4: a duplicate until the clone's silence ends.
+                expected.append((2, minor, "2 b7 ok→duplicate"))
+                if last + 10 > 14 { expected.append((14, minor, "14 b7 duplicate→ok")) }
+            }
+            expected.append((last + 10, minor, "\(last + 10) b\(minor) \(minor == 7 && last + 10 <= 14 ? "duplicate" : "ok")→missing"))
+        }
+        // The audit reports as time goes: changes caused by a sighting at its reception, the
+        // rest in the order they fell due.
+        let sorted = expected.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }.map(\.text)
+        #expect(Set(Self.changes(events)) == Set(sorted))
+        #expect(Self.changes(events).count == sorted.count)
+        // Every moment's changes come in time order, and at one moment in manifest order.
+        let keys = events.map { ($0.time, Int($0.identity.minor)) }
+        #expect(zip(keys, keys.dropFirst()).allSatisfy { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) })
+        #expect(audit.statistics.beaconStates[.missing] == 300)
+    }
+
     // MARK: Bounded memory
 
     @Test("unexpected identities beyond the limit are counted, not tracked; gone ones make room")

@@ -81,6 +81,13 @@ struct VerifyCommand: AsyncParsableCommand {
     var homeAssistant = false
 
     @Option(
+        name: .customLong("state"),
+        help: ArgumentHelp(
+            "With --watch: keep every beacon's state in this file and start from it when restarted (only changes from it are reported).",
+            valueName: "file"))
+    var stateFile: String?
+
+    @Option(
         name: .customLong("discovery-prefix"),
         help: ArgumentHelp("With --home-assistant: Home Assistant's discovery prefix (default: homeassistant).", valueName: "prefix"))
     var discoveryPrefix: String?
@@ -104,6 +111,7 @@ struct VerifyCommand: AsyncParsableCommand {
             let watchOnly = [
                 silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" },
                 homeAssistant ? "--home-assistant" : nil, discoveryPrefix.map { _ in "--discovery-prefix" },
+                stateFile.map { _ in "--state" },
             ].compactMap { $0 }
             if !watchOnly.isEmpty {
                 throw ValidationError("\(watchOnly.joined(separator: " and ")) only appl\(watchOnly.count == 1 ? "ies" : "y") with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")

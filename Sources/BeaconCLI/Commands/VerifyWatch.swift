@@ -83,24 +83,49 @@ extension VerifyCommand {
                 logger.notice("announced \(plan.expected.count) beacon\(plan.expected.count == 1 ? "" : "s") to Home Assistant (\(discovery.discoveryPrefix)/…/config)")
             }
         }
+        // Restart without amnesia: the states a previous watch kept, and the file kept current.
+        var restored: [String: AuditState] = [:]
+        var keeper: AuditStateFile?
+        if let stateFile {
+            do {
+                if let found = try AuditStateFile.read(stateFile) {
+                    restored = found.beacons
+                    let known = plan.expected.count { found.beacons[$0.beaconID] != nil }
+                    let written = WallClock.iso8601(found.writtenAt) ?? "at an unknown time"
+                    logger.notice("restarting from \(stateFile) (written \(written)): \(known) of \(plan.expected.count) beacons start in the state they had; only changes from it are reported")
+                } else {
+                    logger.notice("\(stateFile) does not exist yet: every beacon starts unknown, and their states are kept there from now on")
+                }
+            } catch {
+                throw CommandFailure(.usageOrInput, error.description)
+            }
+            let file = AuditStateFile(path: stateFile, restored: restored)
+            sinks.append(file)
+            keeper = file
+        }
         // A broker's sightings are read like a pipe: live, each receiver on its own clock.
         let broker = try BrokerInput.open(input, role: "watch", environment: console.environment, logger: logger)
-        let watch = AuditWatch(plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence))
+        let watch = AuditWatch(
+            plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence),
+            restoredStates: restored)
 
         let report: AuditStatusReport
         do {
             if let input {
-                report = try await watchRecording(broker?.path ?? input, streamName: broker.map { _ in input }, watch: watch, sinks: sinks)
+                report = try await watchRecording(
+                    broker?.path ?? input, streamName: broker.map { _ in input }, health: broker?.health, watch: watch, sinks: sinks)
             } else {
                 report = try await watchController(watch: watch, sinks: sinks)
             }
         } catch {
             await program?.finish()
+            if let failure = await keeper?.flush() { logger.error("\(failure)") }
             await broker?.close()
             _ = await publishing?.finish(logger: logger)
             throw error
         }
         await program?.finish()
+        if let failure = await keeper?.flush() { logger.error("\(failure); the next start with --state will not know the latest states") }
         await broker?.close()
         if let publishing, !(await publishing.finish(logger: logger)) {
             throw CommandFailure(.controller, "not every change reached \(publishing.client.broker) (see above)")
@@ -117,7 +142,8 @@ extension VerifyCommand {
     /// once, without waiting for a first sighting, so that beacons of a chain whose boxes
     /// are all silent still go missing after --silence.
     private func watchRecording(
-        _ path: String, streamName: String? = nil, watch: AuditWatch, sinks: [any AuditEventSink]
+        _ path: String, streamName: String? = nil, health: AsyncStream<InputHealthChange>? = nil, watch: AuditWatch,
+        sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
@@ -141,7 +167,7 @@ extension VerifyCommand {
             case .capture(let capture):
                 return try await watch.run(capture, timing: timing, sinks: sinks)
             case .jsonLines(let lines):
-                return try await watch.run(lines, timing: timing, sinks: sinks)
+                return try await watch.run(lines, timing: timing, health: health, input: streamName ?? path, sinks: sinks)
             }
         })
     }

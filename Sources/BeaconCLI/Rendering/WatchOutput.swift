@@ -19,6 +19,13 @@ struct WatchOutput: AuditEventSink {
         }
     }
 
+    func deliver(_ event: AuditInputEvent) {
+        switch format {
+        case .jsonl: console.line(AuditJSONLines.encode(event))
+        case .text: console.line(Self.text(event))
+        }
+    }
+
     func deliver(_ report: AuditStatusReport) {
         switch format {
         case .jsonl:
@@ -40,6 +47,18 @@ struct WatchOutput: AuditEventSink {
         }
         let heardBy = receivers.isEmpty ? "" : "; " + receivers.joined(separator: ", ")
         return "\(time(event.time))  \(state)  \(name)\(event.identity)\(was): \(printable(event.reason))\(heardBy)"
+    }
+
+    /// `     42.0 s  input-lost   mqtt://broker/fleet: connection lost; no beacon is judged by silence until it is back`
+    static func text(_ event: AuditInputEvent) -> String {
+        let kind = event.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
+        switch event.kind {
+        case .lost:
+            return "\(time(event.time))  \(kind)  \(printable(event.input)): \(printable(event.reason)); no beacon is judged by silence until it is back"
+        case .restored:
+            let away = event.lostFor.map { " after \(SightingJSONLines.timeText(($0 * 10).rounded() / 10)) s" } ?? ""
+            return "\(time(event.time))  \(kind)  \(printable(event.input)) delivers again\(away); every beacon has a full silence from now before it can be missing"
+        }
     }
 
     /// `600 sightings, 0 lost; 3 ok, 0 missing, 0 wrong-power, 0 duplicate; 0 unexpected`
@@ -112,5 +131,22 @@ struct WatchEventHook: AuditEventSink {
     func deliver(_ event: AuditEvent) {
         let subject = "\(event.state.rawValue) \(WatchOutput.printable(event.beaconID ?? event.identity.description))"
         program.run(Self.variables(for: event), subject: subject, nulAdvice: "rename the receiver or beacon so that it holds no control characters")
+    }
+
+    /// `BEACONCTL_EVENT=input-lost` or `input-restored`, with the input and why.
+    static func variables(for event: AuditInputEvent) -> [String: String] {
+        [
+            "BEACONCTL_EVENT": event.kind.rawValue,
+            "BEACONCTL_INPUT": event.input,
+            "BEACONCTL_REASON": event.reason,
+            "BEACONCTL_TIME": String(event.time),
+            "BEACONCTL_LOST_FOR": event.lostFor.map { String($0) } ?? "",
+        ]
+    }
+
+    func deliver(_ event: AuditInputEvent) {
+        program.run(
+            Self.variables(for: event), subject: "\(event.kind.rawValue) \(WatchOutput.printable(event.input))",
+            nulAdvice: "give the input a name without control characters")
     }
 }

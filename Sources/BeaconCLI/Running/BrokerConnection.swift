@@ -27,7 +27,7 @@ enum BrokerConnection {
     /// client of a process has its own NAME.
     static func client(
         _ url: String, name: String, will: MQTTClient.Will? = nil, online: MQTTClient.Will? = nil,
-        environment: [String: String], logger: Logger
+        maximumReconnectDelaySeconds: UInt32? = nil, environment: [String: String], logger: Logger
     ) throws(CommandFailure) -> MQTTClient {
         do {
             let broker = try MQTTBrokerURL(parsing: url)
@@ -42,18 +42,22 @@ enum BrokerConnection {
                 : nil
             let prefix = environment[clientIDPrefixVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "beaconctl"
             let clientID = prefix + "-" + MQTTTopics.level(name)
-            return try MQTTClient(
-                broker: broker,
-                configuration: .init(clientID: clientID, credentials: credentials, tls: tls, will: will, online: online))
+            var configuration = MQTTClient.Configuration(clientID: clientID, credentials: credentials, tls: tls, will: will, online: online)
+            if let maximumReconnectDelaySeconds { configuration.maximumReconnectDelaySeconds = maximumReconnectDelaySeconds }
+            return try MQTTClient(broker: broker, configuration: configuration)
         } catch {
             throw CommandFailure(.usageOrInput, error.description)
         }
     }
 
-    /// Logs connection changes until the client stops; a refusal is an error.
-    static func logConnection(_ client: MQTTClient, logger: Logger) -> Task<Void, Never> {
+    /// Logs connection changes until the client stops, handing each to `forward` too; a
+    /// refusal is an error.
+    static func logConnection(
+        _ client: MQTTClient, logger: Logger, forward: (@Sendable (MQTTConnectionEvent) -> Void)? = nil
+    ) -> Task<Void, Never> {
         Task {
             for await event in client.connectionEvents {
+                forward?(event)
                 switch event {
                 case .connected: logger.info("connected to \(client.broker)")
                 case .subscribed: logger.debug("\(client.broker) acknowledged the subscription")
@@ -71,17 +75,35 @@ enum BrokerConnection {
 struct BrokerInput {
     let feed: MQTTSightingFeed
     let logging: Task<Void, Never>
+    /// Whether the broker delivers: lost at each disconnection, restored at each connection
+    /// (`verify --watch` judges nothing by silence meanwhile).
+    let health: AsyncStream<InputHealthChange>
+    /// A reader waits on the broker: it is retried every second, not with a backoff that
+    /// grows to half a minute (the watch is blind until it is back).
+    static let reconnectDelaySeconds: UInt32 = 1
 
     /// `nil` when `input` is not a broker URL.
     static func open(_ input: String?, role: String, environment: [String: String], logger: Logger) throws(CommandFailure) -> BrokerInput? {
         guard let input, MQTTBrokerURL.looksLikeBroker(input) else { return nil }
         let client = try BrokerConnection.client(
-            input, name: "\(role)-\(ReceiverName.hostName())", environment: environment, logger: logger)
-        let logging = BrokerConnection.logConnection(client, logger: logger)
+            input, name: "\(role)-\(ReceiverName.hostName())", maximumReconnectDelaySeconds: reconnectDelaySeconds,
+            environment: environment, logger: logger)
+        let (health, healthChanges) = AsyncStream.makeStream(of: InputHealthChange.self, bufferingPolicy: .bufferingNewest(64))
+        let broker = client.broker
+        let logging = BrokerConnection.logConnection(client, logger: logger) { event in
+            switch event {
+            // Connected is delivering: a persistent session brings its subscription and
+            // its queued sightings with the connection; a new one subscribes at once.
+            case .connected: healthChanges.yield(.restored)
+            case .subscribed: break
+            case .disconnected(let reason): healthChanges.yield(.lost(reason: "\(broker): \(reason)"))
+            case .refused(let error): healthChanges.yield(.lost(reason: error.description))
+            }
+        }
         do {
             let feed = try MQTTSightingFeed(client: client, topics: MQTTTopics(client.broker), logger: logger)
             logger.notice("reading the sightings every receiver publishes to \(client.broker) (\(MQTTTopics(client.broker).allSightings))")
-            return BrokerInput(feed: feed, logging: logging)
+            return BrokerInput(feed: feed, logging: logging, health: health)
         } catch {
             logging.cancel()
             throw CommandFailure(.usageOrInput, error.description)

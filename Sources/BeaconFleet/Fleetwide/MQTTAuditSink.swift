@@ -38,6 +38,14 @@ public final class MQTTAuditSink: AuditEventSink {
         publish(AuditStanding(event), key: event.beaconID ?? event.identity.description)
     }
 
+    /// On the events topic, and retained on `PREFIX/audit/input`: whoever subscribes later
+    /// still learns that the watch is blind.
+    public func deliver(_ event: AuditInputEvent) {
+        let line = Array(AuditJSONLines.encode(event).utf8)
+        client.publish(topic: topics.auditEvents, payload: line)
+        client.publish(topic: topics.auditInput, payload: line, retain: true)
+    }
+
     public func deliver(_ report: AuditStatusReport) {
         let changes = latestChanges.withLock { $0 }
         for beacon in report.beacons {
@@ -55,5 +63,7 @@ public final class MQTTAuditSink: AuditEventSink {
 extension MQTTTopics {
     public var auditEvents: String { "\(prefix)/audit/events" }
     public var auditStats: String { "\(prefix)/audit/stats" }
+    /// The latest `input-lost`/`input-restored`, retained.
+    public var auditInput: String { "\(prefix)/audit/input" }
     public func auditBeacon(_ id: String) -> String { "\(prefix)/audit/beacons/\(Self.level(id))" }
 }

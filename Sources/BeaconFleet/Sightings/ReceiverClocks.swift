@@ -44,7 +44,9 @@ public struct ReceiverClocks: Sendable {
             offset = isWallClock ? wallOffset(joining: sighting.time, now: now) : (now ?? sighting.time) - sighting.time
             receiverOffsets[sighting.receiver] = offset
         } else if isWallClock {
-            return sighting.time + wallOffset(joining: sighting.time, now: now)
+            // Beyond the receivers told apart, on the shared wall clock: its offset is the
+            // wall clock's, which never changes once set, so it is remembered as the last.
+            offset = wallOffset(joining: sighting.time, now: now)
         } else {
             return nil
         }

@@ -128,6 +128,9 @@ public struct BeaconVerifier: Sendable {
                 events = engine.advance(to: time)
             case .ended(let time):
                 events = engine.finish(at: time, reason: .inputEnded)
+            case .health:
+                // A one-shot pass has no health source (`LiveSightingFeed`'s `health`).
+                continue
             case .failed(let error):
                 failure = error
                 events = []

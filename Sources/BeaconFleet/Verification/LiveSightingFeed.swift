@@ -15,6 +15,8 @@ struct LiveSightingFeed: Sendable {
         case tick(Double)
         case ended(Double)
         case failed(any Error)
+        /// The input's health changed (`verify --watch`: a broker lost or back).
+        case health(InputHealthChange, at: Double)
     }
 
     let inputs: AsyncStream<Input>
@@ -23,9 +25,12 @@ struct LiveSightingFeed: Sendable {
     private let continuation: AsyncStream<Input>.Continuation
     private let pump: Task<Void, Never>
     private let ticker: Task<Void, Never>
+    private let healthPump: Task<Void, Never>?
 
+    /// `health`, when given, is passed on as `.health` inputs, in the order of the queue.
     init<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ sightings: Sightings, tick: Duration, queueLimit: Int, drops: DropCounter
+        _ sightings: Sightings, tick: Duration, queueLimit: Int, drops: DropCounter,
+        health: AsyncStream<InputHealthChange>? = nil
     ) {
         let clock = ContinuousClock()
         let start = clock.now
@@ -49,6 +54,13 @@ struct LiveSightingFeed: Sendable {
                 enqueue(.tick(elapsed()))
             }
         }
+        healthPump = health.map { health in
+            Task {
+                for await change in health {
+                    enqueue(.health(change, at: elapsed()))
+                }
+            }
+        }
         self.inputs = inputs
         self.elapsed = elapsed
         self.continuation = continuation
@@ -58,6 +70,7 @@ struct LiveSightingFeed: Sendable {
     func stop() {
         pump.cancel()
         ticker.cancel()
+        healthPump?.cancel()
         continuation.finish()
     }
 }

@@ -50,7 +50,7 @@ struct ObservationLog: Sendable {
         let addresses = tracks.values.map(\.observation).sorted(by: Self.mostHeardFirst)
         var powers: [Int8: Int] = [:]
         for track in tracks.values {
-            for (value, count) in track.powers { powers[value, default: 0] += count }
+            for (value, count) in track.powers.counts { powers[value, default: 0] += count }
         }
         return BeaconObservation(
             identity: identity, sightings: sightings, addresses: addresses,
@@ -73,7 +73,7 @@ struct AddressTrack: Sendable {
     let firstSeen: Double
     private(set) var lastSeen: Double
     private(set) var sightings = 0
-    private(set) var powers: [Int8: Int] = [:]
+    private(set) var powers = PowerTally()
     private(set) var strongestRSSI: Int?
     /// Advertising events per receiver, each measured on that receiver's own clock: two
     /// receivers' clocks may differ by more than an interval (or count from different
@@ -95,7 +95,7 @@ struct AddressTrack: Sendable {
     mutating func record(_ sighting: Sighting, at time: Double, sameEventWindow: Double) {
         sightings += 1
         lastSeen = max(lastSeen, time)
-        powers[sighting.advertisement.measuredPower, default: 0] += 1
+        powers.add(sighting.advertisement.measuredPower)
         if let rssi = sighting.rssi { strongestRSSI = max(strongestRSSI ?? rssi, rssi) }
 
         if lastReceiverIndex < eventsByReceiver.count, eventsByReceiver[lastReceiverIndex].receiver == sighting.receiver {
@@ -120,8 +120,35 @@ struct AddressTrack: Sendable {
     var observation: AddressObservation {
         AddressObservation(
             address: address, isRandom: isRandom, isPrivate: isPrivate, sightings: sightings,
-            measuredPowers: MeasuredPowerCount.sorted(powers), firstSeen: firstSeen, lastSeen: lastSeen,
+            measuredPowers: MeasuredPowerCount.sorted(powers.counts), firstSeen: firstSeen, lastSeen: lastSeen,
             eventsByReceiver: eventsByReceiver.map(\.observation), strongestRSSI: strongestRSSI)
+    }
+}
+
+/// Receptions per measured-power value. A device sends one value (until reprogrammed): it
+/// is kept inline, and only a second value makes a dictionary, so a large fleet's pass does
+/// not hold a dictionary per device.
+struct PowerTally: Sendable {
+    private var first: Int8 = 0
+    private var firstCount = 0
+    private var others: [Int8: Int] = [:]
+
+    mutating func add(_ value: Int8) {
+        if firstCount == 0 {
+            first = value
+            firstCount = 1
+        } else if value == first {
+            firstCount += 1
+        } else {
+            others[value, default: 0] += 1
+        }
+    }
+
+    /// Every value heard with its count.
+    var counts: [Int8: Int] {
+        var counts = others
+        if firstCount > 0 { counts[first, default: 0] += firstCount }
+        return counts
     }
 }
 

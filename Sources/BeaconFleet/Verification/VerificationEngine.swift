@@ -28,10 +28,10 @@ public struct VerificationEngine: Sendable {
     private var verdicts: [BeaconVerdict?]
     /// `verdicts[index] != nil`, asked at every reception without copying the verdict.
     private var isDecided: [Bool]
-    private let indexByIdentity: [BeaconIdentity: Int]
+    private let indexByIdentity: IdentityTable
     /// Beacons with K receptions whose settle window is still open, soonest end first. Only
     /// these can fall due as time passes, so a tick costs nothing for the others.
-    private var settling = SettleQueue()
+    private var settling = DeadlineQueue()
     /// Beacons past their settle window whose interval is still open: only a reception of
     /// their own can decide them (or the timeout).
     private var awaitingEvidence: Set<Int> = []
@@ -55,9 +55,7 @@ public struct VerificationEngine: Sendable {
         logs = plan.expected.map { ObservationLog(identity: $0.identity) }
         verdicts = Array(repeating: nil, count: plan.expected.count)
         isDecided = Array(repeating: false, count: plan.expected.count)
-        var index: [BeaconIdentity: Int] = [:]
-        for (position, beacon) in plan.expected.enumerated() { index[beacon.identity] = position }
-        indexByIdentity = index
+        indexByIdentity = IdentityTable(plan.expected.map(\.identity))
     }
 
     /// `result != nil`, kept as a flag: every sighting asks, and a recording brings millions.
@@ -78,7 +76,7 @@ public struct VerificationEngine: Sendable {
         sightings += 1
         let identity = sighting.identity
 
-        if let index = indexByIdentity[identity] {
+        if let index = indexByIdentity.index(of: identity, identityAt: { logs[$0].identity }) {
             // A decided verdict is final; later receptions are counted only.
             if !isDecided[index] {
                 logs[index].record(
@@ -140,12 +138,10 @@ public struct VerificationEngine: Sendable {
         var events: [VerificationEvent] = []
         for index in verdicts.indices where !isDecided[index] {
             let verdict = judge(index, at: end, final: true)
-            verdicts[index] = verdict
-            isDecided[index] = true
-            decidedCount += 1
+            record(verdict, of: index)
             events.append(.decided(verdict))
         }
-        settling = SettleQueue()
+        settling = DeadlineQueue()
         awaitingEvidence.removeAll()
         let result = makeResult(duration: end, reason: reason)
         self.result = result
@@ -159,7 +155,7 @@ public struct VerificationEngine: Sendable {
     /// is known, else left to wait for evidence.
     private mutating func decideSettled() -> [VerificationEvent] {
         var events: [VerificationEvent] = []
-        while let index = settling.popDue(by: now) {
+        while let (_, index) = settling.popDue(by: now) {
             if let verdict = decideIfIntervalKnown(index) {
                 events.append(.decided(verdict))
             } else {
@@ -179,11 +175,19 @@ public struct VerificationEngine: Sendable {
         case .suspect, .none: return nil
         }
         let verdict = judge(index, at: now, final: false)
+        record(verdict, of: index)
+        awaitingEvidence.remove(index)
+        return verdict
+    }
+
+    /// Fixes beacon `index`'s verdict. Its log is let go: the verdict holds what was heard,
+    /// later receptions are only counted, and a large fleet's pass then holds a log only for
+    /// the beacons still open (memory per decided beacon is its verdict alone).
+    private mutating func record(_ verdict: BeaconVerdict, of index: Int) {
         verdicts[index] = verdict
         isDecided[index] = true
-        awaitingEvidence.remove(index)
         decidedCount += 1
-        return verdict
+        logs[index] = ObservationLog(identity: logs[index].identity)
     }
 
     private func judge(_ index: Int, at time: Double, final: Bool) -> BeaconVerdict {
@@ -274,43 +278,5 @@ public struct VerificationProgress: Hashable, Sendable {
         self.expected = expected
         self.sightings = sightings
         self.unexpected = unexpected
-    }
-}
-
-/// Beacons in their settle window, ordered by the time it closes (a binary min-heap: the
-/// windows differ with each beacon's interval, so arrival order is not closing order).
-struct SettleQueue: Sendable {
-    private var heap: [(due: Double, index: Int)] = []
-
-    var isEmpty: Bool { heap.isEmpty }
-
-    mutating func insert(_ index: Int, due: Double) {
-        heap.append((due, index))
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].due < heap[parent].due else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    /// The beacon whose window closed first, if it closed by `time`.
-    mutating func popDue(by time: Double) -> Int? {
-        guard let first = heap.first, first.due <= time else { return nil }
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].due < heap[smallest].due { smallest = left }
-            if right < heap.count, heap[right].due < heap[smallest].due { smallest = right }
-            guard smallest != parent else { break }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
-        return first.index
     }
 }

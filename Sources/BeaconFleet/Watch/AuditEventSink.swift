@@ -6,10 +6,13 @@ public protocol AuditEventSink: Sendable {
     func deliver(_ event: AuditEvent)
     /// The periodic statistics, and the final summary when the watch ends.
     func deliver(_ report: AuditStatusReport)
+    /// The input lost, or back.
+    func deliver(_ event: AuditInputEvent)
 }
 
 extension AuditEventSink {
     public func deliver(_ report: AuditStatusReport) {}
+    public func deliver(_ event: AuditInputEvent) {}
 }
 
 /// The watch's counters at one moment: every `AuditWatch.statisticsPeriod`, and at the end.

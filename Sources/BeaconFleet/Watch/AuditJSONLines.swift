@@ -24,6 +24,17 @@ public enum AuditJSONLines {
         return line + lastSeenFields(event.lastSeen, event.lastSeenUnixTime) + "}"
     }
 
+    /// The input lost or back: `{"event":"input-lost","time":…,"input":"mqtt://…","reason":"…",
+    /// "at":"…"}`; `input-restored` adds `"lost_for"` (seconds) and keeps the loss's reason.
+    public static func encode(_ event: AuditInputEvent) -> String {
+        var line = "{\"event\":\"\(event.kind.rawValue)\",\"time\":" + SightingJSONLines.timeText(event.time)
+        line += ",\"input\":" + JSONText.stringLiteral(event.input)
+        line += ",\"reason\":" + JSONText.stringLiteral(event.reason)
+        if let lostFor = event.lostFor { line += ",\"lost_for\":" + SightingJSONLines.timeText(lostFor) }
+        if let at = event.unixTime.flatMap({ WallClock.iso8601($0) }) { line += ",\"at\":\"\(at)\"" }
+        return line + "}"
+    }
+
     /// `,"last_seen":12.5,"last_seen_at":"2026-…Z"`, each when known.
     private static func lastSeenFields(_ lastSeen: Double?, _ unixTime: Double?) -> String {
         var fields = ""

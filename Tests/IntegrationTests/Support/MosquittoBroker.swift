@@ -34,15 +34,19 @@ final class MosquittoBroker: Sendable {
     let folder: URL
     /// `user:password` pairs the broker accepts; anonymous clients when empty.
     let users: [String: String]
+    /// Whether it keeps sessions and QoS 1 messages across a restart (Debian's package
+    /// configures it so; the broker's own default, elsewhere, does not).
+    let persistence: Bool
     private let process = Mutex<Process?>(nil)
 
     var url: String { "mqtt://127.0.0.1:\(port)/test" }
     var logFile: URL { folder.appendingPathComponent("mosquitto.log") }
 
-    private init(port: UInt16, folder: URL, users: [String: String]) {
+    private init(port: UInt16, folder: URL, users: [String: String], persistence: Bool) {
         self.port = port
         self.folder = folder
         self.users = users
+        self.persistence = persistence
     }
 
     deinit {
@@ -50,11 +54,11 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Starts a broker on a free port and returns once it accepts connections.
-    static func start(users: [String: String] = [:]) async throws -> MosquittoBroker {
+    static func start(users: [String: String] = [:], persistence: Bool = true) async throws -> MosquittoBroker {
         let binary = try binary.get()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconctl-mosquitto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let broker = MosquittoBroker(port: try FreeLoopbackPorts.pick(1)[0], folder: folder, users: users)
+        let broker = MosquittoBroker(port: try FreeLoopbackPorts.pick(1)[0], folder: folder, users: users, persistence: persistence)
         try await broker.writeConfiguration()
         try await broker.launch(binary)
         return broker
@@ -67,7 +71,7 @@ final class MosquittoBroker: Sendable {
             // not write into this test's folder: it stays the user that runs the tests.
             "user \(Self.currentUserName())",
             // Persistence: QoS 1 messages and persistent sessions survive a restart.
-            "persistence true",
+            "persistence \(persistence)",
             "persistence_location \(folder.path)/",
             "autosave_interval 1",
             "log_dest file \(logFile.path)",
@@ -162,8 +166,10 @@ final class MosquittoBroker: Sendable {
 
 /// Runs `body` with a fresh broker, always stopping it; the folder is kept when the body
 /// threw, for its log.
-func withMosquitto<T>(users: [String: String] = [:], _ body: (MosquittoBroker) async throws -> T) async throws -> T {
-    let broker = try await MosquittoBroker.start(users: users)
+func withMosquitto<T>(
+    users: [String: String] = [:], persistence: Bool = true, _ body: (MosquittoBroker) async throws -> T
+) async throws -> T {
+    let broker = try await MosquittoBroker.start(users: users, persistence: persistence)
     do {
         let value = try await body(broker)
         await broker.stop()

@@ -1,0 +1,169 @@
+import BeaconCore
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `verify --watch --state FILE`: each manifest beacon's state, kept in a file so that a
+/// restarted watch starts from the states it had and reports only what changed since
+/// (docs/verify.md, "Restarting"). One JSON object per line: a header, then a beacon each:
+///
+///     {"state_file":"beaconctl-watch","version":1,"written_at":1764141600.5}
+///     {"beacon":"door","state":"ok"}
+///
+/// Written after every change (a burst of changes is one write) and at the end, always
+/// whole and atomically: a temporary file beside it, flushed to disk, renamed over it, so a
+/// watch killed at any moment leaves the previous file or the new one, never half of one.
+/// The writing happens on a queue of its own, never on the watch's task.
+public final class AuditStateFile: AuditEventSink, Sendable {
+    public let path: String
+    private struct State {
+        var beacons: [String: AuditState] = [:]
+        var writePending = false
+        var lastError: String?
+        var writes = 0
+    }
+
+    private let state: Mutex<State>
+    private let queue = DispatchQueue(label: "beaconctl.watch.state")
+    private let unixTime: @Sendable () -> Double
+
+    /// Starts from `restored` (what `read` found), so that beacons not heard again keep it.
+    public init(path: String, restored: [String: AuditState] = [:], unixTime: @escaping @Sendable () -> Double = WallClock.unixTime) {
+        self.path = path
+        self.state = Mutex(State(beacons: restored))
+        self.unixTime = unixTime
+    }
+
+    /// The beacons' states in `path`, and when they were written; `nil` when there is no
+    /// file. Throws a message naming the line when the file is not a state file.
+    public static func read(_ path: String) throws(AuditStateFileError) -> (beacons: [String: AuditState], writtenAt: Double)? {
+        guard let file = fopen(path, "rb") else {
+            if errno == ENOENT { return nil }
+            throw AuditStateFileError("\(path): cannot read the watch's state: \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+            // A manifest's beacons fit in far less; anything larger is not ours.
+            guard bytes.count <= 64 << 20 else { throw AuditStateFileError("\(path): larger than 64 MB: not a watch's state file") }
+        }
+        var beacons: [String: AuditState] = [:]
+        var writtenAt: Double?
+        for (offset, line) in bytes.split(separator: 0x0A).enumerated() {
+            let members: [(key: String, value: SightingJSONObjectReader.Value)]
+            do {
+                members = try SightingJSONObjectReader.members(of: Array(line))
+            } catch {
+                throw AuditStateFileError("\(path):\(offset + 1): \(error.reason); not a watch's state file (delete it to start afresh)")
+            }
+            func string(_ key: String) -> String? {
+                guard case .string(let value)? = members.first(where: { $0.key == key })?.value else { return nil }
+                return value
+            }
+            if offset == 0 {
+                guard string("state_file") == "beaconctl-watch",
+                      case .number(let text)? = members.first(where: { $0.key == "written_at" })?.value, let time = Double(text), time.isFinite
+                else {
+                    throw AuditStateFileError("\(path):1: not a watch's state file (no beaconctl-watch header); delete it to start afresh")
+                }
+                writtenAt = time
+                continue
+            }
+            guard let beacon = string("beacon"), let name = string("state"), let state = AuditState(rawValue: name),
+                  AuditState.beaconStates.contains(state)
+            else {
+                throw AuditStateFileError("\(path):\(offset + 1): expected {\"beacon\":…,\"state\":…} with a beacon's state (ok, missing, wrong-power, duplicate)")
+            }
+            beacons[beacon] = state
+        }
+        guard let writtenAt else { throw AuditStateFileError("\(path): empty; not a watch's state file (delete it to start afresh)") }
+        return (beacons, writtenAt)
+    }
+
+    public func deliver(_ event: AuditEvent) {
+        guard let beacon = event.beaconID else { return }
+        let schedule = state.withLock { state -> Bool in
+            state.beacons[beacon] = event.state
+            defer { state.writePending = true }
+            return !state.writePending
+        }
+        if schedule { queue.async { self.writeLatest() } }
+    }
+
+    /// The final report: written once more, whatever is pending.
+    public func deliver(_ report: AuditStatusReport) {
+        guard report.end != nil else { return }
+        state.withLock { $0.writePending = true }
+        queue.async { self.writeLatest() }
+    }
+
+    /// Waits for every write asked for so far; the last error, if a write failed.
+    public func flush() async -> String? {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume() }
+        }
+        return state.withLock { $0.lastError }
+    }
+
+    /// Writes taken so far (for tests).
+    public var writes: Int { state.withLock { $0.writes } }
+
+    private func writeLatest() {
+        let beacons = state.withLock { state -> [String: AuditState]? in
+            guard state.writePending else { return nil }
+            state.writePending = false
+            return state.beacons
+        }
+        guard let beacons else { return }
+        var text = "{\"state_file\":\"beaconctl-watch\",\"version\":1,\"written_at\":\(SightingJSONLines.timeText(unixTime()))}\n"
+        for (beacon, state) in beacons.sorted(by: { $0.key < $1.key }) {
+            text += "{\"beacon\":\(JSONText.stringLiteral(beacon)),\"state\":\"\(state.rawValue)\"}\n"
+        }
+        let failure = Self.writeAtomically(Array(text.utf8), to: path)
+        state.withLock {
+            $0.lastError = failure
+            $0.writes += 1
+        }
+    }
+
+    /// `bytes` into `path` whole or not at all: a temporary file beside it, fsync, rename.
+    private static func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
+        let temporary = path + ".tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return "\(temporary): cannot write the watch's state: \(String(cString: strerror(errno)))" }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                unlink(temporary)
+                return "\(temporary): cannot write the watch's state: \(reason)"
+            }
+            offset += count
+        }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            return "\(path): cannot replace the watch's state: \(reason)"
+        }
+        return nil
+    }
+}
+
+public struct AuditStateFileError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

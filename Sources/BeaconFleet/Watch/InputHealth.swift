@@ -1,0 +1,39 @@
+/// Whether the watch's input is delivering sightings (docs/verify.md, "Input health"). A
+/// broker connection lost, a pipe stalled: silence of the input says nothing of the beacons,
+/// so while it lasts no beacon is judged by silence.
+public enum InputHealthChange: Hashable, Sendable {
+    /// The input stopped delivering, and why (`broker.example:1883: connection lost`).
+    case lost(reason: String)
+    /// Delivering again (a broker: connected).
+    case restored
+}
+
+/// A change of the input's health as the watch reports it: once when it is lost, once when
+/// it is back (repeated failures to reconnect are one loss).
+public struct AuditInputEvent: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable {
+        case lost = "input-lost"
+        case restored = "input-restored"
+    }
+
+    /// On the audit's clock.
+    public var time: Double
+    public var kind: Kind
+    /// The input, as given (`mqtt://broker/fleet`, a path).
+    public var input: String
+    /// Why it was lost; for `restored`, what the loss was.
+    public var reason: String
+    /// For `restored`: seconds the input was away.
+    public var lostFor: Double?
+    /// The same moment in Unix time, when the audit's clock can say it; set by the watch.
+    public var unixTime: Double?
+
+    public init(time: Double, kind: Kind, input: String, reason: String, lostFor: Double? = nil, unixTime: Double? = nil) {
+        self.time = time
+        self.kind = kind
+        self.input = input
+        self.reason = reason
+        self.lostFor = lostFor
+        self.unixTime = unixTime
+    }
+}
