@@ -17,7 +17,7 @@ struct MQTTClientTests {
         for await event in client.connectionEvents {
             switch event {
             case .connected, .refused: return event
-            case .disconnected, .subscribed: continue
+            case .disconnected, .subscribed, .statusRefused: continue
             }
         }
         return nil
@@ -38,7 +38,7 @@ struct MQTTClientTests {
             switch event {
             case .subscribed: return true
             case .refused: return false
-            case .connected, .disconnected: continue
+            case .connected, .disconnected, .statusRefused: continue
             }
         }
         return false

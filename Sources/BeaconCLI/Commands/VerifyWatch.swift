@@ -89,12 +89,17 @@ extension VerifyCommand {
             }
         } catch {
             await program?.finish()
-            await broker?.close()
             _ = await publishing?.finish(logger: logger)
+            try await broker?.close()
             throw error
         }
         await program?.finish()
-        await broker?.close()
+        do {
+            try await broker?.close()
+        } catch {
+            _ = await publishing?.finish(logger: logger)
+            throw error
+        }
         if let publishing, !(await publishing.finish(logger: logger)) {
             throw CommandFailure(.controller, "not every change reached \(publishing.client.broker) (see above)")
         }

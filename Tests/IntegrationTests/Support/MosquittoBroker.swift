@@ -30,19 +30,37 @@ final class MosquittoBroker: Sendable {
     /// For `.enabled(if:)`: run when there is a broker, or when CI requires one (and then fail).
     static var shouldRun: Bool { isRequired || (try? binary.get()) != nil }
 
+    /// A TLS listener: the broker's certificate and key, the CA it trusts for client
+    /// certificates; with `requireCertificate` a client without one is refused, and with
+    /// `useIdentityAsUsername` a certificate's common name is the client's user name (for
+    /// the ACL's `%u`).
+    struct TLSListener: Sendable {
+        var certificateFile: String
+        var keyFile: String
+        var caFile: String
+        var requireCertificate = true
+        var useIdentityAsUsername = true
+    }
+
     let port: UInt16
     let folder: URL
     /// `user:password` pairs the broker accepts; anonymous clients when empty.
     let users: [String: String]
+    let tls: TLSListener?
+    /// The text of an `acl_file`, when the broker has one.
+    let acl: String?
     private let process = Mutex<Process?>(nil)
 
-    var url: String { "mqtt://127.0.0.1:\(port)/test" }
+    /// At 127.0.0.1, the name the test certificates hold.
+    var url: String { "\(tls == nil ? "mqtt" : "mqtts")://127.0.0.1:\(port)/test" }
     var logFile: URL { folder.appendingPathComponent("mosquitto.log") }
 
-    private init(port: UInt16, folder: URL, users: [String: String]) {
+    private init(port: UInt16, folder: URL, users: [String: String], tls: TLSListener?, acl: String?) {
         self.port = port
         self.folder = folder
         self.users = users
+        self.tls = tls
+        self.acl = acl
     }
 
     deinit {
@@ -50,11 +68,11 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Starts a broker on a free port and returns once it accepts connections.
-    static func start(users: [String: String] = [:]) async throws -> MosquittoBroker {
+    static func start(users: [String: String] = [:], tls: TLSListener? = nil, acl: String? = nil) async throws -> MosquittoBroker {
         let binary = try binary.get()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconctl-mosquitto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let broker = MosquittoBroker(port: try FreeLoopbackPorts.pick(1)[0], folder: folder, users: users)
+        let broker = MosquittoBroker(port: try FreeLoopbackPorts.pick(1)[0], folder: folder, users: users, tls: tls, acl: acl)
         try await broker.writeConfiguration()
         try await broker.launch(binary)
         return broker
@@ -74,7 +92,20 @@ final class MosquittoBroker: Sendable {
             "log_type all",
             "max_queued_messages 100000",
         ]
-        if users.isEmpty {
+        if let tls {
+            lines += ["cafile \(tls.caFile)", "certfile \(tls.certificateFile)", "keyfile \(tls.keyFile)"]
+            lines.append("require_certificate \(tls.requireCertificate)")
+            lines.append("use_identity_as_username \(tls.useIdentityAsUsername)")
+        }
+        if let acl {
+            let file = folder.appendingPathComponent("acl")
+            try acl.write(to: file, atomically: true, encoding: .utf8)
+            lines.append("acl_file \(file.path)")
+        }
+        if tls?.useIdentityAsUsername == true {
+            // The certificate is the identity: no password, no anonymous client.
+            lines.append("allow_anonymous false")
+        } else if users.isEmpty {
             lines.append("allow_anonymous true")
         } else {
             let passwords = folder.appendingPathComponent("passwords")
@@ -93,7 +124,7 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Runs a helper program to its end without blocking a thread of the pool.
-    private static func run(_ executable: String, _ arguments: [String]) async throws {
+    static func run(_ executable: String, _ arguments: [String]) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -162,8 +193,10 @@ final class MosquittoBroker: Sendable {
 
 /// Runs `body` with a fresh broker, always stopping it; the folder is kept when the body
 /// threw, for its log.
-func withMosquitto<T>(users: [String: String] = [:], _ body: (MosquittoBroker) async throws -> T) async throws -> T {
-    let broker = try await MosquittoBroker.start(users: users)
+func withMosquitto<T>(
+    users: [String: String] = [:], tls: MosquittoBroker.TLSListener? = nil, acl: String? = nil, _ body: (MosquittoBroker) async throws -> T
+) async throws -> T {
+    let broker = try await MosquittoBroker.start(users: users, tls: tls, acl: acl)
     do {
         let value = try await body(broker)
         await broker.stop()
