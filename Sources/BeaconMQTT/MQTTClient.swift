@@ -178,12 +178,17 @@ public final class MQTTClient: Sendable {
         /// those (ids wrap at 65 535, and a stale id kept as "early" would one day match a
         /// real message).
         var statusMessageIDs: [Int32: String] = [:]
-        /// Refused by libmosquitto before it queued them (out of memory); tried again at the
-        /// next connection.
+        /// Not in libmosquitto's hands: published before its network thread ran (or while
+        /// it is restarted), or refused by it (out of memory); handed over once the thread
+        /// runs, and again at every connection.
         var offline: [Outgoing] = []
         var dropped = 0
         var drainWaiters: [CheckedContinuation<Void, Never>] = []
         var refusal: MQTTError?
+        /// libmosquitto's network thread runs: messages may be handed to libmosquitto. Before
+        /// (or while it is restarted) they wait in `offline`: a libmosquitto without its
+        /// thread would write them from the caller's thread while `networkQueue` connects.
+        var networkRunning = false
         /// A TLS failure is being looked into, and the network thread restarted after it.
         var recoveringFromTLS = false
         /// TLS failures since the last connection: the next restart waits longer.
@@ -340,6 +345,30 @@ public final class MQTTClient: Sendable {
         let started = mosquitto_loop_start(handle)
         if started != MOSQ_ERR_SUCCESS.rawValue {
             refuse(.library("\(broker): starting the network thread failed: \(String(cString: mosquitto_strerror(started)))"))
+            return
+        }
+        state.withLock { $0.networkRunning = true }
+        // What was published before: the connection's own flush may have come first.
+        flushQueue.async { [self] in flushOffline() }
+    }
+
+    /// Stops libmosquitto's network thread (to start it again): from here until it runs
+    /// again, messages wait in `offline`. On `networkQueue`.
+    private func stopNetwork() {
+        publishing.withLock { _ in state.withLock { $0.networkRunning = false } }
+        _ = mosquitto_disconnect(handle)
+        _ = mosquitto_loop_stop(handle, false)
+    }
+
+    /// Hands what waits in `offline` to libmosquitto, once its thread runs.
+    private func flushOffline() {
+        publishing.withLock { _ in
+            let queued = state.withLock { state -> [Outgoing] in
+                guard state.networkRunning else { return [] }
+                defer { state.offline = [] }
+                return state.offline
+            }
+            for message in queued { send(message) }
         }
     }
 
@@ -349,8 +378,7 @@ public final class MQTTClient: Sendable {
         state.withLock { $0.protocolInUse = .v311 }
         eventContinuation.yield(.disconnected(reason: "the broker does not speak MQTT 5; speaking MQTT 3.1.1 instead"))
         networkQueue.async { [self] in
-            _ = mosquitto_disconnect(handle)
-            _ = mosquitto_loop_stop(handle, false)
+            stopNetwork()
             _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
             connectAndRun()
         }
@@ -401,7 +429,16 @@ public final class MQTTClient: Sendable {
     /// Called with `publishing` held, never with `state` held: libmosquitto takes its own
     /// locks, and its network thread calls back into ours.
     private func send(_ message: Outgoing) {
-        state.withLock { $0.handingOver += 1 }
+        let handing = state.withLock { state -> Bool in
+            // Behind those waiting, whatever happens: QoS 1 keeps a publisher's order.
+            guard state.networkRunning, state.offline.isEmpty else {
+                state.offline.append(message)
+                return false
+            }
+            state.handingOver += 1
+            return true
+        }
+        guard handing else { return }
         var messageID: Int32 = 0
         let code = message.payload.withUnsafeBytes {
             mosquitto_publish(handle, &messageID, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
@@ -476,13 +513,14 @@ public final class MQTTClient: Sendable {
                 mosquitto_publish(handle, nil, will.topic, Int32($0.count), $0.baseAddress, 1, true)
             }
         }
-        _ = mosquitto_disconnect(handle)
         // Wake a network thread waiting for buffer space; what it holds is dropped.
         for _ in 0..<configuration.maximumBufferedMessages { bufferSpace.signal() }
         // Joining the network thread blocks: not on a thread of Swift's pool. On
-        // `networkQueue`, after a first connection attempt still under way.
+        // `networkQueue`, after a connection attempt still under way there (libmosquitto
+        // is not to be disconnected while it connects).
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             networkQueue.async { [self] in
+                _ = mosquitto_disconnect(handle)
                 _ = mosquitto_loop_stop(handle, false)
                 continuation.resume()
             }
@@ -549,15 +587,7 @@ public final class MQTTClient: Sendable {
             if code == MOSQ_ERR_SUCCESS.rawValue { state.withLock { $0.statusMessageIDs[statusID] = online.topic } }
         }
         // Not from this callback: a publisher may hold `publishing` inside libmosquitto.
-        flushQueue.async { [self] in
-            publishing.withLock { _ in
-                let queued = state.withLock { state in
-                    defer { state.offline = [] }
-                    return state.offline
-                }
-                for message in queued { send(message) }
-            }
-        }
+        flushQueue.async { [self] in flushOffline() }
         eventContinuation.yield(.connected)
     }
 
@@ -588,8 +618,9 @@ public final class MQTTClient: Sendable {
         messageContinuation.finish()
         resumeDrainWaiters()
         // Not from libmosquitto's callback (the log callback holds a lock that
-        // disconnecting takes again); no more reconnection attempts.
-        flushQueue.async { [self] in _ = mosquitto_disconnect(handle) }
+        // disconnecting takes again), and not while `networkQueue` connects: no more
+        // reconnection attempts.
+        networkQueue.async { [self] in _ = mosquitto_disconnect(handle) }
     }
 
     private func disconnected(code: Int32) {
@@ -665,8 +696,7 @@ public final class MQTTClient: Sendable {
             let delay = min(30, 1 << min(failures - 1, 5))
             networkQueue.asyncAfter(deadline: .now() + .seconds(delay)) { [self] in
                 guard !state.withLock({ $0.stopped || $0.refusal != nil }) else { return }
-                _ = mosquitto_disconnect(handle)
-                _ = mosquitto_loop_stop(handle, false)
+                stopNetwork()
                 state.withLock { $0.recoveringFromTLS = false }
                 connectAndRun()
             }
