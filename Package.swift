@@ -126,7 +126,7 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports"],
+            dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports"],
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",

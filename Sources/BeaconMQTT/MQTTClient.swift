@@ -87,8 +87,9 @@ public struct MQTTRefusedPublications: Hashable, Sendable {
 /// an expired certificate, no common TLS version) stops it too, with the reason — as
 /// refused credentials do — instead of retrying what cannot work.
 ///
-/// Publishing never blocks: a message goes to libmosquitto, which keeps it until the broker
-/// acknowledges it, connected or not, and sends it again after reconnecting. At most
+/// Publishing never blocks: a message waits in the client while there is no connection, then
+/// goes to libmosquitto, which keeps it until the broker acknowledges it and sends it again
+/// after reconnecting. At most
 /// `maximumPendingMessages` are waiting for an
 /// acknowledgement at a time; beyond that the newest is refused and counted in
 /// `droppedMessages` — memory stays bounded when the broker is away for long.
@@ -178,17 +179,14 @@ public final class MQTTClient: Sendable {
         /// those (ids wrap at 65 535, and a stale id kept as "early" would one day match a
         /// real message).
         var statusMessageIDs: [Int32: String] = [:]
-        /// Not in libmosquitto's hands: published before its network thread ran (or while
-        /// it is restarted), or refused by it (out of memory); handed over once the thread
-        /// runs, and again at every connection.
+        /// Not in libmosquitto's hands: published while there is no connection, or refused by
+        /// libmosquitto (out of memory); handed over at the next CONNACK. A message given to
+        /// libmosquitto before the broker's CONNACK is sent at once and, beyond the broker's
+        /// MQTT 5 receive maximum, sent again after it (lib/messages_mosq.c): a duplicate.
         var offline: [Outgoing] = []
         var dropped = 0
         var drainWaiters: [CheckedContinuation<Void, Never>] = []
         var refusal: MQTTError?
-        /// libmosquitto's network thread runs: messages may be handed to libmosquitto. Before
-        /// (or while it is restarted) they wait in `offline`: a libmosquitto without its
-        /// thread would write them from the caller's thread while `networkQueue` connects.
-        var networkRunning = false
         /// A TLS failure is being looked into, and the network thread restarted after it.
         var recoveringFromTLS = false
         /// TLS failures since the last connection: the next restart waits longer.
@@ -347,24 +345,21 @@ public final class MQTTClient: Sendable {
             refuse(.library("\(broker): starting the network thread failed: \(String(cString: mosquitto_strerror(started)))"))
             return
         }
-        state.withLock { $0.networkRunning = true }
-        // What was published before: the connection's own flush may have come first.
-        flushQueue.async { [self] in flushOffline() }
     }
 
-    /// Stops libmosquitto's network thread (to start it again): from here until it runs
-    /// again, messages wait in `offline`. On `networkQueue`.
+    /// Stops libmosquitto's network thread (to start it again): from here until the next
+    /// CONNACK, messages wait in `offline`. On `networkQueue`.
     private func stopNetwork() {
-        publishing.withLock { _ in state.withLock { $0.networkRunning = false } }
+        publishing.withLock { _ in state.withLock { $0.connected = false } }
         _ = mosquitto_disconnect(handle)
         _ = mosquitto_loop_stop(handle, false)
     }
 
-    /// Hands what waits in `offline` to libmosquitto, once its thread runs.
+    /// Hands what waits in `offline` to libmosquitto, once connected.
     private func flushOffline() {
         publishing.withLock { _ in
             let queued = state.withLock { state -> [Outgoing] in
-                guard state.networkRunning else { return [] }
+                guard state.connected else { return [] }
                 defer { state.offline = [] }
                 return state.offline
             }
@@ -430,8 +425,9 @@ public final class MQTTClient: Sendable {
     /// locks, and its network thread calls back into ours.
     private func send(_ message: Outgoing) {
         let handing = state.withLock { state -> Bool in
-            // Behind those waiting, whatever happens: QoS 1 keeps a publisher's order.
-            guard state.networkRunning, state.offline.isEmpty else {
+            // Only between the broker's CONNACK and the connection's end (see `offline`), and
+            // behind those waiting, whatever happens: QoS 1 keeps a publisher's order.
+            guard state.connected, state.offline.isEmpty else {
                 state.offline.append(message)
                 return false
             }

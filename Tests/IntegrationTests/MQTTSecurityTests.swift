@@ -19,6 +19,8 @@ struct MQTTSecurityTests {
 
         user audit
         topic read test/#
+        topic write test/audit/#
+        topic write homeassistant/#
 
         """
 
