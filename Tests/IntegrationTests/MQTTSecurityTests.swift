@@ -1,5 +1,6 @@
 import BeaconMQTT
 import Foundation
+import Glibc
 import Testing
 
 /// The broker link secured, as an operator sets it up: a real Mosquitto with TLS, client
@@ -20,6 +21,7 @@ struct MQTTSecurityTests {
         user audit
         topic read test/#
         topic write test/audit/#
+        topic write test/monitor/#
         topic write homeassistant/#
 
         """
@@ -92,6 +94,51 @@ struct MQTTSecurityTests {
             #expect(await reader.waitForOutput("all 50 sightings") { $0.filter { $0.contains(#""receiver":"shop-1""#) }.count == 50 })
             reader.signal(SIGINT)
             #expect(await reader.waitForExit() == 0, "\(reader.standardError)")
+        }
+    }
+
+    @Test("verify (one pass) and monitor read over mqtts:// with the audit's certificate", .timeLimit(.minutes(3)))
+    func readersOverTLS() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("fleet.yaml")
+        try MQTTCommandTests.manifest.write(to: manifest, atomically: true, encoding: .utf8)
+        // The door for 2 s on the wall clock of now (both readers follow the wall clock).
+        let now = Date().timeIntervalSince1970
+        let lines = (0..<20).map { tick in
+            #"{"uuid":"\#(MQTTCommandTests.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(String(format: "%.3f", now + Double(tick) / 10)),"receiver":"shop-1"}"#
+        }
+        let recording = folder.appendingPathComponent("sightings.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: recording, atomically: true, encoding: .utf8)
+        try await Self.withTLSBroker { broker, certificates in
+            let audit = try await certificates.client("audit")
+            let receiver = try await certificates.client("shop-1")
+            func readerEnvironment(_ prefix: String) -> [String: String] {
+                var environment = Self.environment(ca: certificates.ca.certificate, client: audit)
+                environment["BEACONCTL_MQTT_CLIENT_ID_PREFIX"] = prefix
+                return environment
+            }
+            let verifyID = "tls-verify-\(UUID().uuidString.prefix(8))"
+            let monitorID = "tls-monitor-\(UUID().uuidString.prefix(8))"
+            let verify = try BeaconctlProcess(
+                ["verify", manifest.path, "--input", broker.url, "--required-sightings", "10", "--timeout", "120", "--format", "json"],
+                environment: readerEnvironment(verifyID))
+            let monitor = try BeaconctlProcess(
+                ["monitor", "--input", broker.url, "--region", "shop=\(MQTTCommandTests.uuid)/1", "--format", "jsonl"],
+                environment: readerEnvironment(monitorID))
+            try await MQTTCommandTests.waitForSubscription(broker, clientID: verifyID)
+            try await MQTTCommandTests.waitForSubscription(broker, clientID: monitorID)
+            let scan = try BeaconctlProcess(
+                ["scan", "--input", recording.path, "--receiver", "shop-1", "--mqtt", broker.url, "--format", "jsonl"],
+                environment: Self.environment(ca: certificates.ca.certificate, client: receiver))
+            #expect(await scan.waitForExit() == 0, "scan: \(scan.standardError)")
+            #expect(await verify.waitForExit() == 0, "\(verify.standardOutput)\(verify.standardError)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.standardOutput.utf8)) as? [String: Any])
+            #expect((report["beacons"] as? [[String: Any]])?.first?["status"] as? String == "ok", "\(verify.standardOutput)")
+            let enter = try await monitor.waitForLine("the enter event") { $0.contains(#""event":"enter""#) }
+            #expect(enter.contains(#""region":"shop""#))
+            monitor.signal(SIGTERM)
+            #expect(await monitor.waitForExit() == 0, "\(monitor.standardError)")
         }
     }
 
