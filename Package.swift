@@ -33,10 +33,11 @@ let package = Package(
         .systemLibrary(
             name: "CBlueZ", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
-        // libmosquitto, the MQTT client of the Mosquitto project, for fleet-wide sightings.
+        // libmosquitto, the MQTT client of the Mosquitto project, for fleet-wide sightings, and
+        // the OpenSSL it uses for TLS (checking TLS files, reading why a handshake failed).
         .systemLibrary(
             name: "CMosquitto", pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]),
+            providers: [.apt(["libmosquitto-dev", "libssl-dev"])]),
 
         // Identity, frames, regions, ranging maths: no I/O, no dependencies.
         .target(name: "BeaconCore", swiftSettings: strict),
@@ -131,7 +132,7 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports"],
+            dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports"],
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",

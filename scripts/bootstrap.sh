@@ -6,7 +6,7 @@
 # Usage: scripts/bootstrap.sh [EXTRA-PACKAGE...]   (the stress and packaging scripts name the tools they use)
 set -euo pipefail
 
-packages=(libbluetooth-dev libyaml-dev libmosquitto-dev pkg-config python3-venv "$@")
+packages=(libbluetooth-dev libyaml-dev libmosquitto-dev libssl-dev pkg-config python3-venv "$@")
 
 missing=()
 for package in "${packages[@]}"; do

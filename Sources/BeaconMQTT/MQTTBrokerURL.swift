@@ -41,7 +41,7 @@ public struct MQTTBrokerURL: Hashable, Sendable, CustomStringConvertible {
         let authority = rest.prefix { $0 != "/" }
         let path = rest.dropFirst(authority.count).drop { $0 == "/" }
         if authority.contains("@") {
-            throw .invalidURL(text, "credentials do not go in the URL (a command line is visible to every user); put them in BEACONCTL_MQTT_USERNAME and BEACONCTL_MQTT_PASSWORD, or in a file given with --mqtt-credentials")
+            throw .invalidURL(text, "credentials do not go in the URL (a command line is visible to every user); put them in \(MQTTCredentials.usernameVariable) and \(MQTTCredentials.passwordVariable), or in a file named by \(MQTTCredentials.fileVariable)")
         }
         var host = Substring(authority)
         var port: Int?

@@ -13,6 +13,8 @@ public struct MQTTCredentials: Hashable, Sendable {
 
     public static let usernameVariable = "BEACONCTL_MQTT_USERNAME"
     public static let passwordVariable = "BEACONCTL_MQTT_PASSWORD"
+    /// A file: line 1 the user name, line 2 the password.
+    public static let fileVariable = "BEACONCTL_MQTT_CREDENTIALS"
 
     public init(username: String, password: String?) {
         self.username = username
@@ -58,23 +60,5 @@ public struct MQTTCredentials: Hashable, Sendable {
         }
         let password = lines.count > 1 && !lines[1].isEmpty ? lines[1] : nil
         return MQTTCredentials(username: username, password: password)
-    }
-}
-
-/// TLS for `mqtts://`: the certificate authorities to trust (a file or a folder; by default
-/// the system's), and optionally a client certificate and key.
-public struct MQTTTLS: Hashable, Sendable {
-    public var caFile: String?
-    public var caDirectory: String?
-    public var certificateFile: String?
-    public var keyFile: String?
-
-    public static let systemCADirectory = "/etc/ssl/certs"
-
-    public init(caFile: String? = nil, caDirectory: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) {
-        self.caFile = caFile
-        self.caDirectory = caFile == nil && caDirectory == nil ? Self.systemCADirectory : caDirectory
-        self.certificateFile = certificateFile
-        self.keyFile = keyFile
     }
 }

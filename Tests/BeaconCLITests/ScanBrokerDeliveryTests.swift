@@ -1,3 +1,4 @@
+import BeaconMQTT
 import Logging
 import Testing
 
@@ -8,11 +9,13 @@ import Testing
 @Suite("scan --mqtt delivery summary")
 struct ScanBrokerDeliveryTests {
     static func delivery(
-        published: Int = 1234, dropped: Int = 0, drained: Bool = true, unacknowledged: Int = 0, refusal: String? = nil
+        published: Int = 1234, dropped: Int = 0, drained: Bool = true, unacknowledged: Int = 0, refusal: String? = nil,
+        refused: MQTTRefusedPublications = MQTTRefusedPublications(), unconfirmedAuthorisation: String? = nil
     ) -> SightingPublishing.Delivery {
         SightingPublishing.Delivery(
             broker: "mqtt://broker.example:1883/beaconctl", published: published, dropped: dropped, drained: drained,
-            unacknowledged: unacknowledged, maximumPendingMessages: 10_000, refusal: refusal)
+            unacknowledged: unacknowledged, maximumPendingMessages: 10_000, refusal: refusal, refused: refused,
+            unconfirmedAuthorisation: unconfirmedAuthorisation)
     }
 
     @Test("everything acknowledged: one notice with the count of sightings published")
@@ -43,5 +46,28 @@ struct ScanBrokerDeliveryTests {
 
         // A wait that ran out is a failure even if the count reads 0 by then.
         #expect(!Self.delivery(drained: false, unacknowledged: 0).delivered)
+    }
+
+    @Test("sightings the broker refused (MQTT 5 PUBACK) are not delivered and never counted as acknowledged")
+    func refusedByTheBroker() {
+        var refused = MQTTRefusedPublications()
+        refused.messages = 2
+        refused.items = 70
+        refused.reasons = ["not authorized (0x87)": 2]
+        refused.topics = ["beaconctl/sightings/store-12"]
+        let delivery = Self.delivery(published: 100, refused: refused)
+        #expect(!delivery.delivered)
+        #expect(delivery.summary.map(\.level) == [.error])
+        #expect(delivery.summary[0].message == "mqtt://broker.example:1883/beaconctl refused 70 of the 100 sightings published (not authorized (0x87) on beaconctl/sightings/store-12): they were not delivered; the broker's ACL must let this client write there")
+        #expect(!delivery.summary.contains { $0.message.contains("acknowledged") })
+    }
+
+    @Test("under MQTT 3.1.1 the count comes with the notice that authorisation cannot be confirmed")
+    func unconfirmedUnderMQTT311() {
+        let delivery = Self.delivery(unconfirmedAuthorisation: "cannot be confirmed")
+        #expect(delivery.delivered)
+        #expect(delivery.summary.map(\.message) == [
+            "published 1234 sightings to mqtt://broker.example:1883/beaconctl, every one acknowledged", "cannot be confirmed",
+        ])
     }
 }

@@ -17,7 +17,7 @@ struct MQTTClientTests {
         for await event in client.connectionEvents {
             switch event {
             case .connected, .refused: return event
-            case .disconnected, .subscribed: continue
+            case .disconnected, .subscribed, .statusRefused: continue
             }
         }
         return nil
@@ -38,7 +38,7 @@ struct MQTTClientTests {
             switch event {
             case .subscribed: return true
             case .refused: return false
-            case .connected, .disconnected: continue
+            case .connected, .disconnected, .statusRefused: continue
             }
         }
         return false
@@ -172,6 +172,46 @@ struct MQTTClientTests {
             try accepted.start()
             #expect(await Self.nextConnection(accepted) == .connected)
             await accepted.stop()
+        }
+    }
+
+    @Test("a broker that speaks only MQTT 3.1.1: the client falls back from 5 and says which it speaks", .timeLimit(.minutes(2)))
+    func fallsBackToMQTT311() async throws {
+        let broker = try MQTT311OnlyBroker()
+        let client = try MQTTClient(
+            broker: MQTTBrokerURL(parsing: "mqtt://127.0.0.1:\(broker.port)/test"), configuration: .init(clientID: "fallback-client"))
+        #expect(client.protocolVersion == .v5)
+        try client.start()
+        #expect(await Self.nextConnection(client) == .connected)
+        #expect(client.protocolVersion == .v311)
+        await client.stop()
+        var levels: [UInt8] = []
+        for await level in broker.levels { levels.append(level) }
+        #expect(levels == [5, 4], "the CONNECT levels the broker saw")
+    }
+
+    @Test("MQTT 5 through Mosquitto: the client says so, and a persistent session outlives its connection", .timeLimit(.minutes(2)))
+    func mqtt5SessionPersists() async throws {
+        try await withMosquitto { broker in
+            let reader = try Self.client(broker, id: "v5-session-reader")
+            reader.subscribe("test/sightings/#")
+            try reader.start()
+            #expect(await Self.nextSubscription(reader))
+            #expect(reader.protocolVersion == .v5)
+            await reader.stop()
+            // Published while the reader is away: held for its session (MQTT 5 needs a
+            // session expiry interval in CONNECT for that, §3.1.2.11.2).
+            let publisher = try Self.client(broker, id: "v5-session-publisher")
+            try publisher.start()
+            #expect(publisher.publish(topic: "test/sightings/r1", payload: Array("held".utf8)))
+            await publisher.drain()
+            #expect(publisher.pendingMessages == 0 && publisher.refusedPublications.isEmpty)
+            await publisher.stop()
+            let back = try Self.client(broker, id: "v5-session-reader")
+            try back.start()
+            let held = await Self.receive(back, distinct: 1)
+            #expect(held == ["held"])
+            await back.stop()
         }
     }
 }

@@ -150,10 +150,10 @@ struct MonitorCommand: AsyncParsableCommand {
                         broker?.path ?? input, label: broker.map { _ in input }, regions: regions, configuration: configuration,
                         ranging: ranging, output: output, logger: logger)
                 } catch {
-                    await broker?.close()
+                    try await broker?.close()
                     throw error
                 }
-                await broker?.close()
+                try await broker?.close()
             } else {
                 let run = MonitorRun(
                     session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: 0),

@@ -195,7 +195,7 @@ struct ScanCommand: AsyncParsableCommand {
                 if let receiverName { configuration.receiver = receiverName }
             }
         } catch {
-            await broker?.close()
+            try await broker?.close()
             throw error
         }
         let publisher: SightingPublishing?
@@ -206,17 +206,17 @@ struct ScanCommand: AsyncParsableCommand {
             }
         } catch {
             await source.close()
-            await broker?.close()
+            try await broker?.close()
             throw error
         }
         do {
             try await consumeSource(
                 source, run: run, outputFormat: outputFormat, publisher: publisher, fromBroker: broker != nil, logger: logger)
         } catch {
-            await broker?.close()
+            try await broker?.close()
             throw error
         }
-        await broker?.close()
+        try await broker?.close()
     }
 
     /// Ranges the opened source to its end (a recording) or until stopped (a controller).

@@ -144,10 +144,10 @@ struct VerifyCommand: AsyncParsableCommand {
             do {
                 result = try await verifyRecording(broker?.path ?? input, label: broker.map { _ in input }, plan: plan)
             } catch {
-                await broker?.close()
+                try await broker?.close()
                 throw error
             }
-            await broker?.close()
+            try await broker?.close()
         } else {
             result = try await verifyLive(plan: plan)
         }

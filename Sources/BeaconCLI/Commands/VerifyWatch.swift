@@ -120,13 +120,18 @@ extension VerifyCommand {
         } catch {
             await program?.finish()
             if let failure = await keeper?.flush() { logger.error("\(failure)") }
-            await broker?.close()
             _ = await publishing?.finish(logger: logger)
+            try await broker?.close()
             throw error
         }
         await program?.finish()
         if let failure = await keeper?.flush() { logger.error("\(failure); the next start with --state will not know the latest states") }
-        await broker?.close()
+        do {
+            try await broker?.close()
+        } catch {
+            _ = await publishing?.finish(logger: logger)
+            throw error
+        }
         if let publishing, !(await publishing.finish(logger: logger)) {
             throw CommandFailure(.controller, "not every change reached \(publishing.client.broker) (see above)")
         }

@@ -17,9 +17,10 @@ import Darwin
 /// | `BEACONCTL_MQTT_CREDENTIALS` | a file: line 1 the user name, line 2 the password |
 /// | `BEACONCTL_MQTT_CA_FILE`, `BEACONCTL_MQTT_CERT_FILE`, `BEACONCTL_MQTT_KEY_FILE` | TLS for `mqtts://` |
 /// | `BEACONCTL_MQTT_CLIENT_ID_PREFIX` | the start of every client id (default `beaconctl`): ids are PREFIX-ROLE-NAME |
+/// | `BEACONCTL_MQTT_PROTOCOL` | `5` (the default; 3.1.1 when the broker speaks nothing newer) or `3.1.1` |
 enum BrokerConnection {
-    static let credentialsFileVariable = "BEACONCTL_MQTT_CREDENTIALS"
     static let clientIDPrefixVariable = "BEACONCTL_MQTT_CLIENT_ID_PREFIX"
+    static let protocolVariable = "BEACONCTL_MQTT_PROTOCOL"
 
     /// A client for `url` (not started), configured from `environment`; its id is
     /// `PREFIX-NAME` (PREFIX `beaconctl` unless the environment sets one). A persistent
@@ -29,24 +30,33 @@ enum BrokerConnection {
         _ url: String, name: String, will: MQTTClient.Will? = nil, online: MQTTClient.Will? = nil,
         maximumReconnectDelaySeconds: UInt32? = nil, environment: [String: String], logger: Logger
     ) throws(CommandFailure) -> MQTTClient {
+        let protocolVersion = try protocolVersion(environment)
         do {
             let broker = try MQTTBrokerURL(parsing: url)
             var credentials = try MQTTCredentials.fromEnvironment(environment)
-            if credentials == nil, let file = environment[credentialsFileVariable], !file.isEmpty {
+            if credentials == nil, let file = environment[MQTTCredentials.fileVariable], !file.isEmpty {
                 credentials = try MQTTCredentials.fromFile(file) { logger.warning("\($0)") }
             }
-            let tls = broker.usesTLS
-                ? MQTTTLS(
-                    caFile: environment["BEACONCTL_MQTT_CA_FILE"], certificateFile: environment["BEACONCTL_MQTT_CERT_FILE"],
-                    keyFile: environment["BEACONCTL_MQTT_KEY_FILE"])
-                : nil
+            let tls = broker.usesTLS ? MQTTTLS.fromEnvironment(environment) : nil
             let prefix = environment[clientIDPrefixVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "beaconctl"
             let clientID = prefix + "-" + MQTTTopics.level(name)
-            var configuration = MQTTClient.Configuration(clientID: clientID, credentials: credentials, tls: tls, will: will, online: online)
+            var configuration = MQTTClient.Configuration(
+                clientID: clientID, credentials: credentials, tls: tls, will: will, online: online,
+                protocolVersion: protocolVersion)
             if let maximumReconnectDelaySeconds { configuration.maximumReconnectDelaySeconds = maximumReconnectDelaySeconds }
             return try MQTTClient(broker: broker, configuration: configuration)
         } catch {
             throw CommandFailure(.usageOrInput, error.description)
+        }
+    }
+
+    /// `BEACONCTL_MQTT_PROTOCOL`: `5` by default, `3.1.1` to hold the client to it.
+    static func protocolVersion(_ environment: [String: String]) throws(CommandFailure) -> MQTTProtocolVersion {
+        switch environment[protocolVariable] ?? "" {
+        case "", "5", "5.0": return .v5
+        case "3.1.1", "311": return .v311
+        case let other:
+            throw CommandFailure(.usageOrInput, "\(protocolVariable)=\(other): not an MQTT version beaconctl speaks; use 5 (the default, falling back to 3.1.1 by itself) or 3.1.1")
         }
     }
 
@@ -59,13 +69,22 @@ enum BrokerConnection {
             for await event in client.connectionEvents {
                 forward?(event)
                 switch event {
-                case .connected: logger.info("connected to \(client.broker)")
+                case .connected: logger.info("connected to \(client.broker) (\(client.protocolVersion))")
                 case .subscribed: logger.debug("\(client.broker) acknowledged the subscription")
                 case .disconnected(let reason): logger.warning("\(client.broker): \(reason); reconnecting")
                 case .refused(let error): logger.error("\(error)")
+                case .statusRefused(let topic, let reason):
+                    logger.warning("\(client.broker) refused the status on \(topic) (\(reason)): dashboards will not see this client online; the broker's ACL must let it write there")
                 }
             }
         }
+    }
+
+    /// The closing words for a client that spoke MQTT 3.1.1, whose acknowledgements do not
+    /// say whether the broker took a message or refused it; `nil` under MQTT 5.
+    static func unconfirmedAuthorisation(_ client: MQTTClient) -> String? {
+        guard client.protocolVersion == .v311 else { return nil }
+        return "\(client.broker) spoke MQTT 3.1.1, which acknowledges a publish it refuses like one it accepts: that the broker's ACL let these messages through cannot be confirmed (MQTT 5 would say; check the broker's ACL, or a subscriber)"
     }
 
 }
@@ -95,7 +114,8 @@ struct BrokerInput {
             // Connected is delivering: a persistent session brings its subscription and
             // its queued sightings with the connection; a new one subscribes at once.
             case .connected: healthChanges.yield(.restored)
-            case .subscribed: break
+            // A refused status message is a warning (logged); the sightings still flow.
+            case .subscribed, .statusRefused: break
             case .disconnected(let reason): healthChanges.yield(.lost(reason: "\(broker): \(reason)"))
             case .refused(let error): healthChanges.yield(.lost(reason: error.description))
             }
@@ -113,9 +133,14 @@ struct BrokerInput {
     /// What the readers of recordings open.
     var path: String { feed.readablePath }
 
-    func close() async {
+    /// Stops reading; a broker that refused the connection, TLS or the subscription for good
+    /// (which ended the stream early) is a failure, exit 3.
+    func close() async throws(CommandFailure) {
         await feed.stop()
         logging.cancel()
+        if let refusal = feed.client.refusal {
+            throw CommandFailure(.controller, "\(refusal.description); no sightings were read from it")
+        }
     }
 }
 
@@ -161,7 +186,8 @@ struct SightingPublishing: Sendable {
         let delivery = Delivery(
             broker: client.broker.description, published: counts.published, dropped: counts.dropped,
             drained: drained, unacknowledged: client.pendingMessages,
-            maximumPendingMessages: client.configuration.maximumPendingMessages, refusal: client.refusal?.description)
+            maximumPendingMessages: client.configuration.maximumPendingMessages, refusal: client.refusal?.description,
+            refused: client.refusedPublications, unconfirmedAuthorisation: BrokerConnection.unconfirmedAuthorisation(client))
         for (level, message) in delivery.summary { logger.log(level: level, "\(message)") }
         await client.stop()
         logging.cancel()
@@ -181,8 +207,12 @@ struct SightingPublishing: Sendable {
         var unacknowledged: Int
         var maximumPendingMessages: Int
         var refusal: String?
+        /// Answered with a refusal (MQTT 5 PUBACK reason codes): not delivered.
+        var refused = MQTTRefusedPublications()
+        /// Set when the client spoke MQTT 3.1.1: said with the count, which it qualifies.
+        var unconfirmedAuthorisation: String?
 
-        var delivered: Bool { refusal == nil && drained && unacknowledged == 0 && dropped == 0 }
+        var delivered: Bool { refusal == nil && drained && unacknowledged == 0 && dropped == 0 && refused.isEmpty }
 
         var summary: [(level: Logger.Level, message: String)] {
             var lines: [(level: Logger.Level, message: String)] = []
@@ -191,11 +221,15 @@ struct SightingPublishing: Sendable {
             } else if !drained || unacknowledged > 0 {
                 lines.append((.error, "\(broker) did not acknowledge \(unacknowledged) message\(unacknowledged == 1 ? "" : "s") within \(Int(SightingPublishing.drainTimeout)) s: some of the last sightings were not delivered"))
             }
+            if !refused.isEmpty {
+                lines.append((.error, "\(broker) refused \(refused.items) of the \(published) sighting\(published == 1 ? "" : "s") published (\(refused.summary)): they were not delivered; the broker's ACL must let this client write there"))
+            }
             if dropped > 0 {
                 lines.append((.error, "\(dropped) sightings were dropped: the broker was away and \(maximumPendingMessages) messages were already waiting for it"))
             }
             if delivered {
                 lines.append((.notice, "published \(published) sighting\(published == 1 ? "" : "s") to \(broker), every one acknowledged"))
+                if let unconfirmedAuthorisation { lines.append((.notice, unconfirmedAuthorisation)) }
             }
             return lines
         }
@@ -244,10 +278,16 @@ struct ReportPublishing: Sendable {
             logger.error("\(client.broker) did not acknowledge \(client.pendingMessages) message(s) of \(what) within \(Int(SightingPublishing.drainTimeout)) s")
             delivered = false
         }
+        let refused = client.refusedPublications
+        if !refused.isEmpty {
+            logger.error("\(client.broker) refused \(refused.messages) message(s) of \(what) (\(refused.summary)): they were not published; the broker's ACL must let this client write there")
+            delivered = false
+        }
         if client.droppedMessages > 0 {
             logger.error("\(client.droppedMessages) message(s) of \(what) were dropped while the broker was away")
             delivered = false
         }
+        if delivered, let unconfirmed = BrokerConnection.unconfirmedAuthorisation(client) { logger.notice("\(unconfirmed)") }
         await client.stop()
         logging.cancel()
         return delivered

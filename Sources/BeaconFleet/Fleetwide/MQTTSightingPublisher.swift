@@ -74,7 +74,8 @@ public final class MQTTSightingPublisher: Sendable {
     }
 
     /// Sightings handed to the broker client, and those dropped because it had too many
-    /// messages waiting for the broker.
+    /// messages waiting for the broker. Those the broker refused (MQTT 5) are in
+    /// `client.refusedPublications.items`, counted within `published`.
     public var counts: (published: Int, dropped: Int) {
         state.withLock { ($0.published, $0.dropped) }
     }
@@ -93,8 +94,10 @@ public final class MQTTSightingPublisher: Sendable {
     }
 
     private func send(_ payload: [UInt8], to topic: String) {
-        guard !client.publish(topic: topic, payload: payload) else { return }
-        let lost = payload.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        // One sighting a line: a message the broker refuses counts its sightings as refused.
+        let sightings = payload.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        guard !client.publish(topic: topic, payload: payload, weight: sightings) else { return }
+        let lost = sightings
         state.withLock {
             $0.published -= lost
             $0.dropped += lost

@@ -30,6 +30,18 @@ final class MosquittoBroker: Sendable {
     /// For `.enabled(if:)`: run when there is a broker, or when CI requires one (and then fail).
     static var shouldRun: Bool { isRequired || (try? binary.get()) != nil }
 
+    /// A TLS listener: the broker's certificate and key, the CA it trusts for client
+    /// certificates; with `requireCertificate` a client without one is refused, and with
+    /// `useIdentityAsUsername` a certificate's common name is the client's user name (for
+    /// the ACL's `%u`).
+    struct TLSListener: Sendable {
+        var certificateFile: String
+        var keyFile: String
+        var caFile: String
+        var requireCertificate = true
+        var useIdentityAsUsername = true
+    }
+
     let port: UInt16
     let folder: URL
     /// `user:password` pairs the broker accepts; anonymous clients when empty.
@@ -37,16 +49,36 @@ final class MosquittoBroker: Sendable {
     /// Whether it keeps sessions and QoS 1 messages across a restart (Debian's package
     /// configures it so; the broker's own default, elsewhere, does not).
     let persistence: Bool
+    let tls: TLSListener?
+    /// The text of an `acl_file`, when the broker has one.
+    let acl: String?
+    /// Clients (`user: password`) of Mosquitto's dynamic security plugin, none with a
+    /// role: its default ACL lets them connect and refuses their publications and
+    /// subscriptions (0x87), where an `acl_file` accepts a subscription and withholds the
+    /// messages. `nil`: no plugin.
+    let dynamicSecurityClients: [String: String]?
+    static let pluginCandidates = [
+        "/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so", "/usr/lib/aarch64-linux-gnu/mosquitto_dynamic_security.so",
+        "/usr/lib/mosquitto_dynamic_security.so",
+    ]
+    private static let administrator = ("beaconctl-admin", UUID().uuidString)
     private let process = Mutex<Process?>(nil)
 
-    var url: String { "mqtt://127.0.0.1:\(port)/test" }
+    /// At 127.0.0.1, the name the test certificates hold.
+    var url: String { "\(tls == nil ? "mqtt" : "mqtts")://127.0.0.1:\(port)/test" }
     var logFile: URL { folder.appendingPathComponent("mosquitto.log") }
 
-    private init(port: UInt16, folder: URL, users: [String: String], persistence: Bool) {
+    private init(
+        port: UInt16, folder: URL, users: [String: String], persistence: Bool, tls: TLSListener?, acl: String?,
+        dynamicSecurityClients: [String: String]?
+    ) {
         self.port = port
         self.folder = folder
         self.users = users
         self.persistence = persistence
+        self.tls = tls
+        self.acl = acl
+        self.dynamicSecurityClients = dynamicSecurityClients
     }
 
     deinit {
@@ -54,13 +86,27 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Starts a broker on a free port and returns once it accepts connections.
-    static func start(users: [String: String] = [:], persistence: Bool = true) async throws -> MosquittoBroker {
+    static func start(
+        users: [String: String] = [:], persistence: Bool = true, tls: TLSListener? = nil, acl: String? = nil,
+        dynamicSecurityClients: [String: String]? = nil
+    ) async throws -> MosquittoBroker {
         let binary = try binary.get()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconctl-mosquitto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let broker = MosquittoBroker(port: try FreeLoopbackPorts.pick(1)[0], folder: folder, users: users, persistence: persistence)
+        let broker = MosquittoBroker(
+            port: try FreeLoopbackPorts.pick(1)[0], folder: folder, users: users, persistence: persistence, tls: tls, acl: acl,
+            dynamicSecurityClients: dynamicSecurityClients)
         try await broker.writeConfiguration()
         try await broker.launch(binary)
+        if let clients = dynamicSecurityClients {
+            // Created through the running broker, as mosquitto_ctrl does it (an MQTT client).
+            for (user, password) in clients.sorted(by: { $0.key < $1.key }) {
+                try await run("/usr/bin/mosquitto_ctrl", [
+                    "-h", "127.0.0.1", "-p", "\(broker.port)", "-u", administrator.0, "-P", administrator.1,
+                    "dynsec", "createClient", user, "-p", password,
+                ])
+            }
+        }
         return broker
     }
 
@@ -78,7 +124,27 @@ final class MosquittoBroker: Sendable {
             "log_type all",
             "max_queued_messages 100000",
         ]
-        if users.isEmpty {
+        if let tls {
+            lines += ["cafile \(tls.caFile)", "certfile \(tls.certificateFile)", "keyfile \(tls.keyFile)"]
+            lines.append("require_certificate \(tls.requireCertificate)")
+            lines.append("use_identity_as_username \(tls.useIdentityAsUsername)")
+        }
+        if let acl {
+            let file = folder.appendingPathComponent("acl")
+            try acl.write(to: file, atomically: true, encoding: .utf8)
+            lines.append("acl_file \(file.path)")
+        }
+        if dynamicSecurityClients != nil {
+            guard let plugin = Self.pluginCandidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                throw Unavailable(description: "no mosquitto_dynamic_security.so (Debian package `mosquitto`)")
+            }
+            let configuration = folder.appendingPathComponent("dynamic-security.json")
+            try await Self.run("/usr/bin/mosquitto_ctrl", ["dynsec", "init", configuration.path, Self.administrator.0, Self.administrator.1])
+            lines += ["plugin \(plugin)", "plugin_opt_config_file \(configuration.path)", "allow_anonymous false"]
+        } else if tls?.useIdentityAsUsername == true {
+            // The certificate is the identity: no password, no anonymous client.
+            lines.append("allow_anonymous false")
+        } else if users.isEmpty {
             lines.append("allow_anonymous true")
         } else {
             let passwords = folder.appendingPathComponent("passwords")
@@ -97,7 +163,7 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Runs a helper program to its end without blocking a thread of the pool.
-    private static func run(_ executable: String, _ arguments: [String]) async throws {
+    static func run(_ executable: String, _ arguments: [String]) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -167,9 +233,11 @@ final class MosquittoBroker: Sendable {
 /// Runs `body` with a fresh broker, always stopping it; the folder is kept when the body
 /// threw, for its log.
 func withMosquitto<T>(
-    users: [String: String] = [:], persistence: Bool = true, _ body: (MosquittoBroker) async throws -> T
+    users: [String: String] = [:], persistence: Bool = true, tls: MosquittoBroker.TLSListener? = nil, acl: String? = nil,
+    dynamicSecurityClients: [String: String]? = nil, _ body: (MosquittoBroker) async throws -> T
 ) async throws -> T {
-    let broker = try await MosquittoBroker.start(users: users, persistence: persistence)
+    let broker = try await MosquittoBroker.start(
+        users: users, persistence: persistence, tls: tls, acl: acl, dynamicSecurityClients: dynamicSecurityClients)
     do {
         let value = try await body(broker)
         await broker.stop()
