@@ -74,7 +74,7 @@ public struct PathLossFit: Hashable, Sendable {
         public var description: String {
             switch self {
             case .tooFewDistances(let count):
-                "samples at \(count) distinct distance\(count == 1 ? "" : "s"); measure at least two, ideally 4–6 between 0.5 and 5 m"
+                "samples at \(NumberText.count(count, "distinct distance")); measure at least two, ideally 4–6 between 0.5 and 5 m"
             case .invalidSample(let distance, let rssi):
                 "a sample at \(distance) m with RSSI \(rssi) dBm cannot be used: distances must be 0.1–100 m and RSSI a negative number of dBm"
             case .implausibleExponent(let exponent):

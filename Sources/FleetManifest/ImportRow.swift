@@ -44,7 +44,7 @@ struct ImportRowReader {
                 : "every row has a cell for each column of the header; an empty value is nothing between two commas"
             return (nil, [Diagnostic(
                 .csvCellCount,
-                "this row has \(count) cell\(count == 1 ? "" : "s") but the header has \(header.columns.count)",
+                "this row has \(NumberText.count(count, "cell")) but the header has \(header.columns.count)",
                 at: SourceLocation(file: file, line: record.line, column: 1), hint: hint)])
         }
         var cells = CellReader(record: record, header: header, file: file)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import BeaconFleet
 import FleetManifest
 import Foundation
@@ -142,7 +143,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
         if result.errorCount > 0 {
             throw CommandFailure(
                 .findings,
-                "the manifest has \(result.errorCount) error\(result.errorCount == 1 ? "" : "s"); fix them (`beaconctl fleet validate` lists them too)")
+                "the manifest has \(NumberText.count(result.errorCount, "error")); fix them (`beaconctl fleet validate` lists them too)")
         }
         do {
             let beacons = try manifest.selection().beacons(in: result.fleet)

@@ -39,7 +39,7 @@ extension CalibrateCommand {
             throw ValidationError("--write records a beacon's 1 m value in the manifest; --walk writes a receiver profile (--profile). Run them separately.")
         }
         if !inputs.isEmpty && inputs.count != walk.count {
-            throw ValidationError("--walk has \(walk.count) distances but --input is given \(inputs.count) time\(inputs.count == 1 ? "" : "s"): give one recording per distance, in the same order (or none, to walk live).")
+            throw ValidationError("--walk has \(walk.count) distances but --input is given \(NumberText.count(inputs.count, "time")): give one recording per distance, in the same order (or none, to walk live).")
         }
         if inputs.filter({ $0 == "-" }).count > 1 {
             throw ValidationError("--input - (standard input) can be read only once.")
@@ -159,7 +159,7 @@ extension CalibrateCommand {
                 }
                 await session.close()
                 let samples = sampler.transmitters.first?.samples ?? 0
-                console.errorLine("  \(samples) sample\(samples == 1 ? "" : "s")")
+                console.errorLine("  \(NumberText.count(samples, "sample"))")
                 spots.append(sampler)
             }
             return spots

@@ -161,7 +161,7 @@ struct FleetPlanCommand: AsyncParsableCommand {
             throw CommandFailure(.usageOrInput, error.description)
         }
         let added = allocation.beacons.count
-        let beacons = "\(added) beacon\(added == 1 ? "" : "s")"
+        let beacons = "\(NumberText.count(added, "beacon"))"
         let what = allocation.venue.isNew
             ? "venue `\(allocation.venue.id)` with \(beacons)" : "\(beacons) to venue `\(allocation.venue.id)`"
         Console.current.errorLine("added \(what) in \(file) at line \(insertion.line)")

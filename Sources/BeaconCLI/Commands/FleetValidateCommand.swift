@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import FleetManifest
 import Foundation
 
@@ -63,7 +64,7 @@ struct FleetValidateCommand: AsyncParsableCommand {
     }
 
     static func count(_ value: Int, _ noun: String) -> String {
-        "\(value) \(noun)\(value == 1 ? "" : "s")"
+        NumberText.count(value, noun)
     }
 
     private func printJSON(_ diagnostics: [Diagnostic], result: ManifestLoadResult, errors: Int, warnings: Int) throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import BeaconFleet
 import FleetManifest
 import HCI
@@ -176,7 +177,7 @@ final class ProvisionEventPrinter: Sendable {
         case .advertiser(let advertiserEvent):
             printAdvertiser(advertiserEvent)
         case .verifying(let expected, let controller):
-            console.errorLine("provision: verifying \(expected) beacon\(expected == 1 ? "" : "s") from \(controller)")
+            console.errorLine("provision: verifying \(NumberText.count(expected, "beacon")) from \(controller)")
         case .verification(let state, _):
             progress.update(state)
         case .verified(let result):
@@ -203,7 +204,7 @@ final class ProvisionEventPrinter: Sendable {
         switch event {
         case .started(let session):
             let count = session.beacons.count
-            var line = "provision: advertising \(count) beacon\(count == 1 ? "" : "s") on \(session.controller.name) (\(session.family)"
+            var line = "provision: advertising \(NumberText.count(count, "beacon")) on \(session.controller.name) (\(session.family)"
             if let effective = session.effectiveInterval { line += ", each every \(effective) in rotation" }
             console.errorLine(line + ")")
         case .warning(let text):

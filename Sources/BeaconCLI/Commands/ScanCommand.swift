@@ -418,7 +418,7 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     static func count(_ value: Int, _ noun: String) -> String {
-        "\(value) \(noun)\(value == 1 ? "" : "s")"
+        NumberText.count(value, noun)
     }
 }
 

@@ -80,7 +80,7 @@ extension VerifyCommand {
                 for announcement in announcements {
                     started.client.publish(topic: announcement.topic, payload: Array(announcement.payload.utf8), retain: true)
                 }
-                logger.notice("announced \(plan.expected.count) beacon\(plan.expected.count == 1 ? "" : "s") to Home Assistant (\(discovery.discoveryPrefix)/…/config)")
+                logger.notice("announced \(NumberText.count(plan.expected.count, "beacon")) to Home Assistant (\(discovery.discoveryPrefix)/…/config)")
             }
         }
         // Restart without amnesia: the states a previous watch kept, and the file kept current.

@@ -82,7 +82,7 @@ final class AdvertiseEventPrinter: Sendable {
     /// The heading line and the table of accepted beacons.
     static func table(for session: AdvertisingSession, style: Style) -> [String] {
         let controller = session.controller
-        let count = "\(session.beacons.count) beacon\(session.beacons.count == 1 ? "" : "s")"
+        let count = "\(NumberText.count(session.beacons.count, "beacon"))"
         let familyText = session.family == .extended
             ? "extended advertising, one set per beacon"
             : "legacy advertising"

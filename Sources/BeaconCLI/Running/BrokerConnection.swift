@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 import BeaconMQTT
 import Logging
@@ -219,16 +220,16 @@ struct SightingPublishing: Sendable {
             if let refusal {
                 lines.append((.error, "\(refusal); the sightings were not delivered"))
             } else if !drained || unacknowledged > 0 {
-                lines.append((.error, "\(broker) did not acknowledge \(unacknowledged) message\(unacknowledged == 1 ? "" : "s") within \(Int(SightingPublishing.drainTimeout)) s: some of the last sightings were not delivered"))
+                lines.append((.error, "\(broker) did not acknowledge \(NumberText.count(unacknowledged, "message")) within \(Int(SightingPublishing.drainTimeout)) s: some of the last sightings were not delivered"))
             }
             if !refused.isEmpty {
-                lines.append((.error, "\(broker) refused \(refused.items) of the \(published) sighting\(published == 1 ? "" : "s") published (\(refused.summary)): they were not delivered; the broker's ACL must let this client write there"))
+                lines.append((.error, "\(broker) refused \(refused.items) of the \(NumberText.count(published, "sighting")) published (\(refused.summary)): they were not delivered; the broker's ACL must let this client write there"))
             }
             if dropped > 0 {
                 lines.append((.error, "\(dropped) sightings were dropped: the broker was away and \(maximumPendingMessages) messages were already waiting for it"))
             }
             if delivered {
-                lines.append((.notice, "published \(published) sighting\(published == 1 ? "" : "s") to \(broker), every one acknowledged"))
+                lines.append((.notice, "published \(NumberText.count(published, "sighting")) to \(broker), every one acknowledged"))
                 if let unconfirmedAuthorisation { lines.append((.notice, unconfirmedAuthorisation)) }
             }
             return lines

@@ -46,10 +46,10 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
                 + "\(supported); advertise at most \(supported) here and put the rest on a second controller "
                 + "(another \(UserSetting.hci)), or use \(UserSetting.family) legacy to rotate them on one advertisement"
         case .notEnoughFreeSets(let controller, let index, let requested, let supported, let free, let occupied):
-            let beacons = "\(requested) beacon\(requested == 1 ? "" : "s")"
-            return "\(controller): \(beacons) need\(requested == 1 ? "s" : "") \(requested) advertising set\(requested == 1 ? "" : "s"), but "
+            let beacons = "\(NumberText.count(requested, "beacon"))"
+            return "\(controller): \(beacons) need\(requested == 1 ? "s" : "") \(NumberText.count(requested, "advertising set")), but "
                 + "the controller has \(supported) and bluetoothd holds \(occupied.setCount) of them (\(occupied.described)), "
-                + "leaving \(free) free; nothing was put on the air. Advertise at most \(free) beacon\(free == 1 ? "" : "s") "
+                + "leaving \(free) free; nothing was put on the air. Advertise at most \(NumberText.count(free, "beacon")) "
                 + "from this box (fewer beacons per box: the rest from another box or controller), stop the other advertiser "
                 + "(the program that registered those advertisements with bluetoothd, `bluetoothctl advertise off`, or "
                 + "`btmgmt --index \(index) rm-adv N` for ones added with btmgmt), or rotate the \(beacons) on one legacy "
@@ -71,7 +71,7 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
         case .fault(let fault):
             return "\(fault.description); pass \(UserSetting.restart) to bring them back automatically"
         case .restartsExhausted(let attempts, let last):
-            return "gave up after \(attempts) restart attempt\(attempts == 1 ? "" : "s"): \(last)"
+            return "gave up after \(NumberText.count(attempts, "restart attempt")): \(last)"
         case .stopNotConfirmed(let controller, let reason, let failures):
             return "\(controller): stopping (\(reason)), the controller did not confirm that the beacons went off the air: "
                 + failures.joined(separator: "; ")

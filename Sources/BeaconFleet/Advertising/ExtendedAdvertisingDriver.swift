@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 import Synchronization
 
@@ -63,7 +64,7 @@ final class ExtendedAdvertisingDriver: AdvertisingDriver {
             } catch {
                 throw .invalidRequest("\(controller.name): \(error.message)")
             }
-            try await commands.send(enable, "enabling \(chunk.count) advertising set\(chunk.count == 1 ? "" : "s")")
+            try await commands.send(enable, "enabling \(NumberText.count(chunk.count, "advertising set"))")
         }
         return AdvertisingStart(beacons: beacons, rotationSlot: nil, warnings: warnings)
     }

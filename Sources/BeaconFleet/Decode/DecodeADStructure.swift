@@ -1,5 +1,5 @@
-import HCI
 import BeaconCore
+import HCI
 
 /// One AD structure (Core v5.4 Vol 3 Part C 11: `length | type | data`) with what its data
 /// means, for the types the Core Specification Supplement (CSS) Part A defines and beacons use.
@@ -129,7 +129,7 @@ public struct DecodedADStructure: Hashable, Sendable {
     }
 
     private static func wrongLength(_ data: [UInt8], expected: String) -> String {
-        "malformed: \(data.count) byte\(data.count == 1 ? "" : "s") of data where \(expected) belong"
+        "malformed: \(NumberText.count(data.count, "byte")) of data where \(expected) belong"
     }
 
     private static func littleEndian(_ bytes: [UInt8]) -> UInt64 {

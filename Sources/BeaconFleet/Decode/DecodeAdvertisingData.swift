@@ -1,5 +1,5 @@
-import HCI
 import BeaconCore
+import HCI
 
 /// Advertising data taken apart for a person: every AD structure with its offset, name and
 /// meaning, the iBeacon if there is one, and if not, why not.
@@ -139,6 +139,6 @@ enum DecodeIBeaconCheck {
         if payload < 21 {
             return (4, "\(at) is an iBeacon truncated to \(payload) of its 21 bytes (UUID 16, major 2, minor 2, measured power 1)")
         }
-        return (4, "\(at) carries \(payload - 21) byte\(payload - 21 == 1 ? "" : "s") after the 21 of an iBeacon; its AD length byte is \(HexText.code(UInt8(truncatingIfNeeded: data.count + 1), digits: 2)), an iBeacon's is 0x1A")
+        return (4, "\(at) carries \(NumberText.count(payload - 21, "byte")) after the 21 of an iBeacon; its AD length byte is \(HexText.code(UInt8(truncatingIfNeeded: data.count + 1), digits: 2)), an iBeacon's is 0x1A")
     }
 }

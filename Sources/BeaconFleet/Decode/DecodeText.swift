@@ -1,5 +1,5 @@
-import HCI
 import BeaconCore
+import HCI
 
 /// The text `beaconctl decode` prints: one fact per line, indented by what it belongs to.
 public enum DecodeText {
@@ -16,7 +16,7 @@ public enum DecodeText {
 
     private static func append(_ event: DecodedHCIEvent, to lines: inout [String]) {
         let parameterCount = event.parameters.count
-        var header = "HCI event: \(event.eventName), \(parameterCount) parameter byte\(parameterCount == 1 ? "" : "s")"
+        var header = "HCI event: \(event.eventName), \(NumberText.count(parameterCount, "parameter byte"))"
         if let subevent = event.subeventName { header += ", subevent \(subevent)" }
         lines.append(header)
         if let problem = event.problem {
@@ -28,7 +28,7 @@ public enum DecodeText {
             lines.append("Not an advertising report: nothing more to decode.")
             return
         }
-        lines.append("\(event.reports.count) report\(event.reports.count == 1 ? "" : "s")")
+        lines.append("\(NumberText.count(event.reports.count, "report"))")
         for (index, report) in event.reports.enumerated() {
             let rssi = report.rssi.map { "RSSI \($0) dBm" } ?? "RSSI not available"
             let typeCode = HexText.code(report.eventTypeValue, digits: report.extendedFields.isEmpty ? 2 : 4)
@@ -49,10 +49,10 @@ public enum DecodeText {
             if let reason = data.notIBeaconReason { lines.append(indent + "Not an iBeacon: \(reason).") }
             return
         }
-        lines.append(indent + "Advertising data, \(data.length) byte\(data.length == 1 ? "" : "s") (offsets count from its first byte):")
+        lines.append(indent + "Advertising data, \(NumberText.count(data.length, "byte")) (offsets count from its first byte):")
         for structure in data.structures {
             let count = structure.data.count
-            var line = "\(indent)  byte \(structure.offset): \(structure.typeDescription), \(count) byte\(count == 1 ? "" : "s")"
+            var line = "\(indent)  byte \(structure.offset): \(structure.typeDescription), \(NumberText.count(count, "byte"))"
             if count > 0 { line += ": \(HexText.bytes(structure.data))" }
             lines.append(line)
             for detail in structure.details { lines.append("\(indent)    \(detail)") }
@@ -61,7 +61,7 @@ public enum DecodeText {
             let after = data.length - terminator - 1
             var line = "\(indent)  byte \(terminator): length 0: the significant part ends here"
             if after > 0 {
-                line += " (\(after) byte\(after == 1 ? "" : "s") of padding follow"
+                line += " (\(NumberText.count(after, "byte")) of padding follow"
                 line += data.nonZeroBytesAfterTerminator > 0 ? ", \(data.nonZeroBytesAfterTerminator) of them not zero, ignored)" : ")"
             }
             lines.append(line)

@@ -1,3 +1,4 @@
+import BeaconCore
 import FleetManifest
 
 
@@ -17,7 +18,7 @@ public enum AllocationWriteError: Error, Hashable, Sendable, CustomStringConvert
             return reason
         case .invalidResult(let file, let diagnostics):
             let errors = diagnostics.filter { $0.severity == .error }.count
-            return "\(file) would not validate after the edit (\(errors) error\(errors == 1 ? "" : "s") above); it was left unchanged"
+            return "\(file) would not validate after the edit (\(NumberText.count(errors, "error")) above); it was left unchanged"
         case .resolvedDifferently(let file, let differences):
             return "in \(file) the new beacons would not get the planned values (\(differences.joined(separator: "; "))); it was left unchanged: add the printed YAML by hand or adjust the options"
         case .changedMeanwhile(let path):

@@ -99,7 +99,7 @@ public final class SightingCaptureSummary: Sendable {
         /// What a report says of the undecodable records, or `nil` when there were none.
         public var undecodableWarning: String? {
             guard undecodableRecords > 0, let first = firstUndecodableRecord else { return nil }
-            return "\(undecodableRecords) of the \(recordCount) record\(recordCount == 1 ? "" : "s") of this \(format) capture "
+            return "\(undecodableRecords) of the \(NumberText.count(recordCount, "record")) of this \(format) capture "
                 + "could not be decoded and \(undecodableRecords == 1 ? "was" : "were") skipped (the first: \(first)); "
                 + "what was not decoded was not judged: check the capture with Wireshark or btmon -r, or record it again"
         }
@@ -230,7 +230,7 @@ package struct SightingCaptureDecoder {
             throw SightingStreamError(
                 source: source,
                 reason: "this \(found.format) capture holds no Bluetooth packet that can be decoded "
-                    + "(\(found.undecodableRecords) record\(found.undecodableRecords == 1 ? "" : "s"); the first: \(first)); "
+                    + "(\(NumberText.count(found.undecodableRecords, "record")); the first: \(first)); "
                     + "check it with Wireshark, or record it again")
         }
         guard found.recordCount > 0, bluetoothPackets == 0, !otherLinkTypes.isEmpty else { return }

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// The sentences reports print: what was found, and what to do about it.
 extension BeaconVerdict {
     /// One line: the evidence for `ok`, else every finding with its remedy.
@@ -49,7 +51,7 @@ extension VerificationFinding {
                 + "misprogrammed beacon; find the extra device and give it its own identity"
         case .slow(let shortestGap, let gaps, let configured):
             return "advertises every \(VerdictWording.milliseconds(shortestGap)) at best (shortest of "
-                + "\(gaps) gap\(gaps == 1 ? "" : "s")), configured \(configured) ms: the advertiser does not apply the "
+                + "\(NumberText.count(gaps, "gap"))), configured \(configured) ms: the advertiser does not apply the "
                 + "interval, or the scanner misses most packets (bring it closer)"
         }
     }

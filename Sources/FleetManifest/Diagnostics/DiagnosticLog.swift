@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Collects diagnostics up to a limit; past it, problems are only counted, so a hostile
 /// file cannot grow the report without bound.
 ///
@@ -55,7 +57,7 @@ final class DiagnosticLog {
             ordered.append(
                 Diagnostic(
                     severity: .error, code: DiagnosticCode.tooManyDiagnostics.rawValue,
-                    message: "\(suppressedCount) more problem\(suppressedCount == 1 ? "" : "s") found but not reported; the report stops at \(limit)",
+                    message: "\(NumberText.count(suppressedCount, "more problem")) found but not reported; the report stops at \(limit)",
                     location: SourceLocation.wholeFile(last.location.file),
                     hint: "fix the problems above and run again, or raise the diagnostics limit"))
         }

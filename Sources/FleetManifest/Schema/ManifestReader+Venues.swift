@@ -214,7 +214,7 @@ extension ManifestReader {
             }
         }
         guard count == 2 else {
-            report(.wrongType, "`position` has \(count) number\(count == 1 ? "" : "s"); it must be \(expectation)", at: mark)
+            report(.wrongType, "`position` has \(NumberText.count(count, "number")); it must be \(expectation)", at: mark)
             return nil
         }
         guard !failed else { return nil }

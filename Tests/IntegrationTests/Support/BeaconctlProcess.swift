@@ -95,25 +95,35 @@ final class BeaconctlProcess: Sendable {
             outputDescriptor: stdout.fileHandleForReading.fileDescriptor,
             errorDescriptor: stderr.fileHandleForReading.fileDescriptor))
         self.state = state
+        // Read without blocking: a readability handler can be called when another call
+        // already took the bytes, and `availableData` then waits for more, for ever when a
+        // child spawned meanwhile by another test holds the pipe's write end, so that the
+        // read never ends and the exit is never seen.
+        for handle in readEnds {
+            let descriptor = handle.fileDescriptor
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        }
         stdout.fileHandleForReading.readabilityHandler = { handle in
             // In flight before the bytes leave the pipe, so that isFinished never sees them
             // neither in the pipe nor recorded.
             state.update { $0.readsInFlight += 1 }
-            let data = handle.availableData
-            // Empty data is the end of the pipe: stop watching it.
-            if data.isEmpty { handle.readabilityHandler = nil }
+            let (data, ended) = Self.readAvailable(handle.fileDescriptor)
+            // The end of the pipe: stop watching it.
+            if ended { handle.readabilityHandler = nil }
             state.update { observed in
-                if data.isEmpty { observed.outputEnded = true } else { observed.standardOutput.append(data) }
+                if ended { observed.outputEnded = true }
+                observed.standardOutput.append(data)
                 observed.readsInFlight -= 1
                 observed.noteIfFinished()
             }
         }
         stderr.fileHandleForReading.readabilityHandler = { handle in
             state.update { $0.readsInFlight += 1 }
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
+            let (data, ended) = Self.readAvailable(handle.fileDescriptor)
+            if ended { handle.readabilityHandler = nil }
             state.update { observed in
-                if data.isEmpty { observed.errorEnded = true } else { observed.standardError.append(data) }
+                if ended { observed.errorEnded = true }
+                observed.standardError.append(data)
                 observed.readsInFlight -= 1
                 observed.noteIfFinished()
             }
@@ -126,6 +136,25 @@ final class BeaconctlProcess: Sendable {
             }
         }
         try ChildProcess.runWithDefaultSignalMask(process)
+    }
+
+    /// What a non-blocking pipe holds now, and whether it has ended (every writer closed it).
+    private static func readAvailable(_ descriptor: Int32) -> (Data, ended: Bool) {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: chunk[..<count])
+            } else if count == 0 {
+                return (data, true)
+            } else if errno == EINTR {
+                continue
+            } else {
+                // EAGAIN: nothing more for now. Any other error ends the pipe for us.
+                return (data, errno != EAGAIN && errno != EWOULDBLOCK)
+            }
+        }
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 
 /// A self-contained HTML page for one coverage map: the SVG inline, a key explaining every
@@ -71,7 +72,7 @@ public struct CoverageHTML {
                 : "TX power − \(numberText(model.referenceLoss)) dB at 1 m")
             + ", path-loss exponent \(numberText(model.pathLoss.pathLossExponent))"
         let walls = model.obstacles.count
-        text += walls == 0 ? ", no walls" : ", \(walls) wall\(walls == 1 ? "" : "s") (each path loses the walls it crosses)"
+        text += walls == 0 ? ", no walls" : ", \(NumberText.count(walls, "wall")) (each path loses the walls it crosses)"
         text += "; no fading or body loss, so real readings scatter several dB around these values. "
         text += "Judged on a \(numberText(settings.resolution)) m grid over the \(numberText(map.venue.plan.width)) × "
             + "\(numberText(map.venue.plan.height)) m plan."
@@ -166,5 +167,5 @@ public struct CoverageHTML {
 
     private func area(_ squareMetres: Double) -> String { "\(numberText(squareMetres, places: 1)) m²" }
 
-    private func count(_ value: Int, _ noun: String) -> String { "\(value) \(noun)\(value == 1 ? "" : "s")" }
+    private func count(_ value: Int, _ noun: String) -> String { NumberText.count(value, noun) }
 }

@@ -1,5 +1,5 @@
-import BeaconFleet
 import BeaconCore
+import BeaconFleet
 
 /// Draws a coverage map as a standalone SVG: title, heat map of the strongest beacon's mean
 /// RSSI in stepped colours, dead zones hatched, crowded zones outlined, walls, beacons with
@@ -106,9 +106,9 @@ public struct CoverageSVG {
         let walls = settings.environment.obstacles.count
         var parts = [
             venue.id, "\(numberText(venue.plan.width)) × \(numberText(venue.plan.height)) m plan",
-            "\(venue.beacons.count) beacon\(venue.beacons.count == 1 ? "" : "s")",
+            "\(NumberText.count(venue.beacons.count, "beacon"))",
             "path-loss exponent \(numberText(settings.environment.pathLoss.pathLossExponent))",
-            walls == 0 ? "no walls" : "\(walls) wall\(walls == 1 ? "" : "s")",
+            walls == 0 ? "no walls" : "\(NumberText.count(walls, "wall"))",
         ]
         if settings.airFromMeasuredPower { parts.append("1 m RSSI = measured power") }
         parts.append("\(numberText(settings.resolution)) m grid")

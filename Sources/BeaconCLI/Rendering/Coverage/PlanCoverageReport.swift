@@ -79,5 +79,5 @@ enum CoverageReportText {
         text + String(repeating: " ", count: max(0, width - text.count))
     }
 
-    private static func count(_ value: Int, _ noun: String) -> String { "\(value) \(noun)\(value == 1 ? "" : "s")" }
+    private static func count(_ value: Int, _ noun: String) -> String { NumberText.count(value, noun) }
 }

@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 /// The Markdown report, for pull requests and wikis: a heading with the outcome, a summary
 /// line, and one table row per beacon (GitHub Flavored Markdown tables).
@@ -66,10 +67,10 @@ public enum VerificationSummary {
             let count = result.count(status)
             return count == 0 ? nil : "\(count) \(status.rawValue)"
         }
-        var text = "\(result.verdicts.count) beacon\(result.verdicts.count == 1 ? "" : "s")"
+        var text = "\(NumberText.count(result.verdicts.count, "beacon"))"
         text += counts.isEmpty ? "" : ": " + counts.joined(separator: ", ")
         if result.unexpectedCount > 0 { text += "; \(result.unexpectedCount) unexpected" }
-        text += "; \(result.sightings) sighting\(result.sightings == 1 ? "" : "s") in \(VerdictWording.seconds(result.duration))"
+        text += "; \(NumberText.count(result.sightings, "sighting")) in \(VerdictWording.seconds(result.duration))"
         if result.lostReports > 0 { text += ", \(result.lostReports) lost" }
         return text + " (\(endText(result.endReason)))"
     }
