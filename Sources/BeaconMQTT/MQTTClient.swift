@@ -45,6 +45,10 @@ public enum MQTTConnectionEvent: Hashable, Sendable {
     /// The broker refused the `online` status (MQTT 5 PUBACK reason code): the client
     /// goes on, but nobody sees it online.
     case statusRefused(topic: String, reason: String)
+    /// The first message over `Configuration.maximumMessageBytes` was dropped (a broker
+    /// speaking only 3.1.1 cannot be told the limit); later ones are only counted
+    /// (`oversizedMessages`).
+    case oversizedMessage(topic: String, bytes: Int, limit: Int)
 }
 
 /// The messages a broker refused in its acknowledgement (MQTT 5 PUBACK reason code 0x80 or
@@ -127,6 +131,11 @@ public final class MQTTClient: Sendable {
         /// Reconnection waits 1 s, then longer each time up to this (libmosquitto's delay, in
         /// whole seconds; 1: every second, for a reader that is blind while it waits).
         public var maximumReconnectDelaySeconds: UInt32 = 30
+        /// The largest message payload taken in: a larger one is dropped as it arrives, never
+        /// copied, and counted (`oversizedMessages`). Under MQTT 5 the broker is told, as the
+        /// Maximum Packet Size of CONNECT (§3.1.2.11.4), and sends none. Sightings come in
+        /// batches of kilobytes; 1 MiB leaves room for any receiver's.
+        public var maximumMessageBytes = 1 << 20
         /// `.v5` falls back to 3.1.1 when the broker answers that it does not speak 5;
         /// `.v311` holds the client to 3.1.1, for brokers that speak nothing newer.
         public var protocolVersion: MQTTProtocolVersion
@@ -168,6 +177,8 @@ public final class MQTTClient: Sendable {
         /// The protocol of the current (or next) connection.
         var protocolInUse: MQTTProtocolVersion
         var subscriptions: [String] = []
+        /// Messages dropped for their size (`Configuration.maximumMessageBytes`).
+        var oversizedMessages = 0
         /// Subscriptions sent, by message id, until their SUBACK.
         var subscriptionIDs: [Int32: String] = [:]
         /// SUBACKs (their reason codes) that came before `subscribe` recorded their id.
@@ -330,6 +341,12 @@ public final class MQTTClient: Sendable {
         if protocolInUse == .v5 && !configuration.cleanSession {
             _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), UInt32.max)
         }
+        if protocolInUse == .v5 {
+            // The whole packet: the payload, plus room for the fixed header, the topic and
+            // properties (a topic is at most 64 KiB).
+            let packetLimit = UInt32(clamping: configuration.maximumMessageBytes + 70 * 1024)
+            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), packetLimit)
+        }
         let code = mosquitto_connect_bind_v5(handle, broker.host, Int32(broker.port), configuration.keepAliveSeconds, nil, properties)
         let failure = errno
         mosquitto_property_free_all(&properties)
@@ -475,6 +492,8 @@ public final class MQTTClient: Sendable {
     public var refusedPublications: MQTTRefusedPublications { state.withLock { $0.refused } }
     /// The protocol of the current connection (or of the next attempt).
     public var protocolVersion: MQTTProtocolVersion { state.withLock { $0.protocolInUse } }
+    /// Messages dropped as they arrived for being over `Configuration.maximumMessageBytes`.
+    public var oversizedMessages: Int { state.withLock { $0.oversizedMessages } }
 
     /// Waits until every published message is acknowledged, the client stopped, or the
     /// calling task is cancelled (put a deadline on it with a task group).
@@ -746,6 +765,18 @@ public final class MQTTClient: Sendable {
 
     private func received(_ message: mosquitto_message) {
         let topic = message.topic.map { String(cString: $0) } ?? ""
+        guard Int(message.payloadlen) <= configuration.maximumMessageBytes else {
+            // Held once, by libmosquitto, and let go: a 64 MB message must not become 64 MB
+            // more for every copy the readers would make.
+            let isFirst = state.withLock { state -> Bool in
+                state.oversizedMessages += 1
+                return state.oversizedMessages == 1
+            }
+            if isFirst {
+                eventContinuation.yield(.oversizedMessage(topic: topic, bytes: Int(message.payloadlen), limit: configuration.maximumMessageBytes))
+            }
+            return
+        }
         var payload: [UInt8] = []
         if let bytes = message.payload, message.payloadlen > 0 {
             payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))

@@ -17,7 +17,7 @@ struct MQTTClientTests {
         for await event in client.connectionEvents {
             switch event {
             case .connected, .refused: return event
-            case .disconnected, .subscribed, .statusRefused: continue
+            case .disconnected, .subscribed, .statusRefused, .oversizedMessage: continue
             }
         }
         return nil
@@ -38,7 +38,7 @@ struct MQTTClientTests {
             switch event {
             case .subscribed: return true
             case .refused: return false
-            case .connected, .disconnected, .statusRefused: continue
+            case .connected, .disconnected, .statusRefused, .oversizedMessage: continue
             }
         }
         return false
@@ -212,6 +212,33 @@ struct MQTTClientTests {
             let held = await Self.receive(back, distinct: 1)
             #expect(held == ["held"])
             await back.stop()
+        }
+    }
+
+    @Test(
+        "a message over the reader's limit is never taken in: MQTT 5 tells the broker, which keeps it; under 3.1.1 it is dropped unread and counted",
+        .timeLimit(.minutes(2)), arguments: [MQTTProtocolVersion.v5, .v311])
+    func oversizedMessage(version: MQTTProtocolVersion) async throws {
+        try await withMosquitto { broker in
+            var configuration = MQTTClient.Configuration(clientID: "limited-reader-\(version.rawValue)", protocolVersion: version)
+            configuration.maximumMessageBytes = 1024
+            let reader = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: configuration)
+            reader.subscribe("test/sightings/#")
+            try reader.start()
+            #expect(await Self.nextSubscription(reader))
+            let publisher = try Self.client(broker, id: "limited-publisher-\(version.rawValue)")
+            try publisher.start()
+            #expect(publisher.publish(topic: "test/sightings/r1", payload: [UInt8](repeating: 0x41, count: 256 * 1024)))
+            #expect(publisher.publish(topic: "test/sightings/r1", payload: Array("small".utf8)))
+            await publisher.drain()
+            await publisher.stop()
+            // 256 KiB: over the packet limit MQTT 5 announces (the payload limit plus room for
+            // a topic), and over the payload limit. The small message comes after it: once
+            // it is here, the large one was dealt with, by the broker (5) or the reader (3.1.1).
+            let received = await Self.receive(reader, distinct: 1)
+            #expect(received == ["small"])
+            #expect(reader.oversizedMessages == (version == .v5 ? 0 : 1))
+            await reader.stop()
         }
     }
 }

@@ -76,6 +76,8 @@ enum BrokerConnection {
                 case .refused(let error): logger.error("\(error)")
                 case .statusRefused(let topic, let reason):
                     logger.warning("\(client.broker) refused the status on \(topic) (\(reason)): dashboards will not see this client online; the broker's ACL must let it write there")
+                case .oversizedMessage(let topic, let bytes, let limit):
+                    logger.warning("\(client.broker): a message of \(bytes) bytes on \(topic) is over the \(limit)-byte limit and was dropped unread (so is every later one, counted at the end): find the publisher that sends it")
                 }
             }
         }
@@ -98,6 +100,7 @@ struct BrokerInput {
     /// Whether the broker delivers: lost at each disconnection, restored at each connection
     /// (`verify --watch` judges nothing by silence meanwhile).
     let health: AsyncStream<InputHealthChange>
+    let logger: Logger
     /// A reader waits on the broker: it is retried every second, not with a backoff that
     /// grows to half a minute (the watch is blind until it is back).
     static let reconnectDelaySeconds: UInt32 = 1
@@ -116,7 +119,7 @@ struct BrokerInput {
             // its queued sightings with the connection; a new one subscribes at once.
             case .connected: healthChanges.yield(.restored)
             // A refused status message is a warning (logged); the sightings still flow.
-            case .subscribed, .statusRefused: break
+            case .subscribed, .statusRefused, .oversizedMessage: break
             case .disconnected(let reason): healthChanges.yield(.lost(reason: "\(broker): \(reason)"))
             case .refused(let error): healthChanges.yield(.lost(reason: error.description))
             }
@@ -124,7 +127,7 @@ struct BrokerInput {
         do {
             let feed = try MQTTSightingFeed(client: client, topics: MQTTTopics(client.broker), logger: logger)
             logger.notice("reading the sightings every receiver publishes to \(client.broker) (\(MQTTTopics(client.broker).allSightings))")
-            return BrokerInput(feed: feed, logging: logging, health: health)
+            return BrokerInput(feed: feed, logging: logging, health: health, logger: logger)
         } catch {
             logging.cancel()
             throw CommandFailure(.usageOrInput, error.description)
@@ -139,6 +142,10 @@ struct BrokerInput {
     func close() async throws(CommandFailure) {
         await feed.stop()
         logging.cancel()
+        let oversized = feed.client.oversizedMessages
+        if oversized > 0 {
+            logger.warning("\(feed.client.broker): \(NumberText.count(oversized, "message")) over \(feed.client.configuration.maximumMessageBytes) bytes dropped unread")
+        }
         if let refusal = feed.client.refusal {
             throw CommandFailure(.controller, "\(refusal.description); no sightings were read from it")
         }
