@@ -85,10 +85,14 @@ let package = Package(
             swiftSettings: strict),
         // The kernel lane's bridge: one RootCanal controller (H4 over TCP) as a kernel hciN via /dev/vhci.
         .executableTarget(name: "vhci-bridge", dependencies: ["HCI", "HCITransports"], swiftSettings: strict),
+        // What the benchmarks share: a measurement in a fresh child process, its peak memory.
+        .target(name: "BenchmarkSupport", swiftSettings: strict),
         // Release-built benchmark: manifest load+validate against libyaml's bare event parse.
         .executableTarget(
             name: "manifest-benchmark",
-            dependencies: ["FleetManifest", "CYAML", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "BenchmarkSupport", "FleetManifest", "CYAML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict),
         // Release-built benchmark: simulated advertising events per second of wall time.
         .executableTarget(
@@ -112,7 +116,7 @@ let package = Package(
 
         // Release-built benchmark: recorded sightings per second through verify --input's path.
         .executableTarget(
-            name: "ingest-benchmark", dependencies: ["BeaconCore", "BeaconFleet"], swiftSettings: strict),
+            name: "ingest-benchmark", dependencies: ["BenchmarkSupport", "BeaconCore", "BeaconFleet"], swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import BeaconCore
 import BeaconFleet
 
@@ -89,8 +90,15 @@ func measure(_ mode: IngestMode, format: IngestFormat, path: String, size: Int =
 /// What `verify --input FILE` does with a regular file: open it (its format told by its
 /// first bytes) and replay it through `BeaconVerifier` on its own clock, to its end.
 private func verifyPass(_ path: String) async -> Int? {
+    await replayedPass(path) { try IngestScenario.plan() }
+}
+
+/// The sightings a one-shot pass over the recording at `path` read (its format told by its
+/// first bytes, replayed on its own clock, to its end), with the plan `plan` makes; `nil`
+/// when it failed, said on standard error.
+func replayedPass(_ path: String, plan: () throws -> VerificationPlan) async -> Int? {
     do {
-        let verifier = BeaconVerifier(plan: try IngestScenario.plan(), policy: VerificationPolicy(timeout: .infinity))
+        let verifier = BeaconVerifier(plan: try plan(), policy: VerificationPolicy(timeout: .infinity))
         let result: VerificationResult
         switch try await SightingSources.open(path: path) {
         case .capture(let capture):
@@ -201,16 +209,7 @@ private func cpuSeconds() -> Double {
 
 /// VmHWM of this process, in bytes: its peak resident set.
 func peakResidentBytes() -> Int {
-    guard let file = fopen("/proc/self/status", "r") else { return 0 }
-    defer { fclose(file) }
-    var line = [CChar](repeating: 0, count: 256)
-    while fgets(&line, Int32(line.count), file) != nil {
-        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if text.hasPrefix("VmHWM:") {
-            return (Int(text.dropFirst(6).filter(\.isNumber)) ?? 0) * 1024
-        }
-    }
-    return 0
+    ChildProcessMeasurement.peakResidentBytes()
 }
 
 enum FileHandleWriter {
@@ -223,35 +222,6 @@ enum FileHandleWriter {
 /// Runs this executable again as `--child MODE FORMAT FILE [SIZE]` and reads its one-line
 /// answer: a fresh process per measurement, so that its peak memory is that measurement's alone.
 func runChild(_ mode: IngestMode, format: IngestFormat, path: String, size: Int? = nil) -> IngestMeasurement? {
-    let arguments = [CommandLine.arguments.first ?? "ingest-benchmark", "--child", mode.rawValue, format.rawValue, path]
-        + (size.map { [String($0)] } ?? [])
-    var pipeEnds: [Int32] = [0, 0]
-    guard pipe(&pipeEnds) == 0 else { return nil }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], STDOUT_FILENO)
-    posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var child: pid_t = 0
-    let status = posix_spawn(&child, "/proc/self/exe", &actions, nil, &argv, environ)
-    close(pipeEnds[1])
-    guard status == 0 else {
-        close(pipeEnds[0])
-        return nil
-    }
-    var output: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
-        if count <= 0 { break }
-        output += chunk[0..<count]
-    }
-    close(pipeEnds[0])
-    var exitStatus: Int32 = 0
-    waitpid(child, &exitStatus, 0)
-    var text = String(decoding: output, as: UTF8.self)
-    while text.last == "\n" { text.removeLast() }
-    return IngestMeasurement(line: text)
+    let arguments = ["--child", mode.rawValue, format.rawValue, path] + (size.map { [String($0)] } ?? [])
+    return ChildProcessMeasurement.run(arguments).flatMap(IngestMeasurement.init(line:))
 }

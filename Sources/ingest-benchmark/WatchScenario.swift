@@ -168,19 +168,6 @@ func watchPass(_ path: String, stores: Int) async -> Int? {
 /// The one-shot pass over a recording of `beacons` beacons (`verify --input FILE` with a
 /// manifest of them): the sightings read, or `nil`.
 func oneShotPass(_ path: String, beacons: Int) async -> Int? {
-    do {
-        let stores = (beacons + WatchScenario.beaconsPerStore - 1) / WatchScenario.beaconsPerStore
-        let verifier = BeaconVerifier(plan: try WatchScenario.plan(stores: stores), policy: VerificationPolicy(timeout: .infinity))
-        let result: VerificationResult
-        switch try await SightingSources.open(path: path) {
-        case .capture(let capture):
-            result = try await verifier.run(capture, timing: .replay)
-        case .jsonLines(let lines):
-            result = try await verifier.run(lines, timing: .replay)
-        }
-        return result.sightings + result.ignoredSightings
-    } catch {
-        FileHandleWriter.standardError("ingest-benchmark: \(path): \(error)\n")
-        return nil
-    }
+    let stores = (beacons + WatchScenario.beaconsPerStore - 1) / WatchScenario.beaconsPerStore
+    return await replayedPass(path) { try WatchScenario.plan(stores: stores) }
 }

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import CYAML
 import FleetManifest
 
@@ -97,16 +98,9 @@ func parseEvents(_ bytes: [UInt8]) -> Int {
     return count
 }
 
-/// `ru_maxrss` of this process, in bytes (Linux reports kilobytes).
+/// This process's peak resident set, in bytes.
 func peakResidentBytes() -> Int {
-    var usage = rusage()
-    #if canImport(Glibc)
-    let who = __rusage_who_t(RUSAGE_SELF.rawValue)
-    #else
-    let who = RUSAGE_SELF
-    #endif
-    guard getrusage(who, &usage) == 0 else { return 0 }
-    return Int(usage.ru_maxrss) * 1024
+    ChildProcessMeasurement.peakResidentBytes()
 }
 
 /// Reads a whole file into an array sized once, so that the input costs its size in
