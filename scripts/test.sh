@@ -8,8 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# mosquitto: the broker the MQTT integration tests start on a free port.
-scripts/prepare.sh mosquitto
+# mosquitto: the broker the MQTT integration tests start on a free port; systemd: its
+# systemd-analyze checks the units beaconctl prints (Tests/BeaconCLITests/WatchSystemdUnitTests.swift).
+scripts/prepare.sh mosquitto systemd
 export BEACONCTL_VENV="$PWD/.venv"
 
 echo "test: JSON Schema against the example fleets"
