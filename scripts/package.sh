@@ -4,8 +4,9 @@
 # with a release binary that has the Swift runtime linked in (--static-swift-stdlib), so it
 # depends only on Debian's libraries; one man page per subcommand, generated from the
 # command definitions by swift-argument-parser's generate-manual plugin; bash, zsh and fish
-# completions; the JSON Schema and the example fleets; and the template unit
-# beaconctl-advertise@.service, printed by the binary itself (--print-systemd-template).
+# completions; the JSON Schema and the example fleets; and the template units
+# beaconctl-advertise@.service and beaconctl-watch@.service, printed by the binary itself
+# (--print-systemd-template).
 #
 # Usage: scripts/package.sh [--output-dir DIR]
 # Environment: DEBFULLNAME and DEBEMAIL   the maintainer (default: the last commit's author)
@@ -99,15 +100,22 @@ env -i "$staged" --generate-completion-script zsh |
 env -i "$staged" --generate-completion-script fish |
     install -D -m 0644 /dev/stdin "$root/usr/share/fish/vendor_completions.d/beaconctl.fish"
 
-# 3. The template unit, from the same code as --print-systemd-unit. The binary names itself
-# by absolute path: the staged path becomes the installed one, and nothing else may differ.
-unit=$(cd / && env -i "$staged" advertise --hci hci0 --restart --print-systemd-template)
-exec_start="ExecStart=$staged advertise "
-[[ $(grep -F -- "$staged" <<<"$unit") == "$exec_start"* ]] ||
-    fail "--print-systemd-template did not name $staged once, in ExecStart; it printed:"$'\n'"$unit"
-unit=${unit/"$exec_start"/"ExecStart=/usr/bin/beaconctl advertise "}
-printf '%s\n' "$unit" | install -D -m 0644 /dev/stdin "$root/lib/systemd/system/beaconctl-advertise@.service"
-# The instances' manifests live here (/etc/beaconctl/NAME.yaml).
+# 3. The template units, printed by the binary: advertise's from the same code as
+# --print-systemd-unit, and the watch's (verify --watch). The binary names itself by absolute
+# path: the staged path becomes the installed one, and nothing else may differ.
+install_unit() { # FILE-NAME SUBCOMMAND ARGUMENT...
+    local name=$1 subcommand=$2 unit exec_start
+    shift 2
+    unit=$(cd / && env -i "$staged" "$subcommand" "$@" --print-systemd-template)
+    exec_start="ExecStart=$staged $subcommand "
+    [[ $(grep -F -- "$staged" <<<"$unit") == "$exec_start"* ]] ||
+        fail "$subcommand $* --print-systemd-template did not name $staged once, in ExecStart; it printed:"$'\n'"$unit"
+    unit=${unit/"$exec_start"/"ExecStart=/usr/bin/beaconctl $subcommand "}
+    printf '%s\n' "$unit" | install -D -m 0644 /dev/stdin "$root/lib/systemd/system/$name"
+}
+install_unit beaconctl-advertise@.service advertise --hci hci0 --restart
+install_unit beaconctl-watch@.service verify --watch
+# The instances' manifests live here (/etc/beaconctl/NAME.yaml), and the watch's settings (NAME.env).
 install -d -m 0755 "$root/etc/beaconctl"
 
 # 4. Man pages: swift-argument-parser's generate-manual plugin, one page per subcommand. It
@@ -177,8 +185,10 @@ Description: turn Linux boxes into iBeacons and audit fleets of them
  .
  The package holds the beaconctl command, its man pages and shell completions,
  the manifest JSON Schema and example fleets in /usr/share/beaconctl, and the
- systemd template beaconctl-advertise@.service: instance NAME advertises this
- host's beacons of /etc/beaconctl/NAME.yaml.
+ systemd templates beaconctl-advertise@.service (instance NAME advertises this
+ host's beacons of /etc/beaconctl/NAME.yaml) and beaconctl-watch@.service
+ (instance NAME audits the beacons of /etc/beaconctl/NAME.yaml continuously,
+ from what every receiver publishes to an MQTT broker).
 EOF
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"

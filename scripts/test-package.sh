@@ -4,8 +4,9 @@
 # Debian 12 root made by debootstrap (no Swift toolchain there), and run in that root:
 #   beaconctl --version; man -w beaconctl-advertise; the bash completion of `beaconctl adv<TAB>`;
 #   beaconctl fleet validate /usr/share/beaconctl/fleets; beaconctl provision --once on the
-#   virtual radio; --print-systemd-unit naming /usr/bin/beaconctl; the packaged template unit
-#   equal to what the installed binary prints; systemd-analyze verify of an instance of it;
+#   virtual radio; --print-systemd-unit naming /usr/bin/beaconctl; the packaged template units
+#   (advertise, watch) equal to what the installed binary prints; systemd-analyze verify of an
+#   instance of each;
 #   dpkg --verify (md5sums); and a purge that leaves nothing behind.
 #
 # The root (debootstrap --variant=minbase bookworm, plus man-db, bash-completion and systemd,
@@ -207,16 +208,29 @@ check "$unit is what the installed beaconctl prints"
 in_root cp /usr/share/beaconctl/fleets/jays-donuts.yaml /etc/beaconctl/
 # verify loads the instance as systemd would and checks its binary, its settings and the man
 # page it names; any message is a failure.
-output=$(in_root systemd-analyze verify beaconctl-advertise@jays-donuts.service 2>&1) ||
-    fail "systemd-analyze verify beaconctl-advertise@jays-donuts.service:"$'\n'"$output"
-[[ -z $output ]] || fail "systemd-analyze verify beaconctl-advertise@jays-donuts.service warns:"$'\n'"$output"
-check "systemd-analyze verify beaconctl-advertise@jays-donuts.service"
+analyze_verify() { # INSTANCE-UNIT
+    local output
+    output=$(in_root systemd-analyze verify "$1" 2>&1) || fail "systemd-analyze verify $1:"$'\n'"$output"
+    [[ -z $output ]] || fail "systemd-analyze verify $1 warns:"$'\n'"$output"
+    check "systemd-analyze verify $1"
+}
+analyze_verify beaconctl-advertise@jays-donuts.service
+
+unit=/lib/systemd/system/beaconctl-watch@.service
+in_root sh -c "beaconctl verify --watch --print-systemd-template | cmp - $unit" ||
+    fail "$unit differs from what the installed beaconctl prints (verify --watch --print-systemd-template)"
+check "$unit is what the installed beaconctl prints"
+# The watch's settings, as an operator writes them (systemd reads the file as root).
+in_root sh -c 'umask 077 && printf "%s\n" BEACONCTL_WATCH_INPUT=mqtt://broker.example/beaconctl \
+    "BEACONCTL_WATCH_OPTIONS=--mqtt mqtt://broker.example/beaconctl --silence 60" >/etc/beaconctl/jays-donuts.env'
+analyze_verify beaconctl-watch@jays-donuts.service
 
 output=$(in_root dpkg --verify beaconctl 2>&1) && [[ -z $output ]] || fail "dpkg --verify beaconctl: $output"
 check "dpkg --verify beaconctl (md5sums)"
-rm "$run/etc/beaconctl/jays-donuts.yaml"
+rm "$run/etc/beaconctl/jays-donuts.yaml" "$run/etc/beaconctl/jays-donuts.env"
 in_root dpkg --purge beaconctl >/dev/null || fail "dpkg --purge beaconctl failed"
-left=$(cd "$run" && ls -d usr/bin/beaconctl usr/share/beaconctl etc/beaconctl lib/systemd/system/beaconctl-advertise@.service 2>/dev/null || true)
+left=$(cd "$run" && ls -d usr/bin/beaconctl usr/share/beaconctl etc/beaconctl lib/systemd/system/beaconctl-advertise@.service \
+    lib/systemd/system/beaconctl-watch@.service 2>/dev/null || true)
 [[ -z $left ]] || fail "dpkg --purge beaconctl left: $left"
 check "dpkg --purge beaconctl removes it"
 test_seconds=$((SECONDS - phase))

@@ -9,8 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # mosquitto: the broker the MQTT integration tests start on a free port; openssl: the
-# certificate authority and certificates its TLS tests make.
-scripts/prepare.sh mosquitto openssl
+# certificate authority and certificates its TLS tests make; systemd: its systemd-analyze
+# checks the units beaconctl prints (Tests/BeaconCLITests/WatchSystemdUnitTests.swift).
+scripts/prepare.sh mosquitto openssl systemd
 export BEACONCTL_VENV="$PWD/.venv"
 
 echo "test: JSON Schema against the example fleets"

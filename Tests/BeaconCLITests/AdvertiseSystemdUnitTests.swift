@@ -45,7 +45,7 @@ struct AdvertiseSystemdUnitTests {
         let execStart = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
         let expectedPath = ((directory as NSString).appendingPathComponent("fleets/jays.yaml") as NSString).standardizingPath
         #expect(execStart.hasSuffix(
-            " advertise --hci hci0 --manifest \(AdvertiseSystemdUnit.quoted(expectedPath)) --manifest /home/ops/fleets --beacon door"))
+            " advertise --hci hci0 --manifest \(SystemdUnitWords.quoted(expectedPath)) --manifest /home/ops/fleets --beacon door"))
         #expect(result.output.contains("\nProtectHome=read-only\n"))
     }
 
@@ -104,11 +104,11 @@ struct AdvertiseSystemdUnitTests {
 
     @Test("ExecStart words are quoted and escaped the way systemd reads them")
     func quoting() {
-        #expect(AdvertiseSystemdUnit.quoted("plain") == "plain")
-        #expect(AdvertiseSystemdUnit.quoted("/srv/my fleet.yaml") == "\"/srv/my fleet.yaml\"")
-        #expect(AdvertiseSystemdUnit.quoted("100%") == "100%%")
-        #expect(AdvertiseSystemdUnit.quoted("$HOME") == "$$HOME")
-        #expect(AdvertiseSystemdUnit.quoted("a\"b\\c") == "\"a\\\"b\\\\c\"")
-        #expect(AdvertiseSystemdUnit.quoted("") == "\"\"")
+        #expect(SystemdUnitWords.quoted("plain") == "plain")
+        #expect(SystemdUnitWords.quoted("/srv/my fleet.yaml") == "\"/srv/my fleet.yaml\"")
+        #expect(SystemdUnitWords.quoted("100%") == "100%%")
+        #expect(SystemdUnitWords.quoted("$HOME") == "$$HOME")
+        #expect(SystemdUnitWords.quoted("a\"b\\c") == "\"a\\\"b\\\\c\"")
+        #expect(SystemdUnitWords.quoted("") == "\"\"")
     }
 }

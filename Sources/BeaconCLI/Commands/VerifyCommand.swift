@@ -92,11 +92,27 @@ struct VerifyCommand: AsyncParsableCommand {
         help: ArgumentHelp("With --home-assistant: Home Assistant's discovery prefix (default: homeassistant).", valueName: "prefix"))
     var discoveryPrefix: String?
 
+    @Flag(help: """
+        With --watch: print the template unit beaconctl-watch@.service, whose instance NAME audits /etc/beaconctl/NAME.yaml \
+        with the settings of /etc/beaconctl/NAME.env, and exit.
+        """)
+    var printSystemdTemplate = false
+
     static let liveTimeout = 10.0
 
     func validate() throws {
+        if printSystemdTemplate {
+            try validateSystemdTemplate()
+            return
+        }
         if manifests.isEmpty {
             throw ValidationError("Name the manifest to verify against, e.g. `beaconctl verify fleets/ --hci hci0`.")
+        }
+        if input == "" {
+            // What a service's unset variable becomes (beaconctl-watch@.service: ${BEACONCTL_WATCH_INPUT}).
+            throw ValidationError(
+                "--input is empty: name a file, - for standard input, or mqtt://HOST[:PORT]/PREFIX; as the service "
+                    + "beaconctl-watch@NAME, set \(WatchSystemdUnit.inputVariable) in /etc/beaconctl/NAME.env.")
         }
         if input != nil && (controller.hci != nil || controller.snoop != nil) {
             throw ValidationError("--input reads a recording and --hci/--snoop drive a controller; use one or the other.")
@@ -121,6 +137,10 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if printSystemdTemplate {
+            Console.current.write(WatchSystemdUnit(globals: globals).text())
+            return
+        }
         let loaded = ManifestLoader.load(paths: manifests)
         try reportBlockingDiagnostics(loaded)
         let plan: VerificationPlan

@@ -45,6 +45,34 @@ extension VerifyCommand {
         }
     }
 
+    /// `--print-systemd-template` prints the watch's unit, which names its own manifest, state
+    /// and input (`WatchSystemdUnit`): every other option goes in the instance's environment
+    /// file, so one given here would be lost.
+    func validateSystemdTemplate() throws {
+        guard watch else {
+            throw ValidationError(
+                "--print-systemd-template prints the unit of the continuous audit (beaconctl-watch@.service): "
+                    + "add --watch, as in `beaconctl verify --watch --print-systemd-template`.")
+        }
+        let given = [
+            manifests.isEmpty ? nil : "the manifest \(manifests.joined(separator: " "))",
+            venue.map { _ in "--venue" }, timeout.map { _ in "--timeout" }, requiredSightings.map { _ in "--required-sightings" },
+            controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" },
+            controller.commandTimeout != 2 ? "--command-timeout" : nil,
+            input.map { _ in "--input" }, reports.format.map { _ in "--format" },
+            reports.reportFiles.isEmpty ? nil : "--report", reports.reportFormats.isEmpty ? nil : "--report-format",
+            silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" },
+            homeAssistant ? "--home-assistant" : nil, stateFile.map { _ in "--state" },
+            discoveryPrefix.map { _ in "--discovery-prefix" },
+        ].compactMap { $0 }
+        if !given.isEmpty {
+            throw ValidationError(
+                "--print-systemd-template prints a unit whose instance NAME audits /etc/beaconctl/NAME.yaml with the input "
+                    + "and options of /etc/beaconctl/NAME.env (\(WatchSystemdUnit.inputVariable), \(WatchSystemdUnit.optionsVariable)): "
+                    + "leave out \(given.joined(separator: ", ")) and put the options in that file.")
+        }
+    }
+
     /// Watches the controller or the input until SIGINT/SIGTERM or the end of the input; at
     /// the end of the input, anything but every beacon ok is exit status 1. `venueNames`:
     /// the manifest's venue names by id, for Home Assistant's areas.

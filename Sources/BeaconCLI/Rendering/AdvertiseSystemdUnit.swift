@@ -12,13 +12,13 @@ struct AdvertiseSystemdUnit {
     let command: AdvertiseCommand
     var isTemplate = false
     /// The running binary; the unit must name it by absolute path.
-    var binaryPath: String = AdvertiseSystemdUnit.currentExecutable()
+    var binaryPath: String = SystemdUnitWords.currentExecutable()
     var workingDirectory: String = FileManager.default.currentDirectoryPath
     var environment: [String: String] = Console.current.environment
 
     func text() -> String {
         let arguments = [binaryPath, "advertise"] + advertiseArguments()
-        var execStart = arguments.map(Self.quoted).joined(separator: " ")
+        var execStart = arguments.map(SystemdUnitWords.quoted).joined(separator: " ")
         if isTemplate {
             // Not quoted: systemd must expand the instance specifier (systemd.unit(5), "Specifiers").
             execStart += " --manifest " + Self.templateManifest
@@ -158,25 +158,6 @@ struct AdvertiseSystemdUnit {
     private func absolute(_ path: String) -> String {
         let joined = path.hasPrefix("/") ? path : (workingDirectory as NSString).appendingPathComponent(path)
         return (joined as NSString).standardizingPath
-    }
-
-    /// One ExecStart word (systemd.service(5), "Command lines"): `%` and `$` are doubled so
-    /// that systemd expands neither; a word with spaces, quotes or backslashes is quoted.
-    static func quoted(_ word: String) -> String {
-        var text = word.replacingOccurrences(of: "%", with: "%%").replacingOccurrences(of: "$", with: "$$")
-        let needsQuotes = text.isEmpty || text.contains { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "\\" || $0 == ";" }
-        guard needsQuotes else { return text }
-        text = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "\"" + text + "\""
-    }
-
-    /// The absolute path of the running executable.
-    static func currentExecutable() -> String {
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return resolved
-        }
-        let first = CommandLine.arguments.first ?? "beaconctl"
-        return first.hasPrefix("/") ? first : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(first)
     }
 }
 
