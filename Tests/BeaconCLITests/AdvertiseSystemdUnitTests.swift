@@ -29,7 +29,7 @@ struct AdvertiseSystemdUnitTests {
             "[Unit]", "[Service]", "[Install]", "WantedBy=multi-user.target", "DynamicUser=yes",
             "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN", "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN",
             "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
-            "RestrictAddressFamilies=AF_BLUETOOTH AF_UNIX AF_INET AF_INET6", "Restart=on-failure", "KillSignal=SIGTERM",
+            "RestrictAddressFamilies=AF_BLUETOOTH AF_UNIX AF_INET AF_INET6", "Restart=on-failure", "RestartPreventExitStatus=1 2", "KillSignal=SIGTERM",
         ] {
             #expect(lines.contains(line), "the unit lacks \(line)")
         }

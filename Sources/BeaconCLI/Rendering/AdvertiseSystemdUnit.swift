@@ -96,6 +96,9 @@ struct AdvertiseSystemdUnit {
             "Environment=NO_COLOR=1",
             "Restart=on-failure",
             "RestartSec=5",
+            // 1, a manifest with errors; 2, bad options or an unreadable manifest: restarting
+            // would fail the same way. 3 (the controller failed, a dongle replugged) is retried.
+            "RestartPreventExitStatus=1 2",
             // SIGTERM makes beaconctl take its beacons off the air before it exits.
             "KillSignal=SIGTERM",
             "TimeoutStopSec=15",
