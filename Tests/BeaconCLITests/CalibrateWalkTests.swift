@@ -219,7 +219,18 @@ struct CalibrateWalkTests {
         input.fileHandleForWriting.write(Data("\n".utf8))
         try input.fileHandleForWriting.close()
         for await _ in ended {}
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // What it wrote is all in the pipe once it exited. Read without waiting for the pipe's
+        // end: a child another test spawned meanwhile may hold its write end, and a blocking
+        // read would hold one of the cooperative pool's threads until that child exits.
+        let descriptor = errors.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { bytes += chunk[..<count] } else if count < 0 && errno == EINTR { continue } else { break }
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
         #expect(process.terminationStatus == 1, "\(text)")
         #expect(text.contains("walk: 2 spots, 1 s each, on virtual:walk-test@0,0; each line on standard input starts the next spot"), "\(text)")
         #expect(text.contains("spot 1 of 2: stand 1.0 m from door, both still"))
