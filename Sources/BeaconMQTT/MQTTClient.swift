@@ -254,7 +254,11 @@ public final class MQTTClient: Sendable {
         state = Mutex(State(protocolInUse: configuration.protocolVersion))
         (messages, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self)
         (connectionEvents, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(32))
-        bufferSpace = DispatchSemaphore(value: configuration.maximumBufferedMessages)
+        // Made at 0 and raised to the buffer's size: libdispatch traps when a semaphore is
+        // freed below the value it was made with, and a client stopped with its buffer full
+        // (SIGTERM while the reader is behind) is freed with places still taken.
+        bufferSpace = DispatchSemaphore(value: 0)
+        for _ in 0..<max(0, configuration.maximumBufferedMessages) { bufferSpace.signal() }
         do {
             try configure()
         } catch {
@@ -781,7 +785,12 @@ public final class MQTTClient: Sendable {
         if let bytes = message.payload, message.payloadlen > 0 {
             payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
         }
-        bufferSpace.wait()
+        // Wait for a place, but never for ever once stopped: `stop()` joins this thread, and
+        // messages the broker already sent keep arriving until the disconnection is done, each
+        // taking a place its wake-up signals gave (a deadlock seen with a full buffer).
+        while bufferSpace.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if state.withLock({ $0.stopped }) { return }
+        }
         guard !state.withLock({ $0.stopped }) else { return }
         messageContinuation.yield(MQTTMessage(topic: topic, payload: payload, retained: message.retain))
     }

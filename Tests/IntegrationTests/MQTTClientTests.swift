@@ -241,4 +241,27 @@ struct MQTTClientTests {
             await reader.stop()
         }
     }
+
+    @Test("a reader stopped and freed with its buffer full (a backlog at SIGTERM) ends cleanly", .timeLimit(.minutes(2)))
+    func stoppedWithAFullBuffer() async throws {
+        try await withMosquitto { broker in
+            var configuration = MQTTClient.Configuration(clientID: "full-reader")
+            configuration.maximumBufferedMessages = 2
+            var reader: MQTTClient? = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: configuration)
+            reader?.subscribe("test/sightings/#")
+            try reader?.start()
+            if let reader { #expect(await Self.nextSubscription(reader)) }
+            let publisher = try Self.client(broker, id: "full-publisher")
+            try publisher.start()
+            for index in 0..<20 { #expect(publisher.publish(topic: "test/sightings/r1", payload: Array("m\(index)".utf8))) }
+            await publisher.drain()
+            await publisher.stop()
+            // Nothing consumed: the buffer's places are all taken, and the network thread
+            // waits for one. Stopping and freeing it must not trap (libdispatch traps on a
+            // semaphore freed below the value it was made with).
+            await reader?.stop()
+            reader = nil
+            #expect(reader == nil)
+        }
+    }
 }
