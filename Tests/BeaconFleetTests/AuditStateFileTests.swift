@@ -42,7 +42,8 @@ struct AuditStateFileTests {
         let read = try #require(try AuditStateFile.read(path))
         #expect(read.beacons == ["door": .missing, "kept": .missing, "till": .wrongPower])
         #expect(read.writtenAt == 1_764_141_600.5)
-        #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))
+        // Written through a temporary file that does not stay behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["watch.state"])
     }
 
     @Test("a file that is not a watch's state is refused with its line and what to do", arguments: [
@@ -68,6 +69,6 @@ struct AuditStateFileTests {
         let file = AuditStateFile(path: "/nonexistent-folder/watch.state")
         file.deliver(Self.change("door", .ok))
         let failure = try #require(await file.flush())
-        #expect(failure.contains("/nonexistent-folder/watch.state.tmp: cannot write the watch's state"))
+        #expect(failure.contains("the watch's state: cannot write /nonexistent-folder/watch.state"), "\(failure)")
     }
 }

@@ -1,5 +1,6 @@
 import BeaconCore
 import Dispatch
+import FleetManifest
 import Synchronization
 
 #if canImport(Glibc)
@@ -135,31 +136,16 @@ public final class AuditStateFile: AuditEventSink, Sendable {
         }
     }
 
-    /// `bytes` into `path` whole or not at all: a temporary file beside it, fsync, rename.
+    /// `bytes` into `path` whole or not at all, through the one atomic write every file
+    /// beaconctl writes goes through (a temporary file beside it, flushed, renamed, the
+    /// folder flushed); the reason when it could not be written.
     private static func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return "\(temporary): cannot write the watch's state: \(String(cString: strerror(errno)))" }
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                close(descriptor)
-                unlink(temporary)
-                return "\(temporary): cannot write the watch's state: \(reason)"
-            }
-            offset += count
+        do {
+            try ManifestFileReplacement.write(bytes, to: path)
+            return nil
+        } catch {
+            return "the watch's state: \(error)"
         }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            return "\(path): cannot replace the watch's state: \(reason)"
-        }
-        return nil
     }
 }
 
