@@ -22,6 +22,19 @@ public struct MQTTTopics: Hashable, Sendable {
     public func status(receiver: String) -> String { "\(prefix)/status/\(Self.level(receiver))" }
     /// Every receiver's sightings.
     public var allSightings: String { "\(prefix)/sightings/+" }
+    /// Every receiver's status.
+    public var allStatuses: String { "\(prefix)/status/+" }
+
+    /// The receiver (its topic level) whose sightings `topic` carries; `nil` for another topic.
+    public func receiver(ofSightings topic: String) -> String? { level(after: "\(prefix)/sightings/", in: topic) }
+    /// The receiver (its topic level) whose status `topic` carries; `nil` for another topic.
+    public func receiver(ofStatus topic: String) -> String? { level(after: "\(prefix)/status/", in: topic) }
+
+    private func level(after head: String, in topic: String) -> String? {
+        guard topic.hasPrefix(head) else { return nil }
+        let rest = topic.dropFirst(head.count)
+        return rest.isEmpty || rest.contains("/") ? nil : String(rest)
+    }
 
     public static let online = Array("online".utf8)
     public static let offline = Array("offline".utf8)

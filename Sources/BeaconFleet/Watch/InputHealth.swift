@@ -37,3 +37,17 @@ public struct AuditInputEvent: Hashable, Sendable {
         self.unixTime = unixTime
     }
 }
+
+/// What a receiver says of itself on the broker (its retained status topic; its last will
+/// when its box dies): the watch's evidence that a receiver is offline, beside the silence
+/// of all its sightings.
+public struct ReceiverStatusChange: Hashable, Sendable {
+    /// The receiver, named as in its sightings.
+    public var receiver: String
+    public var online: Bool
+
+    public init(receiver: String, online: Bool) {
+        self.receiver = receiver
+        self.online = online
+    }
+}

@@ -1,0 +1,81 @@
+import BeaconCore
+import BeaconMQTT
+
+/// The receivers on a broker whose messages `--input mqtt://…` can read, by the software
+/// that publishes them (`--gateway NAME`, docs/gateways.md). Each has its own topic layout,
+/// its own spelling of an iBeacon's identity and its own cadence.
+public enum GatewayKind: String, CaseIterable, Hashable, Sendable {
+    /// beaconctl's own boxes: `PREFIX/sightings/RECEIVER`, JSON lines (docs/mqtt.md).
+    case beaconctl
+    // The others (ESPresense, Theengs Gateway, OpenMQTTGateway, mqtt-room, room-assistant,
+    // monitor) join here with their decoders.
+
+    /// The decoder of this kind's messages.
+    public var decoder: any GatewayDecoder.Type {
+        switch self {
+        case .beaconctl: BeaconCtlGatewayDecoder.self
+        }
+    }
+}
+
+/// What one message on a gateway's topics says.
+public enum GatewayReading: Sendable, Equatable {
+    /// Sightings, stamped with the message's arrival time unless the gateway says when the
+    /// advertisement was heard.
+    case sightings([Sighting])
+    /// A receiver's own status (its retained status topic, its last will).
+    case receiverStatus(receiver: String, online: Bool)
+    /// A report of a beacon that carries no identity to audit (no major/minor, a bare UUID):
+    /// counted and said once, never guessed. The text says what was missing.
+    case withoutIdentity(String)
+    /// Not about beacons (a configuration topic, another device kind): passed over silently.
+    case ignored
+    /// On a topic this kind publishes sightings on, but not a readable message: counted,
+    /// and the reason said for the first few.
+    case malformed(String)
+}
+
+/// Reads one gateway kind's messages. Pure: no state, no clock but the arrival time given.
+public protocol GatewayDecoder {
+    /// The topic filters to subscribe to under `base` (the gateway's base topic).
+    static func topicFilters(base: String) -> [String]
+    /// The base topic when `--input` names none (the gateway's factory default).
+    static var defaultBase: String { get }
+    /// Whether every advertisement a receiver hears is published (so gaps between reports are
+    /// evidence of the beacon's interval); `false` for gateways that throttle or sample.
+    static var reportsEveryAdvertisement: Bool { get }
+    /// One message. `arrivalTime` is Unix seconds on this host when the message arrived.
+    static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading
+}
+
+/// beaconctl's own layout (`MQTTTopics`): JSON lines of sightings, a retained status.
+public enum BeaconCtlGatewayDecoder: GatewayDecoder {
+    public static func topicFilters(base: String) -> [String] {
+        let topics = MQTTTopics(prefix: base)
+        return [topics.allSightings, topics.allStatuses]
+    }
+
+    public static var defaultBase: String { MQTTBrokerURL.defaultPrefix }
+    public static var reportsEveryAdvertisement: Bool { true }
+
+    public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
+        let topics = MQTTTopics(prefix: base)
+        if let receiver = topics.receiver(ofStatus: topic) {
+            if payload == MQTTTopics.online { return .receiverStatus(receiver: receiver, online: true) }
+            if payload == MQTTTopics.offline { return .receiverStatus(receiver: receiver, online: false) }
+            return .malformed("status \(JSONText.stringLiteral(String(decoding: payload.prefix(64), as: UTF8.self))) is neither online nor offline")
+        }
+        guard topics.receiver(ofSightings: topic) != nil else { return .ignored }
+        var sightings: [Sighting] = []
+        for (index, line) in payload.split(separator: 0x0A).enumerated() {
+            do {
+                if let sighting = try SightingJSONLines.decode(line: line, lineNumber: index + 1, source: topic) {
+                    sightings.append(sighting)
+                }
+            } catch {
+                return .malformed("\(error)")
+            }
+        }
+        return .sightings(sightings)
+    }
+}
