@@ -153,6 +153,8 @@ func watchPass(_ path: String, stores: Int) async -> Int? {
             report = try await watch.run(capture, timing: .replay, sinks: [sink])
         case .jsonLines(let lines):
             report = try await watch.run(lines, timing: .replay, sinks: [sink])
+        case .broker(let sightings):
+            report = try await watch.run(sightings, timing: .replay, sinks: [sink])
         }
         guard WatchScenario.check(report.statistics, stores: stores) else {
             FileHandleWriter.standardError("ingest-benchmark: \(path): the watch ended with \(AuditJSONLines.encode(report))\n")

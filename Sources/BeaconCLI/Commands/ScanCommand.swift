@@ -58,8 +58,9 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Name beacons by their id in these manifests (files or folders).", valueName: "path"))
     var manifest: [String] = []
 
-    @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input), or mqtt://HOST[:PORT]/PREFIX for every receiver publishing to a broker.", valueName: "file|url"))
-    var input: String?
+    @OptionGroup(title: "Input") var sightingInput: SightingInputOptions
+
+    var input: String? { sightingInput.input }
 
     @Option(help: ArgumentHelp("Stop after this many seconds (of the recording's time with a recorded --input; real seconds with mqtt://).", valueName: "seconds"))
     var duration: Double?
@@ -185,7 +186,7 @@ struct ScanCommand: AsyncParsableCommand {
         defer { capture?.close() }
         let timing = try scanTiming()
         let family = self.family.choice
-        let broker = try BrokerInput.open(input, role: "scan", environment: console.environment, logger: logger)
+        let broker = try BrokerInput.open(sightingInput, role: "scan", environment: console.environment, logger: logger)
         let source: SightingSource
         do {
             source = try await controller.open(input: input, broker: broker, capture: capture, logger: logger) { configuration in
