@@ -201,7 +201,8 @@ extension VerifyCommand {
     private func watchBroker(_ broker: BrokerInput, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
         try Self.value(of: await Self.untilSignal {
             try await watch.run(
-                broker.feed.sightings, timing: AuditWatch.liveTiming, health: broker.health, input: broker.name, sinks: sinks)
+                broker.feed.sightings, timing: AuditWatch.liveTiming, lostMessages: broker.feed, health: broker.health,
+                input: broker.name, sinks: sinks)
         })
     }
 

@@ -58,13 +58,17 @@ struct WatchOutput: AuditEventSink {
         case .restored:
             let away = event.lostFor.map { " after \(SightingJSONLines.timeText(($0 * 10).rounded() / 10)) s" } ?? ""
             return "\(time(event.time))  \(kind)  \(printable(event.input)) delivers again\(away); every beacon has a full silence from now before it can be missing"
+        case .sightingsLost:
+            return "\(time(event.time))  \(kind)  \(printable(event.input)): \(printable(event.reason)); no beacon is judged missing on a silence that includes them"
         }
     }
 
     /// `600 sightings, 0 lost; 3 ok, 0 missing, 0 wrong-power, 0 duplicate; 0 unexpected`
     static func counts(_ report: AuditStatusReport) -> String {
         let statistics = report.statistics
-        var text = "\(statistics.sightings) sightings, \(report.lostSightings) lost; "
+        var text = "\(statistics.sightings) sightings, \(report.lostSightings) lost"
+        if report.lostMessages > 0 { text += " (and \(NumberText.count(report.lostMessages, "message")) from the broker)" }
+        text += "; "
         text += AuditState.beaconStates.map { "\(statistics.beaconStates[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
         if statistics.unknownBeacons > 0 { text += ", \(statistics.unknownBeacons) not heard yet" }
         text += "; \(statistics.unexpectedNow) unexpected"
@@ -78,9 +82,10 @@ struct WatchOutput: AuditEventSink {
     /// `passed at the end of input: every beacon ok (3)`, or what is not ok.
     static func summary(_ report: AuditStatusReport, end: AuditWatchEnd) -> String {
         let when = end == .inputEnded ? "at the end of input" : "when interrupted"
-        let lost = report.lostSightings > 0
-            ? "; \(LossWording.reports(report.lostSightings)) lost on this host, so a missing beacon may be the host's loss"
-            : ""
+        var losses: [String] = []
+        if report.lostSightings > 0 { losses.append("\(LossWording.reports(report.lostSightings)) lost on this host") }
+        if report.lostMessages > 0 { losses.append("\(NumberText.count(report.lostMessages, "message")) of sightings lost on the way from the broker") }
+        let lost = losses.isEmpty ? "" : "; " + losses.joined(separator: " and ") + " (no beacon was judged missing on a silence that included them)"
         if report.statistics.allOK {
             let count = report.statistics.beaconStates[.ok] ?? 0
             return "passed \(when): every beacon ok (\(count))\(lost)"

@@ -146,11 +146,15 @@ struct BrokerInput {
         }
         do {
             let feed = try BrokerSightingFeed(subscriptions: subscriptions, logger: logger)
+            // Each gap in a publisher's numbering: delivering, but incompletely.
+            let losses = Task {
+                for await loss in feed.losses { healthChanges.yield(.incomplete(reason: loss.description)) }
+            }
             for subscription in subscriptions {
                 let filters = subscription.gateway.decoder.topicFilters(base: subscription.base).joined(separator: ", ")
                 logger.notice("reading what \(subscription.gateway.rawValue) receivers publish to \(subscription.client.broker) (\(filters))")
             }
-            return BrokerInput(feed: feed, logging: logging, health: health, logger: logger)
+            return BrokerInput(feed: feed, logging: logging + [losses], health: health, logger: logger)
         } catch {
             for task in logging { task.cancel() }
             throw CommandFailure(.usageOrInput, error.description)
@@ -170,6 +174,9 @@ struct BrokerInput {
         let skipped = feed.skippedMessages
         if skipped.malformed > 0 {
             logger.warning("\(name): \(NumberText.count(skipped.malformed, "unreadable message")) skipped")
+        }
+        if skipped.lost > 0 {
+            logger.warning("\(name): \(NumberText.count(skipped.lost, "message")) of sightings never arrived (numbered by their publishers, dropped on the way: the broker drops what it cannot queue for a slow reader)")
         }
         if skipped.withoutIdentity > 0 {
             logger.warning("\(name): \(NumberText.count(skipped.withoutIdentity, "report")) without a beacon identity (no major and minor) could not be audited")

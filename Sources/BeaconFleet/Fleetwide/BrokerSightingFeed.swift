@@ -36,6 +36,8 @@ public final class BrokerSightingFeed: Sendable {
     /// What receivers say of themselves (their status topic, their last will), in arrival
     /// order; ends when the feed stops.
     public let receiverStatuses: AsyncStream<ReceiverStatusChange>
+    /// Messages that never arrived, as each gap is seen (`MessageSequence`), in order.
+    public let losses: AsyncStream<BrokerMessageLoss>
     public let subscriptions: [BrokerSubscription]
 
     /// Messages passed over, by why.
@@ -44,12 +46,15 @@ public final class BrokerSightingFeed: Sendable {
         public var malformed = 0
         /// Reports of a beacon without an identity to audit (no major/minor).
         public var withoutIdentity = 0
+        /// Messages a beaconctl publisher numbered and sent that never arrived.
+        public var lost = 0
     }
 
     private let channel: BatchChannel<Sighting>
     private let pumps: [Task<Void, Never>]
     private let skipped = SkippedCounts()
     private let statusContinuation: AsyncStream<ReceiverStatusChange>.Continuation
+    private let lossContinuation: AsyncStream<BrokerMessageLoss>.Continuation
 
     /// Subscribes and starts every client (they connect in the background). `arrival` gives
     /// a message's arrival time, Unix seconds: what a gateway's sightings are stamped with
@@ -65,6 +70,9 @@ public final class BrokerSightingFeed: Sendable {
             of: ReceiverStatusChange.self, bufferingPolicy: .bufferingNewest(4096))
         receiverStatuses = statuses
         self.statusContinuation = statusContinuation
+        let (losses, lossContinuation) = AsyncStream.makeStream(of: BrokerMessageLoss.self, bufferingPolicy: .bufferingNewest(1024))
+        self.losses = losses
+        self.lossContinuation = lossContinuation
         let skipped = self.skipped
         pumps = subscriptions.map { subscription in
             for filter in subscription.gateway.decoder.topicFilters(base: subscription.base) {
@@ -72,8 +80,14 @@ public final class BrokerSightingFeed: Sendable {
             }
             return Task {
                 let decoder = subscription.gateway.decoder
+                var gaps = MessageSequence.Gaps()
                 reading: for await message in subscription.client.messages {
                     subscription.client.messageConsumed()
+                    let missing = gaps.missing(before: message)
+                    if missing > 0 {
+                        skipped.counts.withLock { $0.lost += missing }
+                        lossContinuation.yield(BrokerMessageLoss(messages: missing, topic: message.topic, input: subscription.name))
+                    }
                     switch decoder.read(topic: message.topic, payload: message.payload, base: subscription.base, arrivalTime: arrival()) {
                     case .sightings(let sightings):
                         guard await channel.push(sightings) else { break reading }
@@ -123,6 +137,27 @@ public final class BrokerSightingFeed: Sendable {
         for subscription in subscriptions { await subscription.client.stop() }
         for pump in pumps { await pump.value }
         statusContinuation.finish()
+        lossContinuation.finish()
+    }
+}
+
+extension BrokerSightingFeed: LossCounting {
+    /// Messages lost on the way (not sightings: a message carries up to 64).
+    public var lostCount: Int { skippedMessages.lost }
+}
+
+/// Messages that a publisher numbered and that never arrived: the broker dropped them (its
+/// queue for this reader overflowed) or a publisher's client did.
+public struct BrokerMessageLoss: Hashable, Sendable {
+    public var messages: Int
+    /// The topic the gap was seen on (the receiver's).
+    public var topic: String
+    /// The input, as given.
+    public var input: String
+
+    /// `120 messages of fleet/sightings/store-7 never arrived (…)`.
+    public var description: String {
+        "\(NumberText.count(messages, "message")) of \(topic) never arrived (the broker drops what it cannot queue for a slow reader)"
     }
 }
 

@@ -47,7 +47,7 @@ public enum AuditJSONLines {
     public static func encode(_ report: AuditStatusReport) -> String {
         let statistics = report.statistics
         var line = "{\"event\":\"\(report.end == nil ? "stats" : "summary")\",\"time\":" + SightingJSONLines.timeText(report.time)
-        line += ",\"sightings\":\(statistics.sightings),\"lost_sightings\":\(report.lostSightings)"
+        line += ",\"sightings\":\(statistics.sightings),\"lost_sightings\":\(report.lostSightings),\"lost_messages\":\(report.lostMessages)"
         line += ",\"ignored_sightings\":\(statistics.ignoredSightings)"
         line += ",\"untracked_unexpected_sightings\":\(statistics.untrackedUnexpectedSightings)"
         line += ",\"untracked_receiver_sightings\":\(statistics.untrackedReceiverSightings)"

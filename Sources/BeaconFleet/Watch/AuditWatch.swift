@@ -13,6 +13,8 @@ public struct AuditWatch: Sendable {
     public static let liveTiming = VerificationTiming.live(tick: .milliseconds(500))
     /// Seconds between status reports, on the audit's clock.
     public static let statisticsPeriod = 60.0
+    /// Seconds at least between two `sightings-lost` events while losses go on.
+    public static let lossEventSpacing = 10.0
     /// Inputs the live watch holds for the audit: far more than a second of the busiest
     /// air. Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
@@ -37,6 +39,7 @@ public struct AuditWatch: Sendable {
     /// `AuditInputEvent` (`input` names the input in it), and its end once.
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
+        lostMessages: (any LossCounting)? = nil,
         health: AsyncStream<InputHealthChange>? = nil, input: String = "the input", sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
@@ -44,7 +47,7 @@ public struct AuditWatch: Sendable {
         _ = audit.restore(restoredStates)
         var progress = WatchProgress(
             audit: audit, sinks: sinks,
-            lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, input: input)
+            lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, lostMessages: { lostMessages?.lostCount ?? 0 }, input: input)
         let end: AuditWatchEnd
         switch timing {
         case .replay:
@@ -84,8 +87,21 @@ public struct AuditWatch: Sendable {
         progress.take(progress.audit.advance(to: 0))
         // Blind until the input says it delivers (a broker: connected).
         if health != nil { progress.startBlind() }
+        // Sightings the watch's own queue dropped (it fell behind): seen at the next input.
+        var dropsSeen = drops.value
         // Ends early when this task is cancelled: the stream's iteration stops.
         for await input in feed.inputs {
+            let dropped = drops.value
+            if dropped != dropsSeen {
+                let time: Double
+                switch input {
+                case .sighting(_, let at), .tick(let at), .ended(let at), .health(_, let at): time = at
+                case .failed: time = progress.audit.now ?? 0
+                }
+                progress.sightingsLost(
+                    at: time, reason: "the watch fell behind its input and dropped \(NumberText.count(dropped - dropsSeen, "sighting")) from its queue")
+                dropsSeen = dropped
+            }
             switch input {
             case .sighting(let sighting, let time):
                 // The receiver's clock is tied to this one at its first sighting (ReceiverClocks).
@@ -112,6 +128,7 @@ private struct WatchProgress {
     var audit: ContinuousAudit
     let sinks: [any AuditEventSink]
     let lost: @Sendable () -> Int
+    let lostMessages: @Sendable () -> Int
     private var nextReport: Double?
     /// Unix time of a moment on the audit's clock. A replayed recording's clock is its own
     /// times, Unix time when they are (ReceiverClocks.wallClockThreshold); a live watch
@@ -120,6 +137,8 @@ private struct WatchProgress {
     /// The input's name in its events.
     let input: String
     private var inputState = InputState.delivering
+    /// When the last `sightings-lost` event went out.
+    private var lastLossEvent: Double?
 
     /// Where the input stands, as the watch has reported it.
     private enum InputState {
@@ -130,10 +149,14 @@ private struct WatchProgress {
         case lost(since: Double, reason: String)
     }
 
-    init(audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int, input: String) {
+    init(
+        audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int,
+        lostMessages: @escaping @Sendable () -> Int, input: String
+    ) {
         self.audit = audit
         self.sinks = sinks
         self.lost = lost
+        self.lostMessages = lostMessages
         self.input = input
     }
 
@@ -154,6 +177,11 @@ private struct WatchProgress {
             deliver(AuditInputEvent(time: time, kind: .lost, input: input, reason: reason))
         case (.lost, .lost), (.restored, .delivering):
             break
+        case (.incomplete(let reason), .delivering), (.incomplete(let reason), .starting):
+            sightingsLost(at: time, reason: reason)
+        case (.incomplete, .lost):
+            // Blind already: nothing is judged by silence until the input is back.
+            break
         case (.restored, .starting):
             take(audit.inputRestored(at: time))
             inputState = .delivering
@@ -162,6 +190,22 @@ private struct WatchProgress {
             inputState = .delivering
             deliver(AuditInputEvent(time: time, kind: .restored, input: input, reason: reason, lostFor: time - since))
         }
+    }
+
+    /// Sightings may be missing up to `time`: no beacon is judged by that silence, and the
+    /// loss is said at once: a `sightings-lost` event (at most one every
+    /// `lossEventSpacing` while losses go on: the status reports count them all), and, when
+    /// losses start after a quiet `statisticsPeriod`, a status report without waiting for
+    /// the next period.
+    mutating func sightingsLost(at time: Double, reason: String) {
+        take(audit.sightingsMayBeMissing(at: time))
+        let previous = lastLossEvent
+        if let previous, time - previous < AuditWatch.lossEventSpacing { return }
+        lastLossEvent = time
+        deliver(AuditInputEvent(time: time, kind: .sightingsLost, input: input, reason: reason))
+        guard previous.map({ time - $0 >= AuditWatch.statisticsPeriod }) ?? true else { return }
+        let report = AuditStatusReport(time: time, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries())
+        for sink in sinks { sink.deliver(report) }
     }
 
     private func deliver(_ event: AuditInputEvent) {
@@ -182,7 +226,7 @@ private struct WatchProgress {
             return
         }
         guard now >= due else { return }
-        let report = AuditStatusReport(time: now, statistics: audit.statistics, lostSightings: lost(), beacons: beaconSummaries())
+        let report = AuditStatusReport(time: now, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries())
         for sink in sinks { sink.deliver(report) }
         // One report however far the clock jumped; the next on the period's grid.
         let periods = ((now - due) / AuditWatch.statisticsPeriod).rounded(.down) + 1
@@ -200,7 +244,7 @@ private struct WatchProgress {
     /// The final report, also handed to the sinks.
     func finish(_ end: AuditWatchEnd) -> AuditStatusReport {
         let report = AuditStatusReport(
-            time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), end: end,
+            time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), end: end,
             beaconsNotOK: audit.beaconStates.filter { $0.state != .ok }, beacons: beaconSummaries())
         for sink in sinks { sink.deliver(report) }
         return report

@@ -221,6 +221,16 @@ public struct ContinuousAudit: Sendable {
         return []
     }
 
+    /// Sightings up to `time` may have been lost (a broker or a queue dropped them): silence
+    /// up to then is no evidence, so nothing is judged by silence before `time` plus a full
+    /// silence. Cheap: one bound for the whole audit, however often it is called.
+    public mutating func sightingsMayBeMissing(at time: Double) -> [AuditEvent] {
+        let events = advance(to: time)
+        let from = now ?? time
+        silenceJudgedFrom = max(silenceJudgedFrom, from + configuration.silence)
+        return events
+    }
+
     // MARK: Deadlines
 
     /// A track: a manifest beacon or an unexpected identity, by its place.
