@@ -21,8 +21,17 @@ private let systemWrite = Darwin.write
 /// ending an audit that listens to many. Backpressure all the way: the pipe fills, the pump
 /// waits, the client's buffer fills, its network thread waits, the broker holds QoS 1
 /// messages.
+///
+/// The receivers' retained status topics (`PREFIX/status/RECEIVER`: `online`, and `offline`
+/// when a box stops or the broker publishes its last will) are read too, and passed on as
+/// `receiverStatuses` (`verify --watch` follows each receiver with them).
 public final class MQTTSightingFeed: Sendable {
     public let client: MQTTClient
+    /// What each receiver says of itself, as it arrives; bounded (the newest kept), so that
+    /// a command that does not read it loses nothing else.
+    public let receiverStatuses: AsyncStream<ReceiverStatusChange>
+    /// Statuses kept for a reader that falls behind: far more than a chain's boxes restarting at once.
+    static let statusQueueLimit = 4_096
     /// `/dev/fd/N`: the pipe's read end, for `SightingSources.open(path:)`.
     public let readablePath: String
     private let readEnd: Int32
@@ -48,12 +57,31 @@ public final class MQTTSightingFeed: Sendable {
         self.client = client
         let stopping = self.stopping
         client.subscribe(topics.allSightings)
+        client.subscribe(topics.allStatuses)
+        let (receiverStatuses, statusChanges) = AsyncStream.makeStream(
+            of: ReceiverStatusChange.self, bufferingPolicy: .bufferingNewest(Self.statusQueueLimit))
+        self.receiverStatuses = receiverStatuses
         let writeEnd = self.writeEnd
         let writer = self.writer
         pump = Task {
             var malformed = 0
+            var malformedStatuses = 0
             for await message in client.messages {
                 client.messageConsumed()
+                if topics.receiver(ofStatus: message.topic) != nil {
+                    switch BeaconCtlGatewayDecoder.read(topic: message.topic, payload: message.payload, base: topics.prefix, arrivalTime: 0) {
+                    case .receiverStatus(let receiver, let online):
+                        statusChanges.yield(ReceiverStatusChange(receiver: receiver, online: online))
+                    case .malformed(let reason):
+                        malformedStatuses += 1
+                        if malformedStatuses <= 3 || malformedStatuses % 1000 == 0 {
+                            logger.warning("skipped a receiver status on \(message.topic) (\(malformedStatuses) so far): \(reason)")
+                        }
+                    case .sightings, .withoutIdentity, .ignored:
+                        break
+                    }
+                    continue
+                }
                 var passed: [UInt8] = []
                 for (index, line) in message.payload.split(separator: 0x0A).enumerated() {
                     do {
@@ -72,6 +100,7 @@ public final class MQTTSightingFeed: Sendable {
                 let written = await Self.write(passed, to: writeEnd, on: writer, unless: stopping)
                 if !written { break }
             }
+            statusChanges.finish()
             close(writeEnd)
         }
         do {
