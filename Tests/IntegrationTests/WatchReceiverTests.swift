@@ -63,14 +63,19 @@ struct WatchReceiverTests {
         return (folder, manifest)
     }
 
-    static func startWatch(_ broker: MosquittoBroker, manifest: URL) async throws -> BeaconctlProcess {
+    static func startWatch(_ broker: MosquittoBroker, manifest: URL, silence: Double = Restart.silence) async throws -> BeaconctlProcess {
         let watchID = "watch-\(UUID().uuidString.prefix(8))"
         let watch = try BeaconctlProcess(
-            ["verify", manifest.path, "--watch", "--input", broker.url, "--silence", "\(Int(Restart.silence))", "--format", "jsonl"],
+            ["verify", manifest.path, "--watch", "--input", broker.url, "--silence", "\(Int(silence))", "--format", "jsonl"],
             environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": watchID])
         try await MQTTCommandTests.waitForSubscription(broker, clientID: watchID)
         return watch
     }
+
+    /// `scan --input - --mqtt` publishes a pipe's sightings in batches of 64
+    /// (`MQTTSightingPublisher.maximumBatch`), about every 3.2 s at this test's 20 a second:
+    /// the watch's silence must be longer than that for the box not to look silent.
+    static let boxSilence = 10.0
 
     @Test("store A's box killed with SIGKILL (the broker publishes its last will): one receiver-offline, its beacons unmonitored, none missing; store B's beacon still ok")
     func boxKilled() async throws {
@@ -78,7 +83,7 @@ struct WatchReceiverTests {
         defer { try? FileManager.default.removeItem(at: folder) }
 
         try await withMosquitto { broker in
-            let watch = try await Self.startWatch(broker, manifest: manifest)
+            let watch = try await Self.startWatch(broker, manifest: manifest, silence: Self.boxSilence)
             let input = Pipe()
             let boxA = try BeaconctlProcess(
                 ["scan", "--input", "-", "--mqtt", broker.url, "--receiver", "store-a", "--format", "jsonl"],
@@ -101,9 +106,9 @@ struct WatchReceiverTests {
                     let states = Restart.states(lines)
                     return states["front"] == "unmonitored" && states["back"] == "unmonitored"
                 }, "\(watch.standardOutput)\(watch.standardError)")
-            // Two silences more of store B publishing: anything the box's death could still
-            // cause would have come out by then.
-            await boxB.waitUntilPublished(moreThan: boxB.publishedCount + Int(2 * Restart.silence * 10))
+            // A silence and a half more of store B publishing: anything the box's death could
+            // still cause (its silence) would have come out by then.
+            await boxB.waitUntilPublished(moreThan: boxB.publishedCount + Int(1.5 * Self.boxSilence * 10))
             await boxB.stop()
             watch.signal(SIGTERM)
             #expect(await watch.waitForExit() == 0, "\(watch.standardError)")
@@ -113,8 +118,8 @@ struct WatchReceiverTests {
             let offline = Restart.events(lines, "receiver-offline").filter { $0["receiver"] as? String == "store-a" }
             #expect(offline.count == 1, "\(lines)")
             let cause = offline.first?["cause"] as? String
-            // The will arrives within milliseconds of the kill; the silence (3 s) would also
-            // say offline, later, were the will lost.
+            // The will arrives within milliseconds of the kill; the silence would also say
+            // offline, later, were the will lost.
             #expect(cause == "status" || cause == "silence", "\(offline)")
             print("watch-receivers: store A offline by \(cause ?? "?")")
             #expect(offline.first?["beacons"] as? [String] == ["front", "back"], "\(offline)")
