@@ -91,7 +91,13 @@ extension VerifyCommand {
         var publishing: ReportPublishing?
         if let mqtt {
             let started = try ReportPublishing.start(mqtt, role: "audit", what: "audit changes", environment: console.environment, logger: logger)
-            let sink = MQTTAuditSink(client: started.client, topics: started.topics)
+            let discovery = homeAssistant
+                ? HomeAssistantDiscovery(
+                    discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics,
+                    venueNames: venueNames)
+                : nil
+            // Receivers are learned from the input: each is announced when the watch first knows it.
+            let sink = MQTTAuditSink(client: started.client, topics: started.topics, receiverDiscovery: discovery)
             sinks.append(sink)
             publishing = started
             // A previous run's retained standings say nothing of now: each beacon is unknown
@@ -99,10 +105,7 @@ extension VerifyCommand {
             // the same connection, so that nobody reads the old standing as this run's.
             sink.unconfirm(plan.expected)
             logger.notice("publishing every change to \(started.client.broker) (\(started.topics.auditEvents))")
-            if homeAssistant {
-                let discovery = HomeAssistantDiscovery(
-                    discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics,
-                    venueNames: venueNames)
+            if let discovery {
                 let announcements = discovery.announcements(for: plan.expected)
                 // Retained: Home Assistant reads them whenever it (re)connects.
                 for announcement in announcements {
@@ -113,11 +116,13 @@ extension VerifyCommand {
         }
         // Restart without amnesia: the states a previous watch kept, and the file kept current.
         var restored: [String: AuditState] = [:]
+        var restoredReceivers: [String: [String]] = [:]
         var keeper: AuditStateFile?
         if let stateFile {
             do {
                 if let found = try AuditStateFile.read(stateFile) {
                     restored = found.beacons
+                    restoredReceivers = found.receivers
                     let known = plan.expected.count { found.beacons[$0.beaconID] != nil }
                     let written = WallClock.iso8601(found.writtenAt) ?? "at an unknown time"
                     logger.notice("restarting from \(stateFile) (written \(written)): \(known) of \(plan.expected.count) beacons start in the state they had; only changes from it are reported")
@@ -127,15 +132,20 @@ extension VerifyCommand {
             } catch {
                 throw CommandFailure(.usageOrInput, error.description)
             }
-            let file = AuditStateFile(path: stateFile, restored: restored)
+            let file = AuditStateFile(path: stateFile, restored: restored, restoredReceivers: restoredReceivers)
             sinks.append(file)
             keeper = file
         }
         // A broker's sightings are read like a pipe: live, each receiver on its own clock.
         let broker = try BrokerInput.open(sightingInput, role: "watch", environment: console.environment, logger: logger)
+        // A broker's receivers are boxes that can die: followed. This host's controller (or a
+        // file or pipe of its scans) is one receiver whose failure ends the scan, and whose
+        // silence is the beacons'.
         let watch = AuditWatch(
-            plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence),
-            restoredStates: restored)
+            plan: plan,
+            configuration: ContinuousAudit.Configuration(
+                silence: silence ?? ContinuousAudit.Configuration.defaultSilence, followsReceivers: broker != nil),
+            restoredStates: restored, restoredReceivers: restoredReceivers)
 
         let report: AuditStatusReport
         do {
@@ -202,6 +212,7 @@ extension VerifyCommand {
         try Self.value(of: await Self.untilSignal {
             try await watch.run(
                 broker.feed.sightings, timing: AuditWatch.liveTiming, lostMessages: broker.feed, health: broker.health,
+                receiverStatus: broker.feed.receiverStatuses,
                 input: broker.name, sinks: sinks)
         })
     }

@@ -8,11 +8,14 @@ public protocol AuditEventSink: Sendable {
     func deliver(_ report: AuditStatusReport)
     /// The input lost, or back.
     func deliver(_ event: AuditInputEvent)
+    /// A receiver offline, or online (first known, or back).
+    func deliver(_ event: AuditReceiverEvent)
 }
 
 extension AuditEventSink {
     public func deliver(_ report: AuditStatusReport) {}
     public func deliver(_ event: AuditInputEvent) {}
+    public func deliver(_ event: AuditReceiverEvent) {}
 }
 
 /// The watch's counters at one moment: every `AuditWatch.statisticsPeriod`, and at the end.

@@ -19,13 +19,19 @@ public struct AuditWatch: Sendable {
     /// air. Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
 
-    /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`).
+    /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`), and the
+    /// receivers of the `unmonitored` ones.
     public let restoredStates: [String: AuditState]
+    public let restoredReceivers: [String: [String]]
 
-    public init(plan: VerificationPlan, configuration: ContinuousAudit.Configuration, restoredStates: [String: AuditState] = [:]) {
+    public init(
+        plan: VerificationPlan, configuration: ContinuousAudit.Configuration, restoredStates: [String: AuditState] = [:],
+        restoredReceivers: [String: [String]] = [:]
+    ) {
         self.plan = plan
         self.configuration = configuration
         self.restoredStates = restoredStates
+        self.restoredReceivers = restoredReceivers
     }
 
     /// Watches until the input ends (`.inputEnded`) or the calling task is cancelled
@@ -37,14 +43,19 @@ public struct AuditWatch: Sendable {
     /// the watch start blind: nothing is judged by silence until the input first says it is
     /// delivering, or while it is lost (`InputHealthChange`). A loss is reported once as an
     /// `AuditInputEvent` (`input` names the input in it), and its end once.
+    ///
+    /// `receiverStatus`, for a live input that carries what receivers say of themselves (a
+    /// broker's status topics), is merged with the sightings in the order it arrives
+    /// (`ContinuousAudit.receiverStatus`).
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
         lostMessages: (any LossCounting)? = nil,
-        health: AsyncStream<InputHealthChange>? = nil, input: String = "the input", sinks: [any AuditEventSink]
+        health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
+        input: String = "the input", sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
         var audit = ContinuousAudit(plan: plan, configuration: configuration)
-        _ = audit.restore(restoredStates)
+        _ = audit.restore(restoredStates, receivers: restoredReceivers)
         var progress = WatchProgress(
             audit: audit, sinks: sinks,
             lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, lostMessages: { lostMessages?.lostCount ?? 0 }, input: input)
@@ -68,17 +79,19 @@ public struct AuditWatch: Sendable {
             }
             end = Task.isCancelled ? .interrupted : .inputEnded
         case .live(let tick):
-            end = try await listen(sightings, tick: tick, drops: ownDrops, health: health, progress: &progress)
+            end = try await listen(
+                sightings, tick: tick, drops: ownDrops, health: health, receiverStatus: receiverStatus, progress: &progress)
         }
         return progress.finish(end)
     }
 
     private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, tick: Duration, drops: DropCounter, health: AsyncStream<InputHealthChange>?,
-        progress: inout WatchProgress
+        receiverStatus: AsyncStream<ReceiverStatusChange>?, progress: inout WatchProgress
     ) async throws -> AuditWatchEnd {
         // One queue for every source, so that the audit is only ever touched by this task.
-        let feed = LiveSightingFeed(sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, health: health)
+        let feed = LiveSightingFeed(
+            sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, health: health, receiverStatus: receiverStatus)
         defer { feed.stop() }
 
         // The audit's clock counts from the feed's start: Unix time is that start plus it.
@@ -95,7 +108,7 @@ public struct AuditWatch: Sendable {
             if dropped != dropsSeen {
                 let time: Double
                 switch input {
-                case .sighting(_, let at), .tick(let at), .ended(let at), .health(_, let at): time = at
+                case .sighting(_, let at), .tick(let at), .ended(let at), .health(_, let at), .receiverStatus(_, let at): time = at
                 case .failed: time = progress.audit.now ?? 0
                 }
                 progress.sightingsLost(
@@ -114,6 +127,8 @@ public struct AuditWatch: Sendable {
             case .health(let change, let time):
                 progress.take(progress.audit.advance(to: time))
                 progress.inputHealth(change, at: time)
+            case .receiverStatus(let change, let time):
+                progress.take(progress.audit.receiverStatus(change, at: time))
             case .failed(let error):
                 throw error
             }
@@ -208,18 +223,32 @@ private struct WatchProgress {
         for sink in sinks { sink.deliver(report) }
     }
 
+    private func deliver(_ event: AuditReceiverEvent) {
+        var event = event
+        event.unixTime = unixTime(event.time)
+        for sink in sinks { sink.deliver(event) }
+    }
+
     private func deliver(_ event: AuditInputEvent) {
         var event = event
         event.unixTime = unixTime(event.time)
         for sink in sinks { sink.deliver(event) }
     }
 
-    /// Hands `events` to every sink, then a status report when one is due.
+    /// Hands `events`, and the receivers' changes among them, to every sink in time order
+    /// (a receiver first at one moment: its beacons' changes follow from it), then a status
+    /// report when one is due.
     mutating func take(_ events: [AuditEvent]) {
+        var receiverEvents = audit.takeReceiverEvents()[...]
         for var event in events {
+            while let receiverEvent = receiverEvents.first, receiverEvent.time <= event.time {
+                deliver(receiverEvent)
+                receiverEvents.removeFirst()
+            }
             event.lastSeenUnixTime = event.lastSeen.flatMap(unixTime)
             for sink in sinks { sink.deliver(event) }
         }
+        for receiverEvent in receiverEvents { deliver(receiverEvent) }
         guard let now = audit.now else { return }
         guard let due = nextReport else {
             nextReport = now + AuditWatch.statisticsPeriod
