@@ -37,7 +37,7 @@ public enum ESPresenseGatewayDecoder: GatewayDecoder {
             let fields = try GatewayPayload(payload)
             guard let id = try fields.string("id") else { throw .init("no \"id\"") }
             guard id.hasPrefix("iBeacon:") else {
-                return .withoutIdentity("\(receiver) reported \(JSONText.stringLiteral(String(id.prefix(80)))) for an iBeacon: an alias hides its UUID, major and minor")
+                return .withoutIdentity("\(receiver) reported \(JSONText.stringLiteral(String(id.prefix(80)))) for an iBeacon: an alias hides its UUID, major and minor (remove the alias in ESPresense to audit it)")
             }
             guard let identity = GatewaySpelling.identity(dashedID: id.dropFirst("iBeacon:".count)) else {
                 throw .init("\"id\" \(JSONText.stringLiteral(String(id.prefix(80)))) is not iBeacon:UUID-MAJOR-MINOR")

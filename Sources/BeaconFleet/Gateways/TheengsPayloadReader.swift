@@ -64,7 +64,7 @@ enum TheengsPayloadReader {
                     throw .init("\"uuid\" \(JSONText.stringLiteral(String(uuidText.prefix(40)))) is not 32 hexadecimal digits")
                 }
                 guard fields.has("major"), fields.has("minor") else {
-                    return .withoutIdentity("\(receiver) reported iBeacon \(uuid) without its major and minor")
+                    return .withoutIdentity("\(receiver) reported iBeacon \(uuid) without its major and minor (a gateway set to publish only the UUID: let it publish the decoded iBeacon)")
                 }
                 let major = try identityPart("major", fields)
                 let minor = try identityPart("minor", fields)
