@@ -6,7 +6,7 @@ import BeaconFleet
 /// The input's first byte picks the kind, the text up to the first newline is the topic
 /// and the rest the payload. Every reading must be one of the five, a sighting must carry
 /// the arrival time and a receiver naming the kind, and the decoder must answer the same
-/// twice (it is pure). Built by scripts/fuzz.sh; not part of the SwiftPM package.
+/// twice (it is pure); the kind is also guessed from the message. Built by scripts/fuzz.sh; not part of the SwiftPM package.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzGateway(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
@@ -40,5 +40,6 @@ public func fuzzGateway(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
     }
     _ = ESPresenseGatewayDecoder.intervalEstimate(payload: payload)
+    _ = GatewayKind.recognise(topic: topic, payload: payload)
     return 0
 }

@@ -218,3 +218,22 @@ struct GatewayDecoderTests {
         #expect(Self.isMalformed(reading))
     }
 }
+
+@Suite("Gateway kind recognised from a message")
+struct GatewayRecognitionTests {
+    typealias F = GatewayFixtures
+
+    @Test("each gateway's beacon messages are recognised as its kind; statuses and other devices are not")
+    func recognise() {
+        let cases: [(F.Message, GatewayKind?)] = [
+            (F.espresenseV4, .espresense), (F.espresenseV3, .espresense), (F.theengsSignedMajor, .theengs), (F.theengsVolt, .theengs),
+            (F.omgSignedMajor, .openMQTTGateway), (F.omgVoltBesideTxPower, .openMQTTGateway), (F.mqttRoomBeacon, .mqttRoom),
+            (F.roomAssistantBeacon, .roomAssistant), (F.monitorBeacon, .monitor),
+            (F.Message(topic: "beaconctl/sightings/hci0", payload: #"{"uuid":"x"}"#), .beaconctl),
+            (F.espresenseOnline, nil), (F.theengsOnline, nil), (F.mqttRoomOther, nil), (F.monitorByAddress, nil), (F.espresensePhone, nil),
+        ]
+        for (message, kind) in cases {
+            #expect(GatewayKind.recognise(topic: message.topic, payload: message.bytes) == kind, "\(message.topic)")
+        }
+    }
+}
