@@ -75,6 +75,13 @@ struct ScanCommand: AsyncParsableCommand {
         valueName: "url"))
     var mqtt: String?
 
+    @Option(
+        name: .customLong("publish-as"),
+        help: ArgumentHelp(
+            "With --mqtt: beaconctl (every sighting, docs/mqtt.md) or mqtt-room (each beacon's ranged distance on room_presence/RECEIVER, as Home Assistant's mqtt_room sensor reads it; docs/gateways.md).",
+            valueName: "convention"))
+    var publishAs: SightingPublishing.Convention = .beaconctl
+
     @Flag(
         name: .customLong("unix-time"),
         help: "Stamp sightings with Unix time (seconds since 1970, UTC) instead of seconds since the scan started, so that many receivers' streams merge. Published sightings (--mqtt) always carry it.")
@@ -122,6 +129,9 @@ struct ScanCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("--mqtt \(error)")
             }
+        }
+        if publishAs != .beaconctl && mqtt == nil {
+            throw ValidationError("--publish-as \(publishAs.rawValue) says how --mqtt publishes; add --mqtt mqtt://HOST/room_presence.")
         }
         if let receiver, receiver.isEmpty || receiver.count > 128 {
             throw ValidationError("--receiver takes a name of 1 to 128 characters.")
@@ -203,7 +213,8 @@ struct ScanCommand: AsyncParsableCommand {
         do {
             publisher = try mqtt.map { url throws(CommandFailure) in
                 try SightingPublishing.start(
-                    url, receiver: input == nil ? receiverName : receiver, source: source, environment: console.environment, logger: logger)
+                    url, receiver: input == nil ? receiverName : receiver, source: source, convention: publishAs,
+                    environment: console.environment, logger: logger)
             }
         } catch {
             await source.close()
@@ -310,7 +321,7 @@ struct ScanCommand: AsyncParsableCommand {
             group.addTask {
                 for try await sighting in session.sightings {
                     run.take(sighting, writtenTimeOffset: writtenTimeOffset)
-                    publisher?.publisher.add(sighting, now: session.elapsed())
+                    publisher?.add(sighting, run: run, now: session.elapsed())
                 }
             }
             if let publisher {
@@ -372,7 +383,7 @@ struct ScanCommand: AsyncParsableCommand {
                         try await recording.forEach { sighting in
                             // --duration over a live stream counts real seconds (below).
                             guard run.takeRecorded(sighting, duration: live ? nil : duration) else { return false }
-                            publisher?.publisher.add(sighting, now: sighting.time)
+                            publisher?.add(sighting, run: run, now: sighting.time)
                             return true
                         }
                     }
@@ -440,3 +451,5 @@ final class ScanLiveDisplayBox: Sendable {
         display.withLock { $0.finish() }
     }
 }
+
+extension SightingPublishing.Convention: ExpressibleByArgument {}

@@ -220,15 +220,26 @@ private final class BrokerConnections: Sendable {
 
 /// `scan --mqtt`: the client, the publisher, and the receiver's retained status.
 struct SightingPublishing: Sendable {
+    /// `scan --publish-as`: the convention the sightings are published in.
+    enum Convention: String, CaseIterable, Sendable {
+        /// `PREFIX/sightings/RECEIVER`, JSON lines (docs/mqtt.md).
+        case beaconctl
+        /// Home Assistant's `room_presence/ROOM` with the ranged distance (docs/gateways.md).
+        case mqttRoom = "mqtt-room"
+    }
+
     let client: MQTTClient
     let publisher: MQTTSightingPublisher
+    /// Set with `--publish-as mqtt-room`: ranged beacons go there instead of sightings to `publisher`.
+    let roomPublisher: MQTTRoomPublisher?
     let logging: Task<Void, Never>
 
     /// Connects (in the background: a broker that is not up yet is retried while sightings
     /// queue) and returns the publisher. `receiver` renames every sighting; `nil` keeps
     /// each one's own (a recording of several receivers).
     static func start(
-        _ url: String, receiver: String?, source: SightingSource, environment: [String: String], logger: Logger
+        _ url: String, receiver: String?, source: SightingSource, convention: Convention = .beaconctl,
+        environment: [String: String], logger: Logger
     ) throws(CommandFailure) -> SightingPublishing {
         let broker: MQTTBrokerURL
         do {
@@ -237,16 +248,36 @@ struct SightingPublishing: Sendable {
             throw CommandFailure(.usageOrInput, "--mqtt \(error)")
         }
         let topics = MQTTTopics(broker)
+        // beaconctl's status topic means nothing to Home Assistant's room sensors.
+        let status = convention == .beaconctl ? receiver.map { topics.status(receiver: $0) } : nil
         let (client, logging) = try BrokerConnection.start(
-            url, name: "scan-\(receiver ?? ReceiverName.hostName())", status: receiver.map { topics.status(receiver: $0) },
+            url, name: "scan-\(receiver ?? ReceiverName.hostName())", status: status,
             environment: environment, logger: logger)
         // A live scan counts from its start; the broker gets Unix time.
         var offset = 0.0
         if case .live(let scan) = source { offset = scan.unixTimeOffset() }
-        logger.notice("publishing sightings to \(broker) (\(receiver.map { topics.sightings(receiver: $0) } ?? topics.allSightings))")
+        var roomPublisher: MQTTRoomPublisher?
+        if convention == .mqttRoom {
+            // A URL without a path names beaconctl's own prefix; the convention's is room_presence.
+            let base = broker.topicPrefix == MQTTBrokerURL.defaultPrefix ? MQTTRoomPublisher.defaultBase : broker.topicPrefix
+            roomPublisher = MQTTRoomPublisher(client: client, base: base, room: receiver)
+            logger.notice("publishing ranged beacons to \(broker) in the mqtt_room convention (\(MQTTRoomPublisher.topic(base: base, room: receiver ?? "RECEIVER")))")
+        } else {
+            logger.notice("publishing sightings to \(broker) (\(receiver.map { topics.sightings(receiver: $0) } ?? topics.allSightings))")
+        }
         return SightingPublishing(
             client: client, publisher: MQTTSightingPublisher(client: client, topics: topics, receiver: receiver, wallClockOffset: offset),
-            logging: logging)
+            roomPublisher: roomPublisher, logging: logging)
+    }
+
+    /// Publishes one sighting the scan took: as it is, or (mqtt-room) its beacon as ranged
+    /// by `run` once it has a distance.
+    func add(_ sighting: Sighting, run: ScanRun, now: Double) {
+        if let roomPublisher {
+            if let beacon = run.ranged(sighting) { roomPublisher.add(beacon, now: now) }
+        } else {
+            publisher.add(sighting, now: now)
+        }
     }
 
     /// Sends what is batched, waits up to `drainTimeout` for the broker to acknowledge
@@ -256,7 +287,7 @@ struct SightingPublishing: Sendable {
     func finish(logger: Logger) async -> Bool {
         publisher.flushAll()
         let drained = await BrokerConnection.drain(client, within: Self.drainTimeout)
-        let counts = publisher.counts
+        let counts = roomPublisher?.counts ?? publisher.counts
         let delivery = Delivery(
             broker: client.broker.description, published: counts.published, dropped: counts.dropped,
             drained: drained, unacknowledged: client.pendingMessages,
