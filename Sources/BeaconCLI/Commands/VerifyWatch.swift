@@ -219,17 +219,19 @@ extension VerifyCommand {
 
     private func watchController(watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
         try await withLiveScan { session in
-            try await run(watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, sinks: sinks)
+            try await run(
+                watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, health: session.health,
+                input: session.controller, sinks: sinks)
         }
     }
 
     /// Runs the watch until its input ends; SIGINT or SIGTERM stop it with a final report.
     private func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ watch: AuditWatch, over sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
-        sinks: [any AuditEventSink]
+        health: AsyncStream<InputHealthChange>? = nil, input: String, sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         try Self.value(of: await Self.untilSignal {
-            try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, sinks: sinks)
+            try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, health: health, input: input, sinks: sinks)
         })
     }
 }

@@ -22,6 +22,8 @@ public final class LiveScan: Sendable {
     public var sightings: AsyncThrowingStream<Sighting, any Error> { session.sightings }
     public var family: ScanFamily { session.family }
     public var counts: SightingExtractionCounts { session.counts }
+    /// Whether the controller delivers (`ScanSession.health`).
+    public var health: AsyncStream<InputHealthChange> { session.health }
     /// Reports lost between the controller and the consumer of `sightings` so far.
     public var lostCount: Int { session.lostCount }
     /// Seconds since scanning started, on the clock of the sightings' times.

@@ -16,6 +16,11 @@ public final class ScanSession: Sendable {
 
     private let commands: ScanCommands
     private let continuation: AsyncThrowingStream<Sighting, any Error>.Continuation
+    /// Whether the controller delivers: `restored` once scanning is on, `lost` when it has
+    /// sent no advertising report of any kind for `quietAfter` (a controller that hangs, or
+    /// a scan another program turned off), `restored` at its next report.
+    public let health: AsyncStream<InputHealthChange>
+    private let healthContinuation: AsyncStream<InputHealthChange>.Continuation
     private let clock = ContinuousClock()
     private let startInstant: ContinuousClock.Instant
     private let state = Mutex(State())
@@ -46,6 +51,8 @@ public final class ScanSession: Sendable {
         (sightings, continuation) = AsyncThrowingStream.makeStream(
             of: Sighting.self, throwing: (any Error).self,
             bufferingPolicy: .bufferingNewest(commands.configuration.sightingBufferSize ?? Self.sightingBufferSize))
+        (health, healthContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
+        healthContinuation.yield(.restored)
         // A consumer that stops iterating stops the scan.
         continuation.onTermination = { [weak self] termination in
             if case .cancelled = termination, let self {
@@ -83,6 +90,7 @@ public final class ScanSession: Sendable {
                 await reader?.value
                 await disableScanning()
                 continuation.finish()
+                healthContinuation.finish()
             }
             state.stopTask = task
             return task
@@ -164,6 +172,7 @@ public final class ScanSession: Sendable {
         }
         if let resumedAfter {
             commands.logger.info("\(controller): advertising reports resumed after \(Self.text(resumedAfter)) of silence")
+            healthContinuation.yield(.restored)
         }
     }
 
@@ -212,6 +221,9 @@ public final class ScanSession: Sendable {
                 + "(if nothing advertises nearby, this is expected)"
             if quiet.period == 1 {
                 commands.logger.warning("\(message)")
+                // No report of any kind, not even from the phones and gadgets of any room:
+                // the controller's silence, which says nothing of the beacons.
+                healthContinuation.yield(.lost(reason: "\(controller): no advertising report of any kind for \(Self.text(quiet.silence))"))
             } else {
                 commands.logger.debug("\(message)")
             }
