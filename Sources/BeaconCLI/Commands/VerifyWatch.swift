@@ -63,7 +63,7 @@ extension VerifyCommand {
             reports.reportFiles.isEmpty ? nil : "--report", reports.reportFormats.isEmpty ? nil : "--report-format",
             silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" },
             homeAssistant ? "--home-assistant" : nil, stateFile.map { _ in "--state" },
-            discoveryPrefix.map { _ in "--discovery-prefix" },
+            discoveryPrefix.map { _ in "--discovery-prefix" }, metrics.metrics.map { _ in "--metrics" },
         ].compactMap { $0 }
         if !given.isEmpty {
             throw ValidationError(
@@ -79,6 +79,11 @@ extension VerifyCommand {
     func watchContinuously(plan: VerificationPlan, venueNames: [String: String] = [:]) async throws {
         let console = Console.current
         let logger = globals.makeLogger()
+        // Served first: a port in use stops the watch before it says anything else.
+        let serving = try MetricsServing.start(metrics, command: "verify --watch", logger: logger)
+        defer { serving?.stop() }
+        let readings = serving.map { _ in AuditWatchReadings() }
+        if let serving, let readings { serving.registerWatch(readings) }
         let format: WatchOutput.Format
         switch reports.format {
         case .jsonl: format = .jsonl
@@ -136,14 +141,17 @@ extension VerifyCommand {
         let watch = AuditWatch(
             plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence),
             restoredStates: restored)
+        serving?.registerBrokerClients(
+            [broker.map { (role: "input", client: $0.feed.client) }, publishing.map { (role: "publish", client: $0.client) }].compactMap { $0 })
 
         let report: AuditStatusReport
         do {
             if let input {
                 report = try await watchRecording(
-                    broker?.path ?? input, streamName: broker.map { _ in input }, health: broker?.health, watch: watch, sinks: sinks)
+                    broker?.path ?? input, streamName: broker.map { _ in input }, health: broker?.health, watch: watch, sinks: sinks,
+                    readings: readings)
             } else {
-                report = try await watchController(watch: watch, sinks: sinks)
+                report = try await watchController(watch: watch, sinks: sinks, readings: readings)
             }
         } catch {
             await program?.finish()
@@ -176,7 +184,7 @@ extension VerifyCommand {
     /// are all silent still go missing after --silence.
     private func watchRecording(
         _ path: String, streamName: String? = nil, health: AsyncStream<InputHealthChange>? = nil, watch: AuditWatch,
-        sinks: [any AuditEventSink]
+        sinks: [any AuditEventSink], readings: AuditWatchReadings?
     ) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
@@ -190,7 +198,8 @@ extension VerifyCommand {
                 }
             } catch where Task.isCancelled {
                 // Interrupted before the input said what it carries: nothing was heard.
-                return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
+                return try await watch.run(
+                    AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks, readings: readings)
             }
             defer {
                 if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
@@ -198,26 +207,30 @@ extension VerifyCommand {
             }
             switch opened {
             case .capture(let capture):
-                return try await watch.run(capture, timing: timing, sinks: sinks)
+                return try await watch.run(capture, timing: timing, sinks: sinks, readings: readings)
             case .jsonLines(let lines):
-                return try await watch.run(lines, timing: timing, health: health, input: streamName ?? path, sinks: sinks)
+                return try await watch.run(
+                    lines, timing: timing, health: health, input: streamName ?? path, sinks: sinks, readings: readings)
             }
         })
     }
 
-    private func watchController(watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
+    private func watchController(
+        watch: AuditWatch, sinks: [any AuditEventSink], readings: AuditWatchReadings?
+    ) async throws -> AuditStatusReport {
         try await withLiveScan { session in
-            try await run(watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, sinks: sinks)
+            try await run(
+                watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, sinks: sinks, readings: readings)
         }
     }
 
     /// Runs the watch until its input ends; SIGINT or SIGTERM stop it with a final report.
     private func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ watch: AuditWatch, over sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
-        sinks: [any AuditEventSink]
+        sinks: [any AuditEventSink], readings: AuditWatchReadings?
     ) async throws -> AuditStatusReport {
         try Self.value(of: await Self.untilSignal {
-            try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, sinks: sinks)
+            try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, sinks: sinks, readings: readings)
         })
     }
 }

@@ -16,6 +16,8 @@ public struct AuditWatch: Sendable {
     /// Inputs the live watch holds for the audit: far more than a second of the busiest
     /// air. Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
+    /// Wall time between `AuditWatchReadings` of a replay (a live watch's come at its ticks).
+    static let readingsPeriod = Duration.milliseconds(250)
 
     /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`).
     public let restoredStates: [String: AuditState]
@@ -35,16 +37,20 @@ public struct AuditWatch: Sendable {
     /// the watch start blind: nothing is judged by silence until the input first says it is
     /// delivering, or while it is lost (`InputHealthChange`). A loss is reported once as an
     /// `AuditInputEvent` (`input` names the input in it), and its end once.
+    ///
+    /// `readings`, when given, gets the counters a few times a second (`AuditWatchReadings`).
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
-        health: AsyncStream<InputHealthChange>? = nil, input: String = "the input", sinks: [any AuditEventSink]
+        health: AsyncStream<InputHealthChange>? = nil, input: String = "the input", sinks: [any AuditEventSink],
+        readings: AuditWatchReadings? = nil
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
         var audit = ContinuousAudit(plan: plan, configuration: configuration)
         _ = audit.restore(restoredStates)
         var progress = WatchProgress(
             audit: audit, sinks: sinks,
-            lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, input: input)
+            lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, input: input, readings: readings)
+        progress.publishReadings()
         let end: AuditWatchEnd
         switch timing {
         case .replay:
@@ -52,11 +58,17 @@ public struct AuditWatch: Sendable {
             // recording is read at the speed of the slower of the two, not of both together.
             let readAhead = ReadAhead(sightings)
             defer { readAhead.stop() }
+            // Readings a few times a second of wall time, looked at once per batch.
+            var nextReadings = ContinuousClock.now + Self.readingsPeriod
             do {
                 replaying: while let batch = try await readAhead.next() {
                     for sighting in batch {
                         if Task.isCancelled { break replaying }
                         progress.take(progress.audit.observe(sighting))
+                    }
+                    if readings != nil, ContinuousClock.now >= nextReadings {
+                        progress.publishReadings()
+                        nextReadings = ContinuousClock.now + Self.readingsPeriod
                     }
                 }
             } catch {
@@ -92,12 +104,14 @@ public struct AuditWatch: Sendable {
                 progress.take(progress.audit.advance(to: time) + progress.audit.observe(sighting))
             case .tick(let time):
                 progress.take(progress.audit.advance(to: time))
+                progress.publishReadings()
             case .ended(let time):
                 progress.take(progress.audit.advance(to: time))
                 return .inputEnded
             case .health(let change, let time):
                 progress.take(progress.audit.advance(to: time))
                 progress.inputHealth(change, at: time)
+                progress.publishReadings()
             case .failed(let error):
                 throw error
             }
@@ -120,6 +134,9 @@ private struct WatchProgress {
     /// The input's name in its events.
     let input: String
     private var inputState = InputState.delivering
+    /// Where the counters go, when someone reads them (metrics).
+    let readings: AuditWatchReadings?
+    private var inputLosses = 0
 
     /// Where the input stands, as the watch has reported it.
     private enum InputState {
@@ -130,11 +147,26 @@ private struct WatchProgress {
         case lost(since: Double, reason: String)
     }
 
-    init(audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int, input: String) {
+    init(
+        audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int, input: String,
+        readings: AuditWatchReadings?
+    ) {
         self.audit = audit
         self.sinks = sinks
         self.lost = lost
         self.input = input
+        self.readings = readings
+    }
+
+    /// Hands the counters to `readings` (a walk of every beacon: at ticks, not per sighting).
+    func publishReadings(ended: Bool = false) {
+        guard let readings else { return }
+        var snapshot = AuditWatchReadings.Snapshot()
+        snapshot.statistics = audit.statistics
+        snapshot.lostSightings = lost()
+        if case .delivering = inputState { snapshot.inputDelivering = !ended }
+        snapshot.inputLosses = inputLosses
+        readings.publish(snapshot)
     }
 
     /// The input has not delivered yet: the audit judges nothing by silence until it does,
@@ -151,6 +183,7 @@ private struct WatchProgress {
         case (.lost(let reason), .starting), (.lost(let reason), .delivering):
             take(audit.inputLost(at: time))
             inputState = .lost(since: time, reason: reason)
+            inputLosses += 1
             deliver(AuditInputEvent(time: time, kind: .lost, input: input, reason: reason))
         case (.lost, .lost), (.restored, .delivering):
             break
@@ -203,6 +236,7 @@ private struct WatchProgress {
             time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), end: end,
             beaconsNotOK: audit.beaconStates.filter { $0.state != .ok }, beacons: beaconSummaries())
         for sink in sinks { sink.deliver(report) }
+        publishReadings(ended: end == .inputEnded)
         return report
     }
 }
