@@ -12,14 +12,14 @@ struct AuditWatchReadingsTests {
     @Test("a replay ends with the final report's counters in its readings; the input no longer delivers")
     func replay() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1), Script.beacon("hall", minor: 2)])
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 5))
         let readings = AuditWatchReadings()
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: 5), readings: readings)
         #expect(readings.snapshot == AuditWatchReadings.Snapshot())
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         for time in stride(from: 0.0, through: 20, by: 1) { feed.yield(Script.sighting(Script.identity(minor: 1), at: time)) }
         feed.yield(Script.sighting(Script.identity(minor: 9, uuid: ProximityUUID(high: 1, low: 2)), at: 20))
         feed.finish()
-        let report = try await watch.run(sightings, timing: .replay, sinks: [], readings: readings)
+        let report = try await watch.run(sightings, timing: .replay, sinks: [])
         let snapshot = readings.snapshot
         #expect(snapshot.statistics == report.statistics)
         #expect(snapshot.statistics.sightings == 22)
@@ -34,15 +34,14 @@ struct AuditWatchReadingsTests {
     @Test("live with input health: each loss counted once, and a lost input is not delivering")
     func inputLosses() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 30))
         let readings = AuditWatchReadings()
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: 30), readings: readings)
         let sink = AuditWatchTests.HealthSink()
         let (sightings, _) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)
         let running = Task {
             try await watch.run(
-                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink],
-                readings: readings)
+                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink])
         }
         var delivered = sink.delivered.makeAsyncIterator()
         changes.yield(.restored)

@@ -139,7 +139,7 @@ struct MonitorCommand: AsyncParsableCommand {
         }
         if let publishing { logger.notice("publishing every event to \(publishing.client.broker) (\(publishing.topics.monitorEvents))") }
         let metricsSink = serving.map { MonitorMetricsSink($0, regions: regions) }
-        serving?.registerBrokerClients(publishing.map { [(role: "publish", client: $0.client)] } ?? [])
+        serving?.registerBrokerClients(input: [], publish: publishing?.client)
         var sinks: [any MonitorReportSink] = [localOutput]
         if let publishing { sinks.append(MQTTMonitorSink(client: publishing.client, topics: publishing.topics)) }
         if let metricsSink { sinks.append(metricsSink) }

@@ -268,8 +268,7 @@ struct ScanCommand: AsyncParsableCommand {
                 Double(scan.lostCount)
             }
         }
-        serving.registerBrokerClients(
-            [broker.map { (role: "input", client: $0.feed.client) }, publisher.map { (role: "publish", client: $0.client) }].compactMap { $0 })
+        serving.registerBrokerClients(input: broker?.metricsClients ?? [], publish: publisher?.client)
     }
 
     /// Delivers what is left; sightings the broker did not take are a failure (exit 3).

@@ -82,8 +82,7 @@ extension VerifyCommand {
         // Served first: a port in use stops the watch before it says anything else.
         let serving = try MetricsServing.start(metrics, command: "verify --watch", logger: logger)
         defer { serving?.stop() }
-        let readings = serving.map { _ in AuditWatchReadings() }
-        if let serving, let readings { serving.registerWatch(readings) }
+        let readings = serving?.registerWatch()
         let format: WatchOutput.Format
         switch reports.format {
         case .jsonl: format = .jsonl
@@ -140,18 +139,16 @@ extension VerifyCommand {
         let broker = try BrokerInput.open(input, role: "watch", environment: console.environment, logger: logger)
         let watch = AuditWatch(
             plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence),
-            restoredStates: restored)
-        serving?.registerBrokerClients(
-            [broker.map { (role: "input", client: $0.feed.client) }, publishing.map { (role: "publish", client: $0.client) }].compactMap { $0 })
+            restoredStates: restored, readings: readings)
+        serving?.registerBrokerClients(input: broker?.metricsClients ?? [], publish: publishing?.client)
 
         let report: AuditStatusReport
         do {
             if let input {
                 report = try await watchRecording(
-                    broker?.path ?? input, streamName: broker.map { _ in input }, health: broker?.health, watch: watch, sinks: sinks,
-                    readings: readings)
+                    broker?.path ?? input, streamName: broker.map { _ in input }, health: broker?.health, watch: watch, sinks: sinks)
             } else {
-                report = try await watchController(watch: watch, sinks: sinks, readings: readings)
+                report = try await watchController(watch: watch, sinks: sinks)
             }
         } catch {
             await program?.finish()
@@ -184,7 +181,7 @@ extension VerifyCommand {
     /// are all silent still go missing after --silence.
     private func watchRecording(
         _ path: String, streamName: String? = nil, health: AsyncStream<InputHealthChange>? = nil, watch: AuditWatch,
-        sinks: [any AuditEventSink], readings: AuditWatchReadings?
+        sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
@@ -198,8 +195,7 @@ extension VerifyCommand {
                 }
             } catch where Task.isCancelled {
                 // Interrupted before the input said what it carries: nothing was heard.
-                return try await watch.run(
-                    AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks, readings: readings)
+                return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
             }
             defer {
                 if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
@@ -207,30 +203,26 @@ extension VerifyCommand {
             }
             switch opened {
             case .capture(let capture):
-                return try await watch.run(capture, timing: timing, sinks: sinks, readings: readings)
+                return try await watch.run(capture, timing: timing, sinks: sinks)
             case .jsonLines(let lines):
-                return try await watch.run(
-                    lines, timing: timing, health: health, input: streamName ?? path, sinks: sinks, readings: readings)
+                return try await watch.run(lines, timing: timing, health: health, input: streamName ?? path, sinks: sinks)
             }
         })
     }
 
-    private func watchController(
-        watch: AuditWatch, sinks: [any AuditEventSink], readings: AuditWatchReadings?
-    ) async throws -> AuditStatusReport {
+    private func watchController(watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
         try await withLiveScan { session in
-            try await run(
-                watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, sinks: sinks, readings: readings)
+            try await run(watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, sinks: sinks)
         }
     }
 
     /// Runs the watch until its input ends; SIGINT or SIGTERM stop it with a final report.
     private func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ watch: AuditWatch, over sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
-        sinks: [any AuditEventSink], readings: AuditWatchReadings?
+        sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         try Self.value(of: await Self.untilSignal {
-            try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, sinks: sinks, readings: readings)
+            try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, sinks: sinks)
         })
     }
 }

@@ -41,7 +41,8 @@ struct MetricsServing: Sendable {
 
     /// `beaconctl_mqtt_messages_queued` and `…_dropped_total` for the command's broker
     /// clients, by what each does (`input`: the sightings read; `publish`: what is published).
-    func registerBrokerClients(_ clients: [(role: String, client: MQTTClient)]) {
+    func registerBrokerClients(input: [MQTTClient], publish: MQTTClient?) {
+        let clients = input.map { (role: "input", client: $0) } + (publish.map { [(role: "publish", client: $0)] } ?? [])
         guard !clients.isEmpty else { return }
         registry.register(
             "beaconctl_mqtt_messages_queued", help: "Messages waiting for the broker to acknowledge them, by client.", type: .gauge
@@ -56,8 +57,10 @@ struct MetricsServing: Sendable {
         }
     }
 
-    /// The watch's series (`verify --watch`), read from its latest readings.
-    func registerWatch(_ readings: AuditWatchReadings) {
+    /// The watch's series (`verify --watch`), read from the readings it returns, which the
+    /// watch keeps current (`AuditWatch.readings`).
+    func registerWatch() -> AuditWatchReadings {
+        let readings = AuditWatchReadings()
         registry.register("beaconctl_watch_sightings_total", help: "Sightings the watch read.", type: .counter) {
             Double(readings.snapshot.statistics.sightings)
         }
@@ -93,6 +96,7 @@ struct MetricsServing: Sendable {
         registry.register("beaconctl_input_losses_total", help: "Times the input stopped delivering (input-lost events).", type: .counter) {
             Double(readings.snapshot.inputLosses)
         }
+        return readings
     }
 
     /// One series per state, 0 included, so that an alert on a state finds it at 0.
@@ -109,6 +113,11 @@ struct MetricsServing: Sendable {
         samples.append(MetricSample(statistics.unknownBeacons, labels: [MetricLabel("state", "unknown")]))
         return samples
     }
+}
+
+extension BrokerInput {
+    /// The clients reading the input, for their queue metrics.
+    var metricsClients: [MQTTClient] { [feed.client] }
 }
 
 /// `monitor --metrics`: region events by kind, and the regions by state, as the events

@@ -21,11 +21,18 @@ public struct AuditWatch: Sendable {
 
     /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`).
     public let restoredStates: [String: AuditState]
+    /// Where the watch keeps its counters current a few times a second, for metrics; `nil`:
+    /// nobody reads them, and they are not copied.
+    public let readings: AuditWatchReadings?
 
-    public init(plan: VerificationPlan, configuration: ContinuousAudit.Configuration, restoredStates: [String: AuditState] = [:]) {
+    public init(
+        plan: VerificationPlan, configuration: ContinuousAudit.Configuration, restoredStates: [String: AuditState] = [:],
+        readings: AuditWatchReadings? = nil
+    ) {
         self.plan = plan
         self.configuration = configuration
         self.restoredStates = restoredStates
+        self.readings = readings
     }
 
     /// Watches until the input ends (`.inputEnded`) or the calling task is cancelled
@@ -37,12 +44,9 @@ public struct AuditWatch: Sendable {
     /// the watch start blind: nothing is judged by silence until the input first says it is
     /// delivering, or while it is lost (`InputHealthChange`). A loss is reported once as an
     /// `AuditInputEvent` (`input` names the input in it), and its end once.
-    ///
-    /// `readings`, when given, gets the counters a few times a second (`AuditWatchReadings`).
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
-        health: AsyncStream<InputHealthChange>? = nil, input: String = "the input", sinks: [any AuditEventSink],
-        readings: AuditWatchReadings? = nil
+        health: AsyncStream<InputHealthChange>? = nil, input: String = "the input", sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
         var audit = ContinuousAudit(plan: plan, configuration: configuration)
