@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 import BeaconTestKit
 import Foundation
@@ -59,5 +60,61 @@ struct MetricsOptionTests {
         let byState = Dictionary(uniqueKeysWithValues: samples.map { ($0.labels[0].value, $0.value) })
         #expect(byState == ["ok": 3, "missing": 1, "wrong-power": 0, "duplicate": 0, "unexpected": 1, "gone": 0, "unknown": 2])
         #expect(samples.count == AuditState.allCases.count + 1)
+    }
+}
+
+/// The series of `advertise --metrics` and `monitor --metrics`, fed events as the commands
+/// feed them.
+@Suite("advertise and monitor metrics")
+struct CommandMetricsTests {
+    static func serving() throws -> MetricsServing {
+        try #require(try MetricsServing.start(
+            MetricsOptions.parse(["--metrics", "127.0.0.1:0"]), command: "test", logger: GlobalOptions.parse([]).makeLogger()))
+    }
+
+    static func lines(_ serving: MetricsServing, _ prefix: String) -> [String] {
+        serving.registry.exposition().split(separator: "\n").map(String.init).filter { $0.hasPrefix(prefix) }
+    }
+
+    @Test("advertise: on the air, off after a fault, back after a restart; failures counted")
+    func advertise() throws {
+        let serving = try Self.serving()
+        defer { serving.stop() }
+        let metrics = AdvertiseMetrics(serving)
+        #expect(Self.lines(serving, "beaconctl_advertising_up ") == ["beaconctl_advertising_up 0"])
+        var session = try AdvertiseOutputTests.session()
+        metrics.note(.started(session))
+        #expect(Self.lines(serving, "beaconctl_advertising_beacons ") == ["beaconctl_advertising_beacons 2"])
+        metrics.note(.interrupted(.unsolicitedReset(controller: "hci0"), retryIn: .seconds(1)))
+        metrics.note(.restartFailed("hci0 is gone", attempt: 1, retryIn: .seconds(2)))
+        #expect(Self.lines(serving, "beaconctl_advertising_up ") == ["beaconctl_advertising_up 0"])
+        session.restartCount = 1
+        metrics.note(.started(session))
+        #expect(Self.lines(serving, "beaconctl_advertising_") == [
+            "beaconctl_advertising_beacons 2", "beaconctl_advertising_interruptions_total 1",
+            "beaconctl_advertising_restart_failures_total 1", "beaconctl_advertising_restarts_total 1", "beaconctl_advertising_up 1",
+        ])
+    }
+
+    @Test("monitor: events by kind, regions by the state their latest event left")
+    func monitor() throws {
+        let serving = try Self.serving()
+        defer { serving.stop() }
+        let uuid = try ProximityUUID(parsing: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
+        let regions = try ["door", "till"].map { MonitoredRegion(region: try #require(BeaconRegion(identifier: $0, uuid: uuid))) }
+        let sink = MonitorMetricsSink(serving, regions: regions)
+        #expect(Self.lines(serving, "beaconctl_monitor_regions{") == [
+            #"beaconctl_monitor_regions{state="inside"} 0"#, #"beaconctl_monitor_regions{state="outside"} 0"#,
+            #"beaconctl_monitor_regions{state="unknown"} 2"#,
+        ])
+        sink.report([RegionEvent(kind: .enter, regionIdentifier: "door", state: .inside, time: 1, beacons: [])])
+        sink.report([RegionEvent(kind: .exit, regionIdentifier: "door", state: .outside, time: 40, beacons: [])])
+        sink.report([RegionEvent(kind: .state, regionIdentifier: "till", state: .inside, time: 41, beacons: [])])
+        #expect(Self.lines(serving, "beaconctl_monitor_") == [
+            #"beaconctl_monitor_region_events_total{kind="enter"} 1"#, #"beaconctl_monitor_region_events_total{kind="exit"} 1"#,
+            #"beaconctl_monitor_region_events_total{kind="state"} 1"#,
+            #"beaconctl_monitor_regions{state="inside"} 1"#, #"beaconctl_monitor_regions{state="outside"} 1"#,
+            #"beaconctl_monitor_regions{state="unknown"} 0"#,
+        ])
     }
 }
