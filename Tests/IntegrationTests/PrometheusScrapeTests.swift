@@ -63,8 +63,15 @@ struct PrometheusScrapeTests {
             let reached = await watch.waitForOutput("front and back ok, side missing") { WatchBrokerRestartTests.states($0) == expected }
             #expect(reached, "\(watch.standardOutput)\(watch.standardError)")
 
-            // The exposition as served, checked by Prometheus's own linter.
-            let exposition = try await LoopbackHTTP.get(port: port, "/metrics")
+            // The exposition as served, checked by Prometheus's own linter. The watch copies its
+            // counters at its ticks (twice a second), so the change just printed may be a tick
+            // away from the exposition: it is read again until it shows it.
+            var exposition = try await LoopbackHTTP.get(port: port, "/metrics")
+            let shown = ContinuousClock.now + .seconds(60)
+            while !exposition.text.contains("beaconctl_watch_beacons{state=\"missing\"} 1") && ContinuousClock.now < shown {
+                try await Task.sleep(for: .milliseconds(100))
+                exposition = try await LoopbackHTTP.get(port: port, "/metrics")
+            }
             #expect(exposition.status == 200)
             #expect(exposition.head.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8"), "\(exposition.head)")
             let lint = try await PrometheusServer.checkMetrics(exposition.text)
