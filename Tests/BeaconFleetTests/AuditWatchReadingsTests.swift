@@ -12,9 +12,11 @@ struct AuditWatchReadingsTests {
     @Test("a replay ends with the final report's counters in its readings; the input no longer delivers")
     func replay() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1), Script.beacon("hall", minor: 2)])
-        let readings = AuditWatchReadings()
+        let readings = AuditWatchReadings(beacons: 2)
         let watch = AuditWatch(plan: plan, configuration: .init(silence: 5), readings: readings)
-        #expect(readings.snapshot == AuditWatchReadings.Snapshot())
+        // Before the watch starts, every beacon is unknown.
+        #expect(readings.snapshot.statistics.unknownBeacons == 2)
+        #expect(readings.snapshot.statistics.sightings == 0)
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         for time in stride(from: 0.0, through: 20, by: 1) { feed.yield(Script.sighting(Script.identity(minor: 1), at: time)) }
         feed.yield(Script.sighting(Script.identity(minor: 9, uuid: ProximityUUID(high: 1, low: 2)), at: 20))

@@ -82,7 +82,7 @@ extension VerifyCommand {
         // Served first: a port in use stops the watch before it says anything else.
         let serving = try MetricsServing.start(metrics, command: "verify --watch", logger: logger)
         defer { serving?.stop() }
-        let readings = serving?.registerWatch()
+        let readings = serving?.registerWatch(beacons: plan.expected.count)
         let format: WatchOutput.Format
         switch reports.format {
         case .jsonl: format = .jsonl

@@ -57,10 +57,10 @@ struct MetricsServing: Sendable {
         }
     }
 
-    /// The watch's series (`verify --watch`), read from the readings it returns, which the
-    /// watch keeps current (`AuditWatch.readings`).
-    func registerWatch() -> AuditWatchReadings {
-        let readings = AuditWatchReadings()
+    /// The watch's series (`verify --watch`) of a plan of `beacons`, read from the readings it
+    /// returns, which the watch keeps current (`AuditWatch.readings`).
+    func registerWatch(beacons: Int) -> AuditWatchReadings {
+        let readings = AuditWatchReadings(beacons: beacons)
         registry.register("beaconctl_watch_sightings_total", help: "Sightings the watch read.", type: .counter) {
             Double(readings.snapshot.statistics.sightings)
         }

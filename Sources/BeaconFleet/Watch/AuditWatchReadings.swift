@@ -20,9 +20,14 @@ public final class AuditWatchReadings: Sendable {
         public init() {}
     }
 
-    private let current = Mutex(Snapshot())
+    private let current: Mutex<Snapshot>
 
-    public init() {}
+    /// `beacons`: the plan's manifest beacons, every one unknown until the watch starts.
+    public init(beacons: Int = 0) {
+        var snapshot = Snapshot()
+        snapshot.statistics.unknownBeacons = beacons
+        current = Mutex(snapshot)
+    }
 
     public var snapshot: Snapshot { current.withLock { $0 } }
 
