@@ -3,7 +3,7 @@
 #
 # Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
 #   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, VerificationFuzz,
-#            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, PcapFuzz, or all
+#            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, PcapFuzz, GatewayFuzz, or all
 #   SECONDS  how long to fuzz each target (default 60); 0 only builds
 #
 # The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
@@ -13,8 +13,10 @@
 #   HCI          every file
 #   FleetManifest every file (with libyaml, as the package builds it)
 #   RangingEvaluation every file (recordings at known distances, the estimators)
-#   BeaconFleet  Sighting*.swift, Decode*.swift, Verification/ and Monitoring/ (the parts
-#                that read untrusted bytes and judge what they say; the rest needs swift-log)
+#   BeaconMQTT   the broker URL only (MQTTBrokerURL, MQTTError, MQTTCredentials: no libmosquitto)
+#   BeaconFleet  Sighting*.swift, Decode*.swift, Verification/, Monitoring/ and Gateways/
+#                (with MQTTTopics.swift), the parts that read untrusted bytes and judge what
+#                they say; the rest needs swift-log
 # Everything lands in .build/fuzz/. The committed seeds in Fuzz/corpus/<TARGET>/ are
 # copied into a working corpus there, so fuzzing never writes into the repository.
 # A crash leaves its input in .build/fuzz/artifacts/ and exits non-zero; reproduce it
@@ -32,7 +34,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra_flags=("$@")
 
-targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz)
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz)
 if [[ "$target" == all ]]; then
   selected=("${targets[@]}")
 else
@@ -63,13 +65,17 @@ mapfile -t hci_sources < <(find Sources/HCI -name '*.swift' | sort)
 build_module HCI "${hci_sources[@]}"
 mapfile -t manifest_sources < <(find Sources/FleetManifest -name '*.swift' | sort)
 build_module FleetManifest -I Sources/CYAML "${manifest_sources[@]}"
+# The gateway decoders name their default base through the broker URL; the client proper
+# (libmosquitto) is left out.
+build_module BeaconMQTT Sources/BeaconMQTT/MQTTBrokerURL.swift Sources/BeaconMQTT/MQTTError.swift Sources/BeaconMQTT/MQTTCredentials.swift
 mapfile -t fleet_sources < <(find Sources/BeaconFleet/Verification Sources/BeaconFleet/Monitoring -name '*.swift' ! -name MonitorRun.swift | sort)
 # The readers of recordings, not the live side: SightingSource.swift opens controllers too.
 mapfile -t sighting_sources < <(find Sources/BeaconFleet/Sightings -name '*.swift' ! -name SightingSource.swift | sort)
 build_module BeaconFleet -I Sources/CYAML "${sighting_sources[@]}" Sources/BeaconFleet/Decode/*.swift \
-  Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift "${fleet_sources[@]}"
+  Sources/BeaconFleet/Gateways/*.swift Sources/BeaconFleet/Fleetwide/MQTTTopics.swift Sources/BeaconFleet/Watch/InputHealth.swift \
+  Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingSetAllocation.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift "${fleet_sources[@]}"
 # The reports a verification pass renders (their escaping meets hostile identities).
-build_module BeaconCLI -I Sources/CYAML Sources/BeaconCLI/Rendering/Verify/VerificationJSONReport.swift \
+build_module BeaconCLI -I Sources/CYAML Sources/BeaconCLI/Rendering/JSONOutput.swift Sources/BeaconCLI/Rendering/Verify/VerificationJSONReport.swift \
   Sources/BeaconCLI/Rendering/Verify/VerificationJUnitReport.swift Sources/BeaconCLI/Rendering/Verify/VerificationMarkdownReport.swift
 
 status=0
@@ -77,7 +83,7 @@ for name in "${selected[@]}"; do
   say "linking $name"
   # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
   swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
-    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
+    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
     -I Sources/CYAML -lyaml \
     -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
   [[ "$seconds" -eq 0 ]] && continue

@@ -26,7 +26,8 @@ public struct MQTTBrokerURL: Hashable, Sendable, CustomStringConvertible {
         text.hasPrefix("mqtt://") || text.hasPrefix("mqtts://")
     }
 
-    public init(parsing text: String) throws(MQTTError) {
+    /// `defaultPrefix` is the topic prefix when the URL has no path.
+    public init(parsing text: String, defaultPrefix: String = Self.defaultPrefix) throws(MQTTError) {
         let usesTLS: Bool
         let rest: Substring
         if text.hasPrefix("mqtt://") {
@@ -60,7 +61,7 @@ public struct MQTTBrokerURL: Hashable, Sendable, CustomStringConvertible {
         guard !host.isEmpty else { throw .invalidURL(text, "no broker host name") }
         var prefix = String(path)
         while prefix.hasSuffix("/") { prefix.removeLast() }
-        if prefix.isEmpty { prefix = Self.defaultPrefix }
+        if prefix.isEmpty { prefix = defaultPrefix }
         guard !prefix.contains("+"), !prefix.contains("#"), !prefix.unicodeScalars.contains(where: { $0.value == 0 }) else {
             throw .invalidURL(text, "the topic prefix `\(prefix)` must not contain the wildcards + or #")
         }

@@ -12,11 +12,25 @@ public struct MQTTMessage: Hashable, Sendable {
     public var topic: String
     public var payload: [UInt8]
     public var retained: Bool
+    /// The message's MQTT 5 user properties (3.1.1 has none), in order.
+    public var userProperties: [MQTTUserProperty]
 
-    public init(topic: String, payload: [UInt8], retained: Bool) {
+    public init(topic: String, payload: [UInt8], retained: Bool, userProperties: [MQTTUserProperty] = []) {
         self.topic = topic
         self.payload = payload
         self.retained = retained
+        self.userProperties = userProperties
+    }
+}
+
+/// An MQTT 5 user property: a name and a value the application defines (MQTT 5.0, 3.3.2.3.7).
+public struct MQTTUserProperty: Hashable, Sendable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
     }
 }
 
@@ -163,6 +177,7 @@ public final class MQTTClient: Sendable {
         var payload: [UInt8]
         var retain: Bool
         var weight: Int
+        var userProperties: [MQTTUserProperty] = []
     }
 
     /// A message handed to libmosquitto, awaiting its acknowledgement.
@@ -314,9 +329,9 @@ public final class MQTTClient: Sendable {
             guard let context, let message, level & MOSQ_LOG_ERR != 0 else { return }
             Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().loggedError(String(cString: message))
         }
-        mosquitto_message_callback_set(handle) { _, context, message in
+        mosquitto_message_v5_callback_set(handle) { _, context, message, properties in
             guard let context, let message else { return }
-            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().received(message.pointee)
+            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().received(message.pointee, properties: properties)
         }
     }
 
@@ -432,7 +447,10 @@ public final class MQTTClient: Sendable {
     /// caller's items the message carries, added to `refusedPublications.items` when the
     /// broker refuses it.
     @discardableResult
-    public func publish(topic: String, payload: [UInt8], retain: Bool = false, weight: Int = 1) -> Bool {
+    /// `userProperties` go with the message under MQTT 5, and are left out under 3.1.1.
+    public func publish(
+        topic: String, payload: [UInt8], retain: Bool = false, weight: Int = 1, userProperties: [MQTTUserProperty] = []
+    ) -> Bool {
         publishing.withLock { _ in
             let admitted = state.withLock { state -> Bool in
                 guard !state.stopped, state.pending < configuration.maximumPendingMessages else {
@@ -442,7 +460,7 @@ public final class MQTTClient: Sendable {
                 return true
             }
             guard admitted else { return false }
-            send(Outgoing(topic: topic, payload: payload, retain: retain, weight: weight))
+            send(Outgoing(topic: topic, payload: payload, retain: retain, weight: weight, userProperties: userProperties))
             return true
         }
     }
@@ -463,9 +481,16 @@ public final class MQTTClient: Sendable {
         }
         guard handing else { return }
         var messageID: Int32 = 0
-        let code = message.payload.withUnsafeBytes {
-            mosquitto_publish(handle, &messageID, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
+        var properties: OpaquePointer?
+        if !message.userProperties.isEmpty, protocolVersion == .v5 {
+            for property in message.userProperties {
+                _ = mosquitto_property_add_string_pair(&properties, Int32(MQTT_PROP_USER_PROPERTY.rawValue), property.name, property.value)
+            }
         }
+        let code = message.payload.withUnsafeBytes {
+            mosquitto_publish_v5(handle, &messageID, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain, properties)
+        }
+        mosquitto_property_free_all(&properties)
         // Without a connection libmosquitto answers MOSQ_ERR_NO_CONN but has queued the
         // message, and sends it after reconnecting: queueing it here too sent it twice.
         let taken = code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_NO_CONN.rawValue
@@ -767,7 +792,7 @@ public final class MQTTClient: Sendable {
         refuse(.subscriptionRefused(broker: broker.description, topic: topic, reason: reason))
     }
 
-    private func received(_ message: mosquitto_message) {
+    private func received(_ message: mosquitto_message, properties: OpaquePointer?) {
         let topic = message.topic.map { String(cString: $0) } ?? ""
         guard Int(message.payloadlen) <= configuration.maximumMessageBytes else {
             // Held once, by libmosquitto, and let go: a 64 MB message must not become 64 MB
@@ -792,6 +817,29 @@ public final class MQTTClient: Sendable {
             if state.withLock({ $0.stopped }) { return }
         }
         guard !state.withLock({ $0.stopped }) else { return }
-        messageContinuation.yield(MQTTMessage(topic: topic, payload: payload, retained: message.retain))
+        messageContinuation.yield(MQTTMessage(
+            topic: topic, payload: payload, retained: message.retain, userProperties: Self.userProperties(properties)))
+    }
+
+    /// The user properties in a received property list; at most 16, each name and value at
+    /// most 256 bytes (ours are short: a longer one is some other client's, and is cut).
+    private static func userProperties(_ list: OpaquePointer?) -> [MQTTUserProperty] {
+        guard var current = list else { return [] }
+        var found: [MQTTUserProperty] = []
+        var skipFirst = false
+        while found.count < 16 {
+            var name: UnsafeMutablePointer<CChar>?
+            var value: UnsafeMutablePointer<CChar>?
+            guard let next = mosquitto_property_read_string_pair(
+                current, Int32(MQTT_PROP_USER_PROPERTY.rawValue), &name, &value, skipFirst) else { break }
+            if let name, let value {
+                found.append(MQTTUserProperty(name: String(String(cString: name).prefix(256)), value: String(String(cString: value).prefix(256))))
+            }
+            free(name)
+            free(value)
+            current = next
+            skipFirst = true
+        }
+        return found
     }
 }

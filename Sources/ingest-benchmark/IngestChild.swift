@@ -105,6 +105,8 @@ func replayedPass(_ path: String, plan: () throws -> VerificationPlan) async -> 
             result = try await verifier.run(capture, timing: .replay)
         case .jsonLines(let lines):
             result = try await verifier.run(lines, timing: .replay)
+        case .broker(let sightings):
+            result = try await verifier.run(sightings, timing: .replay)
         }
         return result.sightings + result.ignoredSightings
     } catch {

@@ -138,6 +138,11 @@ final class CountingAuditSink: AuditEventSink, @unchecked Sendable {
     func deliver(_ report: AuditStatusReport) {
         bytes += AuditJSONLines.encode(report).utf8.count + 1
     }
+
+    func deliver(_ event: AuditReceiverEvent) {
+        events += 1
+        bytes += AuditJSONLines.encode(event).utf8.count + 1
+    }
 }
 
 /// What `verify --watch --input FILE --silence 10` does with the recording: opens it, and
@@ -145,7 +150,9 @@ final class CountingAuditSink: AuditEventSink, @unchecked Sendable {
 /// watch failed or ended in other states than the scenario's.
 func watchPass(_ path: String, stores: Int) async -> Int? {
     do {
-        let watch = AuditWatch(plan: try WatchScenario.plan(stores: stores), configuration: .init(silence: WatchScenario.silence))
+        // Receivers followed, as a watch of a broker follows them (the costlier case).
+        let watch = AuditWatch(
+            plan: try WatchScenario.plan(stores: stores), configuration: .init(silence: WatchScenario.silence, followsReceivers: true))
         let sink = CountingAuditSink()
         let report: AuditStatusReport
         switch try await SightingSources.open(path: path) {
@@ -153,6 +160,8 @@ func watchPass(_ path: String, stores: Int) async -> Int? {
             report = try await watch.run(capture, timing: .replay, sinks: [sink])
         case .jsonLines(let lines):
             report = try await watch.run(lines, timing: .replay, sinks: [sink])
+        case .broker(let sightings):
+            report = try await watch.run(sightings, timing: .replay, sinks: [sink])
         }
         guard WatchScenario.check(report.statistics, stores: stores) else {
             FileHandleWriter.standardError("ingest-benchmark: \(path): the watch ended with \(AuditJSONLines.encode(report))\n")

@@ -62,7 +62,7 @@ struct VerifyWatchCommandTests {
         #expect(stats["time"] as? Double == 60)
         #expect(stats["sightings"] as? Int == 181)
         #expect(stats["lost_sightings"] as? Int == 0)
-        #expect((stats["beacons"] as? [String: Int]) == ["ok": 3, "missing": 0, "wrong-power": 0, "duplicate": 0, "unknown": 0])
+        #expect((stats["beacons"] as? [String: Int]) == ["ok": 3, "missing": 0, "wrong-power": 0, "duplicate": 0, "unmonitored": 0, "unknown": 0])
         let summary = try #require(objects.last)
         #expect(summary["event"] as? String == "summary")
         #expect(summary["end"] as? String == "input-ended")
@@ -153,7 +153,7 @@ struct VerifyWatchCommandTests {
         #expect(lines.first == "    0.0 s  ok           door \(Self.uuid)/1/1: heard from \(Self.door) with measured power -59 dBm, as expected; hci1 -70 dBm ×1")
         #expect(lines.contains { $0.hasPrefix("   15.0 s  missing      door \(Self.uuid)/1/1 (was ok): not heard for 10 s on any receiver (last at 5 s)") })
         #expect(lines.last == "failed at the end of input: door missing")
-        #expect(result.error.contains("   60.0 s  stats  127 sightings, 0 lost; 2 ok, 1 missing, 0 wrong-power, 0 duplicate; 0 unexpected"), "\(result.error)")
+        #expect(result.error.contains("   60.0 s  stats  127 sightings, 0 lost; 2 ok, 1 missing, 0 wrong-power, 0 duplicate, 0 unmonitored; 0 unexpected"), "\(result.error)")
         #expect(result.error.contains("   61.0 s  stats  130 sightings, 0 lost; 2 ok, 1 missing"), "the final statistics")
     }
 
@@ -284,6 +284,38 @@ struct VerifyWatchCommandTests {
         #expect(variables["BEACONCTL_EVENT"] == "input-restored")
         #expect(variables["BEACONCTL_INPUT"] == "mqtt://broker/fleet")
         #expect(variables["BEACONCTL_LOST_FOR"] == "3.25")
+    }
+
+    @Test("receiver-offline and receiver-online in the log and --exec's variables; the statistics count the receivers")
+    func receiverEvents() {
+        let offline = AuditReceiverEvent(
+            time: 42, receiver: "store-12", state: .offline, previous: .online, cause: .silence,
+            reason: "none of its sightings for 30 s", beacons: ["door", "till"], lastSeen: 12)
+        #expect(WatchOutput.text(offline) == "   42.0 s  receiver-offline  store-12 (was online): none of its sightings for 30 s; no receiver monitors door, till (unmonitored, not missing)")
+        var online = offline
+        online.state = .online
+        online.previous = nil
+        online.cause = .sighting
+        online.reason = "first heard"
+        online.beacons = []
+        #expect(WatchOutput.text(online) == "   42.0 s  receiver-online   store-12: first heard")
+        let variables = WatchEventHook.variables(for: offline)
+        #expect(variables["BEACONCTL_EVENT"] == "receiver-offline")
+        #expect(variables["BEACONCTL_RECEIVER"] == "store-12")
+        #expect(variables["BEACONCTL_STATE"] == "offline")
+        #expect(variables["BEACONCTL_PREVIOUS_STATE"] == "online")
+        #expect(variables["BEACONCTL_CAUSE"] == "silence")
+        #expect(variables["BEACONCTL_BEACONS"] == "door,till")
+        #expect(variables["BEACONCTL_BEACON_COUNT"] == "2")
+        var many = offline
+        many.beacons = (0..<20_000).map { "beacon-\($0)" }
+        let cut = WatchEventHook.variables(for: many)
+        #expect((cut["BEACONCTL_BEACONS"]?.utf8.count ?? 0) <= WatchEventHook.maximumBeaconListBytes)
+        #expect(cut["BEACONCTL_BEACON_COUNT"] == "20000")
+        var statistics = AuditStatistics()
+        statistics.receiversOnline = 11
+        statistics.receiversOffline = 1
+        #expect(WatchOutput.counts(AuditStatusReport(time: 60, statistics: statistics, lostSightings: 0)).contains("; 11 receivers online, 1 offline"))
     }
 
     @Test("provision refuses the event stream format")

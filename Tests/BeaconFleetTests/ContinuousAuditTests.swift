@@ -345,7 +345,7 @@ struct ContinuousAuditTests {
         var audit = try Self.audit([Self.door, Self.till])
         _ = Self.play(&audit, [Self.heard(Self.door.identity, at: 0), Self.heard(Self.till.identity, at: 0, power: -10)])
         var statistics = audit.statistics
-        #expect(statistics.beaconStates == [.ok: 1, .wrongPower: 1, .missing: 0, .duplicate: 0])
+        #expect(statistics.beaconStates == [.ok: 1, .wrongPower: 1, .missing: 0, .duplicate: 0, .unmonitored: 0])
         #expect(!statistics.allOK)
         _ = Self.play(&audit, [Self.heard(Self.till.identity, at: 1)])
         statistics = audit.statistics

@@ -50,6 +50,8 @@ struct HomeAssistantTests {
 
     /// Every beacon's verdict, presence and last-seen entity, by friendly name.
     static let entityNames = beacons.flatMap { ["\($0.name) Verdict", "\($0.name) Presence", "\($0.name) Last seen"] }
+    /// The receiver's connectivity entity (announced when the watch first knows it).
+    static let connectivityName = "Receiver store-12:hci0 Connectivity"
 
     @Test("verdicts, presence, stable attributes, the venue's area, unavailable after SIGKILL of the watch, unknown after a restart", .timeLimit(.minutes(15)))
     func audit() async throws {
@@ -86,12 +88,16 @@ struct HomeAssistantTests {
                 defer { receiver.cancel() }
 
                 // The audit's verdicts, as Home Assistant shows them.
-                let judged = try await home.waitForStates("ok, wrong-power and missing, presence on, on and off") { states in
+                let judged = try await home.waitForStates("ok, wrong-power and missing, presence on, on and off, the receiver connected") { states in
                     Self.beacons.allSatisfy { beacon in
                         Self.entity("\(beacon.name) Verdict", in: states)?.state == beacon.verdict
                             && Self.entity("\(beacon.name) Presence", in: states)?.state == beacon.presence
-                    }
+                    } && Self.entity(Self.connectivityName, in: states)?.state == "on"
                 }
+                let connectivity = try #require(Self.entity(Self.connectivityName, in: judged))
+                #expect(connectivity.id.hasPrefix("binary_sensor."), "\(connectivity.id)")
+                #expect(connectivity.attributes["device_class"] as? String == "connectivity")
+                #expect(connectivity.attributes["receiver"] as? String == "store-12:hci0", "the latest receiver event as attributes: \(connectivity.attributes)")
                 let verdict = try #require(Self.entity("Till Verdict", in: judged))
                 #expect(verdict.id == "sensor.till_verdict", "named after the device and the entity, as docs/mqtt.md says")
                 #expect(verdict.attributes["device_class"] as? String == "enum")
@@ -136,7 +142,7 @@ struct HomeAssistantTests {
                 _ = await watch.waitForExit()
                 receiver.cancel()
                 _ = try await home.waitForStates("every entity unavailable after SIGKILL") { states in
-                    Self.entityNames.allSatisfy { Self.entity($0, in: states)?.state == "unavailable" }
+                    (Self.entityNames + [Self.connectivityName]).allSatisfy { Self.entity($0, in: states)?.state == "unavailable" }
                 }
                 // A watch started again (nothing heard, a silence longer than the test): every
                 // beacon unknown at once, not the dead run's standing, and available again.

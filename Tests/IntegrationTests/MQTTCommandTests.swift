@@ -343,7 +343,7 @@ struct MQTTCommandTests {
         #expect(scan.standardError.contains("credentials do not go in the URL"), "\(scan.standardError)")
     }
 
-    @Test("verify --watch on a broker: two receivers, a clone reported duplicate, silence reported missing, changes published", .timeLimit(.minutes(3)))
+    @Test("verify --watch on a broker: two receivers, a clone reported duplicate, both receivers silent reported offline and the beacon unmonitored, changes published", .timeLimit(.minutes(3)))
     func watchThroughTheBroker() async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -379,16 +379,20 @@ struct MQTTCommandTests {
             #expect(await scan.waitForExit() == 0, "scan: \(scan.standardError)")
             let duplicate = try await watch.waitForLine("a duplicate change") { $0.contains(#""state":"duplicate""#) }
             #expect(duplicate.contains("C4:5B:BE:00:00:99"))
-            // Nothing more is published: the beacon goes missing by the watch's clock alone.
-            let missing = try await watch.waitForLine("a missing change") { $0.contains(#""state":"missing""#) }
-            #expect(missing.contains(#""beacon":"door""#))
+            // Nothing more is published: both receivers go silent with the beacon, so by the
+            // watch's clock alone they are offline and the beacon unmonitored, not missing
+            // (docs/verify.md, "Receivers").
+            let unmonitored = try await watch.waitForLine("an unmonitored change") { $0.contains(#""state":"unmonitored""#) }
+            #expect(unmonitored.contains(#""beacon":"door""#))
+            #expect(watch.outputLines.count { $0.hasPrefix(#"{"event":"receiver-offline""#) } == 2, "\(watch.outputLines)")
+            #expect(!watch.outputLines.contains { $0.contains(#""state":"missing""#) }, "\(watch.outputLines)")
             watch.signal(SIGTERM)
             #expect(await watch.waitForExit() == 0, "\(watch.standardError)")
             var published: [String] = []
             for await message in dashboard.messages {
                 dashboard.messageConsumed()
                 published.append(String(decoding: message.payload, as: UTF8.self))
-                if published.contains(where: { $0.contains(#""state":"missing""#) }) { break }
+                if published.contains(where: { $0.contains(#""state":"unmonitored""#) }) { break }
             }
             #expect(published.contains { $0.contains(#""state":"duplicate""#) }, "\(published)")
             await dashboard.stop()

@@ -41,11 +41,12 @@ struct WatchBrokerRestartTests {
 
         /// The minors still sent (a beacon switched off leaves them).
         private final class Shared: Sendable {
-            let minors = Mutex<Set<UInt16>>([1, 2])
+            let minors: Mutex<Set<UInt16>>
+            init(_ minors: Set<UInt16>) { self.minors = Mutex(minors) }
         }
 
         private let published = Count()
-        private let sending = Shared()
+        private let sending: Shared
         private let running: Task<Void, Never>
         /// The count after each message, the latest only.
         private let counts: AsyncStream<Int>
@@ -60,15 +61,17 @@ struct WatchBrokerRestartTests {
             for await published in counts where published > count { return }
         }
 
-        init(_ broker: MosquittoBroker) throws {
+        /// `receiver` publishes the beacons of venue `store` (major 3) with these minors.
+        init(_ broker: MosquittoBroker, receiver: String = "store-a", minors: [UInt16] = [1, 2]) throws {
+            sending = Shared(Set(minors))
             var configuration = MQTTClient.Configuration(clientID: "box-\(UUID().uuidString.prefix(8))")
             configuration.maximumReconnectDelaySeconds = 1
             let client = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: configuration)
             self.client = client
             try client.start()
-            let topic = MQTTTopics(client.broker).sightings(receiver: "store-a")
+            let topic = MQTTTopics(client.broker).sightings(receiver: receiver)
             let uuid = try ProximityUUID(parsing: WatchBrokerRestartTests.uuid)
-            let identities = [1, 2].map { BeaconIdentity(uuid: uuid, major: 3, minor: UInt16($0)) }
+            let identities = minors.map { BeaconIdentity(uuid: uuid, major: 3, minor: $0) }
             let published = self.published
             let sending = self.sending
             let (counts, countChanges) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
@@ -76,11 +79,11 @@ struct WatchBrokerRestartTests {
             running = Task {
                 while !Task.isCancelled {
                     let minors = sending.minors.withLock { $0 }
-                    let lines = identities.enumerated().filter { minors.contains($0.element.minor) }.map { offset, identity in
+                    let lines = identities.filter { minors.contains($0.minor) }.map { identity in
                         SightingJSONLines.encode(Sighting(
                             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: -59),
-                            address: "C0:00:00:00:03:0\(offset + 1)", addressIsRandom: true, rssi: -60,
-                            time: WallClock.unixTime(), receiver: "store-a"))
+                            address: "C0:00:00:00:03:0\(identity.minor)", addressIsRandom: true, rssi: -60,
+                            time: WallClock.unixTime(), receiver: receiver))
                     }
                     _ = client.publish(topic: topic, payload: Array((lines.joined(separator: "\n") + "\n").utf8))
                     countChanges.yield(published.value.add(1, ordering: .relaxed).newValue)

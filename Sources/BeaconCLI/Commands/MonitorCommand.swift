@@ -69,8 +69,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run this program on every event (words split at spaces, no shell); the event is in BEACONCTL_* variables.", valueName: "command"))
     var exec: String?
 
-    @Option(help: ArgumentHelp("Monitor a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input), or mqtt://HOST[:PORT]/PREFIX for every receiver publishing to a broker.", valueName: "file|url"))
-    var input: String?
+    @OptionGroup(title: "Input") var sightingInput: SightingInputOptions
+
+    var input: String? { sightingInput.input }
 
     @Option(help: ArgumentHelp("Stop after this many seconds (of the recording's time with a recorded --input; real seconds with mqtt://).", valueName: "seconds"))
     var duration: Double?
@@ -153,10 +154,10 @@ struct MonitorCommand: AsyncParsableCommand {
         logger.info("monitoring", metadata: ["regions": "\(regions.map(\.region.description).joined(separator: ", "))"])
         do {
             if let input {
-                let broker = try BrokerInput.open(input, role: "monitor", environment: console.environment, logger: logger)
+                let broker = try BrokerInput.open(sightingInput, role: "monitor", environment: console.environment, logger: logger)
                 do {
                     try await monitorRecording(
-                        broker?.path ?? input, label: broker.map { _ in input }, regions: regions, configuration: configuration,
+                        input, broker: broker, regions: regions, configuration: configuration,
                         ranging: ranging, output: output, logger: logger)
                 } catch {
                     try await broker?.close()
@@ -214,26 +215,26 @@ struct MonitorCommand: AsyncParsableCommand {
     /// (its last sighting) ends monitoring; silence after it is not part of the recording.
     ///
     /// Each receiver whose times count from its own start joins the clock at its first
-    /// sighting (`ReceiverClocks`). A broker's stream (`label` set) is live: when its times
+    /// sighting (`ReceiverClocks`). A broker's stream (`broker` set) is live: when its times
     /// are Unix time, the clock also follows the wall clock between sightings, so a region
     /// is left after --exit-period of silence even when nothing more arrives, and
     /// --duration counts wall-clock seconds.
     private func monitorRecording(
-        _ path: String, label: String?, regions: [MonitoredRegion], configuration: RegionMonitor.Configuration,
+        _ path: String, broker: BrokerInput?, regions: [MonitoredRegion], configuration: RegionMonitor.Configuration,
         ranging: RangingConfiguration?, output: any MonitorReportSink, logger: Logger
     ) async throws {
         let replay = MonitorReplay.Shared(MonitorReplay(
             session: { start in MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: start) },
             schedule: MonitorSchedule(stateEvery: stateEvery, rangeEvery: ranging == nil ? nil : rangeEvery),
             duration: self.duration, output: output, logger: logger))
-        let followsWallClock = label != nil
+        let followsWallClock = broker != nil
         let duration = self.duration
         let heardAny: Bool
         do {
             heardAny = try await TerminationSignals.cancellingOnInterrupt {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        try await RecordedSightings.read(path, streamName: label, logger: logger) { sighting in
+                        try await RecordedSightings.read(path, broker: broker, logger: logger) { sighting in
                             replay.state.withLock { $0.take(sighting) }
                         }
                     }
@@ -260,7 +261,7 @@ struct MonitorCommand: AsyncParsableCommand {
             return
         }
         if !heardAny {
-            logger.warning("\(label ?? (path == "-" ? "<stdin>" : path)) holds no sightings; nothing to monitor")
+            logger.warning("\(broker?.name ?? (path == "-" ? "<stdin>" : path)) holds no sightings; nothing to monitor")
         }
     }
 

@@ -58,8 +58,9 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Name beacons by their id in these manifests (files or folders).", valueName: "path"))
     var manifest: [String] = []
 
-    @Option(help: ArgumentHelp("Range a recording instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture ('-' for standard input), or mqtt://HOST[:PORT]/PREFIX for every receiver publishing to a broker.", valueName: "file|url"))
-    var input: String?
+    @OptionGroup(title: "Input") var sightingInput: SightingInputOptions
+
+    var input: String? { sightingInput.input }
 
     @Option(help: ArgumentHelp("Stop after this many seconds (of the recording's time with a recorded --input; real seconds with mqtt://).", valueName: "seconds"))
     var duration: Double?
@@ -75,6 +76,13 @@ struct ScanCommand: AsyncParsableCommand {
         "Also publish every sighting to this MQTT broker, QoS 1, stamped with Unix time: mqtt://HOST[:PORT]/PREFIX (mqtts:// for TLS). Credentials come from the environment (docs/mqtt.md).",
         valueName: "url"))
     var mqtt: String?
+
+    @Option(
+        name: .customLong("publish-as"),
+        help: ArgumentHelp(
+            "With --mqtt: beaconctl (every sighting, docs/mqtt.md) or mqtt-room (each beacon's ranged distance on room_presence/RECEIVER, as Home Assistant's mqtt_room sensor reads it; docs/gateways.md).",
+            valueName: "convention"))
+    var publishAs: SightingPublishing.Convention = .beaconctl
 
     @Flag(
         name: .customLong("unix-time"),
@@ -123,6 +131,9 @@ struct ScanCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("--mqtt \(error)")
             }
+        }
+        if publishAs != .beaconctl && mqtt == nil {
+            throw ValidationError("--publish-as \(publishAs.rawValue) says how --mqtt publishes; add --mqtt mqtt://HOST/room_presence.")
         }
         if let receiver, receiver.isEmpty || receiver.count > 128 {
             throw ValidationError("--receiver takes a name of 1 to 128 characters.")
@@ -189,7 +200,7 @@ struct ScanCommand: AsyncParsableCommand {
         defer { capture?.close() }
         let timing = try scanTiming()
         let family = self.family.choice
-        let broker = try BrokerInput.open(input, role: "scan", environment: console.environment, logger: logger)
+        let broker = try BrokerInput.open(sightingInput, role: "scan", environment: console.environment, logger: logger)
         let source: SightingSource
         do {
             source = try await controller.open(input: input, broker: broker, capture: capture, logger: logger) { configuration in
@@ -206,7 +217,8 @@ struct ScanCommand: AsyncParsableCommand {
         do {
             publisher = try mqtt.map { url throws(CommandFailure) in
                 try SightingPublishing.start(
-                    url, receiver: input == nil ? receiverName : receiver, source: source, environment: console.environment, logger: logger)
+                    url, receiver: input == nil ? receiverName : receiver, source: source, convention: publishAs,
+                    environment: console.environment, logger: logger)
             }
         } catch {
             await source.close()
@@ -332,7 +344,7 @@ struct ScanCommand: AsyncParsableCommand {
             group.addTask {
                 for try await sighting in session.sightings {
                     run.take(sighting, writtenTimeOffset: writtenTimeOffset)
-                    publisher?.publisher.add(sighting, now: session.elapsed())
+                    publisher?.add(sighting, run: run, now: session.elapsed())
                 }
             }
             if let publisher {
@@ -394,7 +406,7 @@ struct ScanCommand: AsyncParsableCommand {
                         try await recording.forEach { sighting in
                             // --duration over a live stream counts real seconds (below).
                             guard run.takeRecorded(sighting, duration: live ? nil : duration) else { return false }
-                            publisher?.publisher.add(sighting, now: sighting.time)
+                            publisher?.add(sighting, run: run, now: sighting.time)
                             return true
                         }
                     }
@@ -462,3 +474,5 @@ final class ScanLiveDisplayBox: Sendable {
         display.withLock { $0.finish() }
     }
 }
+
+extension SightingPublishing.Convention: ExpressibleByArgument {}

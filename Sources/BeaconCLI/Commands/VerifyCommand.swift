@@ -49,11 +49,9 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Controller") var controller: HCIOptions
 
-    @Option(help: ArgumentHelp(
-        "Read sightings instead of a controller: JSON lines or a btsnoop, pcap or pcapng capture; - for standard input; "
-            + "mqtt://HOST[:PORT]/PREFIX for every receiver publishing to a broker (listened to live, like a pipe).",
-        valueName: "file|url"))
-    var input: String?
+    @OptionGroup(title: "Input") var sightingInput: SightingInputOptions
+
+    var input: String? { sightingInput.input }
 
     @OptionGroup(title: "Reports") var reports: VerifyReportOptions
 
@@ -162,9 +160,14 @@ struct VerifyCommand: AsyncParsableCommand {
         if let input {
             // A broker's sightings are read like a pipe: live, for --timeout seconds; the
             // interval rule measures each receiver's gaps on its own clock.
-            let broker = try BrokerInput.open(input, role: "verify", environment: Console.current.environment, logger: globals.makeLogger())
+            let broker = try BrokerInput.open(sightingInput, role: "verify", environment: Console.current.environment, logger: globals.makeLogger())
             do {
-                result = try await verifyRecording(broker?.path ?? input, label: broker.map { _ in input }, plan: plan)
+                if let broker {
+                    result = try await verify(
+                        broker.feed.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
+                } else {
+                    result = try await verifyRecording(input, plan: plan)
+                }
             } catch {
                 try await broker?.close()
                 throw error
@@ -183,8 +186,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// A capture, or JSON lines: a regular file is replayed on its own clock (all of it,
     /// unless --timeout); a pipe may be a live `scan`, so it is listened to live.
-    /// `label` names the input in messages when `path` is not what the user typed.
-    private func verifyRecording(_ path: String, label: String? = nil, plan: VerificationPlan) async throws -> VerificationResult {
+    private func verifyRecording(_ path: String, plan: VerificationPlan) async throws -> VerificationResult {
         let logger = globals.makeLogger()
         let isFile = VerifyInputKind.isRegularFile(path)
         let opened: SightingInput
@@ -195,7 +197,7 @@ struct VerifyCommand: AsyncParsableCommand {
             throw CommandFailure(.usageOrInput, error.description)
         case .deadline(let seconds):
             // The pipe never said what it carries: nothing was heard, and the report says so.
-            logger.warning("\(label ?? (path == "-" ? "<stdin>" : path)): no sighting arrived within \(VerdictWording.seconds(seconds))")
+            logger.warning("\(path == "-" ? "<stdin>" : path): no sighting arrived within \(VerdictWording.seconds(seconds))")
             var engine = VerificationEngine(plan: plan, policy: policy(defaultTimeout: Self.liveTimeout))
             return engine.conclude(at: seconds, reason: .timeout).result
         case .interrupted:
@@ -220,6 +222,9 @@ struct VerifyCommand: AsyncParsableCommand {
                 return try await verify(lines, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
             }
             return try await verify(lines, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
+        case .broker(let sightings):
+            // A file never opens as a broker (see `BrokerInput`); live, as one is.
+            return try await verify(sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
         }
     }
 

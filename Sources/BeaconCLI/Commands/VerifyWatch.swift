@@ -59,7 +59,7 @@ extension VerifyCommand {
             venue.map { _ in "--venue" }, timeout.map { _ in "--timeout" }, requiredSightings.map { _ in "--required-sightings" },
             controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" },
             controller.commandTimeout != 2 ? "--command-timeout" : nil,
-            input.map { _ in "--input" }, reports.format.map { _ in "--format" },
+            input.map { _ in "--input" }, sightingInput.gateways.isEmpty ? nil : "--gateway", reports.format.map { _ in "--format" },
             reports.reportFiles.isEmpty ? nil : "--report", reports.reportFormats.isEmpty ? nil : "--report-format",
             silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" },
             homeAssistant ? "--home-assistant" : nil, stateFile.map { _ in "--state" },
@@ -95,7 +95,13 @@ extension VerifyCommand {
         var publishing: ReportPublishing?
         if let mqtt {
             let started = try ReportPublishing.start(mqtt, role: "audit", what: "audit changes", environment: console.environment, logger: logger)
-            let sink = MQTTAuditSink(client: started.client, topics: started.topics)
+            let discovery = homeAssistant
+                ? HomeAssistantDiscovery(
+                    discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics,
+                    venueNames: venueNames)
+                : nil
+            // Receivers are learned from the input: each is announced when the watch first knows it.
+            let sink = MQTTAuditSink(client: started.client, topics: started.topics, receiverDiscovery: discovery)
             sinks.append(sink)
             publishing = started
             // A previous run's retained standings say nothing of now: each beacon is unknown
@@ -103,10 +109,7 @@ extension VerifyCommand {
             // the same connection, so that nobody reads the old standing as this run's.
             sink.unconfirm(plan.expected)
             logger.notice("publishing every change to \(started.client.broker) (\(started.topics.auditEvents))")
-            if homeAssistant {
-                let discovery = HomeAssistantDiscovery(
-                    discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics,
-                    venueNames: venueNames)
+            if let discovery {
                 let announcements = discovery.announcements(for: plan.expected)
                 // Retained: Home Assistant reads them whenever it (re)connects.
                 for announcement in announcements {
@@ -117,11 +120,13 @@ extension VerifyCommand {
         }
         // Restart without amnesia: the states a previous watch kept, and the file kept current.
         var restored: [String: AuditState] = [:]
+        var restoredReceivers: [String: [String]] = [:]
         var keeper: AuditStateFile?
         if let stateFile {
             do {
                 if let found = try AuditStateFile.read(stateFile) {
                     restored = found.beacons
+                    restoredReceivers = found.receivers
                     let known = plan.expected.count { found.beacons[$0.beaconID] != nil }
                     let written = WallClock.iso8601(found.writtenAt) ?? "at an unknown time"
                     logger.notice("restarting from \(stateFile) (written \(written)): \(known) of \(plan.expected.count) beacons start in the state they had; only changes from it are reported")
@@ -131,22 +136,29 @@ extension VerifyCommand {
             } catch {
                 throw CommandFailure(.usageOrInput, error.description)
             }
-            let file = AuditStateFile(path: stateFile, restored: restored)
+            let file = AuditStateFile(path: stateFile, restored: restored, restoredReceivers: restoredReceivers)
             sinks.append(file)
             keeper = file
         }
         // A broker's sightings are read like a pipe: live, each receiver on its own clock.
-        let broker = try BrokerInput.open(input, role: "watch", environment: console.environment, logger: logger)
+        let broker = try BrokerInput.open(sightingInput, role: "watch", environment: console.environment, logger: logger)
+        // A broker's receivers are boxes that can die: followed. This host's controller (or a
+        // file or pipe of its scans) is one receiver whose failure ends the scan, and whose
+        // silence is the beacons'.
         let watch = AuditWatch(
-            plan: plan, configuration: ContinuousAudit.Configuration(silence: silence ?? ContinuousAudit.Configuration.defaultSilence),
-            restoredStates: restored, readings: readings)
+            plan: plan,
+            configuration: ContinuousAudit.Configuration(
+                silence: silence ?? ContinuousAudit.Configuration.defaultSilence, followsReceivers: broker != nil),
+            restoredStates: restored, restoredReceivers: restoredReceivers, readings: readings)
         serving?.registerBrokerClients(input: broker?.metricsClients ?? [], publish: publishing?.client)
+        if let serving, let broker { serving.registerSkippedMessages(broker.feed) }
 
         let report: AuditStatusReport
         do {
-            if let input {
-                report = try await watchRecording(
-                    broker?.path ?? input, streamName: broker.map { _ in input }, health: broker?.health, watch: watch, sinks: sinks)
+            if let broker {
+                report = try await watchBroker(broker, watch: watch, sinks: sinks)
+            } else if let input {
+                report = try await watchRecording(input, watch: watch, sinks: sinks)
             } else {
                 report = try await watchController(watch: watch, sinks: sinks)
             }
@@ -175,24 +187,13 @@ extension VerifyCommand {
     ///
     /// Opening the input (which waits for its first bytes) and watching it share one
     /// SIGINT/SIGTERM scope: a signal while the first bytes are awaited stops it too.
-    ///
-    /// A broker's stream (`streamName` set) is known to carry JSON lines: the watch starts at
-    /// once, without waiting for a first sighting, so that beacons of a chain whose boxes
-    /// are all silent still go missing after --silence.
-    private func watchRecording(
-        _ path: String, streamName: String? = nil, health: AsyncStream<InputHealthChange>? = nil, watch: AuditWatch,
-        sinks: [any AuditEventSink]
-    ) async throws -> AuditStatusReport {
+    private func watchRecording(_ path: String, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
         return try Self.value(of: await Self.untilSignal { () async throws -> AuditStatusReport in
             let opened: SightingInput
             do {
-                if let streamName {
-                    opened = SightingSources.jsonLinesStream(path: path, name: streamName)
-                } else {
-                    opened = try await SightingSources.open(path: path)
-                }
+                opened = try await SightingSources.open(path: path)
             } catch where Task.isCancelled {
                 // Interrupted before the input said what it carries: nothing was heard.
                 return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
@@ -201,12 +202,24 @@ extension VerifyCommand {
                 if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
                 if let undecodable = opened.undecodableWarning { logger.warning("\(path): \(undecodable)") }
             }
+            // Each format by its own type: a replay runs specialised code at a million sightings/s.
             switch opened {
-            case .capture(let capture):
-                return try await watch.run(capture, timing: timing, sinks: sinks)
-            case .jsonLines(let lines):
-                return try await watch.run(lines, timing: timing, health: health, input: streamName ?? path, sinks: sinks)
+            case .capture(let capture): return try await watch.run(capture, timing: timing, input: path, sinks: sinks)
+            case .jsonLines(let lines): return try await watch.run(lines, timing: timing, input: path, sinks: sinks)
+            case .broker(let sightings): return try await watch.run(sightings, timing: timing, input: path, sinks: sinks)
             }
+        })
+    }
+
+    /// A broker's sightings, live from the start, without waiting for a first sighting: the
+    /// beacons of a chain whose boxes are all silent still go missing after --silence. Blind
+    /// until the broker is connected, and whenever it is lost.
+    private func watchBroker(_ broker: BrokerInput, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
+        try Self.value(of: await Self.untilSignal {
+            try await watch.run(
+                broker.feed.sightings, timing: AuditWatch.liveTiming, lostMessages: broker.feed, health: broker.health,
+                receiverStatus: broker.feed.receiverStatuses,
+                input: broker.name, sinks: sinks)
         })
     }
 

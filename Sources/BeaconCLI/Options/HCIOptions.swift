@@ -109,7 +109,7 @@ struct HCIOptions: ParsableArguments {
     ) async throws(CommandFailure) -> SightingSource {
         let origin: SightingOrigin
         if let broker {
-            origin = .jsonLinesStream(path: broker.path, name: input ?? broker.path)
+            origin = .broker(broker.feed.sightings)
         } else if let input {
             origin = .recording(path: input)
         } else {

@@ -26,6 +26,13 @@ struct WatchOutput: AuditEventSink {
         }
     }
 
+    func deliver(_ event: AuditReceiverEvent) {
+        switch format {
+        case .jsonl: console.line(AuditJSONLines.encode(event))
+        case .text: console.line(Self.text(event))
+        }
+    }
+
     func deliver(_ report: AuditStatusReport) {
         switch format {
         case .jsonl:
@@ -58,17 +65,39 @@ struct WatchOutput: AuditEventSink {
         case .restored:
             let away = event.lostFor.map { " after \(SightingJSONLines.timeText(($0 * 10).rounded() / 10)) s" } ?? ""
             return "\(time(event.time))  \(kind)  \(printable(event.input)) delivers again\(away); every beacon has a full silence from now before it can be missing"
+        case .sightingsLost:
+            return "\(time(event.time))  \(kind)  \(printable(event.input)): \(printable(event.reason)); no beacon is judged missing on a silence that includes them"
         }
     }
 
-    /// `600 sightings, 0 lost; 3 ok, 0 missing, 0 wrong-power, 0 duplicate; 0 unexpected`
+    /// `     42.0 s  receiver-offline  store-12 (was online): none of its sightings for 30 s; unmonitored: door, till`
+    static func text(_ event: AuditReceiverEvent) -> String {
+        let kind = "receiver-\(event.state.rawValue)".padding(toLength: 16, withPad: " ", startingAt: 0)
+        let was = event.previous.map { " (was \($0.rawValue))" } ?? ""
+        var text = "\(time(event.time))  \(kind)  \(printable(event.receiver))\(was): \(printable(event.reason))"
+        if !event.beacons.isEmpty {
+            let beacons = event.beacons.map(printable).joined(separator: ", ")
+            switch event.state {
+            case .offline: text += "; no receiver monitors \(beacons) (unmonitored, not missing)"
+            case .online: text += "; \(beacons) monitored again, each with a full silence from now before it can be missing"
+            }
+        }
+        return text
+    }
+
+    /// `600 sightings, 0 lost; 3 ok, 0 missing, 0 wrong-power, 0 duplicate, 0 unmonitored; 0 unexpected; 2 receivers online, 0 offline`
     static func counts(_ report: AuditStatusReport) -> String {
         let statistics = report.statistics
-        var text = "\(statistics.sightings) sightings, \(report.lostSightings) lost; "
+        var text = "\(statistics.sightings) sightings, \(report.lostSightings) lost"
+        if report.lostMessages > 0 { text += " (and \(NumberText.count(report.lostMessages, "message")) from the broker)" }
+        text += "; "
         text += AuditState.beaconStates.map { "\(statistics.beaconStates[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
         if statistics.unknownBeacons > 0 { text += ", \(statistics.unknownBeacons) not heard yet" }
         text += "; \(statistics.unexpectedNow) unexpected"
         if statistics.unexpectedGone > 0 { text += " (\(statistics.unexpectedGone) gone)" }
+        if statistics.receiversOnline + statistics.receiversOffline > 0 {
+            text += "; \(NumberText.count(statistics.receiversOnline, "receiver")) online, \(statistics.receiversOffline) offline"
+        }
         if statistics.ignoredSightings > 0 { text += "; \(statistics.ignoredSightings) sightings outside the audit" }
         let untracked = statistics.untrackedUnexpectedSightings + statistics.untrackedReceiverSightings
         if untracked > 0 { text += "; \(untracked) sightings beyond the tracked identities and receivers" }
@@ -78,9 +107,10 @@ struct WatchOutput: AuditEventSink {
     /// `passed at the end of input: every beacon ok (3)`, or what is not ok.
     static func summary(_ report: AuditStatusReport, end: AuditWatchEnd) -> String {
         let when = end == .inputEnded ? "at the end of input" : "when interrupted"
-        let lost = report.lostSightings > 0
-            ? "; \(LossWording.reports(report.lostSightings)) lost on this host, so a missing beacon may be the host's loss"
-            : ""
+        var losses: [String] = []
+        if report.lostSightings > 0 { losses.append("\(LossWording.reports(report.lostSightings)) lost on this host") }
+        if report.lostMessages > 0 { losses.append("\(NumberText.count(report.lostMessages, "message")) of sightings lost on the way from the broker") }
+        let lost = losses.isEmpty ? "" : "; " + losses.joined(separator: " and ") + " (no beacon was judged missing on a silence that included them)"
         if report.statistics.allOK {
             let count = report.statistics.beaconStates[.ok] ?? 0
             return "passed \(when): every beacon ok (\(count))\(lost)"
@@ -142,6 +172,40 @@ struct WatchEventHook: AuditEventSink {
             "BEACONCTL_TIME": String(event.time),
             "BEACONCTL_LOST_FOR": event.lostFor.map { String($0) } ?? "",
         ]
+    }
+
+    /// The longest list of beacons handed to the program: one variable must stay well under
+    /// the kernel's 128 KB per string (a receiver may hear a large part of a fleet).
+    static let maximumBeaconListBytes = 32_768
+
+    /// `BEACONCTL_EVENT=receiver-offline` or `receiver-online`, with the receiver, its state,
+    /// the previous one, the cause and why, and the beacons it leaves unmonitored (offline)
+    /// or monitors again (online): `BEACONCTL_BEACONS` (comma-separated, cut at
+    /// `maximumBeaconListBytes`) and `BEACONCTL_BEACON_COUNT` (all of them).
+    static func variables(for event: AuditReceiverEvent) -> [String: String] {
+        var list = ""
+        for beacon in event.beacons {
+            let next = list.isEmpty ? beacon : list + "," + beacon
+            if next.utf8.count > maximumBeaconListBytes { break }
+            list = next
+        }
+        return [
+            "BEACONCTL_EVENT": "receiver-\(event.state.rawValue)",
+            "BEACONCTL_RECEIVER": event.receiver,
+            "BEACONCTL_STATE": event.state.rawValue,
+            "BEACONCTL_PREVIOUS_STATE": event.previous?.rawValue ?? "",
+            "BEACONCTL_CAUSE": event.cause.rawValue,
+            "BEACONCTL_REASON": event.reason,
+            "BEACONCTL_TIME": String(event.time),
+            "BEACONCTL_BEACONS": list,
+            "BEACONCTL_BEACON_COUNT": String(event.beacons.count),
+        ]
+    }
+
+    func deliver(_ event: AuditReceiverEvent) {
+        program.run(
+            Self.variables(for: event), subject: "receiver-\(event.state.rawValue) \(WatchOutput.printable(event.receiver))",
+            nulAdvice: "rename the receiver so that it holds no control characters")
     }
 
     func deliver(_ event: AuditInputEvent) {

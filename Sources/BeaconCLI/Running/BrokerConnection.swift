@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconFleet
 import BeaconMQTT
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -28,12 +29,13 @@ enum BrokerConnection {
     /// session is per id, and two clients with the same id take it from each other: every
     /// client of a process has its own NAME.
     static func client(
-        _ url: String, name: String, will: MQTTClient.Will? = nil, online: MQTTClient.Will? = nil,
+        _ url: String, name: String, defaultPrefix: String = MQTTBrokerURL.defaultPrefix,
+        will: MQTTClient.Will? = nil, online: MQTTClient.Will? = nil,
         maximumReconnectDelaySeconds: UInt32? = nil, environment: [String: String], logger: Logger
     ) throws(CommandFailure) -> MQTTClient {
         let protocolVersion = try protocolVersion(environment)
         do {
-            let broker = try MQTTBrokerURL(parsing: url)
+            let broker = try MQTTBrokerURL(parsing: url, defaultPrefix: defaultPrefix)
             var credentials = try MQTTCredentials.fromEnvironment(environment)
             if credentials == nil, let file = environment[MQTTCredentials.fileVariable], !file.isEmpty {
                 credentials = try MQTTCredentials.fromFile(file) { logger.warning("\($0)") }
@@ -92,77 +94,152 @@ enum BrokerConnection {
 
 }
 
-/// `--input mqtt://HOST/PREFIX`: the sightings every receiver publishes there, read like a
-/// pipe by the code that reads recordings.
+/// `--input mqtt://HOST[/BASE]` (one or several): the sightings the receivers publish
+/// there, read live by the same code that reads recordings.
 struct BrokerInput {
-    let feed: MQTTSightingFeed
-    let logging: Task<Void, Never>
-    /// Whether the broker delivers: lost at each disconnection, restored at each connection
-    /// (`verify --watch` judges nothing by silence meanwhile).
+    let feed: BrokerSightingFeed
+    let logging: [Task<Void, Never>]
+    /// Whether every broker delivers: lost when one connection is lost, restored once every
+    /// one is connected again (`verify --watch` judges nothing by silence meanwhile).
     let health: AsyncStream<InputHealthChange>
     let logger: Logger
     /// A reader waits on the broker: it is retried every second, not with a backoff that
     /// grows to half a minute (the watch is blind until it is back).
     static let reconnectDelaySeconds: UInt32 = 1
 
-    /// `nil` when `input` is not a broker URL.
-    static func open(_ input: String?, role: String, environment: [String: String], logger: Logger) throws(CommandFailure) -> BrokerInput? {
-        guard let input, MQTTBrokerURL.looksLikeBroker(input) else { return nil }
-        let client = try BrokerConnection.client(
-            input, name: "\(role)-\(ReceiverName.hostName())", maximumReconnectDelaySeconds: reconnectDelaySeconds,
-            environment: environment, logger: logger)
+    /// `nil` when the inputs are not brokers.
+    static func open(
+        _ options: SightingInputOptions, role: String, environment: [String: String], logger: Logger
+    ) throws(CommandFailure) -> BrokerInput? {
+        let brokers = try options.brokerInputs()
+        guard !brokers.isEmpty else { return nil }
+        var subscriptions: [BrokerSubscription] = []
+        for (index, broker) in brokers.enumerated() {
+            // Each its own client id: two clients with one id take the session from each other.
+            let name = brokers.count == 1 ? "\(role)-\(ReceiverName.hostName())" : "\(role)-\(ReceiverName.hostName())-\(index + 1)"
+            let client = try BrokerConnection.client(
+                broker.url, name: name, defaultPrefix: broker.gateway.decoder.defaultBase,
+                maximumReconnectDelaySeconds: reconnectDelaySeconds, environment: environment, logger: logger)
+            subscriptions.append(BrokerSubscription(
+                client: client, gateway: broker.gateway, base: client.broker.topicPrefix, name: broker.url))
+        }
         let (health, healthChanges) = AsyncStream.makeStream(of: InputHealthChange.self, bufferingPolicy: .bufferingNewest(64))
-        let broker = client.broker
-        let logging = BrokerConnection.logConnection(client, logger: logger) { event in
-            switch event {
-            // Connected is delivering: a persistent session brings its subscription and
-            // its queued sightings with the connection; a new one subscribes at once.
-            case .connected: healthChanges.yield(.restored)
-            // A refused status message is a warning (logged); the sightings still flow.
-            case .subscribed, .statusRefused, .oversizedMessage: break
-            case .disconnected(let reason): healthChanges.yield(.lost(reason: "\(broker): \(reason)"))
-            case .refused(let error): healthChanges.yield(.lost(reason: error.description))
+        let connections = BrokerConnections(count: subscriptions.count)
+        let logging = subscriptions.enumerated().map { index, subscription in
+            let broker = subscription.client.broker
+            return BrokerConnection.logConnection(subscription.client, logger: logger) { event in
+                switch event {
+                // Connected is delivering: a persistent session brings its subscription and
+                // its queued sightings with the connection; a new one subscribes at once.
+                case .connected:
+                    if connections.connected(index) { healthChanges.yield(.restored) }
+                // A refused status message is a warning (logged); the sightings still flow.
+                case .subscribed, .statusRefused, .oversizedMessage: break
+                case .disconnected(let reason):
+                    connections.lost(index)
+                    healthChanges.yield(.lost(reason: "\(broker): \(reason)"))
+                case .refused(let error):
+                    connections.lost(index)
+                    healthChanges.yield(.lost(reason: error.description))
+                }
             }
         }
         do {
-            let feed = try MQTTSightingFeed(client: client, topics: MQTTTopics(client.broker), logger: logger)
-            logger.notice("reading the sightings every receiver publishes to \(client.broker) (\(MQTTTopics(client.broker).allSightings))")
-            return BrokerInput(feed: feed, logging: logging, health: health, logger: logger)
+            let feed = try BrokerSightingFeed(subscriptions: subscriptions, logger: logger)
+            // Each gap in a publisher's numbering: delivering, but incompletely.
+            let losses = Task {
+                for await loss in feed.losses { healthChanges.yield(.incomplete(reason: loss.description)) }
+            }
+            for subscription in subscriptions {
+                let filters = subscription.gateway.decoder.topicFilters(base: subscription.base).joined(separator: ", ")
+                logger.notice("reading what \(subscription.gateway.rawValue) receivers publish to \(subscription.client.broker) (\(filters))")
+            }
+            return BrokerInput(feed: feed, logging: logging + [losses], health: health, logger: logger)
         } catch {
-            logging.cancel()
+            for task in logging { task.cancel() }
             throw CommandFailure(.usageOrInput, error.description)
         }
     }
 
-    /// What the readers of recordings open.
-    var path: String { feed.readablePath }
+    /// What the commands read.
+    var sightings: SightingInput { .broker(feed.sightings) }
+    /// The inputs as given, for messages.
+    var name: String { feed.subscriptions.map(\.name).joined(separator: ", ") }
 
     /// Stops reading; a broker that refused the connection, TLS or the subscription for good
     /// (which ended the stream early) is a failure, exit 3.
     func close() async throws(CommandFailure) {
         await feed.stop()
-        logging.cancel()
-        let oversized = feed.client.oversizedMessages
-        if oversized > 0 {
-            logger.warning("\(feed.client.broker): \(NumberText.count(oversized, "message")) over \(feed.client.configuration.maximumMessageBytes) bytes dropped unread")
+        for task in logging { task.cancel() }
+        let skipped = feed.skippedMessages
+        if skipped.malformed > 0 {
+            logger.warning("\(name): \(NumberText.count(skipped.malformed, "unreadable message")) skipped")
         }
-        if let refusal = feed.client.refusal {
-            throw CommandFailure(.controller, "\(refusal.description); no sightings were read from it")
+        if skipped.lost > 0 {
+            logger.warning("\(name): \(NumberText.count(skipped.lost, "message")) of sightings never arrived (numbered by their publishers, dropped on the way: the broker drops what it cannot queue for a slow reader)")
         }
+        if skipped.withoutIdentity > 0 {
+            logger.warning("\(name): \(NumberText.count(skipped.withoutIdentity, "report")) without a beacon identity (no major and minor) could not be audited")
+        }
+        var refusals: [String] = []
+        for subscription in feed.subscriptions {
+            let client = subscription.client
+            let oversized = client.oversizedMessages
+            if oversized > 0 {
+                logger.warning("\(client.broker): \(NumberText.count(oversized, "message")) over \(client.configuration.maximumMessageBytes) bytes dropped unread")
+            }
+            if let refusal = client.refusal { refusals.append(refusal.description) }
+        }
+        if !refusals.isEmpty {
+            throw CommandFailure(.controller, "\(refusals.joined(separator: "; ")); no sightings were read from \(refusals.count == 1 ? "it" : "them")")
+        }
+    }
+}
+
+/// Which of several broker connections are up, so that the input is restored only when all
+/// of them are.
+private final class BrokerConnections: Sendable {
+    private let up: Mutex<[Bool]>
+
+    init(count: Int) {
+        up = Mutex(Array(repeating: false, count: count))
+    }
+
+    /// Marks connection `index` up; whether every connection is up now.
+    func connected(_ index: Int) -> Bool {
+        up.withLock { up in
+            up[index] = true
+            return up.allSatisfy { $0 }
+        }
+    }
+
+    func lost(_ index: Int) {
+        up.withLock { $0[index] = false }
     }
 }
 
 /// `scan --mqtt`: the client, the publisher, and the receiver's retained status.
 struct SightingPublishing: Sendable {
+    /// `scan --publish-as`: the convention the sightings are published in.
+    enum Convention: String, CaseIterable, Sendable {
+        /// `PREFIX/sightings/RECEIVER`, JSON lines (docs/mqtt.md).
+        case beaconctl
+        /// Home Assistant's `room_presence/ROOM` with the ranged distance (docs/gateways.md).
+        case mqttRoom = "mqtt-room"
+    }
+
     let client: MQTTClient
     let publisher: MQTTSightingPublisher
+    /// Set with `--publish-as mqtt-room`: ranged beacons go there instead of sightings to `publisher`.
+    let roomPublisher: MQTTRoomPublisher?
     let logging: Task<Void, Never>
 
     /// Connects (in the background: a broker that is not up yet is retried while sightings
     /// queue) and returns the publisher. `receiver` renames every sighting; `nil` keeps
     /// each one's own (a recording of several receivers).
     static func start(
-        _ url: String, receiver: String?, source: SightingSource, environment: [String: String], logger: Logger
+        _ url: String, receiver: String?, source: SightingSource, convention: Convention = .beaconctl,
+        environment: [String: String], logger: Logger
     ) throws(CommandFailure) -> SightingPublishing {
         let broker: MQTTBrokerURL
         do {
@@ -171,16 +248,36 @@ struct SightingPublishing: Sendable {
             throw CommandFailure(.usageOrInput, "--mqtt \(error)")
         }
         let topics = MQTTTopics(broker)
+        // beaconctl's status topic means nothing to Home Assistant's room sensors.
+        let status = convention == .beaconctl ? receiver.map { topics.status(receiver: $0) } : nil
         let (client, logging) = try BrokerConnection.start(
-            url, name: "scan-\(receiver ?? ReceiverName.hostName())", status: receiver.map { topics.status(receiver: $0) },
+            url, name: "scan-\(receiver ?? ReceiverName.hostName())", status: status,
             environment: environment, logger: logger)
         // A live scan counts from its start; the broker gets Unix time.
         var offset = 0.0
         if case .live(let scan) = source { offset = scan.unixTimeOffset() }
-        logger.notice("publishing sightings to \(broker) (\(receiver.map { topics.sightings(receiver: $0) } ?? topics.allSightings))")
+        var roomPublisher: MQTTRoomPublisher?
+        if convention == .mqttRoom {
+            // A URL without a path names beaconctl's own prefix; the convention's is room_presence.
+            let base = broker.topicPrefix == MQTTBrokerURL.defaultPrefix ? MQTTRoomPublisher.defaultBase : broker.topicPrefix
+            roomPublisher = MQTTRoomPublisher(client: client, base: base, room: receiver)
+            logger.notice("publishing ranged beacons to \(broker) in the mqtt_room convention (\(MQTTRoomPublisher.topic(base: base, room: receiver ?? "RECEIVER")))")
+        } else {
+            logger.notice("publishing sightings to \(broker) (\(receiver.map { topics.sightings(receiver: $0) } ?? topics.allSightings))")
+        }
         return SightingPublishing(
             client: client, publisher: MQTTSightingPublisher(client: client, topics: topics, receiver: receiver, wallClockOffset: offset),
-            logging: logging)
+            roomPublisher: roomPublisher, logging: logging)
+    }
+
+    /// Publishes one sighting the scan took: as it is, or (mqtt-room) its beacon as ranged
+    /// by `run` once it has a distance.
+    func add(_ sighting: Sighting, run: ScanRun, now: Double) {
+        if let roomPublisher {
+            if let beacon = run.ranged(sighting) { roomPublisher.add(beacon, now: now) }
+        } else {
+            publisher.add(sighting, now: now)
+        }
     }
 
     /// Sends what is batched, waits up to `drainTimeout` for the broker to acknowledge
@@ -190,7 +287,7 @@ struct SightingPublishing: Sendable {
     func finish(logger: Logger) async -> Bool {
         publisher.flushAll()
         let drained = await BrokerConnection.drain(client, within: Self.drainTimeout)
-        let counts = publisher.counts
+        let counts = roomPublisher?.counts ?? publisher.counts
         let delivery = Delivery(
             broker: client.broker.description, published: counts.published, dropped: counts.dropped,
             drained: drained, unacknowledged: client.pendingMessages,

@@ -57,6 +57,22 @@ struct MetricsServing: Sendable {
         }
     }
 
+    /// `beaconctl_input_messages_skipped_total{reason}`: a broker's messages that carried no
+    /// sighting to judge.
+    func registerSkippedMessages(_ feed: BrokerSightingFeed) {
+        registry.register(
+            "beaconctl_input_messages_skipped_total",
+            help: "Broker messages read and skipped, by why: malformed (unreadable on a sightings topic), without-identity (a beacon report with no major/minor).",
+            type: .counter
+        ) {
+            let skipped = feed.skippedMessages
+            return [
+                MetricSample(skipped.malformed, labels: [MetricLabel("reason", "malformed")]),
+                MetricSample(skipped.withoutIdentity, labels: [MetricLabel("reason", "without-identity")]),
+            ]
+        }
+    }
+
     /// The watch's series (`verify --watch`) of a plan of `beacons`, read from the readings it
     /// returns, which the watch keeps current (`AuditWatch.readings`).
     func registerWatch(beacons: Int) -> AuditWatchReadings {
@@ -90,6 +106,21 @@ struct MetricsServing: Sendable {
         ) {
             Self.beaconSamples(readings.snapshot.statistics)
         }
+        registry.register(
+            "beaconctl_watch_broker_messages_lost_total",
+            help: "Messages of sightings a beaconctl publisher numbered and sent that never arrived through the broker.", type: .counter
+        ) {
+            Double(readings.snapshot.lostMessages)
+        }
+        registry.register(
+            "beaconctl_watch_receivers", help: "Receivers the watch follows, by status (a broker's input: its boxes).", type: .gauge
+        ) {
+            let statistics = readings.snapshot.statistics
+            return [
+                MetricSample(statistics.receiversOnline, labels: [MetricLabel("state", "online")]),
+                MetricSample(statistics.receiversOffline, labels: [MetricLabel("state", "offline")]),
+            ]
+        }
         registry.register("beaconctl_input_up", help: "1 while the input delivers sightings (a broker: connected), else 0.", type: .gauge) {
             readings.snapshot.inputDelivering ? 1 : 0
         }
@@ -117,7 +148,7 @@ struct MetricsServing: Sendable {
 
 extension BrokerInput {
     /// The clients reading the input, for their queue metrics.
-    var metricsClients: [MQTTClient] { [feed.client] }
+    var metricsClients: [MQTTClient] { feed.subscriptions.map(\.client) }
 }
 
 /// `monitor --metrics`: region events by kind, and the regions by state, as the events

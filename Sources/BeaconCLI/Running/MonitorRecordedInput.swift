@@ -8,12 +8,11 @@ enum RecordedSightings {
     /// Calls `take` with each sighting until the input ends or `take` returns `false`.
     /// An unreadable or malformed input is a usage/input failure naming the line or
     /// record; a cancelled task ends it with `CancellationError`.
-    /// `streamName`: the path is a stream known to carry JSON lines (a broker's), so it is
-    /// read as sightings come rather than sniffed first; messages call it `streamName`.
-    static func read(_ path: String, streamName: String? = nil, logger: Logger, _ take: (Sighting) -> Bool) async throws {
+    /// `broker`, when the input is one, is read as its sightings come.
+    static func read(_ path: String, broker: BrokerInput? = nil, logger: Logger, _ take: (Sighting) -> Bool) async throws {
         let recording: SightingInput
-        if let streamName {
-            recording = SightingSources.jsonLinesStream(path: path, name: streamName)
+        if let broker {
+            recording = broker.sightings
         } else {
             do {
                 recording = try await SightingSources.open(path: path)

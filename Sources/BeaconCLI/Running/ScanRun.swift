@@ -80,6 +80,16 @@ final class ScanRun: Sendable {
     /// The newest sighting time: "now" for a recorded input.
     var latestTime: Double? { state.withLock { $0.latestTime } }
 
+    /// The beacon `sighting` belongs to as ranged now (the newest time taken), or `nil`
+    /// when it was not taken.
+    func ranged(_ sighting: Sighting) -> RangedBeacon? {
+        state.withLock { state in
+            guard let now = state.latestTime else { return nil }
+            let key = BeaconRanger.Key(identity: sighting.identity, address: sighting.address, receiver: sighting.receiver)
+            return state.ranger.beacon(key, at: now)
+        }
+    }
+
     /// The ranging table as of `time` on the scan's clock.
     func snapshot(at time: Double) -> [RangedBeacon] {
         state.withLock { state in

@@ -14,6 +14,11 @@ import BeaconMQTT
 ///   (`ok`, `wrong-power`, `duplicate`), off when it is `missing`, unknown otherwise;
 /// - a `sensor` of device class `timestamp`: its latest reception on any receiver.
 ///
+/// And for every receiver the watch follows, announced when the watch first knows it (it is
+/// learned from the broker, not listed in the manifest), a device with one `binary_sensor`
+/// of device class `connectivity`: on while the receiver is online, reading its latest
+/// `receiver-offline`/`receiver-online`, retained on `PREFIX/audit/receivers/NAME`.
+///
 /// All read the beacon's standing, retained on `PREFIX/audit/beacons/ID` (AuditStanding),
 /// which the verdict and presence entities also carry as attributes, and are available while
 /// the audit's `PREFIX/audit/status` says `online`. A device per beacon, because a beacon is
@@ -95,6 +100,33 @@ public struct HomeAssistantDiscovery: Sendable {
             ("value_template", string("{{ value_json.last_seen_at or 'None' }}")),
         ]
         return Announcement(topic: "\(discoveryPrefix)/sensor/\(node)/\(objectID)_last_seen/config", payload: json(fields, device: device(beacon)))
+    }
+
+    /// The connectivity entity of the receiver named `receiver`.
+    public func announcement(forReceiver receiver: String) -> Announcement {
+        let objectID = Self.identifier(receiver)
+        let state = topics.auditReceiver(receiver)
+        let fields: [(String, String)] = [
+            ("name", string("Connectivity")),
+            ("unique_id", string("\(node)_receiver_\(objectID)_connectivity")),
+            ("state_topic", string(state)),
+            ("availability_topic", string(topics.status(role: "audit"))),
+            ("payload_available", string("online")),
+            ("payload_not_available", string("offline")),
+            ("qos", "1"),
+            ("device_class", string("connectivity")),
+            ("value_template", string("{{ 'ON' if value_json.state == '\(ReceiverState.online.rawValue)' else 'OFF' }}")),
+            ("json_attributes_topic", string(state)),
+        ]
+        let device: [(String, String)] = [
+            ("identifiers", "[" + string("\(node)_receiver_\(objectID)") + "]"),
+            ("name", string("Receiver \(receiver)")),
+            ("model", string("beacon receiver")),
+            ("manufacturer", string("beaconctl")),
+        ]
+        let deviceJSON = "{" + device.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+        return Announcement(
+            topic: "\(discoveryPrefix)/binary_sensor/\(node)/receiver_\(objectID)_connectivity/config", payload: json(fields, device: deviceJSON))
     }
 
     private func common(_ beacon: ExpectedBeacon, entity: String, name: String) -> [(String, String)] {

@@ -8,17 +8,24 @@ import Synchronization
 /// (`unconfirm`), then the standing each change leaves, refreshed with every statistics
 /// report, so that a dashboard connecting later sees every beacon, its last-seen time keeps
 /// moving between changes, and no previous run's standing outlives the start. Statistics and
-/// the summary to `PREFIX/audit/stats`. QoS 1 throughout.
+/// the summary to `PREFIX/audit/stats`. A receiver's change goes to the events topic too,
+/// and retained to `PREFIX/audit/receivers/NAME`, its standing; with `receiverDiscovery`,
+/// each receiver is announced to Home Assistant the first time the watch knows it. QoS 1
+/// throughout.
 public final class MQTTAuditSink: AuditEventSink {
     public let client: MQTTClient
     private let topics: MQTTTopics
     /// Each manifest beacon's latest change, by id: a refresh repeats its reason, addresses
     /// and receivers, so that the standing's fields stay the same. Bounded by the manifest.
     private let latestChanges = Mutex<[String: AuditEvent]>([:])
+    private let receiverDiscovery: HomeAssistantDiscovery?
+    /// Receivers announced to Home Assistant: bounded by the receivers the audit follows.
+    private let announcedReceivers = Mutex<Set<String>>([])
 
-    public init(client: MQTTClient, topics: MQTTTopics) {
+    public init(client: MQTTClient, topics: MQTTTopics, receiverDiscovery: HomeAssistantDiscovery? = nil) {
         self.client = client
         self.topics = topics
+        self.receiverDiscovery = receiverDiscovery
     }
 
     /// Replaces whatever standing the broker retains for `beacons` (a previous run's) with
@@ -43,7 +50,21 @@ public final class MQTTAuditSink: AuditEventSink {
     public func deliver(_ event: AuditInputEvent) {
         let line = Array(AuditJSONLines.encode(event).utf8)
         client.publish(topic: topics.auditEvents, payload: line)
+        // The input's state: lost or back. A loss of some sightings leaves it delivering.
+        guard event.kind != .sightingsLost else { return }
         client.publish(topic: topics.auditInput, payload: line, retain: true)
+    }
+
+    /// On the events topic, and retained on `PREFIX/audit/receivers/NAME`; announced to Home
+    /// Assistant first when it is new (its entity reads that topic).
+    public func deliver(_ event: AuditReceiverEvent) {
+        if let receiverDiscovery, announcedReceivers.withLock({ $0.insert(event.receiver).inserted }) {
+            let announcement = receiverDiscovery.announcement(forReceiver: event.receiver)
+            client.publish(topic: announcement.topic, payload: Array(announcement.payload.utf8), retain: true)
+        }
+        let line = Array(AuditJSONLines.encode(event).utf8)
+        client.publish(topic: topics.auditEvents, payload: line)
+        client.publish(topic: topics.auditReceiver(event.receiver), payload: line, retain: true)
     }
 
     public func deliver(_ report: AuditStatusReport) {
@@ -66,4 +87,6 @@ extension MQTTTopics {
     /// The latest `input-lost`/`input-restored`, retained.
     public var auditInput: String { "\(prefix)/audit/input" }
     public func auditBeacon(_ id: String) -> String { "\(prefix)/audit/beacons/\(Self.level(id))" }
+    /// A receiver's latest `receiver-offline`/`receiver-online`, retained.
+    public func auditReceiver(_ name: String) -> String { "\(prefix)/audit/receivers/\(Self.level(name))" }
 }

@@ -26,6 +26,9 @@ public final class MQTTSightingPublisher: Sendable {
 
     public let client: MQTTClient
     private let topics: MQTTTopics
+    /// Numbers every message per topic (`MessageSequence`), under the lock that sends it, so
+    /// that the numbers go out in order.
+    private let sequence = Mutex(MessageSequence.Numbering())
     /// Every sighting is published as heard by this receiver; `nil` keeps each one's own.
     private let receiver: String?
     /// Added to a sighting's time to make it Unix time.
@@ -96,7 +99,11 @@ public final class MQTTSightingPublisher: Sendable {
     private func send(_ payload: [UInt8], to topic: String) {
         // One sighting a line: a message the broker refuses counts its sightings as refused.
         let sightings = payload.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
-        guard !client.publish(topic: topic, payload: payload, weight: sightings) else { return }
+        // A message the client drops keeps its number: the reader sees the gap, as it should.
+        let sent = sequence.withLock { numbering in
+            client.publish(topic: topic, payload: payload, weight: sightings, userProperties: [numbering.next(topic: topic)])
+        }
+        guard !sent else { return }
         let lost = sightings
         state.withLock {
             $0.published -= lost

@@ -7,13 +7,29 @@ import BeaconMQTT
 public enum GatewayKind: String, CaseIterable, Hashable, Sendable {
     /// beaconctl's own boxes: `PREFIX/sightings/RECEIVER`, JSON lines (docs/mqtt.md).
     case beaconctl
-    // The others (ESPresense, Theengs Gateway, OpenMQTTGateway, mqtt-room, room-assistant,
-    // monitor) join here with their decoders.
+    /// ESPresense boards: `espresense/devices/ID/ROOM`.
+    case espresense
+    /// Theengs Gateway: `home/NAME/BTtoMQTT/ADDRESS`.
+    case theengs
+    /// OpenMQTTGateway: `home/NAME/BTtoMQTT/ADDRESS`.
+    case openMQTTGateway = "openmqttgateway"
+    /// Home Assistant's `mqtt_room` convention as ESP32-mqtt-room publishes it: `room_presence/ROOM`.
+    case mqttRoom = "mqtt-room"
+    /// room-assistant 1.x: `room_presence/ROOM`, without the measured power.
+    case roomAssistant = "room-assistant"
+    /// andrewjfreyer/monitor: `monitor/IDENTITY/ID`.
+    case monitor
 
     /// The decoder of this kind's messages.
     public var decoder: any GatewayDecoder.Type {
         switch self {
         case .beaconctl: BeaconCtlGatewayDecoder.self
+        case .espresense: ESPresenseGatewayDecoder.self
+        case .theengs: TheengsGatewayDecoder.self
+        case .openMQTTGateway: OpenMQTTGatewayDecoder.self
+        case .mqttRoom: MQTTRoomGatewayDecoder.self
+        case .roomAssistant: RoomAssistantGatewayDecoder.self
+        case .monitor: MonitorGatewayDecoder.self
         }
     }
 }
@@ -44,8 +60,16 @@ public protocol GatewayDecoder {
     /// Whether every advertisement a receiver hears is published (so gaps between reports are
     /// evidence of the beacon's interval); `false` for gateways that throttle or sample.
     static var reportsEveryAdvertisement: Bool { get }
+    /// Whether its sightings carry the beacon's advertised measured power; `false` for
+    /// gateways that do not publish it (their sightings carry
+    /// `MQTTRoomGatewayDecoder.unknownMeasuredPower`, which must not be judged).
+    static var carriesMeasuredPower: Bool { get }
     /// One message. `arrivalTime` is Unix seconds on this host when the message arrived.
     static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading
+}
+
+extension GatewayDecoder {
+    public static var carriesMeasuredPower: Bool { true }
 }
 
 /// beaconctl's own layout (`MQTTTopics`): JSON lines of sightings, a retained status.

@@ -7,9 +7,8 @@ public enum SightingOrigin: Sendable {
     case controller(ControllerConnection)
     /// A JSON-lines file or btsnoop capture; `-` is standard input.
     case recording(path: String)
-    /// A stream known to carry JSON lines (what a broker delivers), named `name` in
-    /// messages: read as sightings come, without waiting for first bytes to tell a format.
-    case jsonLinesStream(path: String, name: String)
+    /// What receivers publish to a broker (`--input mqtt://…`), read as it comes.
+    case broker(BrokerSightings)
 }
 
 /// The sightings of a `SightingOrigin`, open: a scan running on a controller or a recording
@@ -39,8 +38,8 @@ public enum SightingSource: Sendable {
             } catch {
                 throw .recording(error)
             }
-        case .jsonLinesStream(let path, let name):
-            return .recording(SightingSources.jsonLinesStream(path: path, name: name))
+        case .broker(let sightings):
+            return .recording(.broker(sightings))
         }
     }
 
@@ -76,6 +75,7 @@ extension SightingInput {
         switch self {
         case .capture(let capture): iterator = capture.makeBatchIterator()
         case .jsonLines(let sightings): iterator = sightings.makeBatchIterator()
+        case .broker(let sightings): iterator = sightings.makeBatchIterator()
         }
         var batch: [Sighting] = []
         while try await iterator.nextBatch(into: &batch) {

@@ -17,13 +17,6 @@ public enum SightingSources {
         SightingJSONLineSequence(lines: SightingLineReader(path: path), source: displayName(path)) { $0 }
     }
 
-    /// A stream known to carry JSON lines (a broker's sightings through a pipe), named
-    /// `name` in errors. Nothing is read until the sightings are: unlike `open(path:)`, it
-    /// never waits for first bytes that may not come.
-    public static func jsonLinesStream(path: String, name: String) -> SightingInput {
-        .jsonLines(SightingJSONLineSequence(lines: SightingLineReader(path: path), source: name) { $0 })
-    }
-
     /// The sightings of JSON-lines text held in memory.
     public static func jsonLines(text: String, source: String) throws(SightingStreamError) -> [Sighting] {
         var sightings: [Sighting] = []
@@ -99,6 +92,24 @@ public enum SightingSources {
 public enum SightingInput: Sendable {
     case capture(SightingCaptureStream)
     case jsonLines(SightingJSONLineSequence<SightingLineReader>)
+    /// What receivers publish to a broker, as it arrives (`BrokerSightingFeed`).
+    case broker(BrokerSightings)
+
+    /// The sightings, whichever the format.
+    public var sightings: any AsyncSequence<Sighting, any Error> & Sendable {
+        switch self {
+        case .capture(let capture): capture
+        case .jsonLines(let lines): lines
+        case .broker(let sightings): sightings
+        }
+    }
+
+    /// Whether the input arrives as it is heard (a broker), rather than being a recording
+    /// that may be a file or a pipe.
+    public var isLive: Bool {
+        if case .broker = self { return true }
+        return false
+    }
 }
 
 /// Sightings decoded from a sequence of JSON lines, in order. Blank lines are skipped; the

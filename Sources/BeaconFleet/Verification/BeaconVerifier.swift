@@ -128,8 +128,8 @@ public struct BeaconVerifier: Sendable {
                 events = engine.advance(to: time)
             case .ended(let time):
                 events = engine.finish(at: time, reason: .inputEnded)
-            case .health:
-                // A one-shot pass has no health source (`LiveSightingFeed`'s `health`).
+            case .health, .receiverStatus:
+                // A one-shot pass has no health or receiver status source (`LiveSightingFeed`).
                 continue
             case .failed(let error):
                 failure = error

@@ -17,6 +17,8 @@ struct LiveSightingFeed: Sendable {
         case failed(any Error)
         /// The input's health changed (`verify --watch`: a broker lost or back).
         case health(InputHealthChange, at: Double)
+        /// A receiver said it is online or offline (`verify --watch`: its status topic).
+        case receiverStatus(ReceiverStatusChange, at: Double)
     }
 
     let inputs: AsyncStream<Input>
@@ -26,11 +28,13 @@ struct LiveSightingFeed: Sendable {
     private let pump: Task<Void, Never>
     private let ticker: Task<Void, Never>
     private let healthPump: Task<Void, Never>?
+    private let statusPump: Task<Void, Never>?
 
-    /// `health`, when given, is passed on as `.health` inputs, in the order of the queue.
+    /// `health` and `receiverStatus`, when given, are passed on as `.health` and
+    /// `.receiverStatus` inputs, in the order of the queue.
     init<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, tick: Duration, queueLimit: Int, drops: DropCounter,
-        health: AsyncStream<InputHealthChange>? = nil
+        health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil
     ) {
         let clock = ContinuousClock()
         let start = clock.now
@@ -61,6 +65,13 @@ struct LiveSightingFeed: Sendable {
                 }
             }
         }
+        statusPump = receiverStatus.map { statuses in
+            Task {
+                for await change in statuses {
+                    enqueue(.receiverStatus(change, at: elapsed()))
+                }
+            }
+        }
         self.inputs = inputs
         self.elapsed = elapsed
         self.continuation = continuation
@@ -71,6 +82,7 @@ struct LiveSightingFeed: Sendable {
         pump.cancel()
         ticker.cancel()
         healthPump?.cancel()
+        statusPump?.cancel()
         continuation.finish()
     }
 }

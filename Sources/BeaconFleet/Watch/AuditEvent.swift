@@ -14,9 +14,12 @@ public enum AuditState: String, CaseIterable, Hashable, Sendable {
     case unexpected
     /// An unexpected identity not heard for the silence period.
     case gone
+    /// Every receiver that usually hears the beacon is offline: nothing can be said of it
+    /// (not evidence that it is fine, nor that it is gone).
+    case unmonitored
 
     /// States a manifest beacon can be in.
-    public static let beaconStates: [AuditState] = [.ok, .missing, .wrongPower, .duplicate]
+    public static let beaconStates: [AuditState] = [.ok, .missing, .wrongPower, .duplicate, .unmonitored]
 }
 
 /// What one receiver made of a beacon: how often and how strongly it heard it lately.
@@ -97,6 +100,12 @@ public struct AuditStatistics: Hashable, Sendable {
     public var unexpectedNow = 0
     /// Unexpected identities tracked that are gone.
     public var unexpectedGone = 0
+    /// Receivers known to the audit (heard, or that published a status), by their status.
+    public var receiversOnline = 0
+    public var receiversOffline = 0
+    /// Sightings and statuses of receivers beyond the ones followed
+    /// (`ContinuousAudit.Configuration.maximumReceivers`): counted, their status not followed.
+    public var unfollowedReceiverReports = 0
 
     public init() {}
 
@@ -122,5 +131,60 @@ public struct AuditBeaconSummary: Hashable, Sendable {
         self.state = state
         self.lastSeen = lastSeen
         self.lastSeenUnixTime = lastSeenUnixTime
+    }
+}
+
+/// A receiver's status as the watch follows it (docs/verify.md, "Receivers").
+public enum ReceiverState: String, CaseIterable, Hashable, Sendable {
+    case online
+    case offline
+}
+
+/// A receiver going offline or coming back, reported once (its beacons' changes follow as
+/// events of their own): the box of a store that lost power is one event, not twenty
+/// `missing` beacons.
+public struct AuditReceiverEvent: Hashable, Sendable {
+    /// What the watch took as evidence.
+    public enum Cause: String, Hashable, Sendable {
+        /// Its status topic said so (`offline`: a clean stop, or the last will the broker
+        /// published for it when its connection died).
+        case status
+        /// None of its sightings for the silence period.
+        case silence
+        /// A sighting from it.
+        case sighting
+    }
+
+    /// On the audit's clock.
+    public var time: Double
+    /// The receiver, named as in its sightings (its topic level when only its status is known).
+    public var receiver: String
+    public var state: ReceiverState
+    /// `nil` the first time the watch knows the receiver.
+    public var previous: ReceiverState?
+    public var cause: Cause
+    /// Why, in words.
+    public var reason: String
+    /// Offline: the manifest beacons no receiver now monitors, by id, in manifest order.
+    /// Online: the unmonitored beacons it hears again, which get a full silence from now.
+    public var beacons: [String]
+    /// Its latest sighting, on the audit's clock; `nil` when never heard.
+    public var lastSeen: Double?
+    /// The event's moment in Unix time, when the audit's clock can say it; set by the watch.
+    public var unixTime: Double?
+
+    public init(
+        time: Double, receiver: String, state: ReceiverState, previous: ReceiverState?, cause: Cause, reason: String,
+        beacons: [String], lastSeen: Double?, unixTime: Double? = nil
+    ) {
+        self.time = time
+        self.receiver = receiver
+        self.state = state
+        self.previous = previous
+        self.cause = cause
+        self.reason = reason
+        self.beacons = beacons
+        self.lastSeen = lastSeen
+        self.unixTime = unixTime
     }
 }

@@ -8,11 +8,14 @@ public protocol AuditEventSink: Sendable {
     func deliver(_ report: AuditStatusReport)
     /// The input lost, or back.
     func deliver(_ event: AuditInputEvent)
+    /// A receiver offline, or online (first known, or back).
+    func deliver(_ event: AuditReceiverEvent)
 }
 
 extension AuditEventSink {
     public func deliver(_ report: AuditStatusReport) {}
     public func deliver(_ event: AuditInputEvent) {}
+    public func deliver(_ event: AuditReceiverEvent) {}
 }
 
 /// The watch's counters at one moment: every `AuditWatch.statisticsPeriod`, and at the end.
@@ -22,6 +25,9 @@ public struct AuditStatusReport: Sendable {
     public var statistics: AuditStatistics
     /// Sightings lost between the controller and the audit (the host could not keep up).
     public var lostSightings: Int
+    /// Messages of sightings that never arrived from a broker (gaps in their publishers'
+    /// numbering, `MessageSequence`): each carried up to 64 sightings.
+    public var lostMessages: Int
     /// Why the watch ended, for the final report; `nil` for a periodic one.
     public var end: AuditWatchEnd?
     /// The beacons not ok at that moment (`nil` state: not yet known), for the final report.
@@ -31,12 +37,13 @@ public struct AuditStatusReport: Sendable {
     public var beacons: [AuditBeaconSummary]
 
     public init(
-        time: Double, statistics: AuditStatistics, lostSightings: Int, end: AuditWatchEnd? = nil,
+        time: Double, statistics: AuditStatistics, lostSightings: Int, lostMessages: Int = 0, end: AuditWatchEnd? = nil,
         beaconsNotOK: [(beacon: ExpectedBeacon, state: AuditState?)] = [], beacons: [AuditBeaconSummary] = []
     ) {
         self.time = time
         self.statistics = statistics
         self.lostSightings = lostSightings
+        self.lostMessages = lostMessages
         self.end = end
         self.beaconsNotOK = beaconsNotOK
         self.beacons = beacons

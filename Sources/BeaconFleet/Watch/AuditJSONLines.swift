@@ -6,7 +6,10 @@ import BeaconCore
 ///     {"event":"change","time":15,"beacon":"door","venue":"shop","uuid":"…","major":1,"minor":1,
 ///      "state":"missing","previous":"ok","reason":"…","addresses":[],"receivers":[{"receiver":"hci1",
 ///      "rssi":-70,"sightings":6,"last_seen":5}]}
-///     {"event":"stats","time":60,"sightings":600,"lost_sightings":0,…,"beacons":{"ok":3,…}}
+///     {"event":"receiver-offline","time":42,"receiver":"store-12","state":"offline","previous":"online",
+///      "cause":"status","reason":"…","beacons":["door","till"],"last_seen":40.5}
+///     {"event":"stats","time":60,"sightings":600,"lost_sightings":0,…,"beacons":{"ok":3,…},
+///      "receivers":{"online":12,"offline":1}}
 ///     {"event":"summary",…the stats fields…,"end":"input-ended","passed":false,"not_ok":[…]}
 ///
 /// An unexpected identity has no `beacon` or `venue`; a first state has no `previous`.
@@ -35,6 +38,23 @@ public enum AuditJSONLines {
         return line + "}"
     }
 
+    /// A receiver offline or online: `{"event":"receiver-offline","time":…,"receiver":"…",
+    /// "state":"offline","previous":"online","cause":"silence","reason":"…","beacons":[…],
+    /// "last_seen":…,"at":"…"}`; `previous` is left out the first time the receiver is known,
+    /// `last_seen` when it was never heard. `beacons`: offline, those it leaves unmonitored;
+    /// online, the unmonitored ones it hears again.
+    public static func encode(_ event: AuditReceiverEvent) -> String {
+        var line = "{\"event\":\"receiver-\(event.state.rawValue)\",\"time\":" + SightingJSONLines.timeText(event.time)
+        line += ",\"receiver\":" + JSONText.stringLiteral(event.receiver)
+        line += ",\"state\":\"\(event.state.rawValue)\""
+        if let previous = event.previous { line += ",\"previous\":\"\(previous.rawValue)\"" }
+        line += ",\"cause\":\"\(event.cause.rawValue)\",\"reason\":" + JSONText.stringLiteral(event.reason)
+        line += ",\"beacons\":[" + event.beacons.map(JSONText.stringLiteral).joined(separator: ",") + "]"
+        if let lastSeen = event.lastSeen { line += ",\"last_seen\":" + SightingJSONLines.timeText(lastSeen) }
+        if let at = event.unixTime.flatMap({ WallClock.iso8601($0) }) { line += ",\"at\":\"\(at)\"" }
+        return line + "}"
+    }
+
     /// `,"last_seen":12.5,"last_seen_at":"2026-…Z"`, each when known.
     private static func lastSeenFields(_ lastSeen: Double?, _ unixTime: Double?) -> String {
         var fields = ""
@@ -47,7 +67,7 @@ public enum AuditJSONLines {
     public static func encode(_ report: AuditStatusReport) -> String {
         let statistics = report.statistics
         var line = "{\"event\":\"\(report.end == nil ? "stats" : "summary")\",\"time\":" + SightingJSONLines.timeText(report.time)
-        line += ",\"sightings\":\(statistics.sightings),\"lost_sightings\":\(report.lostSightings)"
+        line += ",\"sightings\":\(statistics.sightings),\"lost_sightings\":\(report.lostSightings),\"lost_messages\":\(report.lostMessages)"
         line += ",\"ignored_sightings\":\(statistics.ignoredSightings)"
         line += ",\"untracked_unexpected_sightings\":\(statistics.untrackedUnexpectedSightings)"
         line += ",\"untracked_receiver_sightings\":\(statistics.untrackedReceiverSightings)"
@@ -55,6 +75,7 @@ public enum AuditJSONLines {
         counts.append("\"unknown\":\(statistics.unknownBeacons)")
         line += ",\"beacons\":{\(counts.joined(separator: ","))}"
         line += ",\"unexpected\":\(statistics.unexpectedNow),\"gone\":\(statistics.unexpectedGone)"
+        line += ",\"receivers\":{\"online\":\(statistics.receiversOnline),\"offline\":\(statistics.receiversOffline)}"
         if let end = report.end {
             line += ",\"end\":\"\(end.rawValue)\",\"passed\":\(statistics.allOK)"
             let notOK: [String] = report.beaconsNotOK.map { beacon, state in

@@ -15,7 +15,12 @@ import Darwin
 ///
 ///     {"state_file":"beaconctl-watch","version":1,"written_at":1764141600.5}
 ///     {"beacon":"door","state":"ok"}
+///     {"beacon":"till","state":"unmonitored"}
+///     {"beacon":"till","receiver":"store-12"}
 ///
+/// An `unmonitored` beacon keeps the receivers that heard it, a line each after its state: a
+/// restarted watch that finds them all still offline keeps it `unmonitored` instead of
+/// judging it `missing` (files from before, without them, are read as they are).
 /// Written after every change (a burst of changes is one write) and at the end, always
 /// whole and atomically: a temporary file beside it, flushed to disk, renamed over it, so a
 /// watch killed at any moment leaves the previous file or the new one, never half of one.
@@ -24,6 +29,8 @@ public final class AuditStateFile: AuditEventSink, Sendable {
     public let path: String
     private struct State {
         var beacons: [String: AuditState] = [:]
+        /// The receivers of the `unmonitored` beacons, by beacon id.
+        var receivers: [String: [String]] = [:]
         var writePending = false
         var lastError: String?
         var writes = 0
@@ -34,15 +41,21 @@ public final class AuditStateFile: AuditEventSink, Sendable {
     private let unixTime: @Sendable () -> Double
 
     /// Starts from `restored` (what `read` found), so that beacons not heard again keep it.
-    public init(path: String, restored: [String: AuditState] = [:], unixTime: @escaping @Sendable () -> Double = WallClock.unixTime) {
+    public init(
+        path: String, restored: [String: AuditState] = [:], restoredReceivers: [String: [String]] = [:],
+        unixTime: @escaping @Sendable () -> Double = WallClock.unixTime
+    ) {
         self.path = path
-        self.state = Mutex(State(beacons: restored))
+        self.state = Mutex(State(beacons: restored, receivers: restoredReceivers))
         self.unixTime = unixTime
     }
 
-    /// The beacons' states in `path`, and when they were written; `nil` when there is no
-    /// file. Throws a message naming the line when the file is not a state file.
-    public static func read(_ path: String) throws(AuditStateFileError) -> (beacons: [String: AuditState], writtenAt: Double)? {
+    /// The beacons' states in `path`, when they were written, and the receivers of the
+    /// `unmonitored` ones; `nil` when there is no file. Throws a message naming the line
+    /// when the file is not a state file.
+    public static func read(
+        _ path: String
+    ) throws(AuditStateFileError) -> (beacons: [String: AuditState], writtenAt: Double, receivers: [String: [String]])? {
         guard let file = fopen(path, "rb") else {
             if errno == ENOENT { return nil }
             throw AuditStateFileError("\(path): cannot read the watch's state: \(String(cString: strerror(errno)))")
@@ -58,6 +71,7 @@ public final class AuditStateFile: AuditEventSink, Sendable {
             guard bytes.count <= 64 << 20 else { throw AuditStateFileError("\(path): larger than 64 MB: not a watch's state file") }
         }
         var beacons: [String: AuditState] = [:]
+        var receivers: [String: [String]] = [:]
         var writtenAt: Double?
         for (offset, line) in bytes.split(separator: 0x0A).enumerated() {
             let members: [(key: String, value: SightingJSONObjectReader.Value)]
@@ -79,21 +93,27 @@ public final class AuditStateFile: AuditEventSink, Sendable {
                 writtenAt = time
                 continue
             }
+            if let beacon = string("beacon"), let receiver = string("receiver") {
+                receivers[beacon, default: []].append(receiver)
+                continue
+            }
             guard let beacon = string("beacon"), let name = string("state"), let state = AuditState(rawValue: name),
                   AuditState.beaconStates.contains(state)
             else {
-                throw AuditStateFileError("\(path):\(offset + 1): expected {\"beacon\":…,\"state\":…} with a beacon's state (ok, missing, wrong-power, duplicate)")
+                let states = AuditState.beaconStates.map(\.rawValue).joined(separator: ", ")
+                throw AuditStateFileError("\(path):\(offset + 1): expected {\"beacon\":…,\"state\":…} with a beacon's state (\(states))")
             }
             beacons[beacon] = state
         }
         guard let writtenAt else { throw AuditStateFileError("\(path): empty; not a watch's state file (delete it to start afresh)") }
-        return (beacons, writtenAt)
+        return (beacons, writtenAt, receivers)
     }
 
     public func deliver(_ event: AuditEvent) {
         guard let beacon = event.beaconID else { return }
         let schedule = state.withLock { state -> Bool in
             state.beacons[beacon] = event.state
+            state.receivers[beacon] = event.state == .unmonitored ? event.receivers.map(\.receiver) : nil
             defer { state.writePending = true }
             return !state.writePending
         }
@@ -119,15 +139,19 @@ public final class AuditStateFile: AuditEventSink, Sendable {
     public var writes: Int { state.withLock { $0.writes } }
 
     private func writeLatest() {
-        let beacons = state.withLock { state -> [String: AuditState]? in
+        let latest = state.withLock { state -> (beacons: [String: AuditState], receivers: [String: [String]])? in
             guard state.writePending else { return nil }
             state.writePending = false
-            return state.beacons
+            return (state.beacons, state.receivers)
         }
-        guard let beacons else { return }
+        guard let (beacons, receivers) = latest else { return }
         var text = "{\"state_file\":\"beaconctl-watch\",\"version\":1,\"written_at\":\(SightingJSONLines.timeText(unixTime()))}\n"
         for (beacon, state) in beacons.sorted(by: { $0.key < $1.key }) {
-            text += "{\"beacon\":\(JSONText.stringLiteral(beacon)),\"state\":\"\(state.rawValue)\"}\n"
+            let id = JSONText.stringLiteral(beacon)
+            text += "{\"beacon\":\(id),\"state\":\"\(state.rawValue)\"}\n"
+            for receiver in state == .unmonitored ? receivers[beacon] ?? [] : [] {
+                text += "{\"beacon\":\(id),\"receiver\":\(JSONText.stringLiteral(receiver))}\n"
+            }
         }
         let failure = Self.writeAtomically(Array(text.utf8), to: path)
         state.withLock {

@@ -13,25 +13,30 @@ public struct AuditWatch: Sendable {
     public static let liveTiming = VerificationTiming.live(tick: .milliseconds(500))
     /// Seconds between status reports, on the audit's clock.
     public static let statisticsPeriod = 60.0
+    /// Seconds at least between two `sightings-lost` events while losses go on.
+    public static let lossEventSpacing = 10.0
     /// Inputs the live watch holds for the audit: far more than a second of the busiest
     /// air. Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
     /// Wall time between `AuditWatchReadings` of a replay (a live watch's come at its ticks).
     static let readingsPeriod = Duration.milliseconds(250)
 
-    /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`).
+    /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`), and the
+    /// receivers of the `unmonitored` ones.
     public let restoredStates: [String: AuditState]
+    public let restoredReceivers: [String: [String]]
     /// Where the watch keeps its counters current a few times a second, for metrics; `nil`:
     /// nobody reads them, and they are not copied.
     public let readings: AuditWatchReadings?
 
     public init(
         plan: VerificationPlan, configuration: ContinuousAudit.Configuration, restoredStates: [String: AuditState] = [:],
-        readings: AuditWatchReadings? = nil
+        restoredReceivers: [String: [String]] = [:], readings: AuditWatchReadings? = nil
     ) {
         self.plan = plan
         self.configuration = configuration
         self.restoredStates = restoredStates
+        self.restoredReceivers = restoredReceivers
         self.readings = readings
     }
 
@@ -44,16 +49,23 @@ public struct AuditWatch: Sendable {
     /// the watch start blind: nothing is judged by silence until the input first says it is
     /// delivering, or while it is lost (`InputHealthChange`). A loss is reported once as an
     /// `AuditInputEvent` (`input` names the input in it), and its end once.
+    ///
+    /// `receiverStatus`, for a live input that carries what receivers say of themselves (a
+    /// broker's status topics), is merged with the sightings in the order it arrives
+    /// (`ContinuousAudit.receiverStatus`).
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
-        health: AsyncStream<InputHealthChange>? = nil, input: String = "the input", sinks: [any AuditEventSink]
+        lostMessages: (any LossCounting)? = nil,
+        health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
+        input: String = "the input", sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
         var audit = ContinuousAudit(plan: plan, configuration: configuration)
-        _ = audit.restore(restoredStates)
+        _ = audit.restore(restoredStates, receivers: restoredReceivers)
         var progress = WatchProgress(
             audit: audit, sinks: sinks,
-            lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, input: input, readings: readings)
+            lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, lostMessages: { lostMessages?.lostCount ?? 0 }, input: input,
+            readings: readings)
         progress.publishReadings()
         let end: AuditWatchEnd
         switch timing {
@@ -81,17 +93,19 @@ public struct AuditWatch: Sendable {
             }
             end = Task.isCancelled ? .interrupted : .inputEnded
         case .live(let tick):
-            end = try await listen(sightings, tick: tick, drops: ownDrops, health: health, progress: &progress)
+            end = try await listen(
+                sightings, tick: tick, drops: ownDrops, health: health, receiverStatus: receiverStatus, progress: &progress)
         }
         return progress.finish(end)
     }
 
     private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, tick: Duration, drops: DropCounter, health: AsyncStream<InputHealthChange>?,
-        progress: inout WatchProgress
+        receiverStatus: AsyncStream<ReceiverStatusChange>?, progress: inout WatchProgress
     ) async throws -> AuditWatchEnd {
         // One queue for every source, so that the audit is only ever touched by this task.
-        let feed = LiveSightingFeed(sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, health: health)
+        let feed = LiveSightingFeed(
+            sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, health: health, receiverStatus: receiverStatus)
         defer { feed.stop() }
 
         // The audit's clock counts from the feed's start: Unix time is that start plus it.
@@ -100,8 +114,21 @@ public struct AuditWatch: Sendable {
         progress.take(progress.audit.advance(to: 0))
         // Blind until the input says it delivers (a broker: connected).
         if health != nil { progress.startBlind() }
+        // Sightings the watch's own queue dropped (it fell behind): seen at the next input.
+        var dropsSeen = drops.value
         // Ends early when this task is cancelled: the stream's iteration stops.
         for await input in feed.inputs {
+            let dropped = drops.value
+            if dropped != dropsSeen {
+                let time: Double
+                switch input {
+                case .sighting(_, let at), .tick(let at), .ended(let at), .health(_, let at), .receiverStatus(_, let at): time = at
+                case .failed: time = progress.audit.now ?? 0
+                }
+                progress.sightingsLost(
+                    at: time, reason: "the watch fell behind its input and dropped \(NumberText.count(dropped - dropsSeen, "sighting")) from its queue")
+                dropsSeen = dropped
+            }
             switch input {
             case .sighting(let sighting, let time):
                 // The receiver's clock is tied to this one at its first sighting (ReceiverClocks).
@@ -116,6 +143,8 @@ public struct AuditWatch: Sendable {
                 progress.take(progress.audit.advance(to: time))
                 progress.inputHealth(change, at: time)
                 progress.publishReadings()
+            case .receiverStatus(let change, let time):
+                progress.take(progress.audit.receiverStatus(change, at: time))
             case .failed(let error):
                 throw error
             }
@@ -130,6 +159,7 @@ private struct WatchProgress {
     var audit: ContinuousAudit
     let sinks: [any AuditEventSink]
     let lost: @Sendable () -> Int
+    let lostMessages: @Sendable () -> Int
     private var nextReport: Double?
     /// Unix time of a moment on the audit's clock. A replayed recording's clock is its own
     /// times, Unix time when they are (ReceiverClocks.wallClockThreshold); a live watch
@@ -138,6 +168,8 @@ private struct WatchProgress {
     /// The input's name in its events.
     let input: String
     private var inputState = InputState.delivering
+    /// When the last `sightings-lost` event went out.
+    private var lastLossEvent: Double?
     /// Where the counters go, when someone reads them (metrics).
     let readings: AuditWatchReadings?
     private var inputLosses = 0
@@ -152,12 +184,13 @@ private struct WatchProgress {
     }
 
     init(
-        audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int, input: String,
-        readings: AuditWatchReadings?
+        audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int,
+        lostMessages: @escaping @Sendable () -> Int, input: String, readings: AuditWatchReadings?
     ) {
         self.audit = audit
         self.sinks = sinks
         self.lost = lost
+        self.lostMessages = lostMessages
         self.input = input
         self.readings = readings
     }
@@ -168,6 +201,7 @@ private struct WatchProgress {
         var snapshot = AuditWatchReadings.Snapshot()
         snapshot.statistics = audit.statistics
         snapshot.lostSightings = lost()
+        snapshot.lostMessages = lostMessages()
         if case .delivering = inputState { snapshot.inputDelivering = !ended }
         snapshot.inputLosses = inputLosses
         readings.publish(snapshot)
@@ -191,6 +225,11 @@ private struct WatchProgress {
             deliver(AuditInputEvent(time: time, kind: .lost, input: input, reason: reason))
         case (.lost, .lost), (.restored, .delivering):
             break
+        case (.incomplete(let reason), .delivering), (.incomplete(let reason), .starting):
+            sightingsLost(at: time, reason: reason)
+        case (.incomplete, .lost):
+            // Blind already: nothing is judged by silence until the input is back.
+            break
         case (.restored, .starting):
             take(audit.inputRestored(at: time))
             inputState = .delivering
@@ -201,25 +240,55 @@ private struct WatchProgress {
         }
     }
 
+    /// Sightings may be missing up to `time`: no beacon is judged by that silence, and the
+    /// loss is said at once: a `sightings-lost` event (at most one every
+    /// `lossEventSpacing` while losses go on: the status reports count them all), and, when
+    /// losses start after a quiet `statisticsPeriod`, a status report without waiting for
+    /// the next period.
+    mutating func sightingsLost(at time: Double, reason: String) {
+        take(audit.sightingsMayBeMissing(at: time))
+        let previous = lastLossEvent
+        if let previous, time - previous < AuditWatch.lossEventSpacing { return }
+        lastLossEvent = time
+        deliver(AuditInputEvent(time: time, kind: .sightingsLost, input: input, reason: reason))
+        guard previous.map({ time - $0 >= AuditWatch.statisticsPeriod }) ?? true else { return }
+        let report = AuditStatusReport(time: time, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries())
+        for sink in sinks { sink.deliver(report) }
+    }
+
+    private func deliver(_ event: AuditReceiverEvent) {
+        var event = event
+        event.unixTime = unixTime(event.time)
+        for sink in sinks { sink.deliver(event) }
+    }
+
     private func deliver(_ event: AuditInputEvent) {
         var event = event
         event.unixTime = unixTime(event.time)
         for sink in sinks { sink.deliver(event) }
     }
 
-    /// Hands `events` to every sink, then a status report when one is due.
+    /// Hands `events`, and the receivers' changes among them, to every sink in time order
+    /// (a receiver first at one moment: its beacons' changes follow from it), then a status
+    /// report when one is due.
     mutating func take(_ events: [AuditEvent]) {
+        var receiverEvents = audit.takeReceiverEvents()[...]
         for var event in events {
+            while let receiverEvent = receiverEvents.first, receiverEvent.time <= event.time {
+                deliver(receiverEvent)
+                receiverEvents.removeFirst()
+            }
             event.lastSeenUnixTime = event.lastSeen.flatMap(unixTime)
             for sink in sinks { sink.deliver(event) }
         }
+        for receiverEvent in receiverEvents { deliver(receiverEvent) }
         guard let now = audit.now else { return }
         guard let due = nextReport else {
             nextReport = now + AuditWatch.statisticsPeriod
             return
         }
         guard now >= due else { return }
-        let report = AuditStatusReport(time: now, statistics: audit.statistics, lostSightings: lost(), beacons: beaconSummaries())
+        let report = AuditStatusReport(time: now, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries())
         for sink in sinks { sink.deliver(report) }
         // One report however far the clock jumped; the next on the period's grid.
         let periods = ((now - due) / AuditWatch.statisticsPeriod).rounded(.down) + 1
@@ -237,7 +306,7 @@ private struct WatchProgress {
     /// The final report, also handed to the sinks.
     func finish(_ end: AuditWatchEnd) -> AuditStatusReport {
         let report = AuditStatusReport(
-            time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), end: end,
+            time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), end: end,
             beaconsNotOK: audit.beaconStates.filter { $0.state != .ok }, beacons: beaconSummaries())
         for sink in sinks { sink.deliver(report) }
         publishReadings(ended: end == .inputEnded)

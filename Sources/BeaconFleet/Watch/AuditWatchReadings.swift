@@ -11,6 +11,8 @@ public final class AuditWatchReadings: Sendable {
         public var statistics = AuditStatistics()
         /// Sightings lost before the audit saw them (`AuditStatusReport.lostSightings`).
         public var lostSightings = 0
+        /// A broker's messages that never arrived (`AuditStatusReport.lostMessages`).
+        public var lostMessages = 0
         /// Whether the input delivers (a broker: connected); a recording or pipe does
         /// until it ends.
         public var inputDelivering = false

@@ -14,6 +14,15 @@ import BeaconCore
 /// (`inputRestored`), every identity has a full silence from then. A restarted watch can
 /// start from the states a previous one kept (`restore`).
 ///
+/// Receivers are followed too (`FollowedReceivers`): one is offline when its status says so
+/// (`receiverStatus`) or when none of its sightings arrived for the silence period, online
+/// again at its next sighting or status. The receivers that heard a beacon within the silence
+/// before its latest reception are its usual receivers: a beacon whose usual receivers are
+/// all offline is `unmonitored`, not `missing`, and a silent beacon is `missing` only once one
+/// of them has shown it still hears (a sighting of it at or after the end of the beacon's
+/// silence), so that a box that died takes its beacons to `unmonitored` without a `missing`
+/// first. A receiver's change is one `AuditReceiverEvent` (`takeReceiverEvents`).
+///
 /// Memory is bounded whatever the input: the manifest's beacons, at most
 /// `maximumTrackedUnexpected` unexpected identities and `maximumReceivers` receiver clocks,
 /// and a few addresses and receivers per identity; what is beyond is counted.
@@ -30,19 +39,31 @@ public struct ContinuousAudit: Sendable {
         /// makes room).
         public var maximumAddressesPerIdentity: Int
         public var maximumReceiversPerIdentity: Int
+        /// Receivers whose status is followed (a chain's boxes); the reports of any beyond
+        /// are counted, and their beacons judged as if no receiver were followed.
+        public var maximumFollowedReceivers: Int
+        /// Whether receivers are followed (offline by their status or the silence of all
+        /// their sightings, their beacons then unmonitored). A watch of a broker's receivers
+        /// says yes; a watch of this host's own controller, or of a file or pipe of its
+        /// scans, says no: its receiver is the controller, whose failure ends the scan, and
+        /// its silence is the beacons'.
+        public var followsReceivers: Bool
 
         public static let defaultSilence = 30.0
 
         public init(
             silence: Double = Self.defaultSilence,
             maximumTrackedUnexpected: Int = VerificationEngine.maximumTrackedUnexpected,
-            maximumReceivers: Int = 256, maximumAddressesPerIdentity: Int = 16, maximumReceiversPerIdentity: Int = 16
+            maximumReceivers: Int = 256, maximumAddressesPerIdentity: Int = 16, maximumReceiversPerIdentity: Int = 16,
+            maximumFollowedReceivers: Int = 65_536, followsReceivers: Bool = false
         ) {
             self.silence = silence
             self.maximumTrackedUnexpected = maximumTrackedUnexpected
             self.maximumReceivers = maximumReceivers
             self.maximumAddressesPerIdentity = maximumAddressesPerIdentity
             self.maximumReceiversPerIdentity = maximumReceiversPerIdentity
+            self.maximumFollowedReceivers = maximumFollowedReceivers
+            self.followsReceivers = followsReceivers
         }
     }
 
@@ -73,10 +94,24 @@ public struct ContinuousAudit: Sendable {
     public private(set) var isInputDown = false
     /// No change by silence before this moment: one full silence from the input's return.
     private var silenceJudgedFrom = -Double.infinity
+    /// The receivers followed, and each one's next silence deadline (at most one entry each,
+    /// `queuedDue`).
+    private var receivers: FollowedReceivers
+    private var receiverDeadlines = DeadlineQueue()
+    /// Receivers offline now: while there are none, no beacon needs its receivers looked at
+    /// unless its silence has passed.
+    private var offlineReceivers = 0
+    /// Beacons whose silence has passed while their usual receivers were online but had not
+    /// shown they still hear (`awaitsReceiver`): judged at the next sighting of one of them,
+    /// or when they go offline. Entries of beacons heard since are dropped as met.
+    private var awaitingBeacons: [Int] = []
+    /// Receivers' changes not yet taken (`takeReceiverEvents`).
+    private var receiverEvents: [AuditReceiverEvent] = []
 
     public init(plan: VerificationPlan, configuration: Configuration = Configuration()) {
         self.plan = plan
         self.configuration = configuration
+        receivers = FollowedReceivers(maximum: configuration.maximumFollowedReceivers)
         clock = ReceiverClocks(maximumReceivers: configuration.maximumReceivers)
         beacons = plan.expected.enumerated().map { AuditedIdentity(identity: $1.identity, order: $0) }
         beaconIndex = IdentityTable(plan.expected.map(\.identity))
@@ -101,7 +136,21 @@ public struct ContinuousAudit: Sendable {
         }
         statistics.unexpectedNow = unexpected.count { $0.state == .unexpected }
         statistics.unexpectedGone = unexpected.count { $0.state == .gone }
+        statistics.receiversOffline = offlineReceivers
+        statistics.receiversOnline = receivers.all.count { $0.state == .online }
         return statistics
+    }
+
+    /// Each followed receiver's name and status, by name.
+    public var receiverStates: [(receiver: String, state: ReceiverState)] {
+        receivers.all.compactMap { receiver in receiver.state.map { (receiver.name, $0) } }.sorted { $0.receiver < $1.receiver }
+    }
+
+    /// The receivers' changes since the last call, in time order.
+    public mutating func takeReceiverEvents() -> [AuditReceiverEvent] {
+        guard !receiverEvents.isEmpty else { return [] }
+        defer { receiverEvents = [] }
+        return receiverEvents
     }
 
     // MARK: Input
@@ -118,17 +167,33 @@ public struct ContinuousAudit: Sendable {
         let time = now ?? placed
         let identity = sighting.identity
         if let index = beaconIndex.index(of: identity, identityAt: { beacons[$0].identity }) {
-            beacons[index].record(sighting, at: time, configuration)
-            if let event = reevaluateBeacon(index, at: time) { events.append(event) }
+            // The track knows the place of the receivers that hear it: no lookup by name.
+            // Heard: no longer waiting for its receivers' word (before they are heard, which
+            // would judge it missing).
+            beacons[index].awaitsReceiver = false
+            let place = configuration.followsReceivers
+                ? beacons[index].receiverPlace(of: sighting.receiver) ?? receiverPlace(named: sighting.receiver, at: time) : -1
+            let live = takeReceiverSighting(place, sentAt: placed, at: time, into: &events)
+            beacons[index].record(sighting, receiverPlace: place, at: time, configuration)
+            // A late sighting of a receiver gone offline since: its receivers have a say.
+            if let event = reevaluateBeacon(index, at: time, heard: live) { events.append(event) }
             schedule(.beacon(index))
         } else if plan.otherKnown[identity] != nil || !plan.fleetUUIDs.contains(identity.uuid) {
             counters.ignoredSightings += 1
+            // Still a sign that its receiver hears.
+            let place = receiverPlace(named: sighting.receiver, at: time)
+            _ = takeReceiverSighting(place, sentAt: placed, at: time, into: &events)
         } else if let index = trackUnexpected(identity) {
-            unexpected[index].record(sighting, at: time, configuration)
+            let place = configuration.followsReceivers
+                ? unexpected[index].receiverPlace(of: sighting.receiver) ?? receiverPlace(named: sighting.receiver, at: time) : -1
+            _ = takeReceiverSighting(place, sentAt: placed, at: time, into: &events)
+            unexpected[index].record(sighting, receiverPlace: place, at: time, configuration)
             if let event = reevaluateUnexpected(index, at: time) { events.append(event) }
             schedule(.unexpected(index))
         } else {
             counters.untrackedUnexpectedSightings += 1
+            let place = receiverPlace(named: sighting.receiver, at: time)
+            _ = takeReceiverSighting(place, sentAt: placed, at: time, into: &events)
         }
         return events
     }
@@ -145,7 +210,7 @@ public struct ContinuousAudit: Sendable {
         }
         guard time > current else { return [] }
         now = time
-        guard !isInputDown, firstSilenceDue <= time || deadlines.earliest <= time else { return [] }
+        guard !isInputDown, firstSilenceDue <= time || deadlines.earliest <= time || receiverDeadlines.earliest <= time else { return [] }
 
         var due: [(order: Int, event: AuditEvent)] = []
         if firstSilenceDue <= time {
@@ -159,15 +224,23 @@ public struct ContinuousAudit: Sendable {
                 }
             }
         }
-        while let (entryDue, slot) = deadlines.popDue(by: time) {
+        while true {
+            // Receivers and tracks in time order, a receiver first at one moment: a box that
+            // went silent is offline before its beacons' silence is judged.
+            if receiverDeadlines.earliest <= deadlines.earliest, let (entryDue, place) = receiverDeadlines.popDue(by: time) {
+                receiverDeadlineFell(place, entryDue: entryDue, into: &due)
+                continue
+            }
+            guard let (entryDue, slot) = deadlines.popDue(by: time) else { break }
             let key = TrackKey(slot: slot)
             // Only the entry a track holds counts (a place an unexpected identity left may
             // have been taken since).
             guard self[key].queuedDue == entryDue else { continue }
             self[key].queuedDue = nil
-            // After the input's return, expiries before `silenceJudgedFrom` are judged at it.
+            // After the input's return, expiries before `silenceJudgedFrom` are judged at it;
+            // one at or after a receiver's deadline waits for it (queued again below).
             while let deadline = Self.deadline(of: self[key], silence: configuration.silence).map({ max($0, silenceJudgedFrom) }),
-                  deadline <= time {
+                  deadline <= time, deadline < receiverDeadlines.earliest {
                 let event: AuditEvent?
                 switch key {
                 case .beacon(let index): event = reevaluateBeacon(index, at: deadline)
@@ -189,12 +262,20 @@ public struct ContinuousAudit: Sendable {
     /// reported again: only a change from it is. A beacon not heard again is judged at the
     /// end of the first silence like one never heard (a restored `missing` then says
     /// nothing). Before the clock starts only; returns how many beacons took a state.
-    public mutating func restore(_ states: [String: AuditState]) -> Int {
+    ///
+    /// `receivers`: the receivers of the `unmonitored` beacons, by id. Such a beacon not heard
+    /// again stays `unmonitored` at the end of the first silence if they are all offline then
+    /// (their retained status says so at the start), and gets a full silence when one comes back.
+    public mutating func restore(_ states: [String: AuditState], receivers: [String: [String]] = [:]) -> Int {
         guard now == nil else { return 0 }
         var restored = 0
         for (index, beacon) in plan.expected.enumerated() {
             guard let state = states[beacon.beaconID], AuditState.beaconStates.contains(state) else { continue }
             beacons[index].state = state
+            if state == .unmonitored, let names = receivers[beacon.beaconID] {
+                // Bounded like the receivers a track remembers.
+                beacons[index].restoredReceivers = Array(names.prefix(configuration.maximumReceiversPerIdentity))
+            }
             restored += 1
         }
         return restored
@@ -219,6 +300,283 @@ public struct ContinuousAudit: Sendable {
         let from = now ?? time
         silenceJudgedFrom = max(silenceJudgedFrom, from + configuration.silence)
         return []
+    }
+
+    /// Sightings up to `time` may have been lost (a broker or a queue dropped them): silence
+    /// up to then is no evidence, so nothing is judged by silence before `time` plus a full
+    /// silence. Cheap: one bound for the whole audit, however often it is called.
+    public mutating func sightingsMayBeMissing(at time: Double) -> [AuditEvent] {
+        let events = advance(to: time)
+        let from = now ?? time
+        silenceJudgedFrom = max(silenceJudgedFrom, from + configuration.silence)
+        return events
+    }
+
+    // MARK: Receivers
+
+    /// A receiver's status as it says it (its retained status topic, its last will), at
+    /// `time`: the changes due by then, then the beacons it changes (the receiver's own
+    /// change is taken with `takeReceiverEvents`). A receiver first known by its status is
+    /// followed from then.
+    public mutating func receiverStatus(_ change: ReceiverStatusChange, at time: Double) -> [AuditEvent] {
+        var events = advance(to: time)
+        guard configuration.followsReceivers else { return events }
+        let moment = now ?? time
+        // The status names the receiver by its topic level.
+        let place: Int
+        if let known = receivers.place(ofTopicLevel: change.receiver) {
+            place = known
+        } else {
+            place = receiverPlace(named: change.receiver, at: moment)
+            guard place >= 0 else {
+                counters.unfollowedReceiverReports += 1
+                return events
+            }
+        }
+        var due: [(order: Int, event: AuditEvent)] = []
+        if change.online {
+            receivers[place].lastActive = max(receivers[place].lastActive, moment)
+            if receivers[place].state != .online { receiverOnline(place, cause: .status, at: moment, into: &due) }
+            scheduleReceiver(place)
+        } else if receivers[place].state != .offline {
+            receiverOffline(place, cause: .status, at: moment, into: &due)
+        }
+        events += due.map(\.event)
+        return events
+    }
+
+    /// The place of the receiver named `name`, followed from `time` when new (its first
+    /// state is reported when it gets one); -1 when every place is taken, or receivers are
+    /// not followed.
+    private mutating func receiverPlace(named name: String, at time: Double) -> Int {
+        guard configuration.followsReceivers else { return -1 }
+        return receivers.place(of: name) ?? receivers.add(name, at: time) ?? -1
+    }
+
+    /// Takes a sighting of the receiver at `place` sent at `sentAt`: whether it is a sign of
+    /// life (see `receiverHeard`); one of a receiver beyond the followed ones is counted.
+    private mutating func takeReceiverSighting(_ place: Int, sentAt: Double, at time: Double, into events: inout [AuditEvent]) -> Bool {
+        guard place >= 0 else {
+            if configuration.followsReceivers { counters.unfollowedReceiverReports += 1 }
+            return true
+        }
+        return receiverHeard(place, sentAt: sentAt, at: time, into: &events)
+    }
+
+    /// A sighting of receiver `place` at `time` (`sentAt`: its own time on the audit's clock):
+    /// it hears, so it is online, and beacons that waited for its word are judged. `false`
+    /// for a sighting sent before the receiver went offline and arriving late: no sign of life.
+    private mutating func receiverHeard(_ place: Int, sentAt: Double, at time: Double, into events: inout [AuditEvent]) -> Bool {
+        if receivers[place].state == .offline {
+            let offline = receivers[place].offlineSince
+            // Its last sightings may reach the audit after its last will (they travel
+            // different ways, and its clock may run ahead of the placing): those sent before
+            // it, or arriving just after it, are late, not a return (a box that restarts says
+            // `online` first, which brings it back).
+            if sentAt < offline || (receivers[place].offlineByStatus && time < offline + Self.lateSightingWindow) { return false }
+        }
+        receivers[place].lastSeen = time
+        receivers[place].lastActive = time
+        if receivers[place].state != .online {
+            var due: [(order: Int, event: AuditEvent)] = []
+            receiverOnline(place, cause: .sighting, at: time, into: &due)
+            events += due.map(\.event)
+        }
+        if receivers[place].awaited {
+            receivers[place].awaited = false
+            judgeAwaitingBeacons(heardBy: place, at: time, into: &events)
+        }
+        // Straight to the array (as `schedule` does): this runs at every reception.
+        guard receivers[place].queuedDue == nil else { return true }
+        scheduleReceiver(place)
+        return true
+    }
+
+    /// Seconds after a receiver's status said offline during which its sightings are taken
+    /// as late ones, sent before it (`receiverHeard`).
+    static let lateSightingWindow = 2.0
+
+    /// Queues the receiver's silence deadline unless it has one queued (a queued one is
+    /// never later than the real one: sightings only push it back).
+    private mutating func scheduleReceiver(_ place: Int) {
+        guard receivers[place].queuedDue == nil, receivers[place].state == .online else { return }
+        let due = max(receivers[place].lastActive + configuration.silence, silenceJudgedFrom)
+        receivers[place].queuedDue = due
+        receiverDeadlines.insert(place, due: due)
+    }
+
+    private mutating func receiverDeadlineFell(_ place: Int, entryDue: Double, into due: inout [(order: Int, event: AuditEvent)]) {
+        guard receivers[place].queuedDue == entryDue else { return }
+        receivers[place].queuedDue = nil
+        guard receivers[place].state == .online else { return }
+        let silentAt = max(receivers[place].lastActive + configuration.silence, silenceJudgedFrom)
+        guard silentAt <= entryDue else {
+            // Heard since it was queued: queued again at its real deadline.
+            scheduleReceiver(place)
+            return
+        }
+        receiverOffline(place, cause: .silence, at: silentAt, into: &due)
+    }
+
+    /// Receiver `place` is offline from `time`: every beacon it usually hears is judged
+    /// again (those whose usual receivers are now all offline are unmonitored), then the
+    /// receiver's one event names them.
+    private mutating func receiverOffline(
+        _ place: Int, cause: AuditReceiverEvent.Cause, at time: Double, into due: inout [(order: Int, event: AuditEvent)]
+    ) {
+        let previous = receivers[place].state
+        receivers[place].state = .offline
+        receivers[place].offlineSince = time
+        receivers[place].offlineByStatus = cause == .status
+        receivers[place].awaited = false
+        offlineReceivers += 1
+        let name = receivers[place].name
+        var unmonitored: [String] = []
+        // A walk of the fleet, but only when a receiver changes.
+        for index in beacons.indices where Self.isReceiver(place, named: name, of: beacons[index], silence: configuration.silence) {
+            if let event = reevaluateBeacon(index, at: time) { due.append((index, event)) }
+            if beacons[index].state == .unmonitored { unmonitored.append(plan.expected[index].beaconID) }
+        }
+        let reason: String
+        switch cause {
+        case .silence:
+            reason = "none of its sightings for \(Self.seconds(configuration.silence))"
+        case .status, .sighting:
+            reason = "its status says offline (its box stopped, or the broker published its last will when the connection died)"
+        }
+        receiverEvents.append(AuditReceiverEvent(
+            time: time, receiver: name, state: .offline, previous: previous, cause: cause, reason: reason,
+            beacons: unmonitored, lastSeen: receivers[place].lastSeen))
+    }
+
+    /// Receiver `place` is online from `time`: the unmonitored beacons it usually hears get
+    /// a full silence from now before they can be missing.
+    private mutating func receiverOnline(
+        _ place: Int, cause: AuditReceiverEvent.Cause, at time: Double, into due: inout [(order: Int, event: AuditEvent)]
+    ) {
+        let previous = receivers[place].state
+        receivers[place].state = .online
+        if previous == .offline { offlineReceivers -= 1 }
+        var monitoredAgain: [String] = []
+        if previous == .offline {
+            let name = receivers[place].name
+            for index in beacons.indices
+            where beacons[index].state == .unmonitored && Self.isReceiver(place, named: name, of: beacons[index], silence: configuration.silence) {
+                beacons[index].notBefore = max(beacons[index].notBefore, time + configuration.silence)
+                monitoredAgain.append(plan.expected[index].beaconID)
+                schedule(.beacon(index))
+            }
+        }
+        let reason: String
+        switch cause {
+        case .sighting: reason = previous == nil ? "first heard" : "heard again"
+        case .status: reason = "its status says online"
+        case .silence: reason = ""
+        }
+        receiverEvents.append(AuditReceiverEvent(
+            time: time, receiver: receivers[place].name, state: .online, previous: previous, cause: cause, reason: reason,
+            beacons: monitoredAgain, lastSeen: receivers[place].lastSeen))
+    }
+
+    /// Judges the beacons that waited for a sighting of receiver `place`: it hears, so their
+    /// silence is theirs: missing, at the moment their silence ended (reported now, at `time`).
+    private mutating func judgeAwaitingBeacons(heardBy place: Int, at time: Double, into events: inout [AuditEvent]) {
+        let waiting = awaitingBeacons
+        awaitingBeacons = []
+        for index in waiting where beacons[index].awaitsReceiver {
+            guard Self.usuallyHears(beacons[index], place: place, silence: configuration.silence), let lastSeen = beacons[index].lastSeen else {
+                awaitingBeacons.append(index)
+                continue
+            }
+            beacons[index].awaitsReceiver = false
+            let silenceEnded = max(lastSeen + configuration.silence, beacons[index].notBefore, silenceJudgedFrom)
+            if let event = reevaluateBeacon(index, at: min(silenceEnded, time)) { events.append(event) }
+        }
+    }
+
+    /// Whether receiver `place` (named `name`) is one of `track`'s usual receivers, or, for a
+    /// track this watch has not heard, one the previous watch left it (`restore`).
+    private static func isReceiver(_ place: Int, named name: String, of track: AuditedIdentity, silence: Double) -> Bool {
+        guard track.lastSeen != nil else { return track.restoredReceivers.contains(name) }
+        return usuallyHears(track, place: place, silence: silence)
+    }
+
+    /// Whether receiver `place` is one of `track`'s usual receivers: it heard the track
+    /// within the silence before the track's latest reception.
+    private static func usuallyHears(_ track: AuditedIdentity, place: Int, silence: Double) -> Bool {
+        guard let lastSeen = track.lastSeen else { return false }
+        let from = lastSeen - silence
+        return track.receivers.contains { $0.place == place && $0.summary.lastSeen >= from }
+    }
+
+    /// What the beacon's usual receivers make of a beacon judged by its own receptions.
+    private enum ReceiversWord {
+        /// The state its receptions give stands.
+        case stands
+        case unmonitored
+        /// Not judged yet: its silence has passed but none of its receivers has shown it
+        /// still hears, or its receivers' return gave it a silence not yet over.
+        case keepCurrent
+    }
+
+    /// The receivers' word on beacon `index` at `time`; a beacon left waiting for a sighting
+    /// of a usual receiver is listed in `awaitingBeacons`, and those receivers flagged.
+    private mutating func receiversWord(on index: Int, judged state: AuditState?, at time: Double) -> ReceiversWord {
+        let word = receiversWordWithoutWaiting(on: index, judged: state)
+        guard word == .keepCurrent, let lastSeen = beacons[index].lastSeen else {
+            beacons[index].awaitsReceiver = false
+            return word
+        }
+        // Its silence has passed: it waits for a sighting of a usual receiver that is online.
+        let silenceEnded = max(lastSeen + configuration.silence, beacons[index].notBefore, silenceJudgedFrom)
+        guard time >= silenceEnded else { return word }
+        if !beacons[index].awaitsReceiver {
+            beacons[index].awaitsReceiver = true
+            awaitingBeacons.append(index)
+            // Entries of beacons heard since are dropped here too: the list stays within the fleet.
+            if awaitingBeacons.count > 2 * beacons.count { awaitingBeacons.removeAll { !beacons[$0].awaitsReceiver } }
+        }
+        for receiver in beacons[index].receivers where receiver.summary.lastSeen >= lastSeen - configuration.silence && receiver.place >= 0 {
+            if receivers[receiver.place].state == .online { receivers[receiver.place].awaited = true }
+        }
+        return word
+    }
+
+    private func receiversWordWithoutWaiting(on index: Int, judged state: AuditState?) -> ReceiversWord {
+        // A copy, but only when a silence ends or a receiver is offline: not per reception.
+        let track = beacons[index]
+        guard let lastSeen = track.lastSeen else {
+            // Not heard by this watch: a restored `unmonitored` one stays so while the
+            // receivers it had are all offline.
+            guard state == .missing, !track.restoredReceivers.isEmpty else { return .stands }
+            for name in track.restoredReceivers {
+                guard let place = receivers.place(of: name), receivers[place].state == .offline else { return .stands }
+            }
+            return .unmonitored
+        }
+        let from = lastSeen - configuration.silence
+        var anyOnline = false
+        var anyHeardSince = false
+        var anyUsual = false
+        let silenceEnded = max(lastSeen + configuration.silence, track.notBefore, silenceJudgedFrom)
+        for receiver in track.receivers where receiver.summary.lastSeen >= from {
+            anyUsual = true
+            // A receiver not followed: judged as if no receiver were.
+            guard receiver.place >= 0, let state = receivers[receiver.place].state else { return .stands }
+            if state == .online {
+                anyOnline = true
+                if (receivers[receiver.place].lastSeen ?? -.infinity) >= silenceEnded { anyHeardSince = true }
+            }
+        }
+        guard anyUsual else { return .stands }
+        if !anyOnline {
+            // A beacon already missing stays so: its receivers heard that it was gone
+            // before they went offline.
+            return state == .missing && track.state == .missing ? .stands : .unmonitored
+        }
+        guard state == .missing, track.state != .missing else { return .stands }
+        if anyHeardSince { return .stands }
+        return .keepCurrent
     }
 
     // MARK: Deadlines
@@ -288,21 +646,34 @@ public struct ContinuousAudit: Sendable {
     /// recently expiring device leaves the silence window. (Beacons never heard share
     /// `firstSilenceDue`.)
     private static func deadline(of track: AuditedIdentity, silence: Double) -> Double? {
-        guard track.lastSeen != nil else { return nil }
         // Expiries up to the latest evaluation have been applied.
         let spent = track.evaluatedAt ?? -.infinity
+        // Never heard: none, but a restored one's receiver back (`notBefore`).
+        guard track.lastSeen != nil else { return track.notBefore > spent ? track.notBefore : nil }
         var earliest: Double?
         for address in track.addresses {
             let expiry = address.lastSeen + silence
             if expiry > spent, expiry < (earliest ?? .infinity) { earliest = expiry }
         }
-        return earliest
+        // A receiver's return gave it a full silence from then (`notBefore`).
+        if let earliest { return max(earliest, track.notBefore) }
+        return track.notBefore > spent ? track.notBefore : nil
     }
 
-    private mutating func reevaluateBeacon(_ index: Int, at time: Double) -> AuditEvent? {
+    /// `heard`: just heard, by a receiver now online (a reception's path, which needs no
+    /// look at the receivers).
+    private mutating func reevaluateBeacon(_ index: Int, at time: Double, heard: Bool = false) -> AuditEvent? {
         beacons[index].evaluatedAt = time
-        let state = Self.beaconState(
+        var state = Self.beaconState(
             beacons[index], expectation: plan.expected[index].measuredPower, start: start, silence: configuration.silence, at: time)
+        // The receivers matter when the beacon's silence passed, or when one is offline.
+        if !heard, state == .missing || offlineReceivers > 0 {
+            switch receiversWord(on: index, judged: state, at: time) {
+            case .stands: break
+            case .unmonitored: state = .unmonitored
+            case .keepCurrent: return nil
+            }
+        }
         guard let state, state != beacons[index].state else { return nil }
         let reason = beaconReason(beacons[index], index: index, state: state, at: time)
         let beacon = plan.expected[index]
@@ -363,7 +734,13 @@ public struct ContinuousAudit: Sendable {
             guard let lastSeen = track.lastSeen else {
                 return "not heard in the first \(Self.seconds(silence)) of the watch: check that it has power and is within range of a receiver"
             }
-            return "not heard for \(Self.seconds(silence)) on any receiver (last at \(SightingJSONLines.timeText(lastSeen)) s): check that it has power and is within range of a receiver"
+            let hearing = usualReceiverNames(track).filter { $0.state == .online }.map(\.name)
+            let others = hearing.isEmpty ? "" : " while \(hearing.joined(separator: ", ")) still hear\(hearing.count == 1 ? "s" : "") others"
+            return "not heard for \(Self.seconds(silence)) on any receiver (last at \(SightingJSONLines.timeText(lastSeen)) s)\(others): check that it has power and is within range of a receiver"
+        case .unmonitored:
+            let names = track.lastSeen == nil ? track.restoredReceivers.sorted() : usualReceiverNames(track).map(\.name)
+            let last = track.lastSeen.map { " (last heard at \(SightingJSONLines.timeText($0)) s)" } ?? ""
+            return "every receiver that hears it is offline (\(names.joined(separator: ", ")))\(last): it cannot be judged until one is back; bring the receiver back online"
         case .duplicate:
             return "heard from \(recent.count) devices within \(Self.seconds(silence)): \(recent.map(\.address).joined(separator: ", ")); a cloned or misprogrammed beacon: find the copy and change or remove it"
         case .wrongPower:
@@ -373,6 +750,15 @@ public struct ContinuousAudit: Sendable {
             let addresses = recent.map(\.address).joined(separator: ", ")
             return "heard from \(addresses) with measured power \(recent.first?.measuredPower ?? 0) dBm, as expected"
         }
+    }
+
+    /// The track's usual receivers (heard it within the silence before its latest
+    /// reception), by name, with their status; for words only.
+    private func usualReceiverNames(_ track: AuditedIdentity) -> [(name: String, state: ReceiverState?)] {
+        guard let lastSeen = track.lastSeen else { return [] }
+        return track.receivers.filter { $0.summary.lastSeen >= lastSeen - configuration.silence }
+            .map { ($0.summary.receiver, $0.place >= 0 ? receivers[$0.place].state : nil) }
+            .sorted { $0.name < $1.name }
     }
 
     /// `30 s`, `2.5 s`.
@@ -401,7 +787,7 @@ public struct ContinuousAudit: Sendable {
         return AuditEvent(
             time: time, beaconID: beacon?.beaconID, venueID: beacon?.venueID, identity: track.identity,
             previous: previous, state: state, reason: reason,
-            receivers: track.receivers.sorted { $0.receiver < $1.receiver },
+            receivers: track.receivers.map(\.summary).sorted { $0.receiver < $1.receiver },
             addresses: recentAddresses.map(\.address), lastSeen: track.lastSeen)
     }
 
@@ -443,15 +829,29 @@ private struct AuditedIdentity: Sendable {
     var evaluatedAt: Double?
     /// The deadline this track has in the audit's queue, if any.
     var queuedDue: Double?
+    /// Not missing before this moment: its receiver's return gave it a full silence.
+    var notBefore = -Double.infinity
+    /// Its silence has passed and it waits for a sighting of a usual receiver to be judged.
+    var awaitsReceiver = false
+    /// A restored `unmonitored` beacon's receivers, from the previous watch (`restore`).
+    var restoredReceivers: [String] = []
     var addresses = CompactList<AuditedAddress>()
-    var receivers = CompactList<AuditReceiverSummary>()
+    var receivers = CompactList<TrackReceiver>()
 
     init(identity: BeaconIdentity, order: Int) {
         self.identity = identity
         self.order = order
     }
 
-    mutating func record(_ sighting: Sighting, at time: Double, _ configuration: ContinuousAudit.Configuration) {
+    /// The followed receiver's place of a receiver that heard this track (-1: not
+    /// followed); `nil` when it has not heard it (or was forgotten).
+    func receiverPlace(of receiver: String) -> Int? {
+        // The receiver heard first is nearly always the one heard now.
+        if let first = receivers.first, first.summary.receiver == receiver { return first.place }
+        return receivers.first { $0.summary.receiver == receiver }?.place
+    }
+
+    mutating func record(_ sighting: Sighting, receiverPlace: Int, at time: Double, _ configuration: ContinuousAudit.Configuration) {
         lastSeen = max(lastSeen ?? time, time)
         let power = sighting.advertisement.measuredPower
         // The device heard first is nearly always the one heard now.
@@ -469,15 +869,17 @@ private struct AuditedIdentity: Sendable {
                 address: sighting.address, isPrivate: AddressTrack.isPrivate(sighting.address, isRandom: sighting.addressIsRandom), firstSeen: time, lastSeen: time,
                 measuredPower: power))
         }
-        if let index = receivers.first?.receiver == sighting.receiver ? 0 : receivers.firstIndex(where: { $0.receiver == sighting.receiver }) {
-            receivers[index].latestRSSI = sighting.rssi
-            receivers[index].sightings += 1
-            receivers[index].lastSeen = time
+        if let index = receivers.first?.summary.receiver == sighting.receiver ? 0 : receivers.firstIndex(where: { $0.summary.receiver == sighting.receiver }) {
+            receivers[index].summary.latestRSSI = sighting.rssi
+            receivers[index].summary.sightings += 1
+            receivers[index].summary.lastSeen = time
         } else {
-            if receivers.count >= configuration.maximumReceiversPerIdentity, let stalest = receivers.indices.min(by: { receivers[$0].lastSeen < receivers[$1].lastSeen }) {
+            if receivers.count >= configuration.maximumReceiversPerIdentity, let stalest = receivers.indices.min(by: { receivers[$0].summary.lastSeen < receivers[$1].summary.lastSeen }) {
                 receivers.remove(at: stalest)
             }
-            receivers.append(AuditReceiverSummary(receiver: sighting.receiver, latestRSSI: sighting.rssi, sightings: 1, lastSeen: time))
+            receivers.append(TrackReceiver(
+                summary: AuditReceiverSummary(receiver: sighting.receiver, latestRSSI: sighting.rssi, sightings: 1, lastSeen: time),
+                place: receiverPlace))
         }
     }
 
@@ -485,6 +887,13 @@ private struct AuditedIdentity: Sendable {
     func recentAddresses(at time: Double, silence: Double) -> [AuditedAddress] {
         addresses.filter { $0.lastSeen + silence > time }
     }
+}
+
+/// A receiver that heard an identity, and its place among the followed receivers (-1: not
+/// followed).
+private struct TrackReceiver: Sendable {
+    var summary: AuditReceiverSummary
+    var place: Int
 }
 
 /// One device address sending an identity.

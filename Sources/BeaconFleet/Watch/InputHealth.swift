@@ -6,6 +6,9 @@ public enum InputHealthChange: Hashable, Sendable {
     case lost(reason: String)
     /// Delivering again (a broker: connected).
     case restored
+    /// Delivering, but some of what was sent never arrived (a broker dropped messages for a
+    /// slow reader: a gap in a publisher's numbering): `reason` says how many, from where.
+    case incomplete(reason: String)
 }
 
 /// A change of the input's health as the watch reports it: once when it is lost, once when
@@ -14,6 +17,9 @@ public struct AuditInputEvent: Hashable, Sendable {
     public enum Kind: String, Hashable, Sendable {
         case lost = "input-lost"
         case restored = "input-restored"
+        /// Sightings were lost on the way (the broker's, or the watch's own queue): no beacon
+        /// is judged by a silence that includes them.
+        case sightingsLost = "sightings-lost"
     }
 
     /// On the audit's clock.

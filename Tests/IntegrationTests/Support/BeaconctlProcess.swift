@@ -75,12 +75,17 @@ final class BeaconctlProcess: Sendable {
                 + "(or `swift build --build-tests`) before the integration tests")
     }
 
-    /// `environment` is added to this process's (after the variables below are cleared).
-    init(_ arguments: [String], environment extra: [String: String] = [:]) throws {
+    /// `environment` is added to this process's (after the variables below are cleared);
+    /// `standardInput`, when given, is its standard input (else nothing).
+    init(_ arguments: [String], environment extra: [String: String] = [:], standardInput: Pipe? = nil) throws {
         process = Process()
         process.executableURL = try Self.executable()
         process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
+        if let standardInput {
+            process.standardInput = standardInput
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment.removeValue(forKey: "BEACONCTL_HCI")

@@ -1,0 +1,131 @@
+import BeaconCore
+import BeaconFleet
+import BeaconMQTT
+import BeaconTestKit
+import Testing
+
+@Suite("lost sightings: counted, said, never turned into missing")
+struct SightingLossTests {
+    typealias Script = VerificationScript
+
+    static func message(_ topic: String, _ sequence: String?) -> MQTTMessage {
+        MQTTMessage(
+            topic: topic, payload: [], retained: false,
+            userProperties: sequence.map { [MQTTUserProperty(name: MessageSequence.propertyName, value: $0)] } ?? [])
+    }
+
+    @Test("a publisher's numbering: in order nothing is missing; a gap counts the messages skipped; per topic and publisher")
+    func gaps() {
+        var numbering = MessageSequence.Numbering()
+        let first = numbering.next(topic: "fleet/sightings/a")
+        let second = numbering.next(topic: "fleet/sightings/a")
+        let otherTopic = numbering.next(topic: "fleet/sightings/b")
+        #expect(first.name == "beaconctl-seq")
+        #expect(first.value.hasSuffix("/1"))
+        #expect(second.value.hasSuffix("/2"))
+        #expect(otherTopic.value.hasSuffix("/1"))
+
+        var gaps = MessageSequence.Gaps()
+        // The first message of a numbering starts it: what came before is not this reader's.
+        #expect(gaps.missing(before: Self.message("fleet/sightings/a", "p1/7")) == 0)
+        #expect(gaps.missing(before: Self.message("fleet/sightings/a", "p1/8")) == 0)
+        #expect(gaps.missing(before: Self.message("fleet/sightings/a", "p1/12")) == 3)
+        // Another topic and another publisher (a restarted box) have numberings of their own.
+        #expect(gaps.missing(before: Self.message("fleet/sightings/b", "p1/1")) == 0)
+        #expect(gaps.missing(before: Self.message("fleet/sightings/a", "p2/1")) == 0)
+        // Late or repeated: nothing missing, and the count does not go back.
+        #expect(gaps.missing(before: Self.message("fleet/sightings/a", "p1/10")) == 0)
+        #expect(gaps.missing(before: Self.message("fleet/sightings/a", "p1/13")) == 0)
+    }
+
+    @Test("messages without a number, or with a malformed one, are never counted as gaps", arguments: [
+        nil, "", "/", "p1/", "p1/x", "p1/-3", "p1/0", "p1/99999999999999999999999", "no-slash",
+    ])
+    func unnumbered(_ value: String?) {
+        var gaps = MessageSequence.Gaps()
+        #expect(gaps.missing(before: Self.message("t", "p/1")) == 0)
+        #expect(gaps.missing(before: Self.message("t", value)) == 0)
+        #expect(gaps.missing(before: Self.message("t", "p/2")) == 0)
+    }
+
+    @Test("a huge gap is counted without trapping")
+    func hugeGap() {
+        var gaps = MessageSequence.Gaps()
+        #expect(gaps.missing(before: Self.message("t", "p/1")) == 0)
+        #expect(gaps.missing(before: Self.message("t", "p/\(UInt64.max)")) == Int.max)
+    }
+
+    @Test("the audit: after a possible loss, no beacon is missing before a full silence from it")
+    func auditHoldsSilence() throws {
+        let door = Script.beacon("door", minor: 1)
+        var audit = ContinuousAudit(plan: try Script.plan([door]), configuration: .init(silence: 10))
+        var events = audit.observe(Script.sighting(door.identity, at: 0))
+        #expect(events.map(\.state) == [.ok])
+        // Sightings may have been lost at 8 s: the silence since 0 s proves nothing until 18 s.
+        events = audit.sightingsMayBeMissing(at: 8)
+        #expect(events.isEmpty)
+        #expect(audit.advance(to: 17.9).isEmpty)
+        events = audit.advance(to: 18)
+        #expect(events.map(\.state) == [.missing])
+        #expect(events.first?.time == 18)
+    }
+
+    /// Hands changes, input events and reports to one stream, in the order delivered.
+    final class OrderedSink: AuditEventSink {
+        enum Delivered: Sendable {
+            case change(AuditEvent)
+            case input(AuditInputEvent)
+            case report(AuditStatusReport)
+        }
+
+        let delivered: AsyncStream<Delivered>
+        private let continuation: AsyncStream<Delivered>.Continuation
+
+        init() {
+            (delivered, continuation) = AsyncStream.makeStream()
+        }
+
+        func deliver(_ event: AuditEvent) { continuation.yield(.change(event)) }
+        func deliver(_ event: AuditInputEvent) { continuation.yield(.input(event)) }
+        func deliver(_ report: AuditStatusReport) { continuation.yield(.report(report)) }
+    }
+
+    @Test("the watch: an incomplete input is said at once (sightings-lost, then a stats report) and holds missing back a full silence")
+    func watchSaysLoss() async throws {
+        let plan = try Script.plan([Script.beacon("door", minor: 1)])
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: 0.3))
+        let sink = OrderedSink()
+        let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)
+        let running = Task {
+            try await watch.run(
+                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink])
+        }
+        var delivered = sink.delivered.makeAsyncIterator()
+        changes.yield(.restored)
+        feed.yield(Script.sighting(Script.identity(minor: 1), at: 0))
+        guard case .change(let ok) = try #require(await delivered.next()) else { Issue.record("expected a change"); return }
+        #expect(ok.state == .ok)
+        changes.yield(.incomplete(reason: "3 messages of fleet/sightings/a never arrived"))
+        var lost: AuditInputEvent?
+        var reportAfterLoss = false
+        var missing: AuditEvent?
+        while missing == nil, let next = await delivered.next() {
+            switch next {
+            case .input(let event): lost = event
+            case .report: reportAfterLoss = lost != nil
+            case .change(let change): missing = change
+            }
+        }
+        let loss = try #require(lost)
+        #expect(loss.kind == .sightingsLost)
+        #expect(loss.reason == "3 messages of fleet/sightings/a never arrived")
+        #expect(reportAfterLoss)
+        // The beacon, silent since 0, is missing a full silence after the loss, not after 0.
+        let change = try #require(missing)
+        #expect(change.state == .missing)
+        #expect(change.time >= loss.time + 0.3 - 1e-9)
+        running.cancel()
+        _ = try await running.value
+    }
+}
