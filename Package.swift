@@ -52,6 +52,8 @@ let package = Package(
         .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
         // MQTT on libmosquitto: broker URLs, credentials, a client with reconnection and QoS 1.
         .target(name: "BeaconMQTT", dependencies: ["CMosquitto"], swiftSettings: strict),
+        // Prometheus's text exposition and the small HTTP responder that serves it (--metrics).
+        .target(name: "MetricsExposition", swiftSettings: strict),
         // The built-in virtual radio: controllers speaking HCI on a simulated air.
         .target(name: "VirtualRadio", dependencies: ["HCI", "BeaconCore"], swiftSettings: strict),
         // Use cases, a folder each: advertise, scan, verify and the watch, monitor, calibrate,
@@ -67,7 +69,7 @@ let package = Package(
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "HCILinux", "BeaconMQTT",
+                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "HCILinux", "BeaconMQTT", "MetricsExposition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -119,6 +121,7 @@ let package = Package(
             name: "ingest-benchmark", dependencies: ["BenchmarkSupport", "BeaconCore", "BeaconFleet"], swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition"], swiftSettings: strict),
         .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),
         .testTarget(
             name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest"],
@@ -136,7 +139,10 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: ["BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports"],
+            dependencies: [
+                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
+                "MetricsExposition",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",

@@ -35,7 +35,7 @@ test_arguments=("$@")
 workers=${STRESS_CPUS:-2}
 [[ $workers =~ ^[1-9][0-9]*$ ]] || usage "STRESS_CPUS must be a positive whole number; got '$workers'"
 
-scripts/prepare.sh stress-ng mosquitto openssl systemd
+scripts/prepare.sh stress-ng mosquitto openssl systemd prometheus
 export BEACONCTL_VENV="$PWD/.venv"
 export CI=true
 

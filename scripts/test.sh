@@ -10,8 +10,10 @@ cd "$(dirname "$0")/.."
 
 # mosquitto: the broker the MQTT integration tests start on a free port; openssl: the
 # certificate authority and certificates its TLS tests make; systemd: its systemd-analyze
-# checks the units beaconctl prints (Tests/BeaconCLITests/WatchSystemdUnitTests.swift).
-scripts/prepare.sh mosquitto openssl systemd
+# checks the units beaconctl prints (Tests/BeaconCLITests/WatchSystemdUnitTests.swift);
+# prometheus: the server that scrapes a watch's --metrics, and its promtool, which checks the
+# exposition and the alert rules of docs/operations.md (Tests/IntegrationTests/PrometheusScrapeTests.swift).
+scripts/prepare.sh mosquitto openssl systemd prometheus
 export BEACONCTL_VENV="$PWD/.venv"
 
 echo "test: JSON Schema against the example fleets"

@@ -28,6 +28,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
     @OptionGroup(title: "Controller") var controller: HCIOptions
     @OptionGroup(title: "One beacon from flags") var beacon: AdvertiseBeaconOptions
     @OptionGroup(title: "Beacons from a manifest") var manifest: AdvertiseManifestOptions
+    @OptionGroup(title: "Metrics") var metrics: MetricsOptions
 
     @Option(help: ArgumentHelp("Stop after this many seconds (default: run until SIGINT or SIGTERM).", valueName: "seconds"))
     var duration: Double?
@@ -95,6 +96,9 @@ struct AdvertiseCommand: AsyncParsableCommand {
         let requests = try loadRequests()
         let capture = try controller.openCapture()
         defer { capture?.close() }
+        let serving = try MetricsServing.start(metrics, command: "advertise", logger: globals.makeLogger())
+        defer { serving?.stop() }
+        let advertising = serving.map(AdvertiseMetrics.init)
 
         let configuration = AdvertiserConfiguration(
             requests: requests, family: family.choice,
@@ -112,7 +116,10 @@ struct AdvertiseCommand: AsyncParsableCommand {
             printer.noteSignal(TerminationSignals.name(of: signal))
         }) { () -> Result<StopReason, AdvertisingError> in
             do throws(AdvertisingError) {
-                return .success(try await advertiser.run { printer.print($0) })
+                return .success(try await advertiser.run { event in
+                    printer.print(event)
+                    advertising?.note(event)
+                })
             } catch {
                 return .failure(error)
             }

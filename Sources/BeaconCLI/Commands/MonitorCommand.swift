@@ -64,6 +64,8 @@ struct MonitorCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Ranging (with --range)") var rangingOptions: RangingProfileOptions
 
+    @OptionGroup(title: "Metrics") var metrics: MetricsOptions
+
     @Option(help: ArgumentHelp("Run this program on every event (words split at spaces, no shell); the event is in BEACONCTL_* variables.", valueName: "command"))
     var exec: String?
 
@@ -128,6 +130,8 @@ struct MonitorCommand: AsyncParsableCommand {
         let console = Console.current
         let logger = globals.makeLogger()
         let (regions, names) = try loadRegions()
+        let serving = try MetricsServing.start(self.metrics, command: "monitor", logger: logger)
+        defer { serving?.stop() }
         let hook = exec.flatMap { MonitorEventHook(command: $0, environment: console.environment, logger: logger) }
         let localOutput = MonitorOutput(
             format: format ?? (console.standardOutputIsTerminal ? .text : .jsonl), names: names, hook: hook)
@@ -135,7 +139,12 @@ struct MonitorCommand: AsyncParsableCommand {
             try ReportPublishing.start(url, role: "monitor", what: "region events", environment: console.environment, logger: logger)
         }
         if let publishing { logger.notice("publishing every event to \(publishing.client.broker) (\(publishing.topics.monitorEvents))") }
-        let output = MonitorReportSinks([localOutput] + (publishing.map { [MQTTMonitorSink(client: $0.client, topics: $0.topics)] } ?? []))
+        let metricsSink = serving.map { MonitorMetricsSink($0, regions: regions) }
+        serving?.registerBrokerClients(input: [], publish: publishing?.client)
+        var sinks: [any MonitorReportSink] = [localOutput]
+        if let publishing { sinks.append(MQTTMonitorSink(client: publishing.client, topics: publishing.topics)) }
+        if let metricsSink { sinks.append(metricsSink) }
+        let output = MonitorReportSinks(sinks)
         let configuration = RegionMonitor.Configuration(exitPeriod: exitPeriod, minimumSightingsForEntry: minSightings)
         let ranging = range
             ? try rangingOptions.configuration(

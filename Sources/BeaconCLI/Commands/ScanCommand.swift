@@ -70,6 +70,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Ranging") var rangingOptions: RangingProfileOptions
 
+    @OptionGroup(title: "Metrics") var metrics: MetricsOptions
+
     @Option(help: ArgumentHelp(
         "Also publish every sighting to this MQTT broker, QoS 1, stamped with Unix time: mqtt://HOST[:PORT]/PREFIX (mqtts:// for TLS). Credentials come from the environment (docs/mqtt.md).",
         valueName: "url"))
@@ -180,6 +182,8 @@ struct ScanCommand: AsyncParsableCommand {
         let console = Console.current
         let logger = globals.makeLogger()
         let names = try loadManifestNames()
+        let serving = try MetricsServing.start(metrics, command: "scan", logger: logger)
+        defer { serving?.stop() }
         let outputFormat = format ?? (console.standardOutputIsTerminal ? .text : .jsonl)
         let spec = input == nil ? try controller.transportSpec(environment: console.environment).description : nil
         var ranging = try rangingOptions.configuration(receiver: spec, console: console, logger: logger)
@@ -221,6 +225,7 @@ struct ScanCommand: AsyncParsableCommand {
             try await broker?.close()
             throw error
         }
+        if let serving { Self.registerMetrics(serving, run: run, source: source, broker: broker, publisher: publisher) }
         do {
             try await consumeSource(
                 source, run: run, outputFormat: outputFormat, publisher: publisher, fromBroker: broker != nil, logger: logger)
@@ -258,6 +263,24 @@ struct ScanCommand: AsyncParsableCommand {
             }
             try await Self.finishPublishing(publisher, logger: logger)
         }
+    }
+
+    /// `scan --metrics`: sightings read and lost, and the broker clients.
+    private static func registerMetrics(
+        _ serving: MetricsServing, run: ScanRun, source: SightingSource, broker: BrokerInput?, publisher: SightingPublishing?
+    ) {
+        serving.registry.register("beaconctl_scan_sightings_total", help: "iBeacon sightings the scan read.", type: .counter) {
+            Double(run.sightingCount)
+        }
+        if case .live(let scan) = source {
+            serving.registry.register(
+                "beaconctl_scan_sightings_lost_total",
+                help: "Advertising reports lost between the controller and the scan (this host could not keep up).", type: .counter
+            ) {
+                Double(scan.lostCount)
+            }
+        }
+        serving.registerBrokerClients(input: broker?.metricsClients ?? [], publish: publisher?.client)
     }
 
     /// Delivers what is left; sightings the broker did not take are a failure (exit 3).

@@ -96,6 +96,8 @@ struct VerifyCommand: AsyncParsableCommand {
         """)
     var printSystemdTemplate = false
 
+    @OptionGroup(title: "Metrics (with --watch)") var metrics: MetricsOptions
+
     static let liveTimeout = 10.0
 
     func validate() throws {
@@ -125,7 +127,7 @@ struct VerifyCommand: AsyncParsableCommand {
             let watchOnly = [
                 silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" },
                 homeAssistant ? "--home-assistant" : nil, discoveryPrefix.map { _ in "--discovery-prefix" },
-                stateFile.map { _ in "--state" },
+                stateFile.map { _ in "--state" }, metrics.metrics.map { _ in "--metrics" },
             ].compactMap { $0 }
             if !watchOnly.isEmpty {
                 throw ValidationError("\(watchOnly.joined(separator: " and ")) only appl\(watchOnly.count == 1 ? "ies" : "y") with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")

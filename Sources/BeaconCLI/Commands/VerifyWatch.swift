@@ -63,7 +63,7 @@ extension VerifyCommand {
             reports.reportFiles.isEmpty ? nil : "--report", reports.reportFormats.isEmpty ? nil : "--report-format",
             silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" },
             homeAssistant ? "--home-assistant" : nil, stateFile.map { _ in "--state" },
-            discoveryPrefix.map { _ in "--discovery-prefix" },
+            discoveryPrefix.map { _ in "--discovery-prefix" }, metrics.metrics.map { _ in "--metrics" },
         ].compactMap { $0 }
         if !given.isEmpty {
             throw ValidationError(
@@ -79,6 +79,10 @@ extension VerifyCommand {
     func watchContinuously(plan: VerificationPlan, venueNames: [String: String] = [:]) async throws {
         let console = Console.current
         let logger = globals.makeLogger()
+        // Served first: a port in use stops the watch before it says anything else.
+        let serving = try MetricsServing.start(metrics, command: "verify --watch", logger: logger)
+        defer { serving?.stop() }
+        let readings = serving?.registerWatch(beacons: plan.expected.count)
         let format: WatchOutput.Format
         switch reports.format {
         case .jsonl: format = .jsonl
@@ -145,7 +149,9 @@ extension VerifyCommand {
             plan: plan,
             configuration: ContinuousAudit.Configuration(
                 silence: silence ?? ContinuousAudit.Configuration.defaultSilence, followsReceivers: broker != nil),
-            restoredStates: restored, restoredReceivers: restoredReceivers)
+            restoredStates: restored, restoredReceivers: restoredReceivers, readings: readings)
+        serving?.registerBrokerClients(input: broker?.metricsClients ?? [], publish: publishing?.client)
+        if let serving, let broker { serving.registerSkippedMessages(broker.feed) }
 
         let report: AuditStatusReport
         do {

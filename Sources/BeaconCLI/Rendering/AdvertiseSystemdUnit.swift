@@ -147,6 +147,7 @@ struct AdvertiseSystemdUnit {
         if command.family != .auto { arguments += ["--family", command.family.rawValue] }
         if let slot = command.rotationSlotMilliseconds { arguments += ["--rotation-slot-ms", AdvertiseBeaconOptions.number(slot)] }
         if command.format != .text { arguments += ["--format", command.format.rawValue] }
+        if let metrics = command.metrics.metrics { arguments += ["--metrics", metrics] }
         return arguments
     }
 

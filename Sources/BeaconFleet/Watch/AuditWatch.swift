@@ -18,20 +18,26 @@ public struct AuditWatch: Sendable {
     /// Inputs the live watch holds for the audit: far more than a second of the busiest
     /// air. Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
+    /// Wall time between `AuditWatchReadings` of a replay (a live watch's come at its ticks).
+    static let readingsPeriod = Duration.milliseconds(250)
 
     /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`), and the
     /// receivers of the `unmonitored` ones.
     public let restoredStates: [String: AuditState]
     public let restoredReceivers: [String: [String]]
+    /// Where the watch keeps its counters current a few times a second, for metrics; `nil`:
+    /// nobody reads them, and they are not copied.
+    public let readings: AuditWatchReadings?
 
     public init(
         plan: VerificationPlan, configuration: ContinuousAudit.Configuration, restoredStates: [String: AuditState] = [:],
-        restoredReceivers: [String: [String]] = [:]
+        restoredReceivers: [String: [String]] = [:], readings: AuditWatchReadings? = nil
     ) {
         self.plan = plan
         self.configuration = configuration
         self.restoredStates = restoredStates
         self.restoredReceivers = restoredReceivers
+        self.readings = readings
     }
 
     /// Watches until the input ends (`.inputEnded`) or the calling task is cancelled
@@ -58,7 +64,9 @@ public struct AuditWatch: Sendable {
         _ = audit.restore(restoredStates, receivers: restoredReceivers)
         var progress = WatchProgress(
             audit: audit, sinks: sinks,
-            lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, lostMessages: { lostMessages?.lostCount ?? 0 }, input: input)
+            lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, lostMessages: { lostMessages?.lostCount ?? 0 }, input: input,
+            readings: readings)
+        progress.publishReadings()
         let end: AuditWatchEnd
         switch timing {
         case .replay:
@@ -66,11 +74,17 @@ public struct AuditWatch: Sendable {
             // recording is read at the speed of the slower of the two, not of both together.
             let readAhead = ReadAhead(sightings)
             defer { readAhead.stop() }
+            // Readings a few times a second of wall time, looked at once per batch.
+            var nextReadings = ContinuousClock.now + Self.readingsPeriod
             do {
                 replaying: while let batch = try await readAhead.next() {
                     for sighting in batch {
                         if Task.isCancelled { break replaying }
                         progress.take(progress.audit.observe(sighting))
+                    }
+                    if readings != nil, ContinuousClock.now >= nextReadings {
+                        progress.publishReadings()
+                        nextReadings = ContinuousClock.now + Self.readingsPeriod
                     }
                 }
             } catch {
@@ -121,12 +135,14 @@ public struct AuditWatch: Sendable {
                 progress.take(progress.audit.advance(to: time) + progress.audit.observe(sighting))
             case .tick(let time):
                 progress.take(progress.audit.advance(to: time))
+                progress.publishReadings()
             case .ended(let time):
                 progress.take(progress.audit.advance(to: time))
                 return .inputEnded
             case .health(let change, let time):
                 progress.take(progress.audit.advance(to: time))
                 progress.inputHealth(change, at: time)
+                progress.publishReadings()
             case .receiverStatus(let change, let time):
                 progress.take(progress.audit.receiverStatus(change, at: time))
             case .failed(let error):
@@ -154,6 +170,9 @@ private struct WatchProgress {
     private var inputState = InputState.delivering
     /// When the last `sightings-lost` event went out.
     private var lastLossEvent: Double?
+    /// Where the counters go, when someone reads them (metrics).
+    let readings: AuditWatchReadings?
+    private var inputLosses = 0
 
     /// Where the input stands, as the watch has reported it.
     private enum InputState {
@@ -166,13 +185,26 @@ private struct WatchProgress {
 
     init(
         audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int,
-        lostMessages: @escaping @Sendable () -> Int, input: String
+        lostMessages: @escaping @Sendable () -> Int, input: String, readings: AuditWatchReadings?
     ) {
         self.audit = audit
         self.sinks = sinks
         self.lost = lost
         self.lostMessages = lostMessages
         self.input = input
+        self.readings = readings
+    }
+
+    /// Hands the counters to `readings` (a walk of every beacon: at ticks, not per sighting).
+    func publishReadings(ended: Bool = false) {
+        guard let readings else { return }
+        var snapshot = AuditWatchReadings.Snapshot()
+        snapshot.statistics = audit.statistics
+        snapshot.lostSightings = lost()
+        snapshot.lostMessages = lostMessages()
+        if case .delivering = inputState { snapshot.inputDelivering = !ended }
+        snapshot.inputLosses = inputLosses
+        readings.publish(snapshot)
     }
 
     /// The input has not delivered yet: the audit judges nothing by silence until it does,
@@ -189,6 +221,7 @@ private struct WatchProgress {
         case (.lost(let reason), .starting), (.lost(let reason), .delivering):
             take(audit.inputLost(at: time))
             inputState = .lost(since: time, reason: reason)
+            inputLosses += 1
             deliver(AuditInputEvent(time: time, kind: .lost, input: input, reason: reason))
         case (.lost, .lost), (.restored, .delivering):
             break
@@ -276,6 +309,7 @@ private struct WatchProgress {
             time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), end: end,
             beaconsNotOK: audit.beaconStates.filter { $0.state != .ok }, beacons: beaconSummaries())
         for sink in sinks { sink.deliver(report) }
+        publishReadings(ended: end == .inputEnded)
         return report
     }
 }

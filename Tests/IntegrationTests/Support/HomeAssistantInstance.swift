@@ -21,7 +21,6 @@ final class HomeAssistantInstance: Sendable {
     /// Generous: only turns a hang into a failure. A first start on a busy 2-core machine
     /// takes tens of seconds.
     static let startupTimeout: Duration = .seconds(300)
-    static let requestTimeout: Duration = .seconds(60)
 
     let port: UInt16
     let folder: URL
@@ -200,11 +199,7 @@ final class HomeAssistantInstance: Sendable {
 
     // MARK: HTTP/1.1 on loopback
 
-    struct Answer: CustomStringConvertible {
-        var status: Int
-        var body: [UInt8]
-        var description: String { "HTTP \(status): \(String(decoding: body.prefix(2000), as: UTF8.self))" }
-    }
+    typealias Answer = LoopbackHTTP.Answer
 
     /// A request and its JSON object answer; anything but 200 is a failure.
     func json(_ method: String, _ path: String, authorized: Bool = true, body: [String: Any]) async throws -> [String: Any] {
@@ -213,55 +208,14 @@ final class HomeAssistantInstance: Sendable {
         return try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] ?? [:]
     }
 
-    /// One request on its own connection (`Connection: close`: the answer ends when the
-    /// connection does).
+    /// One request on its own connection.
     func request(
         _ method: String, _ path: String, authorized: Bool = true, body: [UInt8] = [], contentType: String = "application/json"
     ) async throws -> Answer {
-        let deadline = ContinuousClock.now + Self.requestTimeout
-        let socket = try await LoopbackSocket.connect(toPort: port, timeout: .seconds(5))
-        defer { socket.close() }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if authorized, let token = token.withLock({ $0 }) { head += "Authorization: Bearer \(token)\r\n" }
         if method != "GET" { head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n" }
-        try socket.send(Array((head + "\r\n").utf8) + body)
-        return try Self.parse(try await socket.receiveUntilClosed(before: deadline))
-    }
-
-    private static func parse(_ bytes: [UInt8]) throws -> Answer {
-        let separator: [UInt8] = Array("\r\n\r\n".utf8)
-        guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else {
-            throw Failure("an HTTP answer without a complete head: \(String(decoding: bytes.prefix(500), as: UTF8.self))")
-        }
-        let head = String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n")
-        let statusLine = head.first?.split(separator: " ") ?? []
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
-            throw Failure("an HTTP answer with no status: \(head.first ?? "")")
-        }
-        var body = Array(bytes[(end + separator.count)...])
-        let chunked = head.dropFirst().contains { $0.lowercased().hasPrefix("transfer-encoding:") && $0.lowercased().contains("chunked") }
-        if chunked { body = try dechunk(body) }
-        return Answer(status: status, body: body)
-    }
-
-    /// RFC 9112 §7.1: size in hex, CRLF, data, CRLF; a zero size ends it.
-    private static func dechunk(_ bytes: [UInt8]) throws -> [UInt8] {
-        var output: [UInt8] = []
-        var index = 0
-        while true {
-            guard let lineEnd = bytes[index...].indices.first(where: { bytes[$0...].starts(with: [13, 10]) }) else {
-                throw Failure("a chunked HTTP body cut short")
-            }
-            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
-                throw Failure("a chunk size that is not hex: \(sizeText)")
-            }
-            if size == 0 { return output }
-            let start = lineEnd + 2
-            guard start + size <= bytes.count else { throw Failure("a chunked HTTP body cut short") }
-            output += bytes[start..<(start + size)]
-            index = start + size + 2
-        }
+        return try await LoopbackHTTP.request(port: port, head: head, body: body)
     }
 
     struct Failure: Error, CustomStringConvertible {
