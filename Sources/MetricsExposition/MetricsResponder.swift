@@ -71,7 +71,9 @@ public final class MetricsResponder: Sendable {
     deinit { stop() }
 
     /// Stops answering, closes every connection and the listening socket, and returns once
-    /// the responder's thread has ended. Calling it again does nothing.
+    /// the responder's thread has ended. Calling it again does nothing. The wait is one turn
+    /// of the responder's loop at most (it never blocks but in `poll`, which the wake byte
+    /// ends), so a command may call it from a task.
     public func stop() {
         guard let running = thread.withLock({ current -> pthread_t? in
             defer { current = nil }
