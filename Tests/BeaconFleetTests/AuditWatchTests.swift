@@ -108,6 +108,49 @@ struct AuditWatchTests {
         #expect(report.end == .interrupted)
     }
 
+    /// Hands changes and receiver events to one stream, in the order delivered.
+    final class ReceiverSink: AuditEventSink {
+        let delivered: AsyncStream<String>
+        private let continuation: AsyncStream<String>.Continuation
+
+        init() {
+            (delivered, continuation) = AsyncStream.makeStream()
+        }
+
+        func deliver(_ event: AuditEvent) { continuation.yield("\(event.beaconID ?? "?") \(event.state.rawValue)") }
+        func deliver(_ event: AuditReceiverEvent) {
+            continuation.yield("\(event.receiver) \(event.state.rawValue) \(event.cause.rawValue) [\(event.beacons.joined(separator: ","))]")
+        }
+    }
+
+    @Test("live with receiver statuses: merged with the sightings in order; a receiver's last will is one event, then its beacons unmonitored")
+    func receiverStatuses() async throws {
+        let plan = try Script.plan([Script.beacon("door", minor: 1)])
+        // A silence far longer than the test: only the statuses change anything.
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: 600, followsReceivers: true))
+        let sink = ReceiverSink()
+        let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        let (statuses, statusChanges) = AsyncStream.makeStream(of: ReceiverStatusChange.self)
+        let running = Task {
+            try await watch.run(sightings, timing: .live(tick: .milliseconds(20)), receiverStatus: statuses, sinks: [sink])
+        }
+        var delivered = sink.delivered.makeAsyncIterator()
+        var sighting = Script.sighting(Script.identity(minor: 1), at: 0)
+        sighting.receiver = "box-1"
+        feed.yield(sighting)
+        #expect(await delivered.next() == "box-1 online sighting []")
+        #expect(await delivered.next() == "door ok")
+        statusChanges.yield(ReceiverStatusChange(receiver: "box-1", online: false))
+        #expect(await delivered.next() == "box-1 offline status [door]")
+        #expect(await delivered.next() == "door unmonitored")
+        statusChanges.yield(ReceiverStatusChange(receiver: "box-1", online: true))
+        #expect(await delivered.next() == "box-1 online status [door]")
+        running.cancel()
+        let report = try await running.value
+        #expect(report.statistics.receiversOnline == 1)
+        #expect(report.statistics.beaconStates[.unmonitored] == 1)
+    }
+
     @Test("live: the end of the source ends the watch with input-ended")
     func sourceEnds() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])

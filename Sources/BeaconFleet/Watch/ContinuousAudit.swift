@@ -107,6 +107,12 @@ public struct ContinuousAudit: Sendable {
     private var awaitingBeacons: [Int] = []
     /// Receivers' changes not yet taken (`takeReceiverEvents`).
     private var receiverEvents: [AuditReceiverEvent] = []
+    /// Beacons not missing before a moment, by index: their receiver's return gave them a
+    /// full silence. Few and short-lived (dropped when heard): beside the tracks, not in them.
+    private var notBeforeByBeacon: [Int: Double] = [:]
+    /// A restored `unmonitored` beacon's receivers from the previous watch, by index, until
+    /// it is heard (`restore`).
+    private var restoredReceivers: [Int: [String]] = [:]
 
     public init(plan: VerificationPlan, configuration: Configuration = Configuration()) {
         self.plan = plan
@@ -171,6 +177,9 @@ public struct ContinuousAudit: Sendable {
             // Heard: no longer waiting for its receivers' word (before they are heard, which
             // would judge it missing).
             beacons[index].awaitsReceiver = false
+            // Heard since: what a receiver's return or a previous watch left no longer counts.
+            if !notBeforeByBeacon.isEmpty { notBeforeByBeacon[index] = nil }
+            if !restoredReceivers.isEmpty { restoredReceivers[index] = nil }
             let place = configuration.followsReceivers
                 ? beacons[index].receiverPlace(of: sighting.receiver) ?? receiverPlace(named: sighting.receiver, at: time) : -1
             let live = takeReceiverSighting(place, sentAt: placed, at: time, into: &events)
@@ -239,7 +248,8 @@ public struct ContinuousAudit: Sendable {
             self[key].queuedDue = nil
             // After the input's return, expiries before `silenceJudgedFrom` are judged at it;
             // one at or after a receiver's deadline waits for it (queued again below).
-            while let deadline = Self.deadline(of: self[key], silence: configuration.silence).map({ max($0, silenceJudgedFrom) }),
+            while let deadline = Self.deadline(of: self[key], silence: configuration.silence, notBefore: notBefore(of: key))
+                .map({ max($0, silenceJudgedFrom) }),
                   deadline <= time, deadline < receiverDeadlines.earliest {
                 let event: AuditEvent?
                 switch key {
@@ -274,7 +284,7 @@ public struct ContinuousAudit: Sendable {
             beacons[index].state = state
             if state == .unmonitored, let names = receivers[beacon.beaconID] {
                 // Bounded like the receivers a track remembers.
-                beacons[index].restoredReceivers = Array(names.prefix(configuration.maximumReceiversPerIdentity))
+                restoredReceivers[index] = Array(names.prefix(configuration.maximumReceiversPerIdentity))
             }
             restored += 1
         }
@@ -433,7 +443,8 @@ public struct ContinuousAudit: Sendable {
         let name = receivers[place].name
         var unmonitored: [String] = []
         // A walk of the fleet, but only when a receiver changes.
-        for index in beacons.indices where Self.isReceiver(place, named: name, of: beacons[index], silence: configuration.silence) {
+        for index in beacons.indices
+        where Self.isReceiver(place, named: name, of: beacons[index], restored: restored(index), silence: configuration.silence) {
             if let event = reevaluateBeacon(index, at: time) { due.append((index, event)) }
             if beacons[index].state == .unmonitored { unmonitored.append(plan.expected[index].beaconID) }
         }
@@ -460,9 +471,9 @@ public struct ContinuousAudit: Sendable {
         var monitoredAgain: [String] = []
         if previous == .offline {
             let name = receivers[place].name
-            for index in beacons.indices
-            where beacons[index].state == .unmonitored && Self.isReceiver(place, named: name, of: beacons[index], silence: configuration.silence) {
-                beacons[index].notBefore = max(beacons[index].notBefore, time + configuration.silence)
+            for index in beacons.indices where beacons[index].state == .unmonitored
+                && Self.isReceiver(place, named: name, of: beacons[index], restored: restored(index), silence: configuration.silence) {
+                notBeforeByBeacon[index] = max(notBeforeByBeacon[index] ?? -.infinity, time + configuration.silence)
                 monitoredAgain.append(plan.expected[index].beaconID)
                 schedule(.beacon(index))
             }
@@ -489,15 +500,15 @@ public struct ContinuousAudit: Sendable {
                 continue
             }
             beacons[index].awaitsReceiver = false
-            let silenceEnded = max(lastSeen + configuration.silence, beacons[index].notBefore, silenceJudgedFrom)
+            let silenceEnded = max(lastSeen + configuration.silence, notBefore(ofBeacon: index), silenceJudgedFrom)
             if let event = reevaluateBeacon(index, at: min(silenceEnded, time)) { events.append(event) }
         }
     }
 
     /// Whether receiver `place` (named `name`) is one of `track`'s usual receivers, or, for a
     /// track this watch has not heard, one the previous watch left it (`restore`).
-    private static func isReceiver(_ place: Int, named name: String, of track: AuditedIdentity, silence: Double) -> Bool {
-        guard track.lastSeen != nil else { return track.restoredReceivers.contains(name) }
+    private static func isReceiver(_ place: Int, named name: String, of track: AuditedIdentity, restored: [String], silence: Double) -> Bool {
+        guard track.lastSeen != nil else { return restored.contains(name) }
         return usuallyHears(track, place: place, silence: silence)
     }
 
@@ -528,7 +539,7 @@ public struct ContinuousAudit: Sendable {
             return word
         }
         // Its silence has passed: it waits for a sighting of a usual receiver that is online.
-        let silenceEnded = max(lastSeen + configuration.silence, beacons[index].notBefore, silenceJudgedFrom)
+        let silenceEnded = max(lastSeen + configuration.silence, notBefore(ofBeacon: index), silenceJudgedFrom)
         guard time >= silenceEnded else { return word }
         if !beacons[index].awaitsReceiver {
             beacons[index].awaitsReceiver = true
@@ -548,8 +559,9 @@ public struct ContinuousAudit: Sendable {
         guard let lastSeen = track.lastSeen else {
             // Not heard by this watch: a restored `unmonitored` one stays so while the
             // receivers it had are all offline.
-            guard state == .missing, !track.restoredReceivers.isEmpty else { return .stands }
-            for name in track.restoredReceivers {
+            let previous = restored(index)
+            guard state == .missing, !previous.isEmpty else { return .stands }
+            for name in previous {
                 guard let place = receivers.place(of: name), receivers[place].state == .offline else { return .stands }
             }
             return .unmonitored
@@ -558,7 +570,7 @@ public struct ContinuousAudit: Sendable {
         var anyOnline = false
         var anyHeardSince = false
         var anyUsual = false
-        let silenceEnded = max(lastSeen + configuration.silence, track.notBefore, silenceJudgedFrom)
+        let silenceEnded = max(lastSeen + configuration.silence, notBefore(ofBeacon: index), silenceJudgedFrom)
         for receiver in track.receivers where receiver.summary.lastSeen >= from {
             anyUsual = true
             // A receiver not followed: judged as if no receiver were.
@@ -627,12 +639,14 @@ public struct ContinuousAudit: Sendable {
         let deadline: Double
         switch key {
         case .beacon(let index):
-            guard beacons[index].queuedDue == nil, let due = Self.deadline(of: beacons[index], silence: silence).map({ max($0, judgedFrom) })
+            guard beacons[index].queuedDue == nil,
+                  let due = Self.deadline(of: beacons[index], silence: silence, notBefore: notBefore(ofBeacon: index)).map({ max($0, judgedFrom) })
             else { return }
             beacons[index].queuedDue = due
             deadline = due
         case .unexpected(let index):
-            guard unexpected[index].queuedDue == nil, let due = Self.deadline(of: unexpected[index], silence: silence).map({ max($0, judgedFrom) })
+            guard unexpected[index].queuedDue == nil,
+                  let due = Self.deadline(of: unexpected[index], silence: silence, notBefore: -.infinity).map({ max($0, judgedFrom) })
             else { return }
             unexpected[index].queuedDue = due
             deadline = due
@@ -645,19 +659,34 @@ public struct ContinuousAudit: Sendable {
     /// When a heard track's state next changes if nothing is heard: the moment its most
     /// recently expiring device leaves the silence window. (Beacons never heard share
     /// `firstSilenceDue`.)
-    private static func deadline(of track: AuditedIdentity, silence: Double) -> Double? {
+    private static func deadline(of track: AuditedIdentity, silence: Double, notBefore: Double) -> Double? {
         // Expiries up to the latest evaluation have been applied.
         let spent = track.evaluatedAt ?? -.infinity
         // Never heard: none, but a restored one's receiver back (`notBefore`).
-        guard track.lastSeen != nil else { return track.notBefore > spent ? track.notBefore : nil }
+        guard track.lastSeen != nil else { return notBefore > spent ? notBefore : nil }
         var earliest: Double?
         for address in track.addresses {
             let expiry = address.lastSeen + silence
             if expiry > spent, expiry < (earliest ?? .infinity) { earliest = expiry }
         }
         // A receiver's return gave it a full silence from then (`notBefore`).
-        if let earliest { return max(earliest, track.notBefore) }
-        return track.notBefore > spent ? track.notBefore : nil
+        if let earliest { return max(earliest, notBefore) }
+        return notBefore > spent ? notBefore : nil
+    }
+
+    /// The moment before which beacon `index` cannot be missing (a receiver's return).
+    private func notBefore(ofBeacon index: Int) -> Double {
+        notBeforeByBeacon.isEmpty ? -.infinity : notBeforeByBeacon[index] ?? -.infinity
+    }
+
+    private func notBefore(of key: TrackKey) -> Double {
+        guard case .beacon(let index) = key else { return -.infinity }
+        return notBefore(ofBeacon: index)
+    }
+
+    /// A restored `unmonitored` beacon's receivers, while it is not heard.
+    private func restored(_ index: Int) -> [String] {
+        restoredReceivers.isEmpty ? [] : restoredReceivers[index] ?? []
     }
 
     /// `heard`: just heard, by a receiver now online (a reception's path, which needs no
@@ -738,7 +767,7 @@ public struct ContinuousAudit: Sendable {
             let others = hearing.isEmpty ? "" : " while \(hearing.joined(separator: ", ")) still hear\(hearing.count == 1 ? "s" : "") others"
             return "not heard for \(Self.seconds(silence)) on any receiver (last at \(SightingJSONLines.timeText(lastSeen)) s)\(others): check that it has power and is within range of a receiver"
         case .unmonitored:
-            let names = track.lastSeen == nil ? track.restoredReceivers.sorted() : usualReceiverNames(track).map(\.name)
+            let names = track.lastSeen == nil ? restored(index).sorted() : usualReceiverNames(track).map(\.name)
             let last = track.lastSeen.map { " (last heard at \(SightingJSONLines.timeText($0)) s)" } ?? ""
             return "every receiver that hears it is offline (\(names.joined(separator: ", ")))\(last): it cannot be judged until one is back; bring the receiver back online"
         case .duplicate:
@@ -824,17 +853,14 @@ private struct AuditedIdentity: Sendable {
     /// an unexpected identity, after every beacon in the order first tracked.
     var order: Int
     var state: AuditState?
+    /// Its silence has passed and it waits for a sighting of a usual receiver to be judged.
+    /// (Beside `state`: in the padding before `lastSeen`, no room of its own.)
+    var awaitsReceiver = false
     var lastSeen: Double?
     /// The latest moment this track's state was computed: deadlines before it are spent.
     var evaluatedAt: Double?
     /// The deadline this track has in the audit's queue, if any.
     var queuedDue: Double?
-    /// Not missing before this moment: its receiver's return gave it a full silence.
-    var notBefore = -Double.infinity
-    /// Its silence has passed and it waits for a sighting of a usual receiver to be judged.
-    var awaitsReceiver = false
-    /// A restored `unmonitored` beacon's receivers, from the previous watch (`restore`).
-    var restoredReceivers: [String] = []
     var addresses = CompactList<AuditedAddress>()
     var receivers = CompactList<TrackReceiver>()
 
