@@ -154,6 +154,25 @@ public final class TestClock: Clock, Sendable {
         state.withLock { _ = $0.cancelledEarly.remove(id) }
     }
 
+    /// Runs `operation` while time passes: each time a task is asleep on this clock, the
+    /// clock moves on by `step`. For code that waits on the clock a number of times the test
+    /// does not count (ticks until a beacon is missed, one timeout after another), where the
+    /// result itself says when it happened.
+    public func advancing<Result>(
+        by step: Duration, while operation: () async throws -> Result
+    ) async throws -> Result {
+        let mover = Task {
+            while !Task.isCancelled {
+                try await sleepers(atLeast: 1)
+                advance(by: step)
+                // Lets the woken tasks run before the clock moves again.
+                await Task.yield()
+            }
+        }
+        defer { mover.cancel() }
+        return try await operation()
+    }
+
     private func failCountWaiter(_ id: UInt64, _ error: any Error) {
         let waiter = state.withLock { $0.countWaiters.removeValue(forKey: id) }
         waiter?.continuation.resume(throwing: error)

@@ -36,7 +36,8 @@ func startAdvertiser(
     on controllers: [ScriptedController], spec: String = "tcp-client:127.0.0.1:6402",
     requests: [AdvertisingRequest], family: AdvertisingFamilyChoice = .auto, rotationSlot: Duration? = nil,
     restart: RestartPolicy? = nil, duration: Duration? = nil, commandTimeout: Duration = generousCommandTimeout,
-    occupiedSets: @escaping OccupiedAdvertisingSetsReader = { _ in OccupiedAdvertisingSets(instances: []) }
+    occupiedSets: @escaping OccupiedAdvertisingSetsReader = { _ in OccupiedAdvertisingSets(instances: []) },
+    clock: any Clock<Duration> = ContinuousClock()
 ) throws -> AdvertiserRun {
     let transportSpec = try HCITransportSpec(parsing: spec)
     let queue = Mutex(controllers)
@@ -55,7 +56,7 @@ func startAdvertiser(
             }
             return next.hostEnd
         },
-        readOccupiedSets: occupiedSets)
+        readOccupiedSets: occupiedSets, clock: clock)
     let task = Task { () -> Result<StopReason, AdvertisingError> in
         do throws(AdvertisingError) {
             return .success(try await advertiser.run { recorder.record($0) })
