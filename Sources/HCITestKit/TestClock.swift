@@ -157,7 +157,9 @@ public final class TestClock: Clock, Sendable {
     /// Runs `operation` while time passes: each time a task is asleep on this clock, the
     /// clock moves on by `step`. For code that waits on the clock a number of times the test
     /// does not count (ticks until a beacon is missed, one timeout after another), where the
-    /// result itself says when it happened.
+    /// result itself says when it happened. It moves the clock for whatever sleeps on it, a
+    /// command's timeout included: where a command may be in flight meanwhile, advance step
+    /// by step after `sleepers(atLeast:)` instead.
     public func advancing<Result>(
         by step: Duration, while operation: () async throws -> Result
     ) async throws -> Result {
