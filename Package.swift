@@ -143,7 +143,8 @@ let package = Package(
                 "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
                 "MetricsExposition",
             ],
-            swiftSettings: strict),
+            // The golden outputs and their inputs are read from the source tree by path.
+            exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -151,6 +151,8 @@ struct CalibrateCommandTests {
             if run == 0 {
                 try await Self.waitUntilChanged(manifest, from: Self.manifest)
             } else {
+                // A real process killed at a random moment of its writing: the wall clock's
+                // randomness is the point of the test.
                 try await Task.sleep(for: .milliseconds(Int.random(in: 150...900, using: &generator)))
             }
             let groupKilled = kill(-pid, SIGKILL) == 0

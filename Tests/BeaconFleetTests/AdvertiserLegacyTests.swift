@@ -189,7 +189,15 @@ struct AdvertiserLegacyTests {
     @Test("the run ends by itself when the duration elapsed, beacons off the air")
     func durationElapses() async throws {
         let controller = ScriptedController(name: exclusiveTestSpec, configuration: Self.legacyController)
-        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], duration: .milliseconds(200))
+        let clock = TestClock()
+        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], duration: .milliseconds(200), clock: clock)
+        try await run.recorder.waitForSessions()
+        // On the air, the run waits for its end: 199 ms of 200 pass, and it still waits.
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .milliseconds(199))
+        #expect(clock.sleeperCount == 1)
+        #expect(!run.recorder.events.contains { if case .stopped = $0 { true } else { false } })
+        clock.advance(by: .milliseconds(1))
         #expect(await run.task.value == .success(.durationElapsed))
         #expect(controller.commands.last == (try packet(LESetAdvertisingEnable(false))))
         #expect(run.recorder.events.last == .stopped(.durationElapsed))

@@ -9,19 +9,21 @@ import Testing
 @Suite("Advertiser stop acknowledgement", .timeLimit(.minutes(1)))
 struct AdvertiserStopTests {
     /// The command timeout for tests in which a command goes unanswered: a "no answer" can
-    /// only be a timeout. Every other command is answered at once by the in-memory
-    /// controller; 5 s is a thousand times what that takes on a loaded machine.
+    /// only be a timeout, which comes when the test advances the advertiser's test clock.
     static let unansweredTimeout: Duration = .seconds(5)
 
     @Test("a stop the controller never answers ends in stopNotConfirmed, not in a clean stop")
     func unansweredStop() async throws {
         let controller = ScriptedController(name: exclusiveTestSpec)
-        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], commandTimeout: Self.unansweredTimeout)
+        let clock = TestClock()
+        let run = try startAdvertiser(
+            on: [controller], requests: [request(minor: 1)], commandTimeout: Self.unansweredTimeout, clock: clock)
         try await run.recorder.waitForSessions()
         controller.leaveUnanswered(.leSetExtendedAdvertisingEnable)
         controller.leaveUnanswered(.leClearAdvertisingSets)
 
-        let outcome = await run.stop()
+        // Each unanswered command times out when its 5 s have passed on the clock.
+        let outcome = try await clock.advancing(by: Self.unansweredTimeout) { await run.stop() }
         guard case .failure(.stopNotConfirmed(_, let reason, let failures)) = outcome else {
             Issue.record("expected stopNotConfirmed, got \(outcome)")
             return
@@ -64,11 +66,13 @@ struct AdvertiserStopTests {
     @Test("legacy: an unanswered disable is reported too")
     func legacyUnansweredStop() async throws {
         let controller = ScriptedController(name: exclusiveTestSpec)
+        let clock = TestClock()
         let run = try startAdvertiser(
-            on: [controller], requests: [request(minor: 1)], family: .legacy, commandTimeout: Self.unansweredTimeout)
+            on: [controller], requests: [request(minor: 1)], family: .legacy, commandTimeout: Self.unansweredTimeout,
+            clock: clock)
         try await run.recorder.waitForSessions()
         controller.leaveUnanswered(.leSetAdvertisingEnable)
-        let outcome = await run.stop()
+        let outcome = try await clock.advancing(by: Self.unansweredTimeout) { await run.stop() }
         guard case .failure(.stopNotConfirmed(_, _, let failures)) = outcome else {
             Issue.record("expected stopNotConfirmed, got \(outcome)")
             return

@@ -28,9 +28,11 @@ struct AdvertiserWatchdogTests {
     func hardwareErrorRestarts() async throws {
         let controller = ScriptedController(name: exclusiveTestSpec)
         let policy = RestartPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(10), maximumBackoff: .milliseconds(40))
-        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], restart: policy)
+        let clock = TestClock()
+        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], restart: policy, clock: clock)
         try await run.recorder.waitForSessions()
         try await controller.send(.hardwareError(code: 0x01))
+        #expect(try await passBackoff(1, of: run, on: clock) == .milliseconds(10))
         let sessions = try await run.recorder.waitForSessions(2)
         #expect(sessions.map(\.restartCount) == [0, 1])
         #expect(sessions[1].beacons == sessions[0].beacons)
@@ -46,9 +48,11 @@ struct AdvertiserWatchdogTests {
         let first = ScriptedController(name: exclusiveTestSpec)
         let second = ScriptedController(name: exclusiveTestSpec)
         let policy = RestartPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(10))
-        let run = try startAdvertiser(on: [first, second], requests: [request(minor: 1)], restart: policy)
+        let clock = TestClock()
+        let run = try startAdvertiser(on: [first, second], requests: [request(minor: 1)], restart: policy, clock: clock)
         try await run.recorder.waitForSessions()
         first.dropLink()
+        try await passBackoff(1, of: run, on: clock)
         try await run.recorder.waitForSessions(2)
         #expect(second.opcodes.first == .reset)
         #expect(second.opcodes.contains(.leSetExtendedAdvertisingEnable))
@@ -66,9 +70,14 @@ struct AdvertiserWatchdogTests {
     func restartsExhausted() async throws {
         let only = ScriptedController(name: exclusiveTestSpec)
         let policy = RestartPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5))
-        let run = try startAdvertiser(on: [only], requests: [request(minor: 1)], restart: policy)
+        let clock = TestClock()
+        let run = try startAdvertiser(on: [only], requests: [request(minor: 1)], restart: policy, clock: clock)
         try await run.recorder.waitForSessions()
         only.dropLink()
+        // After the fault, then after each failed attempt but the last, each twice as long.
+        #expect(try await passBackoff(1, of: run, on: clock) == .milliseconds(5))
+        #expect(try await passBackoff(2, of: run, on: clock) == .milliseconds(10))
+        #expect(try await passBackoff(3, of: run, on: clock) == .milliseconds(20))
         let result = await run.task.value
         #expect(
             result
@@ -161,10 +170,13 @@ struct AdvertiserFlappingTests {
     func flapping() async throws {
         let controller = ScriptedController(name: exclusiveTestSpec)
         let policy = RestartPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), stableAfter: .seconds(60))
-        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], restart: policy)
+        let clock = TestClock()
+        let run = try startAdvertiser(on: [controller], requests: [request(minor: 1)], restart: policy, clock: clock)
         for session in 1...3 {
             try await run.recorder.waitForSessions(session)
+            // Each session ends at once on the clock: well within the 60 s of a stable one.
             try await controller.send(.hardwareError(code: 0x07))
+            if session < 3 { try await passBackoff(session, of: run, on: clock) }
         }
         let result = await run.task.value
         guard case .failure(.restartsExhausted(let attempts, let last)) = result else {

@@ -28,19 +28,18 @@ struct AuditWatchTests {
         let watch = AuditWatch(plan: plan, configuration: .init(silence: 0.2))
         let sink = StreamingSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        let clock = TestClock()
         let running = Task {
-            try await watch.run(sightings, timing: .live(tick: .milliseconds(20)), sinks: [sink])
+            try await watch.run(sightings, timing: .live(tick: .milliseconds(20)), sinks: [sink], clock: clock)
         }
+        // The clock stands still until the sighting is in: it is heard at 0.
         feed.yield(Script.sighting(Script.identity(minor: 1), at: 0))
         var changes = sink.changes.makeAsyncIterator()
-        // On a loaded machine the first silence may pass before the sighting is read: the
-        // beacon is then missing first, and ok when it is read.
-        var first = try #require(await changes.next())
-        if first.state == .missing { first = try #require(await changes.next()) }
-        let ok = first
+        let ok = try #require(await changes.next())
         #expect(ok.state == .ok)
-        // The source stays open and silent: only the clock can tell.
-        let missing = try #require(await changes.next())
+        #expect(ok.time == 0)
+        // The source stays open and silent: only the clock can tell, a tick at a time.
+        let missing = try #require(try await clock.advancing(by: .milliseconds(20)) { await changes.next() })
         #expect(missing.state == .missing)
         #expect(missing.previous == .ok)
         // Reported at the moment it fell due, on the watch's clock: its last reception + silence.
@@ -77,9 +76,11 @@ struct AuditWatchTests {
         let sink = HealthSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)
+        let clock = TestClock()
         let running = Task {
             try await watch.run(
-                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink])
+                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink],
+                clock: clock)
         }
         var delivered = sink.delivered.makeAsyncIterator()
         // Blind from the start: heard, the beacon is ok; however long nothing more comes, it
@@ -93,6 +94,11 @@ struct AuditWatchTests {
         #expect(lost.kind == .lost)
         #expect(lost.input == "mqtt://broker/fleet")
         #expect(lost.reason == "broker:1883: connection refused")
+        // Lost for a second of the watch's clock, several silences: still nothing judged.
+        // (The ticker asleep again after the advance: its tick is queued before the return.)
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(1))
+        try await clock.sleepers(atLeast: 1)
         changes.yield(.restored)
         guard case .input(let restored) = try #require(await delivered.next()) else { Issue.record("expected input-restored"); return }
         #expect(restored.kind == .restored)
@@ -100,7 +106,8 @@ struct AuditWatchTests {
         #expect(restored.lostFor == restored.time - lost.time)
         #expect(restored.unixTime != nil)
         // Back: the beacon, silent all along, is missing a full silence after the return.
-        guard case .change(let missing) = try #require(await delivered.next()) else { Issue.record("expected a change"); return }
+        let next = try await clock.advancing(by: .milliseconds(20)) { await delivered.next() }
+        guard case .change(let missing) = try #require(next) else { Issue.record("expected a change"); return }
         #expect(missing.state == .missing)
         #expect(abs(missing.time - (restored.time + 0.3)) < 1e-9)
         running.cancel()

@@ -111,6 +111,8 @@ struct ProvisionerTests {
             let listening = self.listening
             let air = Task {
                 // Ends when cancelled, or when the listener's link is closed after the report.
+                // The air repeats itself on the wall clock because the provisioner's verification
+                // does (BeaconProvisioner takes no clock yet); the pause only paces the repeats.
                 while !Task.isCancelled {
                     guard (try? await listening.send(.le(.advertisingReport(reports)))) != nil else { return }
                     try? await Task.sleep(for: .milliseconds(50))

@@ -29,7 +29,8 @@ struct ReceptionLossTests {
                 data: testIBeaconData, rssi: Int8(-60 - index % 10))
             try await controller.send(.le(.advertisingReport([report])))
         }
-        // The event that matters: the scan has read every report (not a time).
+        // The event that matters: the scan has read every report (not a time). The session's
+        // counters announce no change, so they are looked at every 5 ms.
         while session.counts.iBeaconReports < count {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -94,7 +95,8 @@ struct ReceptionLossTests {
                 eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
                 data: testIBeaconData, rssi: -60)])))
         }
-        // Every event has been offered to the subscriber once the host counts them all.
+        // Every event has been offered to the subscriber once the host counts them all. A
+        // DropCounter announces no change: looked at every 5 ms.
         while drops.value + 4 < 50 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(drops.value == 46)
         #expect(await host.droppedEventCount == 46)

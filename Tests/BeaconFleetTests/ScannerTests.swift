@@ -13,12 +13,12 @@ struct ScannerTests {
     /// `quietAfter` zero turns the quiet-controller watch off: a test that takes long on a
     /// busy machine must not see an extra LE Set Scan Enable it did not ask for.
     static func scanner(_ host: HostController, exclusive: Bool = true, family: ScanFamilyChoice = .auto,
-                        quietAfter: Duration = .zero) -> BeaconScanner {
+                        quietAfter: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) -> BeaconScanner {
         BeaconScanner(
             host: host,
             configuration: ScanConfiguration(
                 family: family, access: exclusive ? .exclusive : .sharedWithKernel(index: 0), quietAfter: quietAfter),
-            logger: logger)
+            logger: logger, clock: clock)
     }
 
     @Test("exclusive legacy bring-up: Reset, both masks, features, passive 100/100 ms, duplicates off")
@@ -212,7 +212,18 @@ struct ScannerTests {
     @Test("a quiet controller is noticed and scanning enabled again")
     func quietController() async throws {
         let (controller, host) = scanTestController()
-        let session = try await Self.scanner(host, quietAfter: .milliseconds(200)).start()
+        let clock = TestClock()
+        let session = try await Self.scanner(host, quietAfter: .seconds(10), clock: clock).start()
+        // The watch looks every quarter of the quiet period. Three looks, at 2.5, 5 and 7.5 s
+        // of silence: nothing to do yet (each ends with the watch asleep again).
+        for _ in 0..<3 {
+            try await clock.sleepers(atLeast: 1)
+            clock.advance(by: .milliseconds(2500))
+        }
+        try await clock.sleepers(atLeast: 1)
+        #expect(controller.opcodes.filter { $0 == .leSetScanEnable }.count == 1, "7.5 s of 10: not quiet yet")
+        // At 10 s the controller is presumed quiet, and scanning is enabled again.
+        clock.advance(by: .milliseconds(2500))
         try await controller.waitFor(.leSetScanEnable, count: 2)
         #expect(controller.parameters(of: .leSetScanEnable)[1] == bytes("01 00"))
         // Only the enable: parameters sent while scanning would be refused with Command Disallowed.

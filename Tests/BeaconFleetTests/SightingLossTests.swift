@@ -97,34 +97,35 @@ struct SightingLossTests {
         let sink = OrderedSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)
+        let clock = TestClock()
         let running = Task {
             try await watch.run(
-                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink])
+                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink],
+                clock: clock)
         }
         var delivered = sink.delivered.makeAsyncIterator()
         changes.yield(.restored)
         feed.yield(Script.sighting(Script.identity(minor: 1), at: 0))
         guard case .change(let ok) = try #require(await delivered.next()) else { Issue.record("expected a change"); return }
         #expect(ok.state == .ok)
+        // 0.2 s of the watch's clock pass: the beacon, last heard at 0, is not missing yet.
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .milliseconds(200))
+        try await clock.sleepers(atLeast: 1)
         changes.yield(.incomplete(reason: "3 messages of fleet/sightings/a never arrived"))
-        var lost: AuditInputEvent?
-        var reportAfterLoss = false
-        var missing: AuditEvent?
-        while missing == nil, let next = await delivered.next() {
-            switch next {
-            case .input(let event): lost = event
-            case .report: reportAfterLoss = lost != nil
-            case .change(let change): missing = change
-            }
-        }
-        let loss = try #require(lost)
+        guard case .input(let loss) = try #require(await delivered.next()) else { Issue.record("expected sightings-lost"); return }
         #expect(loss.kind == .sightingsLost)
         #expect(loss.reason == "3 messages of fleet/sightings/a never arrived")
-        #expect(reportAfterLoss)
-        // The beacon, silent since 0, is missing a full silence after the loss, not after 0.
-        let change = try #require(missing)
-        #expect(change.state == .missing)
-        #expect(change.time >= loss.time + 0.3 - 1e-9)
+        #expect(abs(loss.time - 0.2) < 1e-9)
+        // Said at once: a status report follows the event, before the next minute.
+        guard case .report(let report) = try #require(await delivered.next()) else { Issue.record("expected a report"); return }
+        #expect(report.end == nil)
+        // Where 0.3 s of silence would have made it missing, the loss holds it back: missing
+        // a full silence after the loss, not after its last reception.
+        let next = try await clock.advancing(by: .milliseconds(20)) { await delivered.next() }
+        guard case .change(let missing) = try #require(next) else { Issue.record("expected a change"); return }
+        #expect(missing.state == .missing)
+        #expect(abs(missing.time - (loss.time + 0.3)) < 1e-9)
         running.cancel()
         _ = try await running.value
     }

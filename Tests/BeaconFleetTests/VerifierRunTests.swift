@@ -53,13 +53,17 @@ struct VerifierRunTests {
         }
     }
 
-    @Test("live: decided once the settle window passes on the wall clock, then stops")
+    @Test("live: decided once the settle window passes on the pass's clock, then stops")
     func liveEarlyStop() async throws {
         let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 20))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         // The stream stays open: only the decision may end the pass.
         for sighting in VerificationScript.train(door, count: 3) { continuation.yield(sighting) }
-        let result = try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)))
+        // Time passes a tick at a time, each time the pass waits for its next tick.
+        let clock = TestClock()
+        let result = try await clock.advancing(by: .milliseconds(10)) {
+            try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)), clock: clock)
+        }
         continuation.finish()
         // Ended by the decision, on the pass's own clock, not by the 20 s timeout.
         #expect(result.endReason == .allDecided)
@@ -73,7 +77,10 @@ struct VerifierRunTests {
         let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 0.3))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         defer { continuation.finish() }
-        let result = try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)))
+        let clock = TestClock()
+        let result = try await clock.advancing(by: .milliseconds(10)) {
+            try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)), clock: clock)
+        }
         #expect(result.endReason == .timeout)
         #expect(result.verdicts.map(\.status) == [.missing])
         #expect(result.duration == 0.3)
@@ -87,8 +94,10 @@ struct VerifierRunTests {
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         for sighting in VerificationScript.train(door, count: 2) { continuation.yield(sighting) }
         let (heard, hearing) = AsyncStream<Int>.makeStream()
+        // A clock that never moves: only the cancellation can end the pass.
+        let clock = TestClock()
         let run = Task {
-            try await verifier.run(sightings, timing: .live(tick: .milliseconds(10))) { progress, _ in
+            try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)), clock: clock) { progress, _ in
                 hearing.yield(progress.sightings)
             }
         }

@@ -47,7 +47,7 @@ import Testing
     @Test func writeThenReadRoundTrip() throws {
         let path = temporaryPath("round-trip.btsnoop")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let clock = TestClock(start: 1_704_067_200_000_000)
+        let clock = MicrosecondTicker(start: 1_704_067_200_000_000)
         let writer = try BTSnoopWriter(path: path, clock: clock.next)
         let packets: [(HCIPacket, BTSnoopDirection)] = [
             (packet("01 03 0c 00"), .hostToController),
@@ -229,8 +229,8 @@ import Testing
     }
 }
 
-/// A clock that advances by one microsecond per reading.
-final class TestClock: Sendable {
+/// Microseconds for a btsnoop writer: one more at each reading.
+final class MicrosecondTicker: Sendable {
     private let value: Mutex<Int64>
 
     init(start: Int64) {

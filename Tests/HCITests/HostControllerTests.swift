@@ -6,11 +6,14 @@ import Testing
     let controllerAddress = BluetoothAddress(littleEndianBytes: [0x00, 0x17, 0xDE, 0x10, 0x4C, 0xDA]) ?? .zero
 
     /// The commands these tests answer are answered at once: the default timeout is a safety
-    /// net; the tests of timeouts pass their own.
-    func makeHost(timeout: Duration = .seconds(60)) -> (HostController, ScriptedController, CountingTransport) {
+    /// net; the tests of timeouts pass their own. Timeouts run on `clock`, which only the
+    /// test moves: a command times out when the test says, never because the machine is slow.
+    func makeHost(
+        timeout: Duration = .seconds(60), clock: TestClock = TestClock()
+    ) -> (HostController, ScriptedController, CountingTransport) {
         let script = ScriptedController(name: "hci0", configuration: .manual)
         let counting = CountingTransport(script.hostEnd)
-        return (HostController(transport: counting, defaultTimeout: timeout), script, counting)
+        return (HostController(transport: counting, defaultTimeout: timeout, clock: clock), script, counting)
     }
 
     /// Answers the two informational commands used by the concurrent tests.
@@ -37,13 +40,17 @@ import Testing
     }
 
     @Test func secondCommandWaitsUntilTheCreditReturns() async throws {
-        let (host, script, counting) = makeHost()
+        let clock = TestClock()
+        let (host, script, counting) = makeHost(clock: clock)
         async let address = host.send(ReadBDADDR())
         async let sets = host.send(LEReadNumberOfSupportedAdvertisingSets())
         let first = try await script.nextCommand()
-        try await eventually { await host.pendingCommandCount == 2 }
-        // One credit at start: the other command must stay with the host.
-        try await Task.sleep(for: .milliseconds(100))
+        // Both commands are with the host once both their timeouts run.
+        try await clock.sleepers(atLeast: 2)
+        // One credit at start: the other command stays with the host, for as long as its
+        // timeout lets it wait (a millisecond short of the 60 s).
+        clock.advance(by: .seconds(60) - .milliseconds(1))
+        #expect(await host.pendingCommandCount == 2)
         #expect(counting.sentCount == 1)
         #expect(await host.commandCredits == 0)
 
@@ -58,12 +65,15 @@ import Testing
     }
 
     @Test func creditsComeFromEveryCommandCompleteIncludingNOP() async throws {
-        let (host, script, counting) = makeHost()
+        let clock = TestClock()
+        let (host, script, counting) = makeHost(clock: clock)
         try await script.grantCredits(0)
         try await eventually { await host.commandCredits == 0 }
         async let sets = host.send(LEReadNumberOfSupportedAdvertisingSets())
-        try await eventually { await host.pendingCommandCount == 1 }
-        try await Task.sleep(for: .milliseconds(100))
+        try await clock.sleepers(atLeast: 1)
+        // No credit: nothing goes out while the command may wait (a millisecond short of 60 s).
+        clock.advance(by: .seconds(60) - .milliseconds(1))
+        #expect(await host.pendingCommandCount == 1)
         #expect(counting.sentCount == 0)
 
         try await script.grantCredits(1)
@@ -95,11 +105,17 @@ import Testing
     }
 
     @Test func commandWithoutAnswerTimesOutAndGivesItsCreditBack() async throws {
-        let (host, script, _) = makeHost(timeout: .milliseconds(100))
-        let error = await #expect(throws: HCIError.self) { try await host.send(ReadBDADDR()) }
+        let clock = TestClock()
+        let (host, script, _) = makeHost(timeout: .milliseconds(100), clock: clock)
+        let sent = Task { try await host.send(ReadBDADDR()) }
+        _ = try await script.nextCommand()
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .milliseconds(99))
+        #expect(await host.pendingCommandCount == 1, "99 ms of 100: still waiting for the answer")
+        clock.advance(by: .milliseconds(1))
+        let error = await #expect(throws: HCIError.self) { try await sent.value }
         #expect(error?.kind == .timeout(.milliseconds(100), waitingForCredit: false))
         #expect(error?.description.hasPrefix("hci0: no answer to Read BD_ADDR within 100 ms") == true)
-        _ = try await script.nextCommand()
 
         // The host can go on: the lost answer's credit was restored.
         #expect(await host.commandCredits == 1)
@@ -110,10 +126,14 @@ import Testing
     }
 
     @Test func commandWaitingForACreditTimesOut() async throws {
-        let (host, script, counting) = makeHost(timeout: .milliseconds(100))
+        let clock = TestClock()
+        let (host, script, counting) = makeHost(timeout: .milliseconds(100), clock: clock)
         try await script.grantCredits(0)
         try await eventually { await host.commandCredits == 0 }
-        let error = await #expect(throws: HCIError.self) { try await host.send(Reset()) }
+        let sent = Task { try await host.send(Reset()) }
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .milliseconds(100))
+        let error = await #expect(throws: HCIError.self) { try await sent.value }
         #expect(error?.kind == .timeout(.milliseconds(100), waitingForCredit: true))
         #expect(counting.sentCount == 0)
         await host.close()

@@ -24,6 +24,8 @@ struct SerialTransportTests {
         let answers = Array(H4Captures.rootCanalScanSession[0...9])
         let bytes = answers.flatMap(\.h4Bytes)
         try terminal.controller.write(Array(bytes[..<3]))
+        // A real pseudo-terminal: the pause lets the reader take the first bytes alone, so the
+        // packet arrives split (a read taking both halves passes too, testing less).
         try await Task.sleep(for: .milliseconds(20))
         try terminal.controller.write(Array(bytes[3...]))
         var iterator = transport.incoming.makeAsyncIterator()
@@ -76,6 +78,7 @@ struct SerialTransportTests {
                 second = try await SerialTransport.open(path: terminal.path)
             } catch {
                 guard error.kind == .deviceBusy else { throw error }
+                // The kernel's lock on a real device announces its release to nobody: tried again.
                 try await Task.sleep(for: .milliseconds(10))
             }
         }

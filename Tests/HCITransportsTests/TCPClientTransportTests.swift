@@ -24,7 +24,8 @@ struct TCPClientTransportTests {
 
         let answers = Array(H4Captures.rootCanalScanSession[0...8])
         let bytes = answers.flatMap(\.h4Bytes)
-        // Split inside a header and inside a payload, with pauses, as a slow peer would.
+        // Split inside a header and inside a payload, with pauses, as a slow peer would: on a
+        // real socket only time keeps the parts apart (reads that join them pass too).
         try peer.write(Array(bytes[..<2]))
         try await Task.sleep(for: .milliseconds(20))
         try peer.write(Array(bytes[2..<40]))
@@ -132,6 +133,8 @@ struct TCPClientTransportTests {
             for try await _ in transport.incoming { count += 1 }
             return count
         }
+        // Time for the reader to block in poll on the real socket, which announces nothing; the
+        // test passes too if close() comes first, only testing less.
         try await Task.sleep(for: .milliseconds(50))
         await transport.close()
         #expect(try await listener.value == 0)
@@ -206,6 +209,7 @@ struct TCPClientTransportTests {
         let listener = Task {
             for try await _ in transport.incoming {}
         }
+        // Time for the listener to be iterating the real socket's stream before it stops.
         try await Task.sleep(for: .milliseconds(50))
         listener.cancel()
         #expect(try await peer.readUntilClosed() == [])

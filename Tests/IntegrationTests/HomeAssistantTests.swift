@@ -176,6 +176,7 @@ struct HomeAssistantTests {
                     #"{"uuid":"\#(uuid)","major":1,"minor":\#(beacon.minor),"measured_power":\#(beacon.power),"address":"\#(beacon.address)","address_random":false,"rssi":-60,"time":\#(time),"receiver":"store-12:hci0"}"#
                 }
                 _ = client.publish(topic: "test/sightings/store-12:hci0", payload: Array((lines.joined(separator: "\n") + "\n").utf8))
+                // A box's pace in real time, against a real broker and a watch in a real process.
                 try? await Task.sleep(for: .milliseconds(500))
             }
             await client.stop()

@@ -39,6 +39,7 @@ struct MQTTCommandTests {
         while ContinuousClock.now < deadline {
             let log = (try? String(contentsOf: broker.logFile, encoding: .utf8)) ?? ""
             if log.contains("Received SUBSCRIBE from \(clientID)-") { return }
+            // The real broker's log file announces nothing: read again every 20 ms.
             try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("\(clientID) never subscribed; broker log:\n\(broker.logTail())")

@@ -151,6 +151,7 @@ final class RootCanal: Sendable {
                 return .ready
             }
             if Task.isCancelled { return .failed("the test was cancelled while RootCanal was starting") }
+            // A real process that announces readiness only in its log and on its port: looked at again.
             try? await Task.sleep(for: .milliseconds(20))
         }
         return .failed(
@@ -165,6 +166,7 @@ final class RootCanal: Sendable {
             if let termination = exitRecord.termination { return termination }
             if ContinuousClock.now >= deadline { return nil }
             do {
+                // A real process: its exit is recorded by a handler that nothing can await here.
                 try await Task.sleep(for: .milliseconds(10))
             } catch {
                 return exitRecord.termination

@@ -80,6 +80,8 @@ struct VirtualVsRootCanalReports {
             try await setUp(advertiser.host, scanner.host)
             var reports: Reports
             if onRootCanal {
+                // RootCanal is a real process advertising in real time: only the wall clock lets
+                // its advertising events happen.
                 try await Task.sleep(for: wait)
                 reports = try await scanner.reports()
                 let deadline = ContinuousClock.now + .seconds(60)

@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 import HCITransports
 import Logging
@@ -37,6 +38,14 @@ public struct AdvertiserConfiguration: Sendable {
 /// (or no attempt left) brings them back. Every path out takes the beacons off the air
 /// first, as far as the controller still answers.
 public struct BeaconAdvertiser: Sendable {
+    /// The end of a run given a duration: a point on the advertiser's clock, as the time
+    /// since the run started.
+    struct RunDeadline: Sendable {
+        let sinceStart: Stopwatch
+        let at: Duration
+        var remaining: Duration { at - sinceStart.elapsed }
+    }
+
     public typealias TransportOpener = @Sendable () async throws(HCITransportError) -> any HCITransport
 
     public let controller: HCITransportSpec
@@ -44,6 +53,9 @@ public struct BeaconAdvertiser: Sendable {
     let logger: Logger
     let openTransport: TransportOpener
     let readOccupiedSets: OccupiedAdvertisingSetsReader
+    /// The clock of the run's duration, restart delays, uptimes and command timeouts:
+    /// `ContinuousClock` in the tool, a clock the test advances by hand in tests.
+    let clock: any Clock<Duration>
 
     /// `openTransport` opens the controller `controller` names (the default does exactly
     /// that); tests pass an in-memory controller. `controller` also decides whether the
@@ -52,11 +64,13 @@ public struct BeaconAdvertiser: Sendable {
     /// kernel's management interface); tests pass what they script.
     public init(
         controller: HCITransportSpec, configuration: AdvertiserConfiguration, logger: Logger,
-        openTransport: TransportOpener? = nil, readOccupiedSets: OccupiedAdvertisingSetsReader? = nil
+        openTransport: TransportOpener? = nil, readOccupiedSets: OccupiedAdvertisingSetsReader? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.controller = controller
         self.configuration = configuration
         self.logger = logger
+        self.clock = clock
         if let readOccupiedSets {
             self.readOccupiedSets = readOccupiedSets
         } else {
@@ -76,7 +90,8 @@ public struct BeaconAdvertiser: Sendable {
 
     public func run(onEvent: @escaping @Sendable (AdvertiserEvent) -> Void) async throws(AdvertisingError) -> StopReason {
         guard !configuration.requests.isEmpty else { throw .invalidRequest("no beacons to advertise") }
-        let deadline = configuration.duration.map { ContinuousClock.now + $0 }
+        let sinceStart = Stopwatch(on: clock)
+        let deadline = configuration.duration.map { RunDeadline(sinceStart: sinceStart, at: $0) }
         var host: HostController?
         // Consecutive bring-ups that failed since the last session started.
         var failedAttempts = 0
@@ -164,18 +179,17 @@ public struct BeaconAdvertiser: Sendable {
     private func connected(_ host: HostController?) async throws(HCITransportError) -> HostController {
         if let host { return host }
         let transport = try await openTransport()
-        return HostController(transport: transport, defaultTimeout: configuration.commandTimeout)
+        return HostController(transport: transport, defaultTimeout: configuration.commandTimeout, clock: clock)
     }
 
     /// Sleeps `delay`; false when the task was cancelled or the deadline came first.
-    private func pause(_ delay: Duration, until deadline: ContinuousClock.Instant?) async -> Bool {
-        let wake = ContinuousClock.now + delay
-        if let deadline, deadline <= wake {
-            try? await Task.sleep(until: deadline, clock: .continuous)
+    private func pause(_ delay: Duration, until deadline: RunDeadline?) async -> Bool {
+        if let deadline, deadline.remaining <= delay {
+            try? await clock.sleep(for: deadline.remaining)
             return false
         }
         do {
-            try await Task.sleep(until: wake, clock: .continuous)
+            try await clock.sleep(for: delay)
             return true
         } catch {
             return false
@@ -200,7 +214,7 @@ public struct BeaconAdvertiser: Sendable {
     /// Brings the controller up, starts the beacons, watches them, and takes them off the air
     /// again (unless the link is gone).
     private func runSession(
-        on host: HostController, deadline: ContinuousClock.Instant?, restartCount: Int,
+        on host: HostController, deadline: RunDeadline?, restartCount: Int,
         onEvent: @escaping @Sendable (AdvertiserEvent) -> Void
     ) async -> SessionOutcome {
         // Subscribed before bring-up, so that a fault between two commands is not missed.
@@ -237,7 +251,7 @@ public struct BeaconAdvertiser: Sendable {
             onEvent(.warning(warning))
         }
 
-        let startedAt = ContinuousClock.now
+        let sinceSessionStart = Stopwatch(on: clock)
         let watchdog = AdvertisingWatchdog(session: session, ledger: ledger, logger: logger)
         let end = await supervise(session, driver: driver, watchdog: watchdog, events: events, deadline: deadline, onEvent: onEvent)
         switch end {
@@ -252,7 +266,7 @@ public struct BeaconAdvertiser: Sendable {
                 // Best effort: whatever is still enabled must not stay on the air unsupervised.
                 _ = await withoutCancellation { await driver.stop() }
             }
-            return .fault(fault, uptime: ContinuousClock.now - startedAt)
+            return .fault(fault, uptime: sinceSessionStart.elapsed)
         }
     }
 
@@ -272,7 +286,7 @@ public struct BeaconAdvertiser: Sendable {
         case .legacy:
             return LegacyAdvertisingDriver(
                 commands: commands, controller: info, requests: configuration.requests,
-                rotationSlot: configuration.rotationSlot)
+                rotationSlot: configuration.rotationSlot, clock: clock)
         case .extended:
             return ExtendedAdvertisingDriver(
                 commands: commands, controller: info, requests: configuration.requests,
@@ -283,7 +297,7 @@ public struct BeaconAdvertiser: Sendable {
     /// Waits for the first of: a fault, a rotation failure, the deadline, cancellation.
     private func supervise(
         _ session: AdvertisingSession, driver: any AdvertisingDriver, watchdog: AdvertisingWatchdog,
-        events: AsyncStream<HostControllerEvent>, deadline: ContinuousClock.Instant?,
+        events: AsyncStream<HostControllerEvent>, deadline: RunDeadline?,
         onEvent: @escaping @Sendable (AdvertiserEvent) -> Void
     ) async -> SessionEnd {
         let logger = self.logger
@@ -298,9 +312,10 @@ public struct BeaconAdvertiser: Sendable {
                 group.addTask { await driver.maintain(session).map(SessionEnd.fault) }
             }
             if let deadline {
+                let clock = self.clock
                 group.addTask {
                     do {
-                        try await Task.sleep(until: deadline, clock: .continuous)
+                        try await clock.sleep(for: deadline.remaining)
                         return .stopped(.durationElapsed)
                     } catch {
                         return nil

@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 import Synchronization
 
@@ -14,15 +15,21 @@ final class LegacyAdvertisingDriver: AdvertisingDriver {
     let requests: [AdvertisingRequest]
     /// The rotation slot asked for; `nil` for one advertising interval.
     let rotationSlot: Duration?
+    /// The clock of the rotation's schedule (the advertiser's).
+    let clock: any Clock<Duration>
     /// Whether LE Set Advertising Enable went out: only then is there something to disable
     /// (and on a shared controller a needless legacy command could itself be refused).
     private let enableSent = Mutex(false)
 
-    init(commands: SessionCommands, controller: ControllerInfo, requests: [AdvertisingRequest], rotationSlot: Duration?) {
+    init(
+        commands: SessionCommands, controller: ControllerInfo, requests: [AdvertisingRequest], rotationSlot: Duration?,
+        clock: any Clock<Duration>
+    ) {
         self.commands = commands
         self.controller = controller
         self.requests = requests
         self.rotationSlot = rotationSlot
+        self.clock = clock
     }
 
     func start() async throws(AdvertisingError) -> AdvertisingStart {
@@ -89,12 +96,13 @@ final class LegacyAdvertisingDriver: AdvertisingDriver {
     /// not shift the ones after it; after a long stall the schedule restarts from now).
     func maintain(_ session: AdvertisingSession) async -> AdvertisingFault? {
         guard let slot = session.rotationSlot, session.beacons.count > 1 else { return nil }
-        let clock = ContinuousClock()
-        var next = clock.now + slot
+        // The schedule as times since rotation started.
+        let sinceStart = Stopwatch(on: clock)
+        var next = slot
         var index = 1
         while true {
             do {
-                try await Task.sleep(until: next, clock: clock)
+                try await clock.sleep(for: next - sinceStart.elapsed)
             } catch {
                 return nil
             }
@@ -110,7 +118,8 @@ final class LegacyAdvertisingDriver: AdvertisingDriver {
             }
             index = (index + 1) % session.beacons.count
             next += slot
-            if next < clock.now { next = clock.now + slot }
+            let now = sinceStart.elapsed
+            if next < now { next = now + slot }
         }
     }
 

@@ -67,8 +67,10 @@ public final class MonitorRun: Sendable {
 
     /// Monitors a live scan: its sightings, and the clock ticking every `liveTick` so that
     /// exits happen on silence, until `duration` seconds of the scan (if given), a failed
-    /// scan or cancellation.
+    /// scan or cancellation. The ticks run on the scan's own clock, the clock of its
+    /// sightings' times (a test clock in tests).
     public func runLive(_ scan: LiveScan, duration: Double?) async throws {
+        let clock = scan.session.clock
         startSchedule(at: 0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -76,7 +78,7 @@ public final class MonitorRun: Sendable {
             }
             group.addTask {
                 while !Task.isCancelled {
-                    try await Task.sleep(for: Self.liveTick)
+                    try await clock.sleep(for: Self.liveTick)
                     let now = scan.elapsed()
                     self.advance(to: now)
                     if let duration, now >= duration { return }

@@ -21,11 +21,17 @@ public struct BeaconScanner: Sendable {
     public let host: HostController
     public let configuration: ScanConfiguration
     public let logger: Logger
+    /// The clock of sighting times and of the quiet-controller watch: `ContinuousClock` in
+    /// the tool, a clock the test advances by hand in tests.
+    public let clock: any Clock<Duration>
 
-    public init(host: HostController, configuration: ScanConfiguration, logger: Logger) {
+    public init(
+        host: HostController, configuration: ScanConfiguration, logger: Logger, clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.host = host
         self.configuration = configuration
         self.logger = logger
+        self.clock = clock
     }
 
     /// Brings the controller up and enables scanning; the returned session reports from
@@ -41,7 +47,7 @@ public struct BeaconScanner: Sendable {
         logger.info(
             "scanning",
             metadata: ["hci": "\(host.name)", "family": "\(family)", "exclusive": "\(configuration.isExclusive)"])
-        return ScanSession(commands: commands, family: family, events: events, hostDrops: hostDrops)
+        return ScanSession(commands: commands, family: family, events: events, hostDrops: hostDrops, clock: clock)
     }
 
     /// Sightings until the stream's consumer stops (scanning is then disabled) or the link

@@ -51,10 +51,11 @@ public final class LiveScan: Sendable {
             commandTimeout: connection.commandTimeout, configuration: configuration, logger: logger)
     }
 
-    /// Opens a transport with `open` and starts scanning on it; tests pass in-memory controllers.
+    /// Opens a transport with `open` and starts scanning on it; tests pass in-memory
+    /// controllers, and a test clock as `clock` (of the scan and its command timeouts).
     public static func start(
         opening open: BeaconAdvertiser.TransportOpener, controller: String, commandTimeout: Duration,
-        configuration: ScanConfiguration, logger: Logger
+        configuration: ScanConfiguration, logger: Logger, clock: any Clock<Duration> = ContinuousClock()
     ) async throws(LiveScanError) -> LiveScan {
         let transport: any HCITransport
         do {
@@ -62,9 +63,9 @@ public final class LiveScan: Sendable {
         } catch {
             throw .unreachable(controller: controller, error)
         }
-        let host = HostController(transport: transport, defaultTimeout: commandTimeout)
+        let host = HostController(transport: transport, defaultTimeout: commandTimeout, clock: clock)
         do {
-            let session = try await BeaconScanner(host: host, configuration: configuration, logger: logger).start()
+            let session = try await BeaconScanner(host: host, configuration: configuration, logger: logger, clock: clock).start()
             return LiveScan(controller: controller, host: host, session: session)
         } catch {
             await host.close()

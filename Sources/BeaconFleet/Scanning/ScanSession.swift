@@ -5,8 +5,8 @@ import Synchronization
 
 /// One running scan: its sightings, its counters, and `stop()`.
 ///
-/// Sighting times are seconds since the scan started, from the monotonic clock (wall-clock
-/// changes never make time run backwards). Scanning stops, and the disable command is
+/// Sighting times are seconds since the scan started, on the scanner's clock (monotonic in
+/// the tool: wall-clock changes never make time run backwards; a test clock in tests). Scanning stops, and the disable command is
 /// sent, when `stop()` is called or when the consumer of `sightings` stops iterating; the
 /// stream ends with a `ScanError` if the link to the controller ends.
 public final class ScanSession: Sendable {
@@ -21,13 +21,16 @@ public final class ScanSession: Sendable {
     /// a scan another program turned off), `restored` at its next report.
     public let health: AsyncStream<InputHealthChange>
     private let healthContinuation: AsyncStream<InputHealthChange>.Continuation
-    private let clock = ContinuousClock()
-    private let startInstant: ContinuousClock.Instant
+    /// The clock of this scan's sighting times: what runs over the scan ticks on it too.
+    public let clock: any Clock<Duration>
+    /// Time since the scan started: the one origin of sighting times and silences.
+    private let sinceStart: Stopwatch
     private let state = Mutex(State())
 
     private struct State {
         var counts = SightingExtractionCounts()
-        var lastReport: ContinuousClock.Instant?
+        /// When the last report came, as time since the scan started.
+        var lastReport: Duration?
         var readerTask: Task<Void, Never>?
         var watchdogTask: Task<Void, Never>?
         var stopTask: Task<Void, Never>?
@@ -42,11 +45,15 @@ public final class ScanSession: Sendable {
 
     private let hostDrops: DropCounter
 
-    init(commands: ScanCommands, family: ScanFamily, events: AsyncStream<HostControllerEvent>, hostDrops: DropCounter) {
+    init(
+        commands: ScanCommands, family: ScanFamily, events: AsyncStream<HostControllerEvent>, hostDrops: DropCounter,
+        clock: any Clock<Duration>
+    ) {
         self.commands = commands
         self.family = family
         self.controller = commands.controller
-        self.startInstant = clock.now
+        self.clock = clock
+        self.sinceStart = Stopwatch(on: clock)
         self.hostDrops = hostDrops
         (sightings, continuation) = AsyncThrowingStream.makeStream(
             of: Sighting.self, throwing: (any Error).self,
@@ -69,7 +76,7 @@ public final class ScanSession: Sendable {
 
     /// Seconds since scanning started, on the clock the sighting times use.
     public func elapsed() -> Double {
-        Self.seconds(clock.now - startInstant)
+        sinceStart.elapsedSeconds
     }
 
     /// What the scan has read so far.
@@ -160,7 +167,7 @@ public final class ScanSession: Sendable {
     }
 
     private func noteReport(counts: SightingExtractionCounts) {
-        let now = clock.now
+        let now = sinceStart.elapsed
         let resumedAfter: Duration? = state.withLock { state in
             defer {
                 state.counts = counts
@@ -168,7 +175,7 @@ public final class ScanSession: Sendable {
                 state.quietPeriods = 0
             }
             guard state.quietPeriods > 0 else { return nil }
-            return now - (state.lastReport ?? startInstant)
+            return now - (state.lastReport ?? .zero)
         }
         if let resumedAfter {
             commands.logger.info("\(controller): advertising reports resumed after \(Self.text(resumedAfter)) of silence")
@@ -201,14 +208,14 @@ public final class ScanSession: Sendable {
         guard quietAfter > .zero else { return }
         while !Task.isCancelled {
             do {
-                try await Task.sleep(for: quietAfter / 4)
+                try await clock.sleep(for: quietAfter / 4)
             } catch {
                 return
             }
-            let now = clock.now
+            let now = sinceStart.elapsed
             let quiet: (period: Int, silence: Duration)? = state.withLock { state in
                 guard !state.linkEnded, state.stopTask == nil else { return nil }
-                let since = state.lastReport ?? startInstant
+                let since = state.lastReport ?? .zero
                 let silence = now - since
                 // One notice per quietAfter of silence.
                 guard silence >= quietAfter * (state.quietPeriods + 1) else { return nil }

@@ -45,9 +45,11 @@ public struct BeaconVerifier: Sendable {
     ///
     /// `lostBeforehand` tells how many reports the source lost before they reached the pass
     /// (`ScanSession.lostCount`); with what this pass's own queue had to drop, the result's
-    /// `lostReports` says the verdicts may rest on incomplete evidence.
+    /// `lostReports` says the verdicts may rest on incomplete evidence. A live pass runs on
+    /// `clock` (a test clock in tests).
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
+        clock: any Clock<Duration> = ContinuousClock(),
         onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void = { _, _ in }
     ) async throws -> VerificationResult {
         var engine = VerificationEngine(plan: plan, policy: policy)
@@ -57,7 +59,7 @@ public struct BeaconVerifier: Sendable {
         case .replay:
             result = try await replay(sightings, into: &engine, onUpdate: onUpdate)
         case .live(let tick):
-            result = try await listen(sightings, into: &engine, tick: tick, drops: ownDrops, onUpdate: onUpdate)
+            result = try await listen(sightings, into: &engine, tick: tick, drops: ownDrops, clock: clock, onUpdate: onUpdate)
         }
         result.lostReports = (lostBeforehand?.lostCount ?? 0) + ownDrops.value
         return result
@@ -111,10 +113,10 @@ public struct BeaconVerifier: Sendable {
 
     private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, into engine: inout VerificationEngine, tick: Duration, drops: DropCounter,
-        onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void
+        clock: any Clock<Duration>, onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void
     ) async throws -> VerificationResult {
         // One queue for both sources, so the engine is only ever touched by this task.
-        let feed = LiveSightingFeed(sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops)
+        let feed = LiveSightingFeed(sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, clock: clock)
         defer { feed.stop() }
 
         var failure: (any Error)?

@@ -2,7 +2,8 @@ import BeaconCore
 import HCI
 
 /// A live source's sightings and a clock's ticks on one bounded queue, each stamped with the
-/// seconds since the feed started, so that the state they drive (a verification engine, a
+/// seconds since the feed started on that clock (`ContinuousClock` in the tool, a test
+/// clock in tests), so that the state they drive (a verification engine, a
 /// continuous audit) is only ever touched by the one task that reads `inputs`.
 ///
 /// When the queue is full the oldest inputs are dropped and the sightings among them are
@@ -34,11 +35,11 @@ struct LiveSightingFeed: Sendable {
     /// `.receiverStatus` inputs, in the order of the queue.
     init<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, tick: Duration, queueLimit: Int, drops: DropCounter,
-        health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil
+        health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
+        clock: any Clock<Duration>
     ) {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let elapsed: @Sendable () -> Double = { (clock.now - start).secondsValue }
+        let sinceStart = Stopwatch(on: clock)
+        let elapsed: @Sendable () -> Double = { sinceStart.elapsedSeconds }
         let (inputs, continuation) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(queueLimit))
         let enqueue: @Sendable (Input) -> Void = { input in
             if case .dropped(.sighting) = continuation.yield(input) { drops.add(1) }
@@ -54,7 +55,7 @@ struct LiveSightingFeed: Sendable {
             }
         }
         ticker = Task {
-            while (try? await Task.sleep(for: tick)) != nil {
+            while (try? await clock.sleep(for: tick)) != nil {
                 enqueue(.tick(elapsed()))
             }
         }

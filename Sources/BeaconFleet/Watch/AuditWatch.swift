@@ -48,7 +48,8 @@ public struct AuditWatch: Sendable {
     /// `health`, for a live input that can say whether it is delivering (a broker), makes
     /// the watch start blind: nothing is judged by silence until the input first says it is
     /// delivering, or while it is lost (`InputHealthChange`). A loss is reported once as an
-    /// `AuditInputEvent` (`input` names the input in it), and its end once.
+    /// `AuditInputEvent` (`input` names the input in it), and its end once. A live watch runs
+    /// on `clock` (a test clock in tests).
     ///
     /// `receiverStatus`, for a live input that carries what receivers say of themselves (a
     /// broker's status topics), is merged with the sightings in the order it arrives
@@ -57,7 +58,7 @@ public struct AuditWatch: Sendable {
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
         lostMessages: (any LossCounting)? = nil,
         health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
-        input: String = "the input", sinks: [any AuditEventSink]
+        input: String = "the input", sinks: [any AuditEventSink], clock: any Clock<Duration> = ContinuousClock()
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
         var audit = ContinuousAudit(plan: plan, configuration: configuration)
@@ -94,18 +95,20 @@ public struct AuditWatch: Sendable {
             end = Task.isCancelled ? .interrupted : .inputEnded
         case .live(let tick):
             end = try await listen(
-                sightings, tick: tick, drops: ownDrops, health: health, receiverStatus: receiverStatus, progress: &progress)
+                sightings, tick: tick, drops: ownDrops, health: health, receiverStatus: receiverStatus, clock: clock,
+                progress: &progress)
         }
         return progress.finish(end)
     }
 
     private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, tick: Duration, drops: DropCounter, health: AsyncStream<InputHealthChange>?,
-        receiverStatus: AsyncStream<ReceiverStatusChange>?, progress: inout WatchProgress
+        receiverStatus: AsyncStream<ReceiverStatusChange>?, clock: any Clock<Duration>, progress: inout WatchProgress
     ) async throws -> AuditWatchEnd {
         // One queue for every source, so that the audit is only ever touched by this task.
         let feed = LiveSightingFeed(
-            sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, health: health, receiverStatus: receiverStatus)
+            sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, health: health, receiverStatus: receiverStatus,
+            clock: clock)
         defer { feed.stop() }
 
         // The audit's clock counts from the feed's start: Unix time is that start plus it.

@@ -18,6 +18,9 @@ public actor HostController {
     public nonisolated let transport: any HCITransport
     /// Applies to every command sent without its own timeout.
     public let defaultTimeout: Duration
+    /// The clock command timeouts run on: `ContinuousClock` in the tool, a clock that the
+    /// test advances by hand in tests.
+    public nonisolated let clock: any Clock<Duration>
 
     private var credits = 1
     private var isWriting = false
@@ -56,10 +59,11 @@ public actor HostController {
 
     /// Starts reading `transport.incoming` at once; the transport must not be read by
     /// anyone else.
-    public init(transport: any HCITransport, defaultTimeout: Duration = .seconds(2)) {
+    public init(transport: any HCITransport, defaultTimeout: Duration = .seconds(2), clock: any Clock<Duration> = ContinuousClock()) {
         self.name = transport.name
         self.transport = transport
         self.defaultTimeout = defaultTimeout
+        self.clock = clock
         let incoming = transport.incoming
         let task = Task { [weak self] in
             do {
@@ -132,9 +136,10 @@ public actor HostController {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HCICommandAnswer, HCIError>, Never>) in
                 requests[id] = PendingCommand(opcode: opcode, packet: command.packet, timeout: timeout, continuation: continuation)
                 creditQueue.append(id)
+                let clock = clock
                 requests[id]?.timeoutTask = Task { [weak self] in
                     do {
-                        try await Task.sleep(for: timeout)
+                        try await clock.sleep(for: timeout)
                     } catch {
                         return  // answered or cancelled in time
                     }

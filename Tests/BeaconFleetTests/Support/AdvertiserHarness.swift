@@ -36,7 +36,8 @@ func startAdvertiser(
     on controllers: [ScriptedController], spec: String = "tcp-client:127.0.0.1:6402",
     requests: [AdvertisingRequest], family: AdvertisingFamilyChoice = .auto, rotationSlot: Duration? = nil,
     restart: RestartPolicy? = nil, duration: Duration? = nil, commandTimeout: Duration = generousCommandTimeout,
-    occupiedSets: @escaping OccupiedAdvertisingSetsReader = { _ in OccupiedAdvertisingSets(instances: []) }
+    occupiedSets: @escaping OccupiedAdvertisingSetsReader = { _ in OccupiedAdvertisingSets(instances: []) },
+    clock: any Clock<Duration> = ContinuousClock()
 ) throws -> AdvertiserRun {
     let transportSpec = try HCITransportSpec(parsing: spec)
     let queue = Mutex(controllers)
@@ -55,7 +56,7 @@ func startAdvertiser(
             }
             return next.hostEnd
         },
-        readOccupiedSets: occupiedSets)
+        readOccupiedSets: occupiedSets, clock: clock)
     let task = Task { () -> Result<StopReason, AdvertisingError> in
         do throws(AdvertisingError) {
             return .success(try await advertiser.run { recorder.record($0) })
@@ -64,6 +65,20 @@ func startAdvertiser(
         }
     }
     return AdvertiserRun(task: task, recorder: recorder)
+}
+
+/// Waits until the advertiser has announced its `retry`th retry (an interruption or a failed
+/// attempt with a delay) and sleeps on `clock` for it: nothing else sleeps on the clock then,
+/// since no command is in flight between a session's stop sequence and the next attempt.
+/// Lets that backoff pass, and returns how long it was.
+@discardableResult
+func passBackoff(_ retry: Int, of run: AdvertiserRun, on clock: TestClock) async throws -> Duration {
+    try await run.recorder.waitForRetries(retry)
+    try await clock.sleepers(atLeast: 1)
+    guard let wake = clock.nextDeadline else { throw TestFailure("no backoff on the clock") }
+    let backoff = clock.now.duration(to: wake)
+    clock.advance(to: wake)
+    return backoff
 }
 
 let fleetUUID = ProximityUUID(high: 0x89D6_E936_F61F_4227, low: 0xBCD2_6E94_C5A6_B2E3)

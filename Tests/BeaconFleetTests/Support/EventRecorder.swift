@@ -23,6 +23,20 @@ final class EventRecorder: Sendable {
         return Self.sessions(in: events)
     }
 
+    /// Waits until the advertiser has announced `count` retries: interruptions and failed
+    /// attempts after which it waits and tries again.
+    func waitForRetries(_ count: Int) async throws {
+        try await log.wait(for: "\(count) retries announced") { events in
+            events.count { event in
+                switch event {
+                case .interrupted(_, let retryIn): retryIn != nil
+                case .restartFailed: true
+                default: false
+                }
+            } >= count
+        }
+    }
+
     /// Waits until the advertiser has reported an event for which `condition` holds.
     @discardableResult
     func waitForEvent(

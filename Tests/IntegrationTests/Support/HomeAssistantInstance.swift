@@ -161,6 +161,7 @@ final class HomeAssistantInstance: Sendable {
             last = try await states()
             if condition(last) { return last }
             guard process.isRunning else { throw Failure("Home Assistant exited while waiting for \(what); its log:\n\(logTail())") }
+            // A real process's HTTP API announces no change of its states: asked again.
             try await Task.sleep(for: .milliseconds(250))
         }
         throw Failure("Home Assistant never showed \(what) within \(timeout); its log:\n\(logTail())")
@@ -173,6 +174,7 @@ final class HomeAssistantInstance: Sendable {
             guard child.isRunning else { return }
             kill(child.processIdentifier, SIGTERM)
             let deadline = ContinuousClock.now + .seconds(30)
+            // A real process ending after SIGTERM: looked at again until it is gone.
             while child.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
             if child.isRunning { kill(child.processIdentifier, SIGKILL) }
         }.value

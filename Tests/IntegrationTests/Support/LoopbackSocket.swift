@@ -30,6 +30,7 @@ final class LoopbackSocket {
             let attemptDeadline = min(deadline, ContinuousClock.now + attemptWindow)
             while ContinuousClock.now < attemptDeadline {
                 if try attempt.finishConnecting() { return attempt }
+                // A non-blocking connect on a real socket: polled, never blocking a pool thread.
                 try await Task.sleep(for: .milliseconds(2))
             }
             attempt.close()
@@ -114,6 +115,7 @@ final class LoopbackSocket {
                 guard ContinuousClock.now < deadline else {
                     throw LoopbackSocketError.timedOut(port: port, afterBytes: received.count, of: count)
                 }
+                // A non-blocking real socket with nothing yet: read again, never blocking a pool thread.
                 try await Task.sleep(for: .milliseconds(5))
             } else {
                 throw LoopbackSocketError.systemCall("recv", port: port)
@@ -143,6 +145,7 @@ final class LoopbackSocket {
                 guard ContinuousClock.now < deadline else {
                     throw LoopbackSocketError.timedOut(port: port, afterBytes: received.count, of: received.count + 1)
                 }
+                // A non-blocking real socket with nothing yet: read again, never blocking a pool thread.
                 try await Task.sleep(for: .milliseconds(5))
             } else {
                 throw LoopbackSocketError.systemCall("recv", port: port)

@@ -196,6 +196,7 @@ final class MosquittoBroker: Sendable {
                 probe.close()
                 return
             }
+            // A real broker announces readiness only by accepting: its port is tried again.
             try await Task.sleep(for: .milliseconds(20))
         }
         throw Unavailable(description: "mosquitto did not accept connections on 127.0.0.1:\(port) within \(Self.startupTimeout); its log:\n\(logTail())")
@@ -209,6 +210,7 @@ final class MosquittoBroker: Sendable {
             guard child.isRunning else { return }
             kill(child.processIdentifier, SIGTERM)
             let deadline = ContinuousClock.now + .seconds(10)
+            // A real process ending after SIGTERM: looked at again until it is gone.
             while child.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
             if child.isRunning { kill(child.processIdentifier, SIGKILL) }
         }.value
