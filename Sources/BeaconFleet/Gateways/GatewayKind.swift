@@ -70,6 +70,27 @@ public protocol GatewayDecoder {
 
 extension GatewayDecoder {
     public static var carriesMeasuredPower: Bool { true }
+
+    /// What its sightings can vouch for, from `reportsEveryAdvertisement` and
+    /// `carriesMeasuredPower`: the audit judges nothing else from them.
+    public static var sightingEvidence: SightingEvidence {
+        var evidence: SightingEvidence = []
+        if reportsEveryAdvertisement { evidence.insert(.everyAdvertisement) }
+        if carriesMeasuredPower { evidence.insert(.measuredPower) }
+        return evidence
+    }
+
+    /// `read`, with every sighting marked with `sightingEvidence`: what the broker input
+    /// passes on, so that no gateway's cadence or placeholder is judged as the beacon's.
+    public static func readMarkingEvidence(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double
+    ) -> GatewayReading {
+        let reading = read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime)
+        let evidence = sightingEvidence
+        guard evidence != .complete, case .sightings(var sightings) = reading else { return reading }
+        for index in sightings.indices { sightings[index].evidence.formIntersection(evidence) }
+        return .sightings(sightings)
+    }
 }
 
 /// beaconctl's own layout (`MQTTTopics`): JSON lines of sightings, a retained status.
