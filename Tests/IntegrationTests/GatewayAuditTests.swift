@@ -157,16 +157,18 @@ struct GatewayAuditTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try await withMosquitto { broker in
             let clientID = "verify-\(UUID().uuidString.prefix(8))"
-            // 25 s: `bag`'s third report (the pass needs 3) comes 10 s after the first, with
-            // room to spare on a busy machine; `spare` is judged missing at the timeout.
+            // 30 s: what beaconctl asks for 3 reports of a Theengs Gateway (a scan cycle of
+            // 10 s each); `bag`'s third report comes 10 s after its first, with room to spare
+            // on a busy machine; `spare` is judged missing at the timeout.
             let verify = try BeaconctlProcess(
-                ["verify", manifest.path] + Self.inputs(broker) + ["--timeout", "25", "--format", "json"],
+                ["verify", manifest.path] + Self.inputs(broker) + ["--timeout", "30", "--format", "json"],
                 environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": clientID])
             try await Self.waitForSubscriptions(broker, clientIDPrefix: clientID, count: 2)
             let publishers = try Self.publishers(port: broker.port)
             let status = await verify.waitForExit()
             await Self.stop(publishers)
             #expect(status == 1, "verify: \(verify.standardError)")
+            #expect(!verify.standardError.contains("reports a beacon at most once"), "a timeout long enough is not warned of: \(verify.standardError)")
             let report = try #require(
                 try JSONSerialization.jsonObject(with: Data(verify.standardOutput.utf8)) as? [String: Any],
                 "\(verify.standardOutput)\n\(verify.standardError)")
@@ -213,9 +215,10 @@ struct GatewayAuditTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try await withMosquitto { broker in
             let clientID = "watch-\(UUID().uuidString.prefix(8))"
-            // A silence of 12 s: longer than two of ESPresense's 5 s reports, so a beacon
-            // is missing only when a board stopped reporting it, not between reports.
-            let silence = 12.0
+            // A silence of 20 s: two of a Theengs Gateway's 10 s scan cycles (what beaconctl
+            // asks for), so a beacon is missing only when a receiver stopped reporting it,
+            // not between reports.
+            let silence = 20.0
             let watch = try BeaconctlProcess(
                 ["verify", manifest.path, "--watch"] + Self.inputs(broker) + ["--silence", "\(Int(silence))", "--format", "jsonl"],
                 environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": clientID])
@@ -244,6 +247,7 @@ struct GatewayAuditTests {
             let status = await watch.waitForExit()
             await Self.stop(publishers)
             #expect(status != nil, "the watch did not exit on SIGTERM: \(watch.standardError)")
+            #expect(!watch.standardError.contains("reports a beacon at most once"), "a silence long enough is not warned of: \(watch.standardError)")
 
             var heardBy: [String: Set<String>] = [:]
             for line in watch.outputLines {

@@ -64,12 +64,18 @@ public protocol GatewayDecoder {
     /// gateways that do not publish it (their sightings carry
     /// `MQTTRoomGatewayDecoder.unknownMeasuredPower`, which must not be judged).
     static var carriesMeasuredPower: Bool { get }
+    /// The time a receiver may take between two reports of a beacon it keeps hearing, at the
+    /// gateway's factory settings, seconds (its throttle or its scan cycle); `nil` when it
+    /// reports every advertisement, or reports on change with no such bound. What
+    /// `--timeout` and `--silence` must leave room for (`GatewayPacing`).
+    static var reportPeriod: Double? { get }
     /// One message. `arrivalTime` is Unix seconds on this host when the message arrived.
     static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading
 }
 
 extension GatewayDecoder {
     public static var carriesMeasuredPower: Bool { true }
+    public static var reportPeriod: Double? { nil }
 
     /// What its sightings can vouch for, from `reportsEveryAdvertisement` and
     /// `carriesMeasuredPower`: the audit judges nothing else from them.

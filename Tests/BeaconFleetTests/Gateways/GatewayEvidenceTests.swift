@@ -163,4 +163,19 @@ struct GatewayEvidenceTests {
         #expect(events.last?.reason.contains("advertises measured power -65 dBm") == true)
         #expect(Set(events.last?.receivers.map(\.receiver) ?? []) == ["hallway (room-assistant)", "living_room (espresense)"])
     }
+
+    // MARK: How long to listen
+
+    @Test("a timeout or a silence too short for a throttling gateway's reports is warned of, naming the slowest gateway and what to give")
+    func pacing() {
+        #expect(GatewayPacing.timeoutWarning(gateways: [.espresense], requiredSightings: 3, timeout: 10)
+            == "espresense reports a beacon at most once every 5 s per receiver: 3 reports (the required sightings) can take 15 s, longer than --timeout 10 s, so a beacon heard by one receiver may come out weak; give --timeout 15 or more")
+        #expect(GatewayPacing.timeoutWarning(gateways: [.espresense], requiredSightings: 3, timeout: 15) == nil)
+        #expect(GatewayPacing.timeoutWarning(gateways: [.espresense, .theengs], requiredSightings: 3, timeout: 25)?.hasPrefix("theengs reports") == true)
+        #expect(GatewayPacing.timeoutWarning(gateways: [.beaconctl, .roomAssistant, .monitor], requiredSightings: 3, timeout: 1) == nil)
+        #expect(GatewayPacing.timeoutWarning(gateways: [.openMQTTGateway], requiredSightings: 3, timeout: .infinity) == nil)
+        #expect(GatewayPacing.silenceWarning(gateways: [.beaconctl, .openMQTTGateway], silence: 30)
+            == "openmqttgateway reports a beacon at most once every 55.5 s per receiver: --silence 30 s is shorter than two of its reports, so a beacon may come out missing between reports; give --silence 111 or more")
+        #expect(GatewayPacing.silenceWarning(gateways: [.espresense], silence: 30) == nil)
+    }
 }
