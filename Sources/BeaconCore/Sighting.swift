@@ -14,10 +14,13 @@ public struct Sighting: Hashable, Sendable {
     public var time: Double
     /// The controller or source that heard it (a transport spec, a file name).
     public var receiver: String
+    /// What its receiver vouches for: everything, unless it publishes through a gateway
+    /// that throttles or leaves the measured power out.
+    public var evidence: SightingEvidence
 
     public init(
         advertisement: IBeaconAdvertisement, address: String, addressIsRandom: Bool,
-        rssi: Int?, time: Double, receiver: String
+        rssi: Int?, time: Double, receiver: String, evidence: SightingEvidence = .complete
     ) {
         self.advertisement = advertisement
         self.address = address
@@ -25,6 +28,7 @@ public struct Sighting: Hashable, Sendable {
         self.rssi = rssi
         self.time = time
         self.receiver = receiver
+        self.evidence = evidence
     }
 
     public var identity: BeaconIdentity { advertisement.identity }
@@ -34,4 +38,27 @@ public struct Sighting: Hashable, Sendable {
     /// deadline and period computed from two of them stays exact to a microsecond and
     /// fits any integer unit. Readers refuse times outside it where they enter.
     public static let acceptedTimes: ClosedRange<Double> = -1e10...1e10
+}
+
+/// What a sighting's receiver vouches for besides the identity, the address and the RSSI.
+/// A receiver on a controller reports every advertisement it hears with the advertised
+/// measured power; receivers that publish through another project's gateway (ESPresense,
+/// Theengs Gateway, …: docs/gateways.md) throttle or sample, and some publish no measured
+/// power. The audit judges only what the evidence can show. It belongs to the receiver, not
+/// to one advertisement; it travels with each sighting because sightings are all the
+/// verification pass and the watch are given.
+public struct SightingEvidence: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+
+    public init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    /// Every advertisement the receiver hears is reported, timed on its clock: the gaps
+    /// between its sightings are evidence of the beacon's advertising interval.
+    public static let everyAdvertisement = SightingEvidence(rawValue: 1 << 0)
+    /// The advertisement's measured power is the beacon's own, not a placeholder.
+    public static let measuredPower = SightingEvidence(rawValue: 1 << 1)
+    /// What a controller's own reception vouches for.
+    public static let complete: SightingEvidence = [.everyAdvertisement, .measuredPower]
 }

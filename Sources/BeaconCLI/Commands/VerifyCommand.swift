@@ -160,11 +160,16 @@ struct VerifyCommand: AsyncParsableCommand {
         if let input {
             // A broker's sightings are read like a pipe: live, for --timeout seconds; the
             // interval rule measures each receiver's gaps on its own clock.
-            let broker = try BrokerInput.open(sightingInput, role: "verify", environment: Console.current.environment, logger: globals.makeLogger())
+            let logger = globals.makeLogger()
+            let broker = try BrokerInput.open(sightingInput, role: "verify", environment: Console.current.environment, logger: logger)
             do {
                 if let broker {
-                    result = try await verify(
-                        broker.feed.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
+                    let policy = policy(defaultTimeout: Self.liveTimeout)
+                    if let warning = GatewayPacing.timeoutWarning(
+                        gateways: broker.feed.subscriptions.map(\.gateway), requiredSightings: policy.requiredSightings, timeout: policy.timeout) {
+                        logger.warning("\(warning)")
+                    }
+                    result = try await verify(broker.feed.sightings, plan: plan, timing: .live, policy: policy)
                 } else {
                     result = try await verifyRecording(input, plan: plan)
                 }

@@ -142,6 +142,10 @@ extension VerifyCommand {
         }
         // A broker's sightings are read like a pipe: live, each receiver on its own clock.
         let broker = try BrokerInput.open(sightingInput, role: "watch", environment: console.environment, logger: logger)
+        if let broker, let warning = GatewayPacing.silenceWarning(
+            gateways: broker.feed.subscriptions.map(\.gateway), silence: silence ?? ContinuousAudit.Configuration.defaultSilence) {
+            logger.warning("\(warning)")
+        }
         // A broker's receivers are boxes that can die: followed. This host's controller (or a
         // file or pipe of its scans) is one receiver whose failure ends the scan, and whose
         // silence is the beacons'.

@@ -88,7 +88,7 @@ public final class BrokerSightingFeed: Sendable {
                         skipped.counts.withLock { $0.lost += missing }
                         lossContinuation.yield(BrokerMessageLoss(messages: missing, topic: message.topic, input: subscription.name))
                     }
-                    switch decoder.read(topic: message.topic, payload: message.payload, base: subscription.base, arrivalTime: arrival()) {
+                    switch decoder.readMarkingEvidence(topic: message.topic, payload: message.payload, base: subscription.base, arrivalTime: arrival()) {
                     case .sightings(let sightings):
                         guard await channel.push(sightings) else { break reading }
                     case .receiverStatus(let receiver, let online):

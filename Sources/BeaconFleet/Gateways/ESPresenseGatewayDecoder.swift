@@ -19,6 +19,8 @@ public enum ESPresenseGatewayDecoder: GatewayDecoder {
 
     public static var defaultBase: String { "espresense" }
     public static var reportsEveryAdvertisement: Bool { false }
+    /// `skip_ms`: a beacon that does not move is reported once every 5 s.
+    public static var reportPeriod: Double? { 5 }
 
     public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
         guard let levels = GatewaySighting.levels(of: topic, under: base) else { return .ignored }

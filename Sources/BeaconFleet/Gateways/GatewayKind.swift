@@ -64,12 +64,39 @@ public protocol GatewayDecoder {
     /// gateways that do not publish it (their sightings carry
     /// `MQTTRoomGatewayDecoder.unknownMeasuredPower`, which must not be judged).
     static var carriesMeasuredPower: Bool { get }
+    /// The time a receiver may take between two reports of a beacon it keeps hearing, at the
+    /// gateway's factory settings, seconds (its throttle or its scan cycle); `nil` when it
+    /// reports every advertisement, or reports on change with no such bound. What
+    /// `--timeout` and `--silence` must leave room for (`GatewayPacing`).
+    static var reportPeriod: Double? { get }
     /// One message. `arrivalTime` is Unix seconds on this host when the message arrived.
     static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading
 }
 
 extension GatewayDecoder {
     public static var carriesMeasuredPower: Bool { true }
+    public static var reportPeriod: Double? { nil }
+
+    /// What its sightings can vouch for, from `reportsEveryAdvertisement` and
+    /// `carriesMeasuredPower`: the audit judges nothing else from them.
+    public static var sightingEvidence: SightingEvidence {
+        var evidence: SightingEvidence = []
+        if reportsEveryAdvertisement { evidence.insert(.everyAdvertisement) }
+        if carriesMeasuredPower { evidence.insert(.measuredPower) }
+        return evidence
+    }
+
+    /// `read`, with every sighting marked with `sightingEvidence`: what the broker input
+    /// passes on, so that no gateway's cadence or placeholder is judged as the beacon's.
+    public static func readMarkingEvidence(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double
+    ) -> GatewayReading {
+        let reading = read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime)
+        let evidence = sightingEvidence
+        guard evidence != .complete, case .sightings(var sightings) = reading else { return reading }
+        for index in sightings.indices { sightings[index].evidence.formIntersection(evidence) }
+        return .sightings(sightings)
+    }
 }
 
 /// beaconctl's own layout (`MQTTTopics`): JSON lines of sightings, a retained status.

@@ -81,6 +81,8 @@ public enum MQTTRoomGatewayDecoder: GatewayDecoder {
     public static func topicFilters(base: String) -> [String] { ["\(base)/+", "\(statusBase)/+"] }
     public static var defaultBase: String { "room_presence" }
     public static var reportsEveryAdvertisement: Bool { false }
+    /// ESP32-mqtt-room publishes what each 5 s scan heard.
+    public static var reportPeriod: Double? { 5 }
 
     public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
         MQTTRoomPayloadReader.read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, kind: .mqttRoom)

@@ -114,6 +114,8 @@ public enum TheengsGatewayDecoder: GatewayDecoder {
     public static func topicFilters(base: String) -> [String] { TheengsPayloadReader.topicFilters(base: base) }
     public static var defaultBase: String { "home" }
     public static var reportsEveryAdvertisement: Bool { false }
+    /// A scan of 5 s every 10 s.
+    public static var reportPeriod: Double? { 10 }
 
     public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
         TheengsPayloadReader.read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, kind: .theengs)
@@ -130,6 +132,8 @@ public enum OpenMQTTGatewayDecoder: GatewayDecoder {
     public static func topicFilters(base: String) -> [String] { TheengsPayloadReader.topicFilters(base: base) }
     public static var defaultBase: String { "home" }
     public static var reportsEveryAdvertisement: Bool { false }
+    /// The wait between scans alone (`interval`, 55.5 s); each scan adds its duration.
+    public static var reportPeriod: Double? { 55.5 }
 
     public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
         TheengsPayloadReader.read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, kind: .openMQTTGateway)

@@ -31,6 +31,12 @@ public struct BeaconObservation: Hashable, Sendable {
         self.untrackedReceiverSightings = untrackedReceiverSightings
     }
 
+    /// Heard, but by no receiver that reports every advertisement (only through gateways
+    /// that throttle or sample): no interval can be measured from it.
+    public var heardOnlyThroughGateways: Bool {
+        sightings > 0 && addresses.allSatisfy(\.eventsByReceiver.isEmpty)
+    }
+
     /// The strongest signal received, dBm, when the receiver reported any.
     public var strongestRSSI: Int? { addresses.compactMap(\.strongestRSSI).max() }
 

@@ -95,9 +95,13 @@ struct AddressTrack: Sendable {
     mutating func record(_ sighting: Sighting, at time: Double, sameEventWindow: Double) {
         sightings += 1
         lastSeen = max(lastSeen, time)
-        powers.add(sighting.advertisement.measuredPower)
+        // A gateway that publishes no measured power gives a placeholder: not the beacon's.
+        if sighting.evidence.contains(.measuredPower) { powers.add(sighting.advertisement.measuredPower) }
         if let rssi = sighting.rssi { strongestRSSI = max(strongestRSSI ?? rssi, rssi) }
 
+        // A throttling gateway's gaps are its cadence, not the beacon's interval: its
+        // receptions count, but time no advertising events.
+        guard sighting.evidence.contains(.everyAdvertisement) else { return }
         if lastReceiverIndex < eventsByReceiver.count, eventsByReceiver[lastReceiverIndex].receiver == sighting.receiver {
             eventsByReceiver[lastReceiverIndex].record(sighting.time, sameEventWindow: sameEventWindow)
         } else if let index = eventsByReceiver.firstIndex(where: { $0.receiver == sighting.receiver }) {

@@ -12,12 +12,17 @@ enum VerdictRules {
         case suspect(shortestGap: Double, gaps: Int)
         /// Fewer than two advertising events heard.
         case none
+        /// Heard only through gateways that throttle or sample (`SightingEvidence`): no gap
+        /// between their reports says anything of the beacon's interval, and none will.
+        case unmeasurable
     }
 
     static func intervalEvidence(
         _ track: AddressObservation?, intervalMilliseconds: Int, policy: VerificationPolicy
     ) -> IntervalEvidence {
-        guard let track, let shortest = track.shortestGap else { return .none }
+        guard let track else { return .none }
+        if track.sightings > 0, track.eventsByReceiver.isEmpty { return .unmeasurable }
+        guard let shortest = track.shortestGap else { return .none }
         if shortest <= policy.slowThreshold(intervalMilliseconds: intervalMilliseconds) { return .fastEnough }
         // Each receiver's gaps are evidence of their own (its packets are lost
         // independently), so the losses a healthy beacon would need add up over receivers.
@@ -62,7 +67,7 @@ enum VerdictRules {
             findings.append(.slow(shortestGap: gap, gaps: gaps, configuredMilliseconds: beacon.intervalMilliseconds))
         case .suspect(let gap, let gaps) where final:
             findings.append(.slow(shortestGap: gap, gaps: gaps, configuredMilliseconds: beacon.intervalMilliseconds))
-        case .suspect, .fastEnough, .none:
+        case .suspect, .fastEnough, .none, .unmeasurable:
             break
         }
         return findings.sorted { $0.status < $1.status }

@@ -12,17 +12,24 @@ extension BeaconVerdict {
             }
             if let power = observation.measuredPowers.first {
                 text += ", measured power \(power.value) dBm"
+            } else {
+                text += ", measured power not published by its receivers' gateway"
             }
             if let gap = observation.addresses.first?.shortestGap {
                 text += ", shortest gap \(VerdictWording.milliseconds(gap))"
+            } else if observation.heardOnlyThroughGateways {
+                text += ", interval not judged (heard only through gateways that throttle)"
             }
             return text
         case .missing:
             return "not heard in \(VerdictWording.listened(result)): check that it has power and is within "
                 + "range of the scanner, then verify again"
         case .weak:
+            let remedy = observation.heardOnlyThroughGateways
+                ? "listen longer (its receivers' gateways report a beacon once every few seconds at most)"
+                : "bring the scanner closer or listen longer"
             return "heard only \(VerdictWording.times(observation.sightings)) (\(result.policy.requiredSightings) needed) "
-                + "in \(VerdictWording.listened(result)): bring the scanner closer or listen longer"
+                + "in \(VerdictWording.listened(result)): \(remedy)"
         default:
             return findings.map { $0.explanation(observation: observation) }.joined(separator: "; ")
         }

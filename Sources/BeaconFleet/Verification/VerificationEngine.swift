@@ -11,7 +11,8 @@ import BeaconCore
 ///    the same identity had its chance to be heard;
 /// 3. its interval is known: one gap between advertising events short enough to be one
 ///    interval (not slow), or gaps so long that a healthy beacon would have had to lose
-///    `slowEvidenceLosses` packets to produce them (slow).
+///    `slowEvidenceLosses` packets to produce them (slow); or it cannot be known, the
+///    address being heard only through gateways that throttle (docs/gateways.md).
 /// Its verdict is then fixed: the worst finding, or `ok`. At the timeout (or the end of
 /// the input) every beacon still open is judged on what was heard: `missing` when
 /// nothing, `weak` when fewer than K receptions showed nothing wrong. A beacon is never
@@ -171,7 +172,9 @@ public struct VerificationEngine: Sendable {
         guard !isDecided[index] else { return nil }
         let principal = logs[index].principalTrack(pinned: beacon.expectedAddress?.description)?.observation
         switch VerdictRules.intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy) {
-        case .fastEnough, .slow: break
+        // Heard only through throttling gateways: waiting would bring no evidence, and the
+        // timeout would judge their cadence as the beacon's.
+        case .fastEnough, .slow, .unmeasurable: break
         case .suspect, .none: return nil
         }
         let verdict = judge(index, at: now, final: false)

@@ -738,7 +738,7 @@ public struct ContinuousAudit: Sendable {
         var anyWrongPower = false
         for first in addresses.indices where addresses[first].lastSeen + silence > time {
             recentCount += 1
-            if !expectation.accepts(addresses[first].measuredPower) { anyWrongPower = true }
+            if let power = addresses[first].measuredPower, !expectation.accepts(power) { anyWrongPower = true }
             for second in (first + 1)..<addresses.endIndex where addresses[second].lastSeen + silence > time {
                 if areTwoDevices(addresses[first], addresses[second]) { return .duplicate }
             }
@@ -773,11 +773,15 @@ public struct ContinuousAudit: Sendable {
         case .duplicate:
             return "heard from \(recent.count) devices within \(Self.seconds(silence)): \(recent.map(\.address).joined(separator: ", ")); a cloned or misprogrammed beacon: find the copy and change or remove it"
         case .wrongPower:
-            guard let wrong = recent.first(where: { !expected.measuredPower.accepts($0.measuredPower) }) else { return "" }
-            return "\(wrong.address) advertises measured power \(wrong.measuredPower) dBm, expected \(expected.measuredPower): reprogram the beacon or correct the manifest"
+            guard let wrong = recent.first(where: { $0.measuredPower.map { !expected.measuredPower.accepts($0) } ?? false }),
+                let power = wrong.measuredPower else { return "" }
+            return "\(wrong.address) advertises measured power \(power) dBm, expected \(expected.measuredPower): reprogram the beacon or correct the manifest"
         case .ok, .unexpected, .gone:
             let addresses = recent.map(\.address).joined(separator: ", ")
-            return "heard from \(addresses) with measured power \(recent.first?.measuredPower ?? 0) dBm, as expected"
+            guard let power = recent.lazy.compactMap(\.measuredPower).first else {
+                return "heard from \(addresses); its receivers' gateway publishes no measured power, so it is not judged"
+            }
+            return "heard from \(addresses) with measured power \(power) dBm, as expected"
         }
     }
 
@@ -879,14 +883,16 @@ private struct AuditedIdentity: Sendable {
 
     mutating func record(_ sighting: Sighting, receiverPlace: Int, at time: Double, _ configuration: ContinuousAudit.Configuration) {
         lastSeen = max(lastSeen ?? time, time)
-        let power = sighting.advertisement.measuredPower
+        // A gateway that publishes no measured power gives a placeholder: never judged, and
+        // it does not hide what another receiver heard of the same device.
+        let power = sighting.evidence.contains(.measuredPower) ? sighting.advertisement.measuredPower : nil
         // The device heard first is nearly always the one heard now.
         if !addresses.isEmpty, addresses[0].address == sighting.address {
             addresses[0].lastSeen = time
-            addresses[0].measuredPower = power
+            if let power { addresses[0].measuredPower = power }
         } else if let index = addresses.firstIndex(where: { $0.address == sighting.address }) {
             addresses[index].lastSeen = time
-            addresses[index].measuredPower = power
+            if let power { addresses[index].measuredPower = power }
         } else {
             if addresses.count >= configuration.maximumAddressesPerIdentity, let stalest = addresses.indices.min(by: { addresses[$0].lastSeen < addresses[$1].lastSeen }) {
                 addresses.remove(at: stalest)
@@ -928,6 +934,7 @@ private struct AuditedAddress: Sendable {
     var isPrivate: Bool
     var firstSeen: Double
     var lastSeen: Double
-    /// The measured power of its latest reception: a reprogrammed beacon is judged on what it sends now.
-    var measuredPower: Int8
+    /// The measured power of its latest reception that carried one: a reprogrammed beacon is
+    /// judged on what it sends now. `nil` while only gateways without it heard the device.
+    var measuredPower: Int8?
 }
