@@ -5,14 +5,20 @@ struct FloodWatchOutput {
     var ok = 0
     /// `ok` changes from another state (a beacon back after a false `missing`).
     var okAgain = 0
+    /// Changes to `unmonitored` (every usual receiver of a beacon offline).
+    var unmonitored = 0
     var otherChanges = 0
+    /// `receiver-offline` events: a box judged offline while every box publishes.
+    var receiverOffline = 0
     var sightingsLostEvents = 0
     var inputLostEvents = 0
     var statsLines = 0
     /// The watch's clock when it first said that sightings were lost: a `sightings-lost`
-    /// event, or a `stats` line with `lost_sightings` above 0.
+    /// event, or a `stats` line with `lost_sightings` or `lost_messages` above 0.
     var firstLossSaidAt: Double?
-    var summary: (sightings: Int, lostSightings: Int, time: Double)?
+    /// `lost_sightings`: dropped by the watch itself; `lost_messages`: messages that never
+    /// reached it (numbered by beaconctl publishers), -1 where the watch does not say.
+    var summary: (sightings: Int, lostSightings: Int, lostMessages: Int, time: Double)?
 
     init(_ text: String) {
         for line in text.split(separator: "\n") {
@@ -24,6 +30,7 @@ struct FloodWatchOutput {
                 case "ok":
                     ok += 1
                     if Self.string("previous", in: line) != nil { okAgain += 1 }
+                case "unmonitored": unmonitored += 1
                 default: otherChanges += 1
                 }
             case "sightings-lost":
@@ -31,15 +38,17 @@ struct FloodWatchOutput {
                 if firstLossSaidAt == nil { firstLossSaidAt = Self.number("time", in: line) }
             case "input-lost":
                 inputLostEvents += 1
+            case "receiver-offline":
+                receiverOffline += 1
             case "stats":
                 statsLines += 1
-                if firstLossSaidAt == nil, let lost = Self.number("lost_sightings", in: line), lost > 0 {
-                    firstLossSaidAt = Self.number("time", in: line)
-                }
+                let lost = (Self.number("lost_sightings", in: line) ?? 0) + (Self.number("lost_messages", in: line) ?? 0)
+                if firstLossSaidAt == nil, lost > 0 { firstLossSaidAt = Self.number("time", in: line) }
             case "summary":
                 summary = (
                     Int(exactly: Self.number("sightings", in: line) ?? -1) ?? -1,
                     Int(exactly: Self.number("lost_sightings", in: line) ?? -1) ?? -1,
+                    Int(exactly: Self.number("lost_messages", in: line) ?? -1) ?? -1,
                     Self.number("time", in: line) ?? 0
                 )
             default:
