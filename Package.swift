@@ -116,9 +116,10 @@ let package = Package(
         // real-data half and its tests); not part of the shipped tool.
         .target(name: "RangingEvaluation", dependencies: ["BeaconCore"], swiftSettings: strict),
 
-        // Release-built benchmark: recorded sightings per second through verify --input's path.
+        // Release-built benchmark: recorded sightings per second through verify --input's path,
+        // and the watch under a live load through a broker (--broker-flood).
         .executableTarget(
-            name: "ingest-benchmark", dependencies: ["BenchmarkSupport", "BeaconCore", "BeaconFleet"], swiftSettings: strict),
+            name: "ingest-benchmark", dependencies: ["BenchmarkSupport", "BeaconCore", "BeaconFleet", "BeaconMQTT"], swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition"], swiftSettings: strict),

@@ -2,7 +2,8 @@
 # The whole test suite from a fresh clone: system packages, the Python venv with RootCanal
 # and Bumble for the integration tests, every Swift test, the manifest schema check, and a
 # quick pass of the benchmarks so they cannot rot; the kernel lane (Debian's kernel under
-# QEMU, kernel controllers and bluetoothd: scripts/test-kernel.sh); the Home Assistant lane (a
+# QEMU, kernel controllers and bluetoothd: scripts/test-kernel.sh); the live flood lane (the
+# watch under 20,000 beacons through a real Mosquitto: scripts/test-flood.sh); the Home Assistant lane (a
 # real Home Assistant reading verify --watch --home-assistant: scripts/test-home-assistant.sh);
 # last, the Debian package, installed into a clean Debian 12 root and run there.
 set -euo pipefail
@@ -42,6 +43,9 @@ release=$(swift build -c release --show-bin-path)
 # The watch on a chain's recording at 100 and 1,000 stores (the full run, with 10,000
 # stores and the one-shot pass on 100,000 beacons, is in docs/verify.md).
 "$release/ingest-benchmark" --watch --stores 100,1000 --oneshot-beacons 20000 --runs 1
+
+echo "test: the live flood lane: verify --watch through a real Mosquitto under a chain's load"
+scripts/test-flood.sh
 
 echo "test: the kernel lane: beaconctl on the Linux Bluetooth stack, in a VM"
 scripts/test-kernel.sh

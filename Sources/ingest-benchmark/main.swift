@@ -26,6 +26,12 @@ import Darwin
 /// same file's sightings without auditing them; then the one-shot pass over a recording of
 /// `--oneshot-beacons` beacons. The cost of a sighting must not grow with the fleet.
 
+///     swift run -c release ingest-benchmark --broker-flood [--beacons 20000] [--rate 1,2,4] [--seconds 30] [--expect-lossless]
+///
+/// `--broker-flood` measures the watch live (BrokerFlood.swift): a chain's boxes publishing
+/// through a Mosquitto of its own into the release-built `beaconctl verify --watch --input
+/// mqtt://…`: sightings published against read, false `missing`, SIGTERM to exit.
+
 /// The targets, in sightings per second of wall time through the verification path.
 let targets: [IngestFormat: Double] = [.jsonLines: 1_000_000, .btsnoop: 2_000_000, .pcapng: 2_000_000]
 
@@ -180,6 +186,13 @@ if arguments.first == "--child" {
     else { exit(2) }
     print(measurement.line)
     exit(0)
+}
+if arguments.first == "--broker-flood" {
+    guard let options = FloodOptions.parse(arguments.dropFirst()) else {
+        print(FloodOptions.usage)
+        exit(2)
+    }
+    exit(await runBrokerFlood(options))
 }
 guard let options = Options.parse(arguments) else {
     print(Options.usage)
