@@ -281,7 +281,31 @@ enum ManifestFiles {
     /// special files report size 0: chunks are read until the end either way.
     static func readAll(_ descriptor: Int32, sizeHint: Int, maxBytes: Int) -> Result<[UInt8], ReadFailure> {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(sizeHint > 0 ? min(sizeHint, maxBytes) + 1 : 64 << 10)
+        if sizeHint > 0 && sizeHint <= maxBytes {
+            // The usual case, a file of known size: read straight into an array of that size
+            // plus one byte, which is only filled if the file grew since `fstat` (then the
+            // chunks below take over). No copy of the whole file through a chunk.
+            var failure: ReadFailure?
+            bytes = [UInt8](unsafeUninitializedCapacity: sizeHint + 1) { buffer, initialized in
+                while initialized < buffer.count {
+                    let count = readDescriptor(
+                        descriptor,
+                        into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[initialized...])))
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        failure = .system(errorText())
+                        return
+                    }
+                    if count == 0 { return }
+                    initialized += count
+                }
+            }
+            if let failure { return .failure(failure) }
+            if bytes.count <= sizeHint { return .success(bytes) }
+            if bytes.count > maxBytes { return .failure(.tooLarge(bytes.count)) }
+        } else {
+            bytes.reserveCapacity(sizeHint > 0 ? maxBytes + 1 : 64 << 10)
+        }
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = chunk.withUnsafeMutableBytes { readDescriptor(descriptor, into: $0) }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Every key the schema (v1) knows, across all its mappings.
 enum ManifestField: UInt8, CaseIterable {
     case version, fleet, uuid, maxBeaconsPerHost, defaults, venues, regions
@@ -36,22 +42,59 @@ enum ManifestField: UInt8, CaseIterable {
         }
     }
 
-    /// The keys as UTF-8 bytes grouped by length, to compare libyaml's buffers without
-    /// making a String per key: the length picks one to five candidates.
-    private static let keysByLength: [[(bytes: [UInt8], field: ManifestField)]] = {
-        var table = [[(bytes: [UInt8], field: ManifestField)]](repeating: [], count: 32)
-        for field in allCases { table[field.key.utf8.count].append((Array(field.key.utf8), field)) }
-        return table
-    }()
+    /// The keys in an open-addressing table, to compare libyaml's buffers without making
+    /// a String per key: a key's length and first and last bytes pick a slot, and one byte
+    /// comparison (rarely two) settles it. Keys are read once per line of a manifest, so
+    /// this is on the hot path.
+    private struct KeyTable {
+        /// Every key's UTF-8 bytes, one after the other.
+        var bytes: [UInt8] = []
+        /// Per slot: the field's raw value, or `empty`.
+        var slots = [UInt8](repeating: KeyTable.empty, count: KeyTable.size)
+        /// Per field: where its key starts in `bytes`, and its length.
+        var spans: [(start: Int, count: Int)] = []
+
+        static let size = 64
+        static let empty = UInt8.max
+
+        init() {
+            for field in ManifestField.allCases {
+                let key = Array(field.key.utf8)
+                spans.append((bytes.count, key.count))
+                bytes.append(contentsOf: key)
+                var slot = Self.slot(count: key.count, first: key[0], last: key[key.count - 1])
+                while slots[slot] != Self.empty { slot = (slot + 1) % Self.size }
+                slots[slot] = field.rawValue
+            }
+        }
+
+        static func slot(count: Int, first: UInt8, last: UInt8) -> Int {
+            (count &* 7 &+ Int(first) &* 3 &+ Int(last)) & (size - 1)
+        }
+
+        func field(_ key: UnsafeBufferPointer<UInt8>) -> ManifestField? {
+            guard let first = key.first, let last = key.last else { return nil }
+            var slot = Self.slot(count: key.count, first: first, last: last)
+            while slots[slot] != Self.empty {
+                let raw = slots[slot]
+                let span = spans[Int(raw)]
+                if span.count == key.count,
+                    bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress! + span.start, key.baseAddress!, span.count) == 0 })
+                {
+                    return ManifestField(rawValue: raw)
+                }
+                slot = (slot + 1) % Self.size
+            }
+            return nil
+        }
+    }
+
+    private static let keyTable = KeyTable()
 
     /// The field a key names; `nil` for a key the schema lacks.
     init?(key: UnsafeBufferPointer<UInt8>) {
-        guard key.count < Self.keysByLength.count else { return nil }
-        for candidate in Self.keysByLength[key.count] where candidate.bytes.elementsEqual(key) {
-            self = candidate.field
-            return
-        }
-        return nil
+        guard let field = Self.keyTable.field(key) else { return nil }
+        self = field
     }
 
     init?(key: String) {

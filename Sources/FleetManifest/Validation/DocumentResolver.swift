@@ -55,8 +55,15 @@ struct DocumentResolver {
                     beaconRange: (base + venue.beaconRange.lowerBound)..<(base + venue.beaconRange.upperBound),
                     isRejected: venue.isRejected))
         }
-        for entry in draft.addressMarks {
-            namespace.addressEntries.append((base + entry.beacon, entry.mark))
+        if namespace.addressEntries.isEmpty && base == 0 {
+            // The first file's entries are already numbered as the namespace's: take the
+            // array instead of building a second one beside it.
+            namespace.addressEntries = draft.addressMarks
+        } else {
+            namespace.addressEntries.reserveCapacity(namespace.addressEntries.count + draft.addressMarks.count)
+            for entry in draft.addressMarks {
+                namespace.addressEntries.append((base + entry.beacon, entry.mark))
+            }
         }
         if namespace.beacons.isEmpty {
             namespace.beacons = beacons

@@ -45,21 +45,23 @@ enum Duplicates {
     }
 
     /// Sorts the words by their high half (the hash), keeping positions in order among
-    /// equal hashes: a least-significant-digit radix sort, two stable passes of 16 bits,
-    /// linear where a comparison sort is n log n. Small inputs use the standard sort.
+    /// equal hashes: a least-significant-digit radix sort, three stable passes of 11, 11
+    /// and 10 bits, linear where a comparison sort is n log n. Digits of 11 bits keep the
+    /// counts in 16 KB, within the first-level cache, where 16-bit digits needed half a
+    /// megabyte of counts touched at random. Small inputs use the standard sort.
     static func sortByHash(_ words: inout [UInt64]) {
         guard words.count > 4096 else {
             words.sort()
             return
         }
         var buffer = [UInt64](repeating: 0, count: words.count)
-        var counts = [Int](repeating: 0, count: 1 << 16 + 1)
-        for shift: UInt64 in [32, 48] {
+        var counts = [Int](repeating: 0, count: 1 << 11 + 1)
+        for (shift, mask): (UInt64, UInt64) in [(32, 0x7FF), (43, 0x7FF), (54, 0x3FF)] {
             for index in counts.indices { counts[index] = 0 }
-            for word in words { counts[Int((word >> shift) & 0xFFFF) + 1] += 1 }
+            for word in words { counts[Int((word >> shift) & mask) + 1] += 1 }
             for digit in 1..<counts.count { counts[digit] += counts[digit - 1] }
             for word in words {
-                let digit = Int((word >> shift) & 0xFFFF)
+                let digit = Int((word >> shift) & mask)
                 buffer[counts[digit]] = word
                 counts[digit] += 1
             }

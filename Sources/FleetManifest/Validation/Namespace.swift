@@ -11,7 +11,7 @@ struct Namespace {
     var beaconStates: [BeaconState] = []
     /// Where each expected address was written (only beacons that have one; the file is
     /// the beacon's).
-    var addressEntries: [(beaconIndex: Int, mark: Mark)] = []
+    var addressEntries: [(beacon: Int, mark: Mark)] = []
     var regions: [RegionEntry] = []
 
     struct VenueEntry {

@@ -72,22 +72,22 @@ struct NamespaceChecks {
         let beacons = namespace.beacons
         func location(_ entry: Int) -> SourceLocation {
             let mark = entries[entry].mark
-            let file = beacons[entries[entry].beaconIndex].location.file
+            let file = beacons[entries[entry].beacon].location.file
             return SourceLocation(file: file, line: Int(mark.line), column: Int(mark.column))
         }
         for (first, repeated) in Duplicates.find(
             count: entries.count, include: { _ in true },
-            key: { beacons[entries[$0].beaconIndex].packedExpectedAddress ?? 0 })
+            key: { beacons[entries[$0].beacon].packedExpectedAddress ?? 0 })
         {
-            let beacon = beacons[entries[repeated].beaconIndex]
-            let firstBeacon = beacons[entries[first].beaconIndex]
+            let beacon = beacons[entries[repeated].beacon]
+            let firstBeacon = beacons[entries[first].beacon]
             log.emit(
                 .duplicateMAC,
                 "beacon `\(beacon.id)` expects address \(beacon.expectedAddress ?? ""), already expected for beacon `\(firstBeacon.id)`",
                 at: location(repeated),
                 notes: firstNote(location(first), "beacon `\(firstBeacon.id)` expects it here"),
                 hint: "one radio has one address; check which beacon is installed where")
-            namespace.beaconStates[entries[repeated].beaconIndex].isUsable = false
+            namespace.beaconStates[entries[repeated].beacon].isUsable = false
         }
     }
 
@@ -96,25 +96,49 @@ struct NamespaceChecks {
     /// not: fixing them will not make the host's controller any larger.
     private func checkHostBudgets(_ namespace: Namespace) {
         struct HostLoad {
+            var host: String
             var count = 0
             var budget = Int.max
         }
-        var loads: [String: HostLoad] = [:]
+        // One entry per host, found through `slots`. The beacons of a venue usually share
+        // their host, so the previous beacon's slot is tried first: most beacons cost a
+        // string comparison instead of a hash and a table lookup.
+        var loads: [HostLoad] = []
+        var slots: [String: Int] = [:]
+        var previous: (host: String, slot: Int)?
+        func slot(of host: String) -> Int {
+            if let previous, previous.host == host { return previous.slot }
+            let found: Int
+            if let known = slots[host] {
+                found = known
+            } else {
+                found = loads.count
+                slots[host] = found
+                loads.append(HostLoad(host: host))
+            }
+            previous = (host, found)
+            return found
+        }
         for (index, beacon) in namespace.beacons.enumerated() {
             guard let host = beacon.host else { continue }
             // Manifests sharing a host may declare different budgets: the smallest wins,
             // the controller cannot do more than its tightest description says.
-            var load = loads[host] ?? HostLoad()
-            load.count += 1
-            load.budget = min(load.budget, Int(namespace.beaconStates[index].hostBudget))
-            loads[host] = load
+            let hostSlot = slot(of: host)
+            loads[hostSlot].count += 1
+            loads[hostSlot].budget = min(loads[hostSlot].budget, Int(namespace.beaconStates[index].hostBudget))
         }
-        // Report each overloaded host once, at its first beacon beyond the budget.
-        var seen: [String: Int] = [:]
+        // Report each overloaded host once, at its first beacon beyond the budget; without
+        // an overloaded host there is nothing to look for.
+        guard loads.contains(where: { $0.count > $0.budget }) else { return }
+        var seen = [Int](repeating: 0, count: loads.count)
+        previous = nil
         for beacon in namespace.beacons {
-            guard let host = beacon.host, let load = loads[host], load.count > load.budget else { continue }
-            seen[host, default: 0] += 1
-            guard seen[host] == load.budget + 1 else { continue }
+            guard let host = beacon.host else { continue }
+            let hostSlot = slot(of: host)
+            let load = loads[hostSlot]
+            guard load.count > load.budget else { continue }
+            seen[hostSlot] += 1
+            guard seen[hostSlot] == load.budget + 1 else { continue }
             log.emit(
                 .hostOverCapacity,
                 "host `\(host)` is assigned \(load.count) beacons but its controller can advertise \(load.budget) at once; from beacon `\(beacon.id)` on, beacons would stay off the air",
@@ -169,9 +193,15 @@ struct NamespaceChecks {
         }
         var uuids = Set<ProximityUUID>()
         var majors = Set<UUIDAndMajor>()
+        // The beacons of a venue mostly share uuid and major: a repeat of the previous
+        // beacon's pair is already in both sets, and skipping it saves two hashes.
+        var previous: UUIDAndMajor?
         for beacon in beacons {
-            uuids.insert(beacon.identity.uuid)
-            majors.insert(UUIDAndMajor(uuid: beacon.identity.uuid, major: beacon.identity.major))
+            let pair = UUIDAndMajor(uuid: beacon.identity.uuid, major: beacon.identity.major)
+            guard pair != previous else { continue }
+            previous = pair
+            uuids.insert(pair.uuid)
+            majors.insert(pair)
         }
         // Exact identities are only needed for regions that name a minor.
         let identities = regions.contains { $0.region.minor != nil } ? Set(beacons.map(\.identity)) : []

@@ -8,6 +8,24 @@ enum ControlCharacter {
     /// The first control character of UTF-8 `bytes`: its code point, for messages.
     static func first(in bytes: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
         var index = 0
+        // Eight bytes at a time while they are printable ASCII (every text of a usual
+        // manifest): a word with no byte below 0x20, none equal to 0x7F and none at 0x80 or
+        // above holds no control character. The first word that may hold one, and all
+        // after it, go through the byte loop below, which also sees C1's two-byte form.
+        if let base = bytes.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let delete = word ^ (0x7F &* ones)
+                // `(x - n·ones) & ~x & highs` is non-zero exactly when some byte of x is
+                // below n (for n ≤ 0x80); `| word` adds the bytes with the high bit set.
+                let belowSpace = (word &- 0x20 &* ones) & ~word
+                let isDelete = (delete &- ones) & ~delete
+                guard (belowSpace | isDelete | word) & highs == 0 else { break }
+                index += 8
+            }
+        }
         while index < bytes.count {
             let byte = bytes[index]
             if byte < 0x20 || byte == 0x7F { return Unicode.Scalar(byte) }

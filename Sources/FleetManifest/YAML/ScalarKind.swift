@@ -56,7 +56,12 @@ enum ScalarKind: Equatable {
     }
 
     private static func classifyWord(_ bytes: UnsafeBufferPointer<UInt8>) -> ScalarKind {
+        // Every word below is at most five letters and starts with one of these.
         guard bytes.count <= 5 else { return .text }
+        switch bytes[0] | 0x20 {
+        case UInt8(ascii: "n"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "y"), UInt8(ascii: "o"): break
+        default: return .text
+        }
         switch String(decoding: bytes, as: UTF8.self) {
         case "null", "Null", "NULL": return .null
         case "true", "True", "TRUE": return .boolean(true)
