@@ -258,6 +258,12 @@ struct VerifyWatchCommandTests {
         (["--watch", "--home-assistant"], "--home-assistant announces the beacons on the broker the changes go to: add --mqtt"),
         (["--watch", "--mqtt", "mqtt://h/p", "--discovery-prefix", "ha"], "--discovery-prefix applies with --home-assistant"),
         (["--watch", "--mqtt", "mqtt://h/p", "--home-assistant", "--discovery-prefix", "ha/+"], "--discovery-prefix ha/+: topic levels"),
+        (["--stall-after", "5"], "--stall-after only applies with --watch; add --watch or leave it out."),
+        (["--watch", "--stall-after", "5"], "--stall-after is for a pipe (--input - or a FIFO)"),
+        (["--watch", "--input", "mqtt://h/p", "--stall-after", "5"], "--stall-after is for a pipe (--input - or a FIFO)"),
+        (["--watch", "--input", "-", "--stall-after", "30"], "--stall-after 30 must be shorter than --silence (30 s)"),
+        (["--watch", "--input", "-", "--stall-after", "0"], "--stall-after must be a positive number of seconds"),
+        (["--watch", "--input", "-", "--gateway", "espresense"], "--gateway names what publishes on a broker"),
     ])
     func usageErrors(arguments: [String], message: String) async {
         let result = await runBeaconctl(["verify", "m.yaml"] + arguments)

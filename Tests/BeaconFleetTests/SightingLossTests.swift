@@ -130,3 +130,55 @@ struct SightingLossTests {
         _ = try await running.value
     }
 }
+
+@Suite("a pipe with a stall limit: its silence past the limit is the input's, not the beacons'")
+struct PipeStallTests {
+    typealias Script = VerificationScript
+
+    @Test("nothing for --stall-after: one input-lost, nothing judged while stalled; the next sighting restores it, and silence before it proves nothing")
+    func stallAndReturn() async throws {
+        let plan = try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)])
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: 0.5))
+        let sink = SightingLossTests.OrderedSink()
+        let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        let clock = TestClock()
+        let running = Task {
+            try await watch.run(
+                sightings, timing: .live(tick: .milliseconds(100)), input: "-", sinks: [sink], clock: clock, stallAfter: 0.3)
+        }
+        var delivered = sink.delivered.makeAsyncIterator()
+        feed.yield(Script.sighting(Script.identity(minor: 1), at: 0))
+        feed.yield(Script.sighting(Script.identity(minor: 2), at: 0))
+        for _ in 0..<2 {
+            guard case .change(let ok) = try #require(await delivered.next()) else { Issue.record("expected a change"); return }
+            #expect(ok.state == .ok)
+        }
+        // Nothing for 0.3 s: the pipe is stalled, said once, at the limit, before any beacon's
+        // 0.5 s of silence.
+        let next = try await clock.advancing(by: .milliseconds(100)) { await delivered.next() }
+        guard case .input(let lost) = try #require(next) else { Issue.record("expected input-lost, got \(String(describing: next))"); return }
+        #expect(lost.kind == .lost)
+        #expect(lost.input == "-")
+        #expect(abs(lost.time - 0.3) < 0.1 + 1e-9)
+        #expect(lost.reason.contains("no sighting arrived for 0.3 s"))
+        // Two seconds of the watch's clock, four silences: nothing judged.
+        for _ in 0..<20 {
+            try await clock.sleepers(atLeast: 1)
+            clock.advance(by: .milliseconds(100))
+        }
+        try await clock.sleepers(atLeast: 1)
+        // One beacon comes back through the pipe: the input is back. The other, silent for
+        // over two seconds, is not missing at once: the next thing said is the pipe stalling
+        // again 0.3 s later, before that beacon's full silence from the return.
+        feed.yield(Script.sighting(Script.identity(minor: 1), at: 2.3))
+        guard case .input(let restored) = try #require(await delivered.next()) else { Issue.record("expected input-restored"); return }
+        #expect(restored.kind == .restored)
+        let after = try await clock.advancing(by: .milliseconds(100)) { await delivered.next() }
+        guard case .input(let stalledAgain) = try #require(after) else { Issue.record("expected input-lost, got \(String(describing: after))"); return }
+        #expect(stalledAgain.kind == .lost)
+        #expect(stalledAgain.time - restored.time < 0.5)
+        running.cancel()
+        let report = try await running.value
+        #expect(report.statistics.beaconStates[.missing] == 0)
+    }
+}

@@ -64,6 +64,12 @@ struct VerifyCommand: AsyncParsableCommand {
     var silence: Double?
 
     @Option(help: ArgumentHelp(
+        "With --watch on a pipe (--input - or a FIFO): seconds without any sighting from it after which the pipe counts as stalled "
+            + "(input-lost: nothing is judged by silence until a sighting comes again). Off by default: a pipe's silence is the beacons'.",
+        valueName: "seconds"))
+    var stallAfter: Double?
+
+    @Option(help: ArgumentHelp(
         "With --watch: run this program on every change (words split at spaces, no shell); the change is in BEACONCTL_* variables.",
         valueName: "command"))
     var exec: String?
@@ -127,7 +133,7 @@ struct VerifyCommand: AsyncParsableCommand {
             let watchOnly = [
                 silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" },
                 homeAssistant ? "--home-assistant" : nil, discoveryPrefix.map { _ in "--discovery-prefix" },
-                stateFile.map { _ in "--state" }, metrics.metrics.map { _ in "--metrics" },
+                stateFile.map { _ in "--state" }, metrics.metrics.map { _ in "--metrics" }, stallAfter.map { _ in "--stall-after" },
             ].compactMap { $0 }
             if !watchOnly.isEmpty {
                 throw ValidationError("\(watchOnly.joined(separator: " and ")) only appl\(watchOnly.count == 1 ? "ies" : "y") with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")

@@ -9,6 +9,18 @@ extension VerifyCommand {
     /// Options that only make sense for a pass that decides once are refused with --watch.
     func validateWatch() throws {
         try SecondsFlag.check(silence, "--silence")
+        try SecondsFlag.check(stallAfter, "--stall-after")
+        if let stallAfter, stallAfter >= silence ?? ContinuousAudit.Configuration.defaultSilence {
+            throw ValidationError(
+                "--stall-after \(NumberText.plain(stallAfter)) must be shorter than --silence "
+                    + "(\(NumberText.plain(silence ?? ContinuousAudit.Configuration.defaultSilence)) s): a pipe noticed stalled after "
+                    + "its beacons were judged missing would not have kept them from it.")
+        }
+        if stallAfter != nil, input == nil || input.map(MQTTBrokerURL.looksLikeBroker) == true {
+            throw ValidationError(
+                "--stall-after is for a pipe (--input - or a FIFO), which cannot say whether it delivers; a controller (--hci) "
+                    + "and a broker (mqtt://) say so themselves: leave it out.")
+        }
         if timeout != nil {
             throw ValidationError("--timeout ends a one-shot pass; --watch runs until SIGINT/SIGTERM or the end of --input: leave --timeout out.")
         }
@@ -208,8 +220,10 @@ extension VerifyCommand {
             }
             // Each format by its own type: a replay runs specialised code at a million sightings/s.
             switch opened {
-            case .capture(let capture): return try await watch.run(capture, timing: timing, input: path, sinks: sinks)
-            case .jsonLines(let lines): return try await watch.run(lines, timing: timing, input: path, sinks: sinks)
+            case .capture(let capture):
+                return try await watch.run(capture, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter)
+            case .jsonLines(let lines):
+                return try await watch.run(lines, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter)
             case .broker(let sightings): return try await watch.run(sightings, timing: timing, input: path, sinks: sinks)
             }
         })

@@ -25,6 +25,15 @@ struct SightingInputOptions: ParsableArguments {
             valueName: "name"))
     var gateways: [GatewayKind] = []
 
+    /// The inputs and gateways must pair up before anything is opened.
+    func validate() throws {
+        do {
+            _ = try brokerInputs()
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
     /// The one input (a recording, or the first broker).
     var input: String? { inputs.first }
 

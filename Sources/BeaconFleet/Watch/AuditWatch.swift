@@ -58,7 +58,8 @@ public struct AuditWatch: Sendable {
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
         lostMessages: (any LossCounting)? = nil,
         health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
-        input: String = "the input", sinks: [any AuditEventSink], clock: any Clock<Duration> = ContinuousClock()
+        input: String = "the input", sinks: [any AuditEventSink], clock: any Clock<Duration> = ContinuousClock(),
+        stallAfter: Double? = nil
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
         var audit = ContinuousAudit(plan: plan, configuration: configuration)
@@ -96,14 +97,15 @@ public struct AuditWatch: Sendable {
         case .live(let tick):
             end = try await listen(
                 sightings, tick: tick, drops: ownDrops, health: health, receiverStatus: receiverStatus, clock: clock,
-                progress: &progress)
+                stallAfter: stallAfter, progress: &progress)
         }
         return progress.finish(end)
     }
 
     private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, tick: Duration, drops: DropCounter, health: AsyncStream<InputHealthChange>?,
-        receiverStatus: AsyncStream<ReceiverStatusChange>?, clock: any Clock<Duration>, progress: inout WatchProgress
+        receiverStatus: AsyncStream<ReceiverStatusChange>?, clock: any Clock<Duration>, stallAfter: Double?,
+        progress: inout WatchProgress
     ) async throws -> AuditWatchEnd {
         // One queue for every source, so that the audit is only ever touched by this task.
         let feed = LiveSightingFeed(
@@ -119,6 +121,10 @@ public struct AuditWatch: Sendable {
         if health != nil { progress.startBlind() }
         // Sightings the watch's own queue dropped (it fell behind): seen at the next input.
         var dropsSeen = drops.value
+        // A source that says nothing of its health (a pipe), given a stall limit: stalled
+        // when nothing came for that long, delivering again at its next sighting.
+        var lastArrival = 0.0
+        var stalled = false
         // Ends early when this task is cancelled: the stream's iteration stops.
         for await input in feed.inputs {
             let dropped = drops.value
@@ -134,9 +140,21 @@ public struct AuditWatch: Sendable {
             }
             switch input {
             case .sighting(let sighting, let time):
+                lastArrival = time
+                if stalled {
+                    stalled = false
+                    progress.inputHealth(.restored, at: time)
+                }
                 // The receiver's clock is tied to this one at its first sighting (ReceiverClocks).
                 progress.take(progress.audit.advance(to: time) + progress.audit.observe(sighting))
             case .tick(let time):
+                if let stallAfter, !stalled, time - lastArrival >= stallAfter {
+                    stalled = true
+                    // At the moment the limit passed (ticks come every half second).
+                    progress.inputHealth(
+                        .lost(reason: "no sighting arrived for \(NumberText.plain(stallAfter)) s: the pipe or what writes it stalled"),
+                        at: max(lastArrival + stallAfter, progress.audit.now ?? 0))
+                }
                 progress.take(progress.audit.advance(to: time))
                 progress.publishReadings()
             case .ended(let time):
