@@ -315,7 +315,7 @@ struct VerifyCommand: AsyncParsableCommand {
         case .failure(let error as SightingStreamError):
             throw CommandFailure(.usageOrInput, error.description)
         case .failure(let error):
-            throw CommandFailure(.controller, "\(error)")
+            throw CommandFailure(.controller, ExitStatus.message(for: error))
         }
     }
 
