@@ -92,6 +92,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("calibrate")
         let console = Console.current
         let logger = globals.makeLogger()
         // With --write, what is read now is what the value is written into: a manifest

@@ -28,6 +28,7 @@ struct ControllersCommand: AsyncParsableCommand {
     var format: OutputFormat = .text
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("controllers")
         guard let hci = controller.hci else {
             try listKernelControllers()
             return

@@ -127,6 +127,7 @@ struct MonitorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("monitor")
         let console = Console.current
         let logger = globals.makeLogger()
         let (regions, names) = try loadRegions()

@@ -76,6 +76,7 @@ struct ProvisionCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("provision")
         let console = Console.current
         let loaded = ManifestLoader.load(paths: manifests)
         try reportBlockingDiagnostics(loaded)

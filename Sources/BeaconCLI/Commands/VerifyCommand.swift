@@ -137,6 +137,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached(watch ? "verify --watch" : "verify")
         if printSystemdTemplate {
             Console.current.write(WatchSystemdUnit(globals: globals).text())
             return
