@@ -127,6 +127,8 @@ let package = Package(
         .testTarget(
             name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        // BeaconMQTT's own units (URLs, credentials, TLS settings, wording): no broker needed.
+        .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),

@@ -57,19 +57,40 @@ public struct MQTTBrokerURL: Hashable, Sendable, CustomStringConvertible {
         } else if let colon = host.lastIndex(of: ":") {
             port = try Self.port(host[host.index(after: colon)...], in: text)
             host = host[..<colon]
+            guard !host.contains(":") else {
+                throw .invalidURL(text, "an IPv6 address goes in brackets, e.g. mqtt://[::1]:1883/beaconctl")
+            }
         }
         guard !host.isEmpty else { throw .invalidURL(text, "no broker host name") }
+        guard !host.unicodeScalars.contains(where: Self.isSpaceOrControl) else {
+            throw .invalidURL(text, "the broker host name contains a space or control character")
+        }
         var prefix = String(path)
         while prefix.hasSuffix("/") { prefix.removeLast() }
         if prefix.isEmpty { prefix = defaultPrefix }
-        guard !prefix.contains("+"), !prefix.contains("#"), !prefix.unicodeScalars.contains(where: { $0.value == 0 }) else {
+        // MQTT 5.0, 4.7.1: + and # are wildcards in filters and never part of a topic name;
+        // 1.5.4: a topic must not contain U+0000; 4.7.2: topics starting with $ belong to the broker.
+        guard !prefix.contains("+"), !prefix.contains("#") else {
             throw .invalidURL(text, "the topic prefix `\(prefix)` must not contain the wildcards + or #")
+        }
+        guard !prefix.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidURL(text, "the topic prefix contains a control character")
+        }
+        guard !prefix.hasPrefix("$") else {
+            throw .invalidURL(text, "the topic prefix `\(prefix)` must not start with $: such topics belong to the broker (e.g. $SYS)")
         }
         self.init(host: String(host), port: port, usesTLS: usesTLS, topicPrefix: prefix)
     }
 
+    private static func isSpaceOrControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
+    }
+
+    /// Digits only (no sign or spaces, which `Int(_:)` would take), at most five of them.
     private static func port(_ text: Substring, in url: String) throws(MQTTError) -> Int {
-        guard let port = Int(text), (1...65_535).contains(port) else {
+        guard text.count <= 5, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let port = Int(text), (1...65_535).contains(port)
+        else {
             throw .invalidURL(url, "the port `\(text)` is not a number from 1 to 65535")
         }
         return port

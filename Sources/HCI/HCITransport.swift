@@ -18,8 +18,9 @@ public protocol HCITransport: AnyObject, Sendable {
     func close() async
 }
 
-/// What a transport reports when it cannot move packets. Every case carries the message a
-/// user needs: what happened, on which controller, and what to do next.
+/// What a transport reports when it cannot move packets. `message` says what happened and on
+/// which controller; `cause` carries the facts a front end needs to say what to do next
+/// (BeaconFleet's `ControllerAdvice` words them), so that no protocol layer names a command.
 public struct HCITransportError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: Equatable, Sendable {
         /// The transport spec string could not be understood.
@@ -46,12 +47,38 @@ public struct HCITransportError: Error, Equatable, Sendable, CustomStringConvert
         case unsupported
     }
 
+    /// What the kernel reported, beyond `kind`, that decides what the user can do about it.
+    public enum Cause: Equatable, Sendable {
+        /// The kernel has no AF_BLUETOOTH (EAFNOSUPPORT): built or booted without Bluetooth.
+        case kernelWithoutBluetooth
+        /// The process lacks the CAP_NET_RAW or CAP_NET_ADMIN capability the message names.
+        case missingCapability
+        /// Controller `device` is up or being set up by the kernel; the user channel needs it
+        /// down and unused (EBUSY).
+        case controllerUpForKernel(device: UInt16)
+        /// Another process holds the user channel of controller `device` (EUSERS, EALREADY).
+        case userChannelHeld(device: UInt16)
+        /// Controller `device` is down (ENETDOWN on the RAW channel).
+        case controllerDown(device: UInt16)
+        /// Controller `device` is blocked by RF-kill (ERFKILL).
+        case rfKilled(device: UInt16)
+        /// There is no controller with this index (ENODEV at bind).
+        case noSuchController(device: UInt16)
+        /// The controller went away while in use (unplugged, driver reset).
+        case controllerRemoved(device: UInt16)
+        /// The kernel's management interface refused a request about controller `device`.
+        case managementRefused(device: UInt16)
+    }
+
     public var kind: Kind
     public var message: String
+    /// `nil` when `message` says all there is.
+    public var cause: Cause?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, cause: Cause? = nil) {
         self.kind = kind
         self.message = message
+        self.cause = cause
     }
 
     public var description: String { message }

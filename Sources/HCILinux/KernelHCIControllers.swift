@@ -26,7 +26,7 @@ public enum KernelHCIControllers {
         do {
             socket = try syscalls.openHCISocket()
         } catch {
-            if error.code == EAFNOSUPPORT { throw KernelHCIAdvice.noBluetoothSupport(prefix) }
+            if error.code == EAFNOSUPPORT { throw KernelHCIFailures.noBluetoothSupport(prefix) }
             throw HCITransportError(.ioFailure, "\(prefix): cannot open a Bluetooth socket: \(error)")
         }
         defer { syscalls.close(socket) }

@@ -16,43 +16,43 @@ public enum KernelHCISocketTransport {
         device: UInt16, channel: KernelHCIChannel,
         syscalls: any KernelHCISyscalls = LinuxKernelHCISyscalls()
     ) async throws(HCITransportError) -> any HCITransport {
-        let advice = KernelHCIAdvice(device: device, channel: channel)
+        let failures = KernelHCIFailures(device: device, channel: channel)
         // Binding the USER channel opens the device, which may run the driver's whole
         // setup: keep that wait off Swift's cooperative threads.
         let opened: Result<Int32, HCITransportError>
         do {
             opened = try await POSIXThread.run {
-                openBoundSocket(device: device, channel: channel, syscalls: syscalls, advice: advice)
+                openBoundSocket(device: device, channel: channel, syscalls: syscalls, failures: failures)
             }
         } catch {
-            throw HCITransportError(.ioFailure, "\(advice.name): cannot start opening the socket: \(error)")
+            throw HCITransportError(.ioFailure, "\(failures.name): cannot start opening the socket: \(error)")
         }
         let socket = try opened.get()
-        let configuration = PacketLinkConfiguration(name: advice.name, framing: .onePacketPerRead) {
+        let configuration = PacketLinkConfiguration(name: failures.name, framing: .onePacketPerRead) {
             failure in
-            advice.explain(failure)
+            failures.explain(failure)
         }
         return try POSIXPacketTransport.start(
             descriptor: socket, io: KernelHCIDescriptorIO(syscalls: syscalls), configuration: configuration)
     }
 
     private static func openBoundSocket(
-        device: UInt16, channel: KernelHCIChannel, syscalls: any KernelHCISyscalls, advice: KernelHCIAdvice
+        device: UInt16, channel: KernelHCIChannel, syscalls: any KernelHCISyscalls, failures: KernelHCIFailures
     ) -> Result<Int32, HCITransportError> {
         let socket: Int32
         do {
             socket = try syscalls.openHCISocket()
         } catch {
-            return .failure(advice.socketFailed(error))
+            return .failure(failures.socketFailed(error))
         }
         do throws(HCITransportError) {
             do {
                 try syscalls.bind(socket, device: device, channel: channel.rawValue)
             } catch {
-                throw advice.bindFailed(error)
+                throw failures.bindFailed(error)
             }
             if channel == .raw {
-                try prepareRawChannel(socket, device: device, syscalls: syscalls, advice: advice)
+                try prepareRawChannel(socket, device: device, syscalls: syscalls, failures: failures)
             }
             return .success(socket)
         } catch {
@@ -64,15 +64,15 @@ public enum KernelHCISocketTransport {
     /// The RAW channel needs the device up (sends fail with ENETDOWN otherwise) and a
     /// filter, since a fresh RAW socket receives nothing.
     private static func prepareRawChannel(
-        _ socket: Int32, device: UInt16, syscalls: any KernelHCISyscalls, advice: KernelHCIAdvice
+        _ socket: Int32, device: UInt16, syscalls: any KernelHCISyscalls, failures: KernelHCIFailures
     ) throws(HCITransportError) {
         let info: KernelHCIDeviceInfo
         do {
             info = try syscalls.deviceInfo(socket, device: device)
         } catch {
-            throw advice.setupFailed("read the state", error)
+            throw failures.setupFailed("read the state", error)
         }
-        guard info.isUp else { throw advice.deviceDown() }
+        guard info.isUp else { throw failures.deviceDown() }
 
         let wanted = KernelHCIFilter.allEvents
         let applied: [UInt8]
@@ -84,11 +84,11 @@ public enum KernelHCISocketTransport {
             applied = try syscalls.socketOption(
                 socket, level: SOL_HCI, option: HCI_FILTER, length: wanted.socketOptionBytes.count)
         } catch {
-            throw advice.setupFailed("set the event filter", error)
+            throw failures.setupFailed("set the event filter", error)
         }
         guard let kept = KernelHCIFilter(socketOptionBytes: applied),
             kept.passes(.event), kept.passes(eventCode: KernelHCIFilter.leMetaEventCode)
-        else { throw advice.leEventsFilteredOut() }
+        else { throw failures.leEventsFilteredOut() }
     }
 }
 #endif

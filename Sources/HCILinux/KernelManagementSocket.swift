@@ -55,7 +55,7 @@ public enum KernelManagementSocket {
         do {
             socket = try syscalls.openHCISocket()
         } catch {
-            return .failure(KernelHCIAdvice(device: index, channel: .raw).socketFailed(error))
+            return .failure(KernelHCIFailures(device: index, channel: .raw).socketFailed(error))
         }
         defer { syscalls.close(socket) }
         do throws(HCITransportError) {
@@ -137,9 +137,10 @@ public enum KernelManagementSocket {
             return HCITransportError(
                 .permissionDenied,
                 "\(refused): beaconctl needs the CAP_NET_ADMIN capability to see which advertising sets bluetoothd "
-                    + "holds on hci\(index); " + KernelHCIAdvice.grantCapabilities)
+                    + "holds on hci\(index)",
+                cause: .missingCapability)
         }
-        return HCITransportError(.ioFailure, "\(refused); check the controller with `btmgmt --index \(index) info`")
+        return HCITransportError(.ioFailure, refused, cause: .managementRefused(device: index))
     }
 }
 

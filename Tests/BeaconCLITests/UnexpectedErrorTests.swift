@@ -47,6 +47,64 @@ struct UnexpectedErrorTests {
         }
     }
 
+    /// Each command as a user runs it, arguments that pass parsing and validation, and the
+    /// name it gives `UnexpectedErrorProbe` where its work begins.
+    static let commands: [(name: String, arguments: [String])] = [
+        ("fleet validate", ["fleet", "validate", "m.yaml"]),
+        ("fleet plan", ["fleet", "plan", "--venue", "north", "--zones", "entrance"]),
+        ("fleet export", ["fleet", "export", "m.yaml"]),
+        ("fleet import", ["fleet", "import", "beacons.csv"]),
+        ("advertise", ["advertise", "--manifest", "m.yaml", "--all", "--hci", "virtual"]),
+        ("scan", ["scan", "--input", "sightings.jsonl"]),
+        ("verify", ["verify", "m.yaml", "--input", "sightings.jsonl"]),
+        ("verify --watch", ["verify", "m.yaml", "--watch", "--input", "sightings.jsonl"]),
+        ("provision", ["provision", "m.yaml", "--hci", "virtual", "--verify-hci", "virtual"]),
+        ("monitor", ["monitor", "--input", "sightings.jsonl", "--region", "s=\(Self.uuid)"]),
+        ("calibrate", ["calibrate", "door", "--manifest", "m.yaml", "--input", "sightings.jsonl"]),
+        ("controllers", ["controllers", "--hci", "virtual"]),
+        ("plan coverage", ["plan", "coverage", "m.yaml", "--venue", "north"]),
+        ("decode", ["decode", "02", "01", "06"]),
+    ]
+    static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+
+    /// The errors injected, and the status the README's table gives each: a transport failing
+    /// is a controller failure (3); an error of no known kind is input the command could not use (2).
+    static let injected: [(any Error & Sendable, Int32)] = [
+        (HCITransportError(.ioFailure, "hci0: the link broke (injected)"), 3),
+        (MQTTError.library("the broker connection failed (injected)"), 3),
+        (Unforeseen(), 2),
+    ]
+
+    @Test("each command, failing with an error it does not expect, leaves with the documented status",
+          arguments: 0..<commands.count, 0..<injected.count)
+    func eachCommandLeavesWithTheDocumentedStatus(command: Int, error: Int) async {
+        let (name, arguments) = Self.commands[command]
+        let (failure, status) = Self.injected[error]
+        let reached = Reached()
+        let result = await UnexpectedErrorProbe.$hook.withValue({ command in
+            reached.record(command)
+            return failure
+        }) {
+            await runBeaconctl(arguments)
+        }
+        #expect(reached.names == [name], "beaconctl \(arguments.joined(separator: " ")): \(result.error)")
+        #expect(result.status == status, "beaconctl \(arguments.joined(separator: " ")) left with \(result.status): \(result.error)")
+        #expect(result.error == "beaconctl: error: \(failure)\n", "\(result.error)")
+        #expect(result.output.isEmpty)
+    }
+
+    @Test func everyCommandHasAProbe() {
+        // A new subcommand joins `commands` above, or this fails.
+        func leaves(_ command: any ParsableCommand.Type, _ prefix: [String]) -> [String] {
+            let name = prefix + [command.configuration.commandName ?? "\(command)"]
+            let subcommands = command.configuration.subcommands
+            if subcommands.isEmpty { return [name.joined(separator: " ")] }
+            return subcommands.flatMap { leaves($0, name) }
+        }
+        let all = Set(BeaconCtl.configuration.subcommands.flatMap { leaves($0, []) } + ["verify --watch"])
+        #expect(all == Set(Self.commands.map(\.name)))
+    }
+
     @Test func findingsAndCommandFailuresKeepTheirStatus() async {
         let captured = CapturedOutput()
         let findings = await Console.$current.withValue(captured.console()) {
@@ -60,6 +118,16 @@ struct UnexpectedErrorTests {
         #expect(failure == 3)
         #expect(captured.error == "beaconctl: error: hci0: gone\n")
     }
+}
+
+/// The command names a probe was reached with.
+private final class Reached: @unchecked Sendable {
+    // Guarded by `lock`: the hook may be called from any task of the command.
+    private let lock = NSLock()
+    private var recorded: [String] = []
+
+    func record(_ name: String) { lock.withLock { recorded.append(name) } }
+    var names: [String] { lock.withLock { recorded } }
 }
 
 /// A command whose run throws `error`.

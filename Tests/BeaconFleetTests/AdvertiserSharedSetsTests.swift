@@ -192,14 +192,14 @@ struct AdvertiserSharedSetsTests {
     func setInUseAdvice() {
         let shared = HCIError(controller: "hci0", opcode: .leSetExtendedAdvertisingParameters, kind: .commandFailed(.commandDisallowed))
         #expect(
-            shared.description
+            shared.advisedMessage
                 == "hci0: LE Set Extended Advertising Parameters was refused (0x0C Command Disallowed): the advertising "
                 + "set is on the air and cannot change while it advertises; on hci0 it is usually another program's set "
                 + "(bluetoothd's advertising instance with that number, `btmgmt --index 0 advinfo` lists them): stop that "
                 + "advertisement, or use hci-user:0")
         // The family's first command still gets the family wording, where it is true.
         let first = HCIError(controller: "hci0", opcode: .leReadNumberOfSupportedAdvertisingSets, kind: .commandFailed(.commandDisallowed))
-        #expect(first.description.contains("the two command families exclude each other"))
+        #expect(first.advisedMessage.contains("the two command families exclude each other"))
     }
 
     /// Answers LE Set Extended Advertising Parameters for `handles` with Command Disallowed, as

@@ -65,8 +65,8 @@ struct KernelManagementSocketTests {
         #expect(
             error.message
                 == "hci0: the kernel's management interface refused Read Advertising Features (Permission Denied, 0x14): "
-                + "beaconctl needs the CAP_NET_ADMIN capability to see which advertising sets bluetoothd holds on hci0; "
-                + "grant them once with `sudo setcap cap_net_raw,cap_net_admin+eip $(command -v beaconctl)`, or run as root")
+                + "beaconctl needs the CAP_NET_ADMIN capability to see which advertising sets bluetoothd holds on hci0")
+        #expect(error.cause == .missingCapability)
         #expect(kernel.log.closed == [kernel.socketEnd])
     }
 

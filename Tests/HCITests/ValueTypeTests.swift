@@ -141,39 +141,6 @@ struct ScriptedGenerator: RandomNumberGenerator {
         #expect(named == 0x46 - 4)
         #expect(HCIStatus.allKnown.count == named)
     }
-
-    @Test func adviceForTheCommonCodes() {
-        for code: UInt8 in [0x01, 0x03, 0x07, 0x0C, 0x11, 0x12, 0x1F, 0x3A, 0x42, 0x43] {
-            #expect(HCIStatus(rawValue: code).advice(for: .leSetAdvertisingParameters, controller: "hci0") != nil, "\(code)")
-        }
-        #expect(HCIStatus.pageTimeout.advice(for: .reset, controller: "hci0") == nil)
-    }
-
-    @Test func commandDisallowedAdviceDependsOnFamilyAndRoute() throws {
-        let legacyShared = try #require(HCIStatus.commandDisallowed.advice(for: .leSetAdvertisingParameters, controller: "hci1"))
-        #expect(legacyShared.contains("using extended advertising"))
-        #expect(legacyShared.contains("use hci-user:1 or stop bluetoothd"))
-        let extendedShared = try #require(
-            HCIStatus.commandDisallowed.advice(for: .leReadNumberOfSupportedAdvertisingSets, controller: "hci-socket:2"))
-        #expect(extendedShared.contains("using legacy advertising"))
-        #expect(extendedShared.contains("hci-user:2"))
-        // A command on one set comes after an extended read succeeded: the family is never the
-        // cause there, the set's state is.
-        let setShared = try #require(HCIStatus.commandDisallowed.advice(for: .leSetExtendedAdvertisingEnable, controller: "hci-socket:2"))
-        #expect(!setShared.contains("legacy"))
-        #expect(setShared.contains("another program's set"))
-        #expect(setShared.contains("hci-user:2"))
-        let exclusive = try #require(HCIStatus.commandDisallowed.advice(for: .leSetAdvertisingParameters, controller: "hci-user:0"))
-        #expect(!exclusive.contains("bluetoothd"))
-        #expect(exclusive.contains("since its last Reset"))
-        let other = try #require(HCIStatus.commandDisallowed.advice(for: .readBDADDR, controller: "hci0"))
-        #expect(other.contains("current state"))
-    }
-
-    @Test func unknownCommandOnExtendedCommandsPointsToLegacy() throws {
-        let advice = try #require(HCIStatus.unknownHCICommand.advice(for: .leSetExtendedAdvertisingParameters, controller: "hci0"))
-        #expect(advice.contains("legacy advertising"))
-    }
 }
 
 @Suite struct MaskAndFeatureTests {

@@ -87,6 +87,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("advertise")
         let console = Console.current
         if printSystemdUnit || printSystemdTemplate {
             console.write(AdvertiseSystemdUnit(command: self, isTemplate: printSystemdTemplate).text())

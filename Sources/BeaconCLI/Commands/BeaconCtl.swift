@@ -87,7 +87,7 @@ public enum BeaconCtlRunner {
         // An error no command wrapped. ArgumentParser would leave with 1, which the contract
         // keeps for findings: it leaves with the status its kind documents instead.
         let status = ExitStatus.unexpected(error)
-        console.errorLine("beaconctl: error: \(error)")
+        console.errorLine("beaconctl: error: \(ExitStatus.message(for: error))")
         return status.rawValue
     }
 }

@@ -82,7 +82,7 @@ struct CalibrateCommand: AsyncParsableCommand {
             do {
                 _ = try HCITransportSpec(parsing: advertiseHci)
             } catch {
-                throw ValidationError("--advertise-hci \(advertiseHci): \(error.message)")
+                throw ValidationError("--advertise-hci \(advertiseHci): \(error.advisedMessage)")
             }
             if input != nil { throw ValidationError("--advertise-hci needs a controller to scan on, not --input.") }
         }
@@ -92,6 +92,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("calibrate")
         let console = Console.current
         let logger = globals.makeLogger()
         // With --write, what is read now is what the value is written into: a manifest
@@ -170,7 +171,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         } catch let interruption as TerminationSignals.Interrupted {
             failure = interruption
         } catch {
-            failure = CommandFailure(.controller, "\(error)")
+            failure = CommandFailure(.controller, ExitStatus.message(for: error))
         }
         await session.close()
         if let advertising {

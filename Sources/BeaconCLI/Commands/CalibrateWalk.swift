@@ -155,7 +155,7 @@ extension CalibrateCommand {
                 } catch {
                     await session.close()
                     if error is CancellationError { throw error }
-                    throw CommandFailure(.controller, "\(error)")
+                    throw CommandFailure(.controller, ExitStatus.message(for: error))
                 }
                 await session.close()
                 let samples = sampler.transmitters.first?.samples ?? 0

@@ -28,6 +28,7 @@ struct ControllersCommand: AsyncParsableCommand {
     var format: OutputFormat = .text
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("controllers")
         guard let hci = controller.hci else {
             try listKernelControllers()
             return
@@ -36,7 +37,7 @@ struct ControllersCommand: AsyncParsableCommand {
         do {
             spec = try HCITransportSpec(parsing: hci)
         } catch {
-            throw CommandFailure(.usageOrInput, "--hci: \(error.message)")
+            throw CommandFailure(.usageOrInput, "--hci: \(error.advisedMessage)")
         }
         let capture = try controller.openCapture()
         defer { capture?.close() }
@@ -46,7 +47,7 @@ struct ControllersCommand: AsyncParsableCommand {
             report = try await ControllerInspector.inspect(host, access: ControllerAccess(spec), logger: globals.makeLogger())
         } catch {
             await host.close()
-            throw CommandFailure(.controller, error.description)
+            throw CommandFailure(.controller, error.advisedMessage)
         }
         await host.close()
         switch format {
@@ -67,7 +68,7 @@ struct ControllersCommand: AsyncParsableCommand {
             }
             return
         } catch {
-            throw CommandFailure(.controller, error.message)
+            throw CommandFailure(.controller, error.advisedMessage)
         }
         switch format {
         case .text: ControllersOutput.printList(controllers, style: globals.style())

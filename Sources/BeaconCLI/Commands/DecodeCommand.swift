@@ -47,6 +47,7 @@ struct DecodeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("decode")
         let bytes: [UInt8]
         do {
             bytes = try DecodeHex.bytes(from: hex.joined(separator: " "))

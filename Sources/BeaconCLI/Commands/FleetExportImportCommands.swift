@@ -23,6 +23,7 @@ struct FleetExportCommand: AsyncParsableCommand {
     var output: String?
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("fleet export")
         let result = input.load()
         try reportBlockingDiagnostics(result)
         let text: String
@@ -67,6 +68,7 @@ struct FleetImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("fleet import")
         let text = try await readInput(csv)
         let (manifests, diagnostics) = FleetImport.manifests(fromCSV: text, file: csv == "-" ? "<stdin>" : csv)
         for diagnostic in diagnostics { Console.current.errorLine(diagnostic.rendered) }

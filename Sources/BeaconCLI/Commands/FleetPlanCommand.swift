@@ -84,6 +84,7 @@ struct FleetPlanCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("fleet plan")
         let namespace = try loadNamespace()
         let existing = namespace.fleet.venues.first { $0.id == venue }
         // What the manifest text declares and the resolved model does not keep: the venue's

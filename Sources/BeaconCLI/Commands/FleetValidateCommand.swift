@@ -23,6 +23,7 @@ struct FleetValidateCommand: AsyncParsableCommand {
     var strict = false
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("fleet validate")
         let result = input.load()
         let diagnostics = strict ? result.diagnostics.map(Self.promotingWarning) : result.diagnostics
         let errors = diagnostics.filter { $0.severity == .error }.count

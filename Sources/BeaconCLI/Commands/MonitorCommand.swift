@@ -127,6 +127,7 @@ struct MonitorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("monitor")
         let console = Console.current
         let logger = globals.makeLogger()
         let (regions, names) = try loadRegions()
@@ -288,7 +289,7 @@ struct MonitorCommand: AsyncParsableCommand {
         if session.lostCount > 0 {
             logger.warning("\(LossWording.reports(session.lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
         }
-        if let failure { throw CommandFailure(.controller, "\(failure)") }
+        if let failure { throw CommandFailure(.controller, ExitStatus.message(for: failure)) }
     }
 }
 

@@ -92,6 +92,7 @@ struct PlanCoverageCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("plan coverage")
         let result = ManifestLoader.load(paths: manifests)
         try reportBlockingDiagnostics(result)
         let request = CoverageRequest(

@@ -62,7 +62,7 @@ struct ProvisionCommand: AsyncParsableCommand {
         do {
             listening = try HCITransportSpec(parsing: verifyHCI)
         } catch {
-            throw ValidationError("--verify-hci: \(error.message)")
+            throw ValidationError("--verify-hci: \(error.advisedMessage)")
         }
         if let hci = controller.hci, let advertising = try? HCITransportSpec(parsing: hci),
             advertising.isSameController(as: listening)
@@ -76,6 +76,7 @@ struct ProvisionCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("provision")
         let console = Console.current
         let loaded = ManifestLoader.load(paths: manifests)
         try reportBlockingDiagnostics(loaded)

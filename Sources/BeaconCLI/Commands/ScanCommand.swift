@@ -179,6 +179,7 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("scan")
         let console = Console.current
         let logger = globals.makeLogger()
         let names = try loadManifestNames()

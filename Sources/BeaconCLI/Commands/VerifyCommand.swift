@@ -143,6 +143,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached(watch ? "verify --watch" : "verify")
         if printSystemdTemplate {
             Console.current.write(WatchSystemdUnit(globals: globals).text())
             return
@@ -326,7 +327,7 @@ struct VerifyCommand: AsyncParsableCommand {
         case .failure(let error as SightingStreamError):
             throw CommandFailure(.usageOrInput, error.description)
         case .failure(let error):
-            throw CommandFailure(.controller, "\(error)")
+            throw CommandFailure(.controller, ExitStatus.message(for: error))
         }
     }
 

@@ -27,7 +27,7 @@ struct HCIOptions: ParsableArguments {
             do {
                 _ = try HCITransportSpec(parsing: hci)
             } catch {
-                throw ValidationError("--hci: \(error.message)")
+                throw ValidationError("--hci: \(error.advisedMessage)")
             }
         }
         guard commandTimeout.isFinite, commandTimeout >= 0.1, commandTimeout <= 60 else {
@@ -54,7 +54,7 @@ struct HCIOptions: ParsableArguments {
         do {
             return try HCITransportSpec(parsing: text)
         } catch {
-            throw CommandFailure(.usageOrInput, "\(origin): \(error.message)")
+            throw CommandFailure(.usageOrInput, "\(origin): \(error.advisedMessage)")
         }
     }
 
@@ -80,7 +80,7 @@ struct HCIOptions: ParsableArguments {
         do {
             return try await connection(spec, capture: capture).openHost()
         } catch {
-            throw CommandFailure(.controller, error.message)
+            throw CommandFailure(.controller, error.advisedMessage)
         }
     }
 

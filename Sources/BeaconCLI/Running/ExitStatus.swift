@@ -27,6 +27,16 @@ public enum ExitStatus: Int32, Sendable {
             .usageOrInput
         }
     }
+
+    /// The words for an error no command worded itself: a controller's refusal or failure
+    /// with what to do about it (`ControllerAdvice`), anything else as it describes itself.
+    static func message(for error: any Error) -> String {
+        switch error {
+        case let error as HCIError: error.advisedMessage
+        case let error as HCITransportError: error.advisedMessage
+        default: "\(error)"
+        }
+    }
 }
 
 /// An error a command reports to the user: the message is printed as `beaconctl: error: …`

@@ -37,10 +37,10 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
         case .invalidRequest(let message):
             return message
         case .transport(let error):
-            return error.message
+            return error.advisedMessage
         case .command(let error, let context):
-            guard let context else { return error.description }
-            return "\(error.description) (while \(context))"
+            guard let context else { return error.advisedMessage }
+            return "\(error.advisedMessage) (while \(context))"
         case .tooManyBeacons(let controller, let requested, let supported):
             return "\(controller): \(requested) beacons need \(requested) advertising sets but the controller has "
                 + "\(supported); advertise at most \(supported) here and put the rest on a second controller "
@@ -63,7 +63,7 @@ public enum AdvertisingError: Error, Equatable, Sendable, CustomStringConvertibl
                 + "enabled yet. Run again once the other program's advertisements are in place (`btmgmt --index "
                 + "\(index) advinfo` lists them), or pass \(UserSetting.restart) to retry by itself"
         case .occupiedSetsUnknown(let error):
-            return "\(error.message); without that list beaconctl cannot tell which advertising sets are free next to "
+            return "\(error.advisedMessage); without that list beaconctl cannot tell which advertising sets are free next to "
                 + "bluetoothd's, so nothing was put on the air"
         case .extendedAdvertisingUnsupported(let controller, let version):
             return "\(controller): this Bluetooth \(version) controller has no LE Extended Advertising (LE feature "

@@ -33,9 +33,9 @@ public enum AdvertisingFault: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(controller): the controller stopped advertising \(handle) (beacon \(beacon)) on its own "
                 + "(\(status)): that beacon is off the air"
         case .transportEnded(let error):
-            return "the connection to the controller ended: \(error.message)"
+            return "the connection to the controller ended: \(error.advisedMessage)"
         case .commandFailed(let error):
-            return error.description
+            return error.advisedMessage
         }
     }
 

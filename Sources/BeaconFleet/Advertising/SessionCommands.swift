@@ -33,8 +33,8 @@ struct SessionCommands: Sendable {
             try await host.send(command, noting: ledger)
             return nil
         } catch {
-            logger.warning("could not complete the stop sequence: \(error)")
-            return "\(error)"
+            logger.warning("could not complete the stop sequence: \(error.advisedMessage)")
+            return error.advisedMessage
         }
     }
 }

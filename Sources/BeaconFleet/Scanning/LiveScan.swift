@@ -91,7 +91,7 @@ public enum LiveScanError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unreachable(_, let error): error.message
+        case .unreachable(_, let error): error.advisedMessage
         case .refused(let error): error.description
         }
     }

@@ -27,14 +27,14 @@ public struct ScanError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .command(let error, _):
-            // HCIError already names the controller, the command, the status and the advice.
-            return error.description
+            // HCIError already names the controller, the command and the status.
+            return error.advisedMessage
         case .extendedScanningUnsupported:
             return "\(controller): extended scanning was asked for, but the controller does not support it (LE feature bit 12 is clear; it predates Bluetooth 5.0 or has it disabled); use \(UserSetting.family) legacy or auto"
         case .invalidParameters(let reason):
             return "\(controller): cannot scan with these settings: \(reason)"
         case .transportEnded(let error?):
-            return "\(controller): the link to the controller ended while scanning (\(error.message)); check that it is still plugged in or running, then scan again"
+            return "\(controller): the link to the controller ended while scanning (\(error.advisedMessage)); check that it is still plugged in or running, then scan again"
         case .transportEnded(nil):
             return "\(controller): the link to the controller was closed while scanning"
         }

@@ -2,10 +2,11 @@ import BeaconCore
 
 /// Why a command sent through `HostController` did not produce its result.
 ///
-/// `description` is the message for the user: which controller, which command, what
-/// happened and what to do, e.g.
-/// `hci0: LE Set Advertising Parameters was refused (0x0C Command Disallowed): another
-/// program (usually bluetoothd) is using extended advertising …; use hci-user:0 or stop bluetoothd`.
+/// `description` says what happened and where: which controller, which command, and the
+/// facts (status, timeout, the transport's failure), e.g.
+/// `hci0: LE Set Advertising Parameters was refused (0x0C Command Disallowed)`. What the user
+/// should do about it depends on the front end and is chosen above this layer (BeaconFleet's
+/// `ControllerAdvice`), from the typed `kind`, `opcode` and `controller`.
 public struct HCIError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: Equatable, Sendable {
         /// The controller answered with a non-success status.
@@ -54,25 +55,23 @@ public struct HCIError: Error, Equatable, Sendable, CustomStringConvertible {
         let command = opcode.displayName
         switch kind {
         case .commandFailed(let status):
-            let verb = [.hardwareFailure, .unspecifiedError, .memoryCapacityExceeded].contains(status) ? "failed" : "was refused"
-            let advice = status.advice(for: opcode, controller: controller)
-                ?? "retry; if it keeps failing, capture the traffic with \(UserSetting.snoop) FILE and report it"
-            return "\(controller): \(command) \(verb) (\(status)): \(advice)"
+            let verb = Self.isFailure(status) ? "failed" : "was refused"
+            return "\(controller): \(command) \(verb) (\(status))"
         case .timeout(let timeout, let waitingForCredit):
             if waitingForCredit {
-                return "\(controller): \(command) could not be sent within \(Self.seconds(timeout)): the controller has not finished earlier commands (no command credit); it may have hung: reset or replug it, then retry"
+                return "\(controller): \(command) could not be sent within \(Self.seconds(timeout)): the controller has not finished earlier commands (no command credit)"
             }
-            return "\(controller): no answer to \(command) within \(Self.seconds(timeout)); the controller may have hung or been unplugged: check it, reset or replug it, then retry"
+            return "\(controller): no answer to \(command) within \(Self.seconds(timeout))"
         case .transport(let error):
             return "\(controller): \(command) did not complete: \(error.message)"
         case .malformedAnswer(let error):
-            return "\(controller): the answer to \(command) could not be read (\(error)); the controller or the link is corrupting packets: capture the traffic with \(UserSetting.snoop) FILE and report it"
+            return "\(controller): the answer to \(command) could not be read (\(error))"
         case .unexpectedAnswer(let detail):
-            return "\(controller): \(command) got an answer the specification does not allow: \(detail); capture the traffic with \(UserSetting.snoop) FILE and report it"
+            return "\(controller): \(command) got an answer the specification does not allow: \(detail)"
         case .controllerReset:
-            return "\(controller): the controller was reset while \(command) was pending (another program sent Reset, or the controller restarted); its effect is unknown: set the controller up again"
+            return "\(controller): the controller was reset while \(command) was pending (another program sent Reset, or the controller restarted); its effect is unknown"
         case .hardwareError(let code):
-            return "\(controller): the controller reported hardware error \(HexText.code(code)) while \(command) was pending; reset it, and replug or replace it if the error repeats"
+            return "\(controller): the controller reported hardware error \(HexText.code(code)) while \(command) was pending"
         case .invalidCommand(let error):
             return "\(controller): \(command) was not sent: \(error.message)"
         case .closed:
@@ -80,6 +79,11 @@ public struct HCIError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cancelled:
             return "\(controller): \(command) was cancelled before its answer arrived"
         }
+    }
+
+    /// Statuses that say the controller failed, rather than refused what was asked.
+    private static func isFailure(_ status: HCIStatus) -> Bool {
+        [.hardwareFailure, .unspecifiedError, .memoryCapacityExceeded].contains(status)
     }
 
     /// `2 s`, `250 ms`.

@@ -32,7 +32,8 @@ package struct PacketLinkConfiguration: Sendable {
     /// Packets `incoming` holds for a slow consumer; beyond, the link stops reading until the
     /// consumer catches up (the bytes wait in the descriptor, nothing is dropped).
     package var incomingBufferLimit: Int
-    /// Words a failure for the user: what happened on this link and what to do next.
+    /// Words a failure: what happened on this link (and, as its `cause`, the facts that say
+    /// what the user can do; the words for that are chosen above the transports).
     package var explain: @Sendable (LinkFailure) -> HCITransportError
 
     package init(
@@ -44,10 +45,7 @@ package struct PacketLinkConfiguration: Sendable {
         self.framing = framing
         self.writeTimeout = writeTimeout
         self.incomingBufferLimit = incomingBufferLimit
-        // The link thread words failures outside any task: keep the spelling of settings and
-        // commands that the opener's task uses.
-        let terms = UserTerms.spelling
-        self.explain = { failure in UserTerms.$spelling.withValue(terms) { explain(failure) } }
+        self.explain = explain
     }
 
     /// The wording for failures a transport has nothing specific to add to.

@@ -39,8 +39,7 @@ extension HCITransportSpec {
         guard let index = decimal(digits, maximumDigits: 5), index <= Int(largestDeviceIndex) else {
             throw invalid(
                 text,
-                "the controller index must be a number from 0 to \(largestDeviceIndex), as in hci0 "
-                    + "(\(UserCommand.controllers) lists them)")
+                "the controller index must be a number from 0 to \(largestDeviceIndex), as in hci0")
         }
         return UInt16(index)
     }

@@ -1,16 +1,84 @@
 import BeaconCore
+import HCI
 
-extension HCIStatus {
-    /// What the user should know and do when `opcode` failed with this status on the
-    /// controller named `controller` (a transport spec such as `hci0` or `hci-user:0`).
-    /// `nil` for codes without specific advice.
+/// What to do when a controller refused, failed or could not be reached: the words above the
+/// protocol. `HCIError` and `HCITransportError` carry the facts (status, opcode, controller,
+/// kind); this is where they become advice, naming the front end's settings and commands as
+/// `UserSetting`/`UserCommand`.
+public enum ControllerAdvice {
+    /// The message for the user: the error's facts, then what to do.
+    public static func message(for error: HCIError) -> String {
+        let facts = error.description
+        switch error.kind {
+        case .commandFailed(let status):
+            let advice = advice(for: status, opcode: error.opcode, controller: error.controller)
+                ?? "retry; if it keeps failing, \(reportTheTraffic)"
+            return "\(facts): \(advice)"
+        case .timeout(_, let waitingForCredit):
+            if waitingForCredit {
+                return "\(facts); it may have hung: reset or replug it, then retry"
+            }
+            return "\(facts); the controller may have hung or been unplugged: check it, reset or replug it, then retry"
+        case .transport(let transportError):
+            return "\(error.controller): \(error.opcode.displayName) did not complete: \(message(for: transportError))"
+        case .malformedAnswer:
+            return "\(facts); the controller or the link is corrupting packets: \(reportTheTraffic)"
+        case .unexpectedAnswer:
+            return "\(facts); \(reportTheTraffic)"
+        case .controllerReset:
+            return "\(facts): set the controller up again"
+        case .hardwareError:
+            return "\(facts); reset it, and replug or replace it if the error repeats"
+        case .invalidCommand, .closed, .cancelled:
+            return facts
+        }
+    }
+
+    /// The message for the user when a controller could not be named or reached. A transport
+    /// spec that could not be parsed says what is wrong and which forms are accepted; this adds
+    /// where the controllers' names come from.
+    public static func message(for error: HCITransportError) -> String {
+        if error.kind == .invalidSpec {
+            return "\(error.message); \(UserCommand.controllers) lists this machine's controllers"
+        }
+        guard let cause = error.cause else { return error.message }
+        switch cause {
+        case .kernelWithoutBluetooth:
+            return "\(error.message). Load the module (`modprobe bluetooth`), use a kernel built with CONFIG_BT, "
+                + "or use tcp-client:/serial:/virtual"
+        case .missingCapability:
+            return "\(error.message); grant them once with `sudo setcap cap_net_raw,cap_net_admin+eip $(command -v beaconctl)`, "
+                + "or run as root"
+        case .controllerUpForKernel(let device):
+            return "\(error.message): power it off with `sudo btmgmt --index \(device) power off` (or `sudo hciconfig "
+                + "hci\(device) down`) and stop bluetoothd (`sudo systemctl stop bluetooth`)"
+        case .userChannelHeld:
+            return "\(error.message); stop it first (another beaconctl, or a Bluetooth stack such as Bumble)"
+        case .controllerDown(let device):
+            return "\(error.message); power it on with `sudo btmgmt --index \(device) power on` (or `sudo hciconfig hci\(device) up`)"
+        case .rfKilled:
+            return "\(error.message); unblock it with `rfkill unblock bluetooth`"
+        case .noSuchController:
+            return "\(error.message); \(UserCommand.controllers) lists them"
+        case .controllerRemoved:
+            return "\(error.message); \(UserCommand.controllers) lists the controllers present"
+        case .managementRefused(let device):
+            return "\(error.message); check the controller with `btmgmt --index \(device) info`"
+        }
+    }
+
+    private static var reportTheTraffic: String { "capture the traffic with \(UserSetting.snoop) FILE and report it" }
+
+    /// What the user should know and do when `opcode` failed with `status` on the controller
+    /// named `controller` (a transport spec such as `hci0` or `hci-user:0`). `nil` for codes
+    /// without specific advice.
     ///
     /// The advice depends on the command: Command Disallowed from an advertising command
     /// has a different usual cause than from Reset.
-    public func advice(for opcode: HCIOpcode, controller: String) -> String? {
+    public static func advice(for status: HCIStatus, opcode: HCIOpcode, controller: String) -> String? {
         let route = ControllerRoute(controller)
         let family = AdvertisingCommandFamily(opcode)
-        switch self {
+        switch status {
         case .unknownHCICommand:
             if family == .extended {
                 return "this controller has no extended advertising (it predates Bluetooth 5.0 or disables it); use legacy advertising, one beacon per controller"
@@ -28,7 +96,7 @@ extension HCIStatus {
         case .unsupportedFeatureOrParameterValue:
             return "the controller does not support a value in this command (interval, TX power, PHY or address type); \(UserCommand.controllers) shows what it supports"
         case .invalidHCICommandParameters:
-            return "the controller rejected the parameters as out of range or inconsistent; if they were accepted by beaconctl's own checks, capture the traffic with \(UserSetting.snoop) FILE and report it"
+            return "the controller rejected the parameters as out of range or inconsistent; if they were accepted by beaconctl's own checks, \(reportTheTraffic)"
         case .unspecifiedError:
             return "the controller gave no reason; retry, and reset the controller if it keeps failing"
         case .controllerBusy:
@@ -46,7 +114,7 @@ extension HCIStatus {
     /// set commands come after an extended read (LE Read Number of Supported Advertising
     /// Sets) has succeeded, which the other family would already have refused. The set is
     /// advertising (Core v5.4 Vol 4 Part E 7.8.53–7.8.59).
-    private func setInUseAdvice(route: ControllerRoute) -> String {
+    private static func setInUseAdvice(route: ControllerRoute) -> String {
         switch route {
         case .kernelShared(let index):
             return "the advertising set is on the air and cannot change while it advertises; on hci\(index) it is usually another program's set (bluetoothd's advertising instance with that number, `btmgmt --index \(index) advinfo` lists them): stop that advertisement, or use hci-user:\(index)"
@@ -55,7 +123,7 @@ extension HCIStatus {
         }
     }
 
-    private func commandDisallowedAdvice(family: AdvertisingCommandFamily?, route: ControllerRoute) -> String {
+    private static func commandDisallowedAdvice(family: AdvertisingCommandFamily?, route: ControllerRoute) -> String {
         guard let family else {
             return "the controller does not allow this command in its current state (for example while advertising or scanning is enabled); stop that activity first"
         }
@@ -67,6 +135,16 @@ extension HCIStatus {
             return "the \(other) advertising command family was used on this controller since its last Reset (the two families exclude each other), or advertising is enabled while its parameters change; reset the controller and use one family"
         }
     }
+}
+
+extension HCIError {
+    /// The facts and what to do (`ControllerAdvice.message(for:)`): the text for the user.
+    public var advisedMessage: String { ControllerAdvice.message(for: self) }
+}
+
+extension HCITransportError {
+    /// The facts and what to do (`ControllerAdvice.message(for:)`): the text for the user.
+    public var advisedMessage: String { ControllerAdvice.message(for: self) }
 }
 
 /// Which of the two mutually exclusive LE command families an opcode belongs to

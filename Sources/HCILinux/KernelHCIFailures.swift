@@ -4,9 +4,10 @@ import Glibc
 import HCI
 import HCITransports
 
-/// Words kernel HCI socket failures as what happened and what to do about it. The errnos
-/// and where they arise follow the kernel's net/bluetooth/hci_sock.c and hci_core.c.
-struct KernelHCIAdvice {
+/// Words kernel HCI socket failures as what happened, with the `cause` a front end turns
+/// into what to do (BeaconFleet's `ControllerAdvice`). The errnos and where they arise follow
+/// the kernel's net/bluetooth/hci_sock.c and hci_core.c.
+struct KernelHCIFailures {
     let device: UInt16
     let channel: KernelHCIChannel
 
@@ -20,17 +21,13 @@ struct KernelHCIAdvice {
 
     private var controller: String { "hci\(device)" }
 
-    static let grantCapabilities =
-        "grant them once with `sudo setcap cap_net_raw,cap_net_admin+eip $(command -v beaconctl)`, "
-        + "or run as root"
-
     /// What the kernel says when it was built or booted without Bluetooth (EAFNOSUPPORT).
     static func noBluetoothSupport(_ prefix: String) -> HCITransportError {
         HCITransportError(
             .bluetoothUnsupported,
             "\(prefix): this kernel has no Bluetooth support (AF_BLUETOOTH: address family not "
-                + "supported). Load the module (`modprobe bluetooth`), use a kernel built with "
-                + "CONFIG_BT, or use tcp-client:/serial:/virtual")
+                + "supported)",
+            cause: .kernelWithoutBluetooth)
     }
 
     func socketFailed(_ error: POSIXCallError) -> HCITransportError {
@@ -54,20 +51,18 @@ struct KernelHCIAdvice {
         case EPERM, EACCES:
             return HCITransportError(
                 .permissionDenied,
-                "\(name): the user channel needs the CAP_NET_ADMIN capability; "
-                    + Self.grantCapabilities)
+                "\(name): the user channel needs the CAP_NET_ADMIN capability", cause: .missingCapability)
         case EBUSY:
             return HCITransportError(
                 .deviceBusy,
                 "\(name): \(controller) is up or being set up by the kernel, and the user channel "
-                    + "needs it down and unused: power it off with `sudo btmgmt --index \(device) "
-                    + "power off` (or `sudo hciconfig \(controller) down`) and stop bluetoothd "
-                    + "(`sudo systemctl stop bluetooth`)")
+                    + "needs it down and unused",
+                cause: .controllerUpForKernel(device: device))
         case EUSERS, EALREADY:
             return HCITransportError(
                 .deviceBusy,
-                "\(name): another program already holds the user channel of \(controller); "
-                    + "stop it first (another beaconctl, or a Bluetooth stack such as Bumble)")
+                "\(name): another program already holds the user channel of \(controller)",
+                cause: .userChannelHeld(device: device))
         case ERFKILL:
             return rfKilled()
         default:
@@ -77,20 +72,19 @@ struct KernelHCIAdvice {
 
     func noSuchController() -> HCITransportError {
         HCITransportError(
-            .noSuchDevice, "\(name): no controller \(controller); \(UserCommand.controllers) lists them")
+            .noSuchDevice, "\(name): no controller \(controller)", cause: .noSuchController(device: device))
     }
 
     func deviceDown() -> HCITransportError {
         HCITransportError(
             .deviceDown,
-            "\(name): \(controller) is down; power it on with `sudo btmgmt --index \(device) power on` "
-                + "(or `sudo hciconfig \(controller) up`)")
+            "\(name): \(controller) is down", cause: .controllerDown(device: device))
     }
 
     func rfKilled() -> HCITransportError {
         HCITransportError(
             .deviceDown,
-            "\(name): \(controller) is blocked by RF-kill; unblock it with `rfkill unblock bluetooth`")
+            "\(name): \(controller) is blocked by RF-kill", cause: .rfKilled(device: device))
     }
 
     func setupFailed(_ step: String, _ error: POSIXCallError) -> HCITransportError {
@@ -104,7 +98,8 @@ struct KernelHCIAdvice {
         HCITransportError(
             .permissionDenied,
             "\(name): the kernel filters LE events out for this process, which lacks the "
-                + "CAP_NET_RAW capability; " + Self.grantCapabilities)
+                + "CAP_NET_RAW capability",
+            cause: .missingCapability)
     }
 
     func explain(_ failure: LinkFailure) -> HCITransportError {
@@ -115,7 +110,8 @@ struct KernelHCIAdvice {
             return HCITransportError(
                 .permissionDenied,
                 "\(name): the kernel refused the command: LE and vendor commands on the RAW "
-                    + "channel need the CAP_NET_RAW capability; " + Self.grantCapabilities)
+                    + "channel need the CAP_NET_RAW capability",
+                cause: .missingCapability)
         case .writeFailed(let error) where error.code == EINVAL:
             return HCITransportError(
                 .framing,
@@ -136,8 +132,8 @@ struct KernelHCIAdvice {
     private func removed() -> HCITransportError {
         HCITransportError(
             .ioFailure,
-            "\(name): \(controller) went away (unplugged, or its driver reset); "
-                + "\(UserCommand.controllers) lists the controllers present")
+            "\(name): \(controller) went away (unplugged, or its driver reset)",
+            cause: .controllerRemoved(device: device))
     }
 }
 #endif
