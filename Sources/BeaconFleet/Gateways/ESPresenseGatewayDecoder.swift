@@ -51,13 +51,7 @@ public enum ESPresenseGatewayDecoder: GatewayDecoder {
                 guard let rssi = GatewaySpelling.rssi(value) else { throw .init("\"rssi\" \(NumberText.plain(value)) is not an RSSI in dBm") }
                 return rssi
             }
-            var address: String?
-            if let mac = try fields.string("mac") {
-                guard let spelled = GatewaySpelling.address(mac) else {
-                    throw .init("\"mac\" \(JSONText.stringLiteral(String(mac.prefix(40)))) is not a device address")
-                }
-                address = spelled
-            }
+            let address = try fields.address("mac")
             return GatewaySighting.make(
                 identity: identity, measuredPower: Int8(power), address: address, rssi: rssi,
                 arrivalTime: arrivalTime, receiver: receiver)

@@ -37,6 +37,16 @@ struct GatewayPayload {
         }
     }
 
+    /// A device address member in any of the gateways' spellings (`c45bbe000001`,
+    /// `C4:5B:BE:00:00:01`), as beaconctl writes it; `nil` when absent, null or empty.
+    func address(_ key: String) throws(Problem) -> String? {
+        guard let text = try string(key), !text.isEmpty else { return nil }
+        guard let spelled = GatewaySpelling.address(text) else {
+            throw Problem("\"\(key)\" \(JSONText.stringLiteral(String(text.prefix(40)))) is not a device address")
+        }
+        return spelled
+    }
+
     /// A number member (or a number written as a string, as some gateways do); `nil` when
     /// absent or null. Only finite values.
     func number(_ key: String) throws(Problem) -> Double? {

@@ -43,15 +43,8 @@ enum TheengsPayloadReader {
                 guard let rssi = GatewaySpelling.rssi(Double(value)) else { throw .init("\"rssi\" \(value) is not an RSSI in dBm") }
                 return rssi
             }
-            var address: String?
-            let mac = try fields.string("mac")
-            let id = try fields.string("id")
-            if let id = mac ?? id {
-                guard let spelled = GatewaySpelling.address(id) else {
-                    throw .init("\"id\" \(JSONText.stringLiteral(String(id.prefix(40)))) is not a device address")
-                }
-                address = spelled
-            }
+            // OpenMQTTGateway writes `mac`, Theengs Gateway `id`.
+            let address = try fields.has("mac") ? fields.address("mac") : fields.address("id")
             let isRandom = try fields.integer("mac_type", in: 0...255).map { $0 == 1 } ?? false
             let advertisement: IBeaconAdvertisement
             if let raw {
