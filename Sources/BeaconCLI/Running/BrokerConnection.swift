@@ -123,7 +123,10 @@ struct BrokerInput {
             subscriptions.append(BrokerSubscription(
                 client: client, gateway: broker.gateway, base: client.broker.topicPrefix, name: broker.url))
         }
-        let (health, healthChanges) = AsyncStream.makeStream(of: InputHealthChange.self, bufferingPolicy: .bufferingNewest(64))
+        // Unbounded, and never a backlog: its one reader (the watch's feed) moves each change on
+        // as it comes. A bound would let a burst of losses (one change per gap) push an
+        // `input-lost` out unread, and the watch would judge while blind.
+        let (health, healthChanges) = AsyncStream.makeStream(of: InputHealthChange.self, bufferingPolicy: .unbounded)
         let connections = BrokerConnections(count: subscriptions.count)
         let logging = subscriptions.enumerated().map { index, subscription in
             let broker = subscription.client.broker
