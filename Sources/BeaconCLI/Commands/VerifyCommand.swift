@@ -307,8 +307,14 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     /// Runs `operation`; SIGINT or SIGTERM cancel it, and it ends with what it has.
-    static func untilSignal<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async -> Result<Value, any Error> {
-        let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<Value, any Error> in
+    /// `stopWithin`: seconds the command may take to end after the signal before
+    /// `StopDeadline` ends it (the watch, a service).
+    static func untilSignal<Value: Sendable>(
+        stopWithin: Double? = nil, _ operation: @escaping @Sendable () async throws -> Value
+    ) async -> Result<Value, any Error> {
+        let (outcome, _) = await TerminationSignals.cancellingOnSignal(onSignal: { signalNumber in
+            if let stopWithin { StopDeadline.arm(after: stopWithin, signal: signalNumber) }
+        }) { () -> Result<Value, any Error> in
             do {
                 return .success(try await operation())
             } catch {

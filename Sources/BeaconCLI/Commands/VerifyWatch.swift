@@ -206,7 +206,7 @@ extension VerifyCommand {
     private func watchRecording(_ path: String, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
-        return try Self.value(of: await Self.untilSignal { () async throws -> AuditStatusReport in
+        return try Self.value(of: await Self.untilSignal(stopWithin: StopDeadline.watchLimit) { () async throws -> AuditStatusReport in
             let opened: SightingInput
             do {
                 opened = try await SightingSources.open(path: path)
@@ -233,7 +233,7 @@ extension VerifyCommand {
     /// beacons of a chain whose boxes are all silent still go missing after --silence. Blind
     /// until the broker is connected, and whenever it is lost.
     private func watchBroker(_ broker: BrokerInput, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
-        try Self.value(of: await Self.untilSignal {
+        try Self.value(of: await Self.untilSignal(stopWithin: StopDeadline.watchLimit) {
             try await watch.run(
                 broker.feed.sightings, timing: AuditWatch.liveTiming, lostMessages: broker.feed, health: broker.health,
                 receiverStatus: broker.feed.receiverStatuses,
@@ -254,7 +254,7 @@ extension VerifyCommand {
         _ watch: AuditWatch, over sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
         health: AsyncStream<InputHealthChange>? = nil, input: String, sinks: [any AuditEventSink]
     ) async throws -> AuditStatusReport {
-        try Self.value(of: await Self.untilSignal {
+        try Self.value(of: await Self.untilSignal(stopWithin: StopDeadline.watchLimit) {
             try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, health: health, input: input, sinks: sinks)
         })
     }

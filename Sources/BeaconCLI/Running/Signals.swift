@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Turns SIGINT (Ctrl-C) and SIGTERM (systemd, `kill`) into the cancellation of one task,
@@ -143,5 +144,30 @@ final class SignalWatcher: Sendable {
             _exit(128 + signalNumber)
         }
         for handler in handlers { handler(signalNumber) }
+    }
+}
+
+/// The last resort of a service told to stop: when the command has not ended `limit` after
+/// SIGINT/SIGTERM (a connection that will not close, a stop that waits on something that
+/// never comes), it says so on standard error and ends with exit status 3, rather than hang
+/// until systemd's SIGKILL with nothing said. Armed once per process, at the first signal.
+enum StopDeadline {
+    /// For `verify --watch`: it stops in hundredths of a second, whatever its backlog
+    /// (the flood lane measures it); ten seconds is a hang.
+    static let watchLimit = 10.0
+
+    private static let armed = Atomic<Bool>(false)
+
+    static func arm(after limit: Double, signal signalNumber: Int32) {
+        guard !armed.exchange(true, ordering: .relaxed) else { return }
+        let name = TerminationSignals.name(of: signalNumber)
+        // On a thread of its own: if the pool were what hangs, a task would never run.
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: limit)
+            let message = "beaconctl: error: still stopping \(Int(limit)) s after \(name) (a connection or controller did not close): "
+                + "exiting without the final report\n"
+            _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            _exit(3)
+        }
     }
 }
