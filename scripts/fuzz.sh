@@ -73,7 +73,8 @@ mapfile -t fleet_sources < <(find Sources/BeaconFleet/Verification Sources/Beaco
 mapfile -t sighting_sources < <(find Sources/BeaconFleet/Sightings -name '*.swift' ! -name SightingSource.swift | sort)
 build_module BeaconFleet -I Sources/CYAML "${sighting_sources[@]}" Sources/BeaconFleet/Decode/*.swift \
   Sources/BeaconFleet/Gateways/*.swift Sources/BeaconFleet/Fleetwide/MQTTTopics.swift Sources/BeaconFleet/Watch/InputHealth.swift \
-  Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingSetAllocation.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift "${fleet_sources[@]}"
+  Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingSetAllocation.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift \
+  Sources/BeaconFleet/Controllers/ControllerAdvice.swift "${fleet_sources[@]}"
 # The reports a verification pass renders (their escaping meets hostile identities).
 build_module BeaconCLI -I Sources/CYAML Sources/BeaconCLI/Rendering/JSONOutput.swift Sources/BeaconCLI/Rendering/Verify/VerificationJSONReport.swift \
   Sources/BeaconCLI/Rendering/Verify/VerificationJUnitReport.swift Sources/BeaconCLI/Rendering/Verify/VerificationMarkdownReport.swift

@@ -179,7 +179,7 @@ struct BrokerInput {
             logger.warning("\(name): \(NumberText.count(skipped.malformed, "unreadable message")) skipped")
         }
         if skipped.lost > 0 {
-            logger.warning("\(name): \(NumberText.count(skipped.lost, "message")) of sightings never arrived (numbered by their publishers, dropped on the way: the broker drops what it cannot queue for a slow reader)")
+            logger.warning("\(name): \(NumberText.count(skipped.lost, "message")) of sightings never arrived (numbered by their publishers, dropped on the way: the broker drops what it cannot queue for a slow reader; raise its queue for this client, Mosquitto's max_queued_messages, or spread the fleet over more watches)")
         }
         if skipped.withoutIdentity > 0 {
             logger.warning("\(name): \(NumberText.count(skipped.withoutIdentity, "report")) without a beacon identity (no major and minor) could not be audited")

@@ -157,56 +157,12 @@ public struct BrokerMessageLoss: Hashable, Sendable {
 
     /// `120 messages of fleet/sightings/store-7 never arrived (…)`.
     public var description: String {
-        "\(NumberText.count(messages, "message")) of \(topic) never arrived (the broker drops what it cannot queue for a slow reader)"
+        "\(NumberText.count(messages, "message")) of \(topic) never arrived (the broker drops what it cannot queue for a slow reader: "
+            + "raise its queue for this client, Mosquitto's max_queued_messages, or spread the fleet over more watches)"
     }
 }
 
 /// The feed's count of skipped messages, shared with its pumps.
 private final class SkippedCounts: Sendable {
     let counts = Mutex(BrokerSightingFeed.SkippedMessages())
-}
-
-/// The sightings of a `BrokerSightingFeed`, in arrival order. One reader.
-public struct BrokerSightings: AsyncSequence, SightingBatchSequence, Sendable {
-    public typealias Element = Sighting
-    fileprivate let channel: BatchChannel<Sighting>
-
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(channel: channel)
-    }
-
-    package func makeBatchIterator() -> any SightingBatchIterator {
-        makeAsyncIterator()
-    }
-
-    public struct AsyncIterator: AsyncIteratorProtocol, SightingBatchIterator {
-        fileprivate let channel: BatchChannel<Sighting>
-        private var batch: [Sighting] = []
-        private var index = 0
-
-        fileprivate init(channel: BatchChannel<Sighting>) {
-            self.channel = channel
-        }
-
-        public mutating func next() async throws -> Sighting? {
-            while index == batch.count {
-                guard let next = try await channel.next() else { return nil }
-                batch = next
-                index = 0
-            }
-            defer { index += 1 }
-            return batch[index]
-        }
-
-        package mutating func nextBatch(into sightings: inout [Sighting]) async throws -> Bool {
-            if index < batch.count {
-                sightings = Array(batch[index...])
-                index = batch.count
-                return true
-            }
-            guard let next = try await channel.next() else { return false }
-            sightings = next
-            return true
-        }
-    }
 }

@@ -10,8 +10,8 @@ import BeaconCore
 /// in ESPresense, `rssi` is the raw RSSI of the last advertisement in v3 and a filtered
 /// median with two decimals in v4. A beacon is reported at most once per `skip_ms` (5 s by
 /// default) unless it moves, and not at all beyond `max_distance` (16 m by default): the
-/// cadence of its reports says nothing of the beacon's interval. `int` is ESPresense's own
-/// estimate of that interval (see `intervalEstimate`).
+/// cadence of its reports says nothing of the beacon's interval. Its `int` field, an
+/// estimate of that interval that runs long, is not read (docs/gateways.md).
 public enum ESPresenseGatewayDecoder: GatewayDecoder {
     public static func topicFilters(base: String) -> [String] {
         ["\(base)/devices/+/+", "\(base)/rooms/+/status"]
@@ -58,16 +58,5 @@ public enum ESPresenseGatewayDecoder: GatewayDecoder {
         } catch {
             return .malformed("\(receiver): \(error.reason)")
         }
-    }
-
-    /// ESPresense's `int` field: milliseconds since it first saw the device divided by the
-    /// advertisements it has seen since, an *estimate* of the advertising interval (it counts
-    /// only what its scan window caught, so it runs long, never short). In seconds; `nil`
-    /// when absent or not a positive number below an hour.
-    public static func intervalEstimate(payload: [UInt8]) -> Double? {
-        guard let fields = try? GatewayPayload(payload), let value = try? fields.number("int"),
-              value > 0, value < 3_600_000
-        else { return nil }
-        return value / 1000
     }
 }

@@ -66,8 +66,6 @@ struct GatewayDecoderTests {
         #expect(Self.read(.espresense, F.espresensePhone) == .ignored)
         #expect(Self.read(.espresense, F.espresenseOnline) == .receiverStatus(receiver: "living_room (espresense)", online: true))
         #expect(Self.read(.espresense, F.espresenseOffline) == .receiverStatus(receiver: "living_room (espresense)", online: false))
-        #expect(ESPresenseGatewayDecoder.intervalEstimate(payload: F.espresenseV4.bytes) == 1.024)
-        #expect(ESPresenseGatewayDecoder.intervalEstimate(payload: Array(#"{"int":-5}"#.utf8)) == nil)
         // Another base: the user's own channel.
         var moved = F.espresenseV4
         moved.topic = "shop1/" + moved.topic
@@ -216,24 +214,5 @@ struct GatewayDecoderTests {
         let reading = GatewayKind.espresense.decoder.read(
             topic: F.espresenseV4.topic, payload: F.espresenseV4.bytes, base: "espresense", arrivalTime: .infinity)
         #expect(Self.isMalformed(reading))
-    }
-}
-
-@Suite("Gateway kind recognised from a message")
-struct GatewayRecognitionTests {
-    typealias F = GatewayFixtures
-
-    @Test("each gateway's beacon messages are recognised as its kind; statuses and other devices are not")
-    func recognise() {
-        let cases: [(F.Message, GatewayKind?)] = [
-            (F.espresenseV4, .espresense), (F.espresenseV3, .espresense), (F.theengsSignedMajor, .theengs), (F.theengsVolt, .theengs),
-            (F.omgSignedMajor, .openMQTTGateway), (F.omgVoltBesideTxPower, .openMQTTGateway), (F.mqttRoomBeacon, .mqttRoom),
-            (F.roomAssistantBeacon, .roomAssistant), (F.monitorBeacon, .monitor),
-            (F.Message(topic: "beaconctl/sightings/hci0", payload: #"{"uuid":"x"}"#), .beaconctl),
-            (F.espresenseOnline, nil), (F.theengsOnline, nil), (F.mqttRoomOther, nil), (F.monitorByAddress, nil), (F.espresensePhone, nil),
-        ]
-        for (message, kind) in cases {
-            #expect(GatewayKind.recognise(topic: message.topic, payload: message.bytes) == kind, "\(message.topic)")
-        }
     }
 }
