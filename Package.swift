@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition"], swiftSettings: strict),
         .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),
         .testTarget(
-            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest"],
+            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         // BeaconMQTT's own units (URLs, credentials, TLS settings, wording): no broker needed.
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),

@@ -144,9 +144,7 @@ struct CalibrateCommandTests {
             process.arguments = ["-c", loop, "sh", binary, manifest, high, low]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            let (ended, ending) = AsyncStream<Void>.makeStream()
-            process.terminationHandler = { _ in ending.finish() }
-            try process.run()
+            let exit = try ChildProcessExit.run(process)
             let pid = process.processIdentifier
             if run == 0 {
                 try await Self.waitUntilChanged(manifest, from: Self.manifest)
@@ -158,8 +156,8 @@ struct CalibrateCommandTests {
             let groupKilled = kill(-pid, SIGKILL) == 0
             kill(pid, SIGKILL)
             #expect(groupKilled, "the loop's process group could not be killed: errno \(errno)")
-            // Resumed by the termination handler; nothing blocks a thread meanwhile.
-            for await _ in ended {}
+            // Resumed when the kernel reports the end; nothing blocks a thread meanwhile.
+            try await exit.wait(for: "the write-back loop ending after SIGKILL")
             let text = try String(contentsOfFile: manifest, encoding: .utf8)
             #expect(allowed.contains(text), "the manifest after SIGKILL:\n\(text)")
             // Leftover temporary files are hidden and harmless; the manifest is what matters.

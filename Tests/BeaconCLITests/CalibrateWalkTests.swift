@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconTestKit
 import Foundation
 import Testing
 
@@ -212,13 +213,11 @@ struct CalibrateWalkTests {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
-        let (ended, ending) = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ending.finish() }
-        try process.run()
+        let exit = try ChildProcessExit.run(process)
         // One spot's line, then end of input before the second.
         input.fileHandleForWriting.write(Data("\n".utf8))
         try input.fileHandleForWriting.close()
-        for await _ in ended {}
+        let status = try await exit.wait(for: "calibrate ending at the end of its input")
         // What it wrote is all in the pipe once it exited. Read without waiting for the pipe's
         // end: a child another test spawned meanwhile may hold its write end, and a blocking
         // read would hold one of the cooperative pool's threads until that child exits.
@@ -231,7 +230,7 @@ struct CalibrateWalkTests {
             if count > 0 { bytes += chunk[..<count] } else if count < 0 && errno == EINTR { continue } else { break }
         }
         let text = String(decoding: bytes, as: UTF8.self)
-        #expect(process.terminationStatus == 1, "\(text)")
+        #expect(status == .exited(1), "\(text)")
         #expect(text.contains("walk: 2 spots, 1 s each, on virtual:walk-test@0,0; each line on standard input starts the next spot"), "\(text)")
         #expect(text.contains("spot 1 of 2: stand 1.0 m from door, both still"))
         #expect(text.contains("spot 2 of 2: stand 2.0 m from door, both still"))

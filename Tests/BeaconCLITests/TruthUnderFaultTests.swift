@@ -80,7 +80,7 @@ struct TruthUnderFaultTests {
     /// Runs `beaconctl` as a child with `input` on a pipe that stays open, waits until it
     /// has installed its SIGINT/SIGTERM handling (seen in /proc: libdispatch's signal
     /// sources catch both), sends `signal`, and returns its exit status and standard error.
-    static func interrupt(_ arguments: [String], input: String, with signal: Int32) async throws -> (status: Int32, error: String, reason: Process.TerminationReason) {
+    static func interrupt(_ arguments: [String], input: String, with signal: Int32) async throws -> (status: Int32, error: String, bySignal: Bool) {
         let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
@@ -90,16 +90,14 @@ struct TruthUnderFaultTests {
         process.standardInput = stdin
         process.standardOutput = FileHandle.nullDevice
         process.standardError = stderr
-        let ended = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ended.continuation.yield(); ended.continuation.finish() }
-        try process.run()
+        let exit = try ChildProcessExit.run(process)
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try await ProcessSignals.waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
         kill(process.processIdentifier, signal)
-        for await _ in ended.stream {}
+        let status = try await exit.wait(for: "beaconctl ending after signal \(signal)")
         let errorText = String(decoding: drain(stderr.fileHandleForReading.fileDescriptor), as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
-        return (process.terminationStatus, errorText, process.terminationReason)
+        return (status.value, errorText, status.bySignal)
     }
 
     /// What an exited child left in the pipe read through `descriptor`, read without
@@ -129,7 +127,7 @@ struct TruthUnderFaultTests {
         let samples = (0..<6).map { Self.sightingLine(rssi: -60, time: "\(Double($0) / 10)") }.joined(separator: "\n") + "\n"
         let run = try await Self.interrupt(
             ["calibrate", "door", "--manifest", manifest, "--input", "-", "--write"], input: samples, with: SIGTERM)
-        #expect(run.reason == .exit)
+        #expect(!run.bySignal)
         #expect(run.status == 1, "\(run.error)")
         #expect(run.error.contains("calibration interrupted by SIGTERM"), "\(run.error)")
         #expect(run.error.contains("nothing was written"), "\(run.error)")
@@ -141,7 +139,7 @@ struct TruthUnderFaultTests {
         let scratch = try ScratchFolder()
         let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
         let run = try await Self.interrupt(["calibrate", "door", "--manifest", manifest, "--input", "-"], input: "", with: SIGINT)
-        #expect(run.reason == .exit)
+        #expect(!run.bySignal)
         #expect(run.status == 1, "\(run.error)")
         #expect(run.error.contains("calibration interrupted by SIGINT"), "\(run.error)")
         #expect(!run.error.contains("not heard"), "\(run.error)")
@@ -152,7 +150,7 @@ struct TruthUnderFaultTests {
         let run = try await Self.interrupt(
             ["monitor", "--input", "-", "--region", "s=\(Self.uuid)", "--state-every", "1"],
             input: Self.sightingLine(time: "0") + "\n", with: SIGTERM)
-        #expect(run.reason == .exit)
+        #expect(!run.bySignal)
         #expect(run.status == 0, "\(run.error)")
     }
 
@@ -174,15 +172,12 @@ struct TruthUnderFaultTests {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
-        let ended = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ended.continuation.finish() }
-        try process.run()
+        let exit = try ChildProcessExit.run(process)
         stdin.fileHandleForWriting.write(Data(sent))
-        for await _ in ended.stream {}
+        let status = try await exit.wait(for: "beaconctl verify ending at its timeout")
         let output = String(decoding: Self.drain(stdout.fileHandleForReading.fileDescriptor), as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 1, "\(output)")
+        #expect(status == .exited(1), "\(output)")
         #expect(output.contains("missing"), "\(output)")
     }
 

@@ -207,9 +207,7 @@ struct VerifyWatchCommandTests {
             let data = handle.availableData
             if data.isEmpty { arrived.finish() } else { arrived.yield(data) }
         }
-        let ended = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ended.continuation.finish() }
-        try process.run()
+        let exit = try ChildProcessExit.run(process)
         let once = VerifyCommandTests.recording(Self.wholeShop(through: 0))
         stdin.fileHandleForWriting.write(Data(once.utf8))
 
@@ -226,7 +224,7 @@ struct VerifyWatchCommandTests {
         ])
         try await ProcessSignals.waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
         kill(process.processIdentifier, SIGTERM)
-        for await _ in ended.stream {}
+        let status = try await exit.wait(for: "the watch ending after SIGTERM")
         // The rest without waiting for the pipe's end, which a child another test spawned
         // meanwhile may hold open (see TruthUnderFaultTests.drain).
         stdout.fileHandleForReading.readabilityHandler = nil
@@ -234,8 +232,7 @@ struct VerifyWatchCommandTests {
         for await chunk in chunks { output += String(decoding: chunk, as: UTF8.self) }
         output += String(decoding: TruthUnderFaultTests.drain(stdout.fileHandleForReading.fileDescriptor), as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        #expect(status == .exited(0))
         let summary = try #require(try Self.objects(output).last)
         #expect(summary["event"] as? String == "summary")
         #expect(summary["end"] as? String == "interrupted")

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Testing
 
@@ -145,11 +146,8 @@ enum SystemdAnalyze {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = handle
         process.standardError = handle
-        let ended = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ended.continuation.finish() }
-        try process.run()
-        for await _ in ended.stream {}
+        let status = try await ChildProcessExit.run(process).wait(for: "\(binary) ending")
         let output = String(decoding: try Data(contentsOf: log), as: UTF8.self)
-        return (process.terminationStatus, output)
+        return (status.value, output)
     }
 }

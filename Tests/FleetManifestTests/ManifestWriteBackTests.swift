@@ -1,4 +1,5 @@
 import BeaconCore
+import HCITestKit
 import Foundation
 import Testing
 
@@ -151,11 +152,12 @@ struct ManifestWriteBackTests {
     private func deadProcessID() async throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/true")
-        let ended = AsyncStream<Void>.makeStream()
-        // Awaited through the termination handler: no blocking wait on a test thread.
-        process.terminationHandler = { _ in ended.continuation.finish() }
-        try process.run()
-        for await _ in ended.stream {}
+        // Awaited as the kernel reports it: no blocking wait on a test thread.
+        try await ChildProcessExit.run(process).wait(for: "/bin/true ending")
+        // It is a zombie until waited for, and a zombie's id still answers kill(id, 0). It has
+        // ended, so this wait returns at once; Foundation, waiting for it later, finds nothing.
+        var status: Int32 = 0
+        _ = waitpid(process.processIdentifier, &status, WNOHANG)
         return process.processIdentifier
     }
 

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Glibc
 import Synchronization
@@ -112,9 +113,11 @@ final class RootCanal: Sendable {
         process.standardOutput = log
         process.standardError = log
         let exitRecord = ExitRecord()
-        process.terminationHandler = { exitRecord.record(RootCanalTermination(of: $0)) }
         do {
-            try ChildProcess.runWithDefaultSignalMask(process)
+            // Its end as the kernel reports it (ChildProcessExit says why not Foundation's).
+            _ = try ChildProcessExit.run(process, launch: ChildProcess.runWithDefaultSignalMask) {
+                exitRecord.record(RootCanalTermination(of: $0))
+            }
         } catch {
             throw RootCanalStartFailure(description: "cannot run \(installation.binary.path): \(error)")
         }

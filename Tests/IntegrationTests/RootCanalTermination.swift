@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Glibc
 
@@ -14,12 +15,8 @@ struct RootCanalTermination: Sendable, Equatable, CustomStringConvertible {
         self.cause = cause
     }
 
-    init(of process: Process) {
-        switch process.terminationReason {
-        case .exit: cause = .exited(status: process.terminationStatus)
-        case .uncaughtSignal: cause = .signalled(process.terminationStatus)
-        @unknown default: cause = .exited(status: process.terminationStatus)
-        }
+    init(of status: ChildProcessExit.Status) {
+        cause = status.bySignal ? .signalled(status.value) : .exited(status: status.value)
     }
 
     /// Whether this is how RootCanal ends when the harness stops it: SIGTERM, the SIGKILL

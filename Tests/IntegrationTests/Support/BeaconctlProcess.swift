@@ -6,6 +6,7 @@ import Glibc
 /// it: arguments in, lines out, signals to stop it.
 final class BeaconctlProcess: Sendable {
     private let process: Process
+    private let exit: ChildProcessExit
     private let state: WatchedState<Observed>
     /// The read ends of the output pipes, kept open for as long as the handlers and the
     /// `isFinished` check may use them.
@@ -133,14 +134,14 @@ final class BeaconctlProcess: Sendable {
                 observed.noteIfFinished()
             }
         }
-        process.terminationHandler = { process in
-            let status = process.terminationStatus
+        // The exit as the kernel tells it, not Foundation's handler, which a child spawned
+        // meanwhile by another test can hold back until that child ends (ChildProcessExit).
+        exit = try ChildProcessExit.run(process, launch: ChildProcess.runWithDefaultSignalMask) { status in
             state.update { observed in
-                observed.terminationStatus = status
+                observed.terminationStatus = status.value
                 observed.noteIfFinished()
             }
         }
-        try ChildProcess.runWithDefaultSignalMask(process)
     }
 
     /// What a non-blocking pipe holds now, and whether it has ended (every writer closed it).

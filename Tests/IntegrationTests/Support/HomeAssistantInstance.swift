@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Glibc
 import Synchronization
@@ -24,21 +25,21 @@ final class HomeAssistantInstance: Sendable {
 
     let port: UInt16
     let folder: URL
-    private let process: Process
+    private let process: ServerProcess
     private let token = Mutex<String?>(nil)
     /// What the onboarding and the API calls identify as; Home Assistant checks only that
     /// the redirect URI is on the client id's host.
     var clientID: String { "http://127.0.0.1:\(port)/" }
     var logFile: URL { folder.appendingPathComponent("home-assistant.log") }
 
-    private init(port: UInt16, folder: URL, process: Process) {
+    private init(port: UInt16, folder: URL, process: ServerProcess) {
         self.port = port
         self.folder = folder
         self.process = process
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.killIfRunning()
     }
 
     /// Starts `hass` with a fresh configuration and returns once its HTTP API answers.
@@ -75,12 +76,12 @@ final class HomeAssistantInstance: Sendable {
         child.standardInput = FileHandle.nullDevice
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
-        try ChildProcess.runWithDefaultSignalMask(child)
-        let instance = HomeAssistantInstance(port: port, folder: folder, process: child)
+        let running = try ServerProcess(starting: child)
+        let instance = HomeAssistantInstance(port: port, folder: folder, process: running)
         let deadline = ContinuousClock.now + startupTimeout
         while ContinuousClock.now < deadline {
-            guard child.isRunning else {
-                throw Failure("hass exited with status \(child.terminationStatus) while starting; its log:\n\(instance.logTail())")
+            if let status = running.status {
+                throw Failure("hass \(status) while starting; its log:\n\(instance.logTail())")
             }
             if let answer = try? await instance.request("GET", "/api/onboarding", authorized: false), answer.status == 200 {
                 return instance
@@ -169,19 +170,11 @@ final class HomeAssistantInstance: Sendable {
 
     /// Stops Home Assistant: SIGTERM, SIGKILL after 30 s.
     func stop() async {
-        let child = process
-        await Task.detached {
-            guard child.isRunning else { return }
-            kill(child.processIdentifier, SIGTERM)
-            let deadline = ContinuousClock.now + .seconds(30)
-            // A real process ending after SIGTERM: looked at again until it is gone.
-            while child.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
-        }.value
+        await process.stop(grace: .seconds(30))
     }
 
     private func stopNow() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.killIfRunning()
     }
 
     /// The lines of its log that are errors.

@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Glibc
 import Synchronization
@@ -62,7 +63,7 @@ final class MosquittoBroker: Sendable {
         "/usr/lib/mosquitto_dynamic_security.so",
     ]
     private static let administrator = ("beaconctl-admin", UUID().uuidString)
-    private let process = Mutex<Process?>(nil)
+    private let process = Mutex<ServerProcess?>(nil)
 
     /// At 127.0.0.1, the name the test certificates hold.
     var url: String { "\(tls == nil ? "mqtt" : "mqtts")://127.0.0.1:\(port)/test" }
@@ -82,7 +83,7 @@ final class MosquittoBroker: Sendable {
     }
 
     deinit {
-        if let running = process.withLock({ $0 }), running.isRunning { kill(running.processIdentifier, SIGKILL) }
+        process.withLock { $0 }?.killIfRunning()
     }
 
     /// Starts a broker on a free port and returns once it accepts connections.
@@ -169,12 +170,9 @@ final class MosquittoBroker: Sendable {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        let (ended, ending) = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ending.finish() }
-        try process.run()
-        for await _ in ended {}
-        guard process.terminationStatus == 0 else {
-            throw Unavailable(description: "\(executable) \(arguments.first ?? "") failed with status \(process.terminationStatus)")
+        let status = try await ChildProcess.runToEnd(process)
+        guard status == .exited(0) else {
+            throw Unavailable(description: "\(executable) \(arguments.first ?? "") \(status)")
         }
     }
 
@@ -185,12 +183,12 @@ final class MosquittoBroker: Sendable {
         child.standardInput = FileHandle.nullDevice
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
-        try ChildProcess.runWithDefaultSignalMask(child)
-        process.withLock { $0 = child }
+        let server = try ServerProcess(starting: child)
+        process.withLock { $0 = server }
         let deadline = ContinuousClock.now + Self.startupTimeout
         while ContinuousClock.now < deadline {
-            guard child.isRunning else {
-                throw Unavailable(description: "mosquitto exited with status \(child.terminationStatus) while starting; its log:\n\(logTail())")
+            if let status = server.status {
+                throw Unavailable(description: "mosquitto \(status) while starting; its log:\n\(logTail())")
             }
             if let probe = try? await LoopbackSocket.connect(toPort: port, timeout: .seconds(5)) {
                 probe.close()
@@ -205,15 +203,7 @@ final class MosquittoBroker: Sendable {
     /// Stops the broker (SIGTERM: it saves its persistence file first) and waits for it;
     /// SIGKILL after 10 s, which loses what it had not saved.
     func stop() async {
-        guard let child = process.withLock({ $0 }) else { return }
-        await Task.detached {
-            guard child.isRunning else { return }
-            kill(child.processIdentifier, SIGTERM)
-            let deadline = ContinuousClock.now + .seconds(10)
-            // A real process ending after SIGTERM: looked at again until it is gone.
-            while child.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
-        }.value
+        await process.withLock({ $0 })?.stop(grace: .seconds(10))
     }
 
     /// Starts it again on the same port with what it persisted.

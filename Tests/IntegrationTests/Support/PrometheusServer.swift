@@ -1,3 +1,4 @@
+import BeaconTestKit
 import Foundation
 import Glibc
 import Synchronization
@@ -30,17 +31,17 @@ final class PrometheusServer: Sendable {
 
     let port: UInt16
     let folder: URL
-    private let process: Process
+    private let process: ServerProcess
     var logFile: URL { folder.appendingPathComponent("prometheus.log") }
 
-    private init(port: UInt16, folder: URL, process: Process) {
+    private init(port: UInt16, folder: URL, process: ServerProcess) {
         self.port = port
         self.folder = folder
         self.process = process
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.killIfRunning()
     }
 
     /// Starts Prometheus scraping `target` (`127.0.0.1:PORT`, path /metrics) every second,
@@ -74,12 +75,12 @@ final class PrometheusServer: Sendable {
         child.standardInput = FileHandle.nullDevice
         child.standardOutput = log
         child.standardError = log
-        try ChildProcess.runWithDefaultSignalMask(child)
-        let server = PrometheusServer(port: port, folder: folder, process: child)
+        let running = try ServerProcess(starting: child)
+        let server = PrometheusServer(port: port, folder: folder, process: running)
         let deadline = ContinuousClock.now + startupTimeout
         while ContinuousClock.now < deadline {
-            guard child.isRunning else {
-                throw Unavailable(description: "prometheus exited with status \(child.terminationStatus) while starting; its log:\n\(server.logTail())")
+            if let status = running.status {
+                throw Unavailable(description: "prometheus \(status) while starting; its log:\n\(server.logTail())")
             }
             if let answer = try? await LoopbackHTTP.get(port: port, "/-/ready"), answer.status == 200 { return server }
             // Prometheus says it is ready only when asked: its readiness endpoint is polled.
@@ -109,15 +110,7 @@ final class PrometheusServer: Sendable {
 
     /// Stops Prometheus (SIGTERM) and waits for it; SIGKILL after 10 s.
     func stop() async {
-        let child = process
-        await Task.detached {
-            guard child.isRunning else { return }
-            kill(child.processIdentifier, SIGTERM)
-            let deadline = ContinuousClock.now + .seconds(10)
-            // A child's exit has no event here but its status: it is looked at every 10 ms.
-            while child.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
-        }.value
+        await process.stop(grace: .seconds(10))
     }
 
     func logTail(lines: Int = 30) -> String {
@@ -155,12 +148,9 @@ final class PrometheusServer: Sendable {
         let output = try FileHandle(forWritingTo: outputFile)
         process.standardOutput = output
         process.standardError = output
-        let (ended, ending) = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ending.finish() }
-        try process.run()
-        for await _ in ended {}
+        let status = try await ChildProcess.runToEnd(process)
         try output.close()
-        return (process.terminationStatus, (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "")
+        return (status.value, (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "")
     }
 }
 
