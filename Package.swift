@@ -144,7 +144,7 @@ let package = Package(
             name: "BeaconCLITests",
             dependencies: [
                 "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
-                "MetricsExposition",
+                "MetricsExposition", .product(name: "Logging", package: "swift-log"),
             ],
             // The golden outputs and their inputs are read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),

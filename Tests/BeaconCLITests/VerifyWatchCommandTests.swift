@@ -238,6 +238,63 @@ struct VerifyWatchCommandTests {
         #expect(summary["end"] as? String == "interrupted")
         #expect((summary["beacons"] as? [String: Int])?["missing"] == 3)
     }
+
+    @Test("SIGTERM while an --exec program hangs: the watch waits for it at most ProgramHook.stopWait, says what was not run, and ends with its summary",
+          .timeLimit(.minutes(2)))
+    func stopWithHungProgram() async throws {
+        let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`): this test runs it as a child process")
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", ManifestFixtures.cornerShop)
+        // A program that never returns in time: it records its process id (so that the test
+        // can end it) and sleeps with its output away from the watch's pipes.
+        let script = try scratch.write("hang.sh", """
+            echo $$ >> "\(scratch.path)/hung.pids"
+            exec sleep 300 </dev/null >/dev/null 2>&1
+            """)
+        defer {
+            let pids = (try? String(contentsOfFile: scratch.path + "/hung.pids", encoding: .utf8)) ?? ""
+            for pid in pids.split(separator: "\n").compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["verify", manifest, "--watch", "--input", "-", "--format", "jsonl", "--exec", "/bin/sh \(script)"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let (chunks, arrived) = AsyncStream<Data>.makeStream()
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { arrived.finish() } else { arrived.yield(data) }
+        }
+        let exit = try ChildProcessExit.run(process)
+        stdin.fileHandleForWriting.write(Data(VerifyCommandTests.recording(Self.wholeShop(through: 0)).utf8))
+        // Three changes, so three runs of the program: the first hangs, two wait behind it.
+        var output = ""
+        for await chunk in chunks {
+            output += String(decoding: chunk, as: UTF8.self)
+            if try Self.changes(output).count == 3 { break }
+        }
+        try await ProcessSignals.waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
+        kill(process.processIdentifier, SIGTERM)
+        // Ended by the bounded wait: without it, the stop would wait for the program for ever
+        // (until StopDeadline's exit 3, without the summary).
+        let status = try await exit.wait(for: "the watch ending after SIGTERM")
+        stdout.fileHandleForReading.readabilityHandler = nil
+        arrived.finish()
+        for await chunk in chunks { output += String(decoding: chunk, as: UTF8.self) }
+        output += String(decoding: TruthUnderFaultTests.drain(stdout.fileHandleForReading.fileDescriptor), as: UTF8.self)
+        let errors = String(decoding: TruthUnderFaultTests.drain(stderr.fileHandleForReading.fileDescriptor), as: UTF8.self)
+        try? stdin.fileHandleForWriting.close()
+        #expect(status == .exited(0), "\(errors)")
+        #expect(errors.contains("--exec /bin/sh was still running 2 s after the stop began; left running, and "), "\(errors)")
+        #expect(!errors.contains("still stopping"), "\(errors)")
+        let summary = try #require(try Self.objects(output).last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["end"] as? String == "interrupted")
+    }
     #endif
 
     @Test("options of a one-shot pass, and watch options without --watch, are usage errors", arguments: [

@@ -173,7 +173,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 try await monitorController(run: run, logger: logger)
             }
         } catch {
-            await hook?.finish()
+            await hook?.finish(stopping: true)
             _ = await publishing?.finish(logger: logger)
             throw error
         }

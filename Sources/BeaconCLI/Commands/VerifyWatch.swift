@@ -179,7 +179,7 @@ extension VerifyCommand {
                 report = try await watchController(watch: watch, sinks: sinks)
             }
         } catch {
-            await program?.finish()
+            await program?.finish(stopping: true)
             if let failure = await keeper?.flush() { logger.error("\(failure)") }
             _ = await publishing?.finish(logger: logger)
             try await broker?.close()

@@ -41,8 +41,8 @@ final class MonitorEventHook: Sendable {
             nulAdvice: "give the region an identifier without control characters")
     }
 
-    /// Waits for every queued run to finish.
-    func finish() async {
-        await program.finish()
+    /// Waits for the queued runs to finish (at most `ProgramHook.stopWait` when stopping).
+    func finish(stopping: Bool = false) async {
+        await program.finish(stopping: stopping)
     }
 }

@@ -21,6 +21,12 @@ import Synchronization
 enum TerminationSignals {
     static let handled: [Int32] = [SIGINT, SIGTERM]
 
+    private static let stopReceived = Atomic<Bool>(false)
+
+    /// Whether SIGINT or SIGTERM has reached this process: what is left to do on the way out
+    /// (waiting for --exec programs) is then bounded.
+    static var stopRequested: Bool { stopReceived.load(ordering: .relaxed) }
+
     /// Runs `operation`, cancelling it when SIGINT or SIGTERM arrives. Returns its result and
     /// the signal that stopped it, if one did. `onSignal` runs (once) before the
     /// cancellation, so that the stop can be reported with its cause.
@@ -33,6 +39,7 @@ enum TerminationSignals {
         // The scope is open before the operation starts: whatever the operation does (and
         // says) happens while a signal stops it cleanly.
         let scope = SignalWatcher.shared.open(for: handled) { signalNumber in
+            stopReceived.store(true, ordering: .relaxed)
             let isFirst = received.withLock { first in
                 guard first == nil else { return false }
                 first = signalNumber

@@ -1,0 +1,80 @@
+import Foundation
+import Glibc
+import Logging
+import Synchronization
+import Testing
+@testable import BeaconCLI
+
+@Suite("--exec's program runs: bounded queue, bounded wait at a stop")
+struct ProgramHookTests {
+    /// The messages logged, in order.
+    final class LoggedMessages: Sendable {
+        let messages = Mutex<[String]>([])
+        var all: [String] { messages.withLock { $0 } }
+
+        struct Handler: LogHandler {
+            let log: LoggedMessages
+            var logLevel: Logger.Level = .trace
+            var metadata: Logger.Metadata = [:]
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+            func log(event: LogEvent) {
+                log.messages.withLock { $0.append("\(event.level): \(event.message)") }
+            }
+        }
+    }
+
+    @Test("a program that hangs: runs beyond the bound are not made and said; a stop waits for it at most stopWait and says what was left")
+    func hungProgram() async throws {
+        let scratch = try ScratchFolder()
+        // Records its process id (so that the test can end it) and sleeps.
+        let script = try scratch.write("hang.sh", """
+            echo $$ >> "\(scratch.path)/hung.pids"
+            exec sleep 300 </dev/null >/dev/null 2>&1
+            """)
+        defer {
+            let pids = (try? String(contentsOfFile: scratch.path + "/hung.pids", encoding: .utf8)) ?? ""
+            for pid in pids.split(separator: "\n").compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
+        }
+        let log = LoggedMessages()
+        let logger = Logger(label: "program-hook-tests") { _ in LoggedMessages.Handler(log: log) }
+        let hook = try #require(ProgramHook(
+            command: "/bin/sh \(script)", environment: ProcessInfo.processInfo.environment, logger: logger,
+            label: "program-hook-tests", maximumWaiting: 2))
+        // The first run never ends: whatever the timing, it and two more are accepted (one
+        // under way, two waiting), and the three after them are not.
+        for index in 0..<6 {
+            hook.run(["BEACONCTL_EVENT": "change", "INDEX": "\(index)"], subject: "change \(index)", nulAdvice: "")
+        }
+        #expect(log.all == [
+            "warning: --exec /bin/sh is slower than the events: 2 runs are waiting, so events are not run until it catches up (the total is said at the end)",
+        ])
+        // A real wait of stopWait: the program is another process, which no clock of ours moves.
+        await hook.finish(stopping: true)
+        #expect(log.all.dropFirst() == [
+            "warning: --exec /bin/sh was still running 2 s after the stop began; left running, and 2 queued runs not made",
+            "warning: --exec /bin/sh was not run for 3 events: it was 2 runs behind; a faster program, or one that hands the event on (to a queue) and returns, keeps up",
+        ])
+    }
+
+    @Test("at the end of the input (no stop), every queued run is made before finish returns")
+    func finishWaitsForEveryRun() async throws {
+        let scratch = try ScratchFolder()
+        let script = try scratch.write("count.sh", """
+            echo "$INDEX" >> "\(scratch.path)/runs.txt"
+            """)
+        let log = LoggedMessages()
+        let logger = Logger(label: "program-hook-tests") { _ in LoggedMessages.Handler(log: log) }
+        let hook = try #require(ProgramHook(
+            command: "/bin/sh \(script)", environment: ProcessInfo.processInfo.environment, logger: logger, label: "program-hook-tests"))
+        for index in 0..<5 {
+            hook.run(["INDEX": "\(index)"], subject: "change \(index)", nulAdvice: "")
+        }
+        await hook.finish()
+        let runs = try String(contentsOfFile: scratch.path + "/runs.txt", encoding: .utf8)
+        #expect(runs == "0\n1\n2\n3\n4\n")
+        #expect(log.all.isEmpty, "\(log.all)")
+    }
+}
