@@ -78,7 +78,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
         }
         if beacon.isAnyGiven { _ = try beacon.request() }
         if let slot = rotationSlotMilliseconds, !(slot.isFinite && slot >= 20 && slot <= 60_000) {
-            throw ValidationError("--rotation-slot-ms \(AdvertiseBeaconOptions.number(slot)) is outside 20 to 60000 ms.")
+            throw ValidationError("--rotation-slot-ms \(NumberText.plain(slot)) is outside 20 to 60000 ms.")
         }
         if rotationSlotMilliseconds != nil && family == .extended {
             throw ValidationError("--rotation-slot-ms applies to legacy rotation; extended advertising puts every beacon on the air at once.")
