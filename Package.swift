@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
-        .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITransports", "HCILinux"], swiftSettings: strict),
+        .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
         .testTarget(
             name: "BeaconFleetTests",
             dependencies: [

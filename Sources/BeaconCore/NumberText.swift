@@ -11,6 +11,12 @@ extension NumberText {
     /// `1 beacon`, `0 beacons`, `3 beacons`: a count and its noun, made plural (for every
     /// count but one) by an added `s`, which is all the nouns of these messages need.
     public static func count(_ value: Int, _ noun: String) -> String {
-        "\(value) \(noun)\(value == 1 ? "" : "s")"
+        "\(value) \(Self.noun(noun, for: value))"
+    }
+
+    /// `beacon` for a count of one, `beacons` for any other: the noun alone, for messages
+    /// that put the count elsewhere or leave it out.
+    public static func noun(_ noun: String, for count: Int) -> String {
+        count == 1 ? noun : noun + "s"
     }
 }

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// The header row of an imported CSV: which column each cell position holds.
 struct ImportHeader {
     /// The column at each cell position of a row.
@@ -33,7 +35,7 @@ struct ImportHeader {
         if let first = unknown.first {
             // An empty header cell usually comes from a trailing comma.
             let names = unknown.map { $0.text.isEmpty ? "`` (empty)" : "`\($0.text)`" }.joined(separator: ", ")
-            let noun = unknown.count == 1 ? "column" : "columns"
+            let noun = NumberText.noun("column", for: unknown.count)
             diagnostics.append(Diagnostic(
                 .csvUnknownColumn, "unknown \(noun) \(names) in the header",
                 at: first.location(in: file),
@@ -43,7 +45,7 @@ struct ImportHeader {
         if !missing.isEmpty {
             let names = missing.map { "`\($0.name)`" }.joined(separator: ", ")
             diagnostics.append(Diagnostic(
-                .csvMissingColumn, "the header has no \(names) column\(missing.count == 1 ? "" : "s")",
+                .csvMissingColumn, "the header has no \(names) \(NumberText.noun("column", for: missing.count))",
                 at: SourceLocation(file: file, line: record.line, column: 1),
                 hint: "every beacon needs its fleet, venue, beacon id, uuid, major and minor; the first row must name the columns"))
         }

@@ -77,11 +77,7 @@ public struct VirtualControllerSpec: Hashable, Sendable, CustomStringConvertible
     public var description: String {
         var text = airName
         if let placeName { text += "/\(placeName)" }
-        if let point { text += "@\(Self.number(point.x)),\(Self.number(point.y))" }
+        if let point { text += "@\(NumberText.plain(point.x)),\(NumberText.plain(point.y))" }
         return text
-    }
-
-    private static func number(_ value: Double) -> String {
-        NumberText.plain(value)
     }
 }

@@ -43,7 +43,8 @@ struct AuditWatchReadingsTests {
         let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)
         let running = Task {
             try await watch.run(
-                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink])
+                sightings, timing: .live(tick: .milliseconds(20)), health: health, input: "mqtt://broker/fleet", sinks: [sink],
+                clock: TestClock())
         }
         var delivered = sink.delivered.makeAsyncIterator()
         changes.yield(.restored)

@@ -133,13 +133,14 @@ struct AuditWatchTests {
     @Test("live with receiver statuses: merged with the sightings in order; a receiver's last will is one event, then its beacons unmonitored")
     func receiverStatuses() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
-        // A silence far longer than the test: only the statuses change anything.
+        // On a clock that never moves: only the statuses change anything.
         let watch = AuditWatch(plan: plan, configuration: .init(silence: 600, followsReceivers: true))
         let sink = ReceiverSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let (statuses, statusChanges) = AsyncStream.makeStream(of: ReceiverStatusChange.self)
         let running = Task {
-            try await watch.run(sightings, timing: .live(tick: .milliseconds(20)), receiverStatus: statuses, sinks: [sink])
+            try await watch.run(
+                sightings, timing: .live(tick: .milliseconds(20)), receiverStatus: statuses, sinks: [sink], clock: TestClock())
         }
         var delivered = sink.delivered.makeAsyncIterator()
         var sighting = Script.sighting(Script.identity(minor: 1), at: 0)

@@ -35,6 +35,8 @@ struct ProvisionerTests {
     final class Run: Sendable {
         let advertising = ScriptedController(name: "tcp-client:127.0.0.1:1")
         let listening: ScriptedController
+        /// The clock of the whole run: the air's 100 ms pass when the test moves it.
+        let clock = TestClock()
         let task: Task<Result<VerificationResult, ProvisionError>, Never>
         private let log = RecordedLog<ProvisionEvent>()
 
@@ -54,7 +56,8 @@ struct ProvisionerTests {
                     policy: VerificationPolicy(timeout: 50), restart: nil),
                 logger: logger,
                 openAdvertisingTransport: { () async throws(HCITransportError) -> any HCITransport in advertiser.hostEnd },
-                openListeningTransport: { () async throws(HCITransportError) -> any HCITransport in listener.hostEnd })
+                openListeningTransport: { () async throws(HCITransportError) -> any HCITransport in listener.hostEnd },
+                clock: clock)
             let log = self.log
             task = Task {
                 do throws(ProvisionError) {
@@ -89,13 +92,12 @@ struct ProvisionerTests {
         }
 
         /// Plays the accepted beacons' frames on the listener's air, as beacons advertising
-        /// every 100 ms would be heard, until the verification's report is in (`power`
-        /// replaces a beacon's measured power).
+        /// every 100 ms are heard, until the verification's report is in (`power` replaces a
+        /// beacon's measured power).
         ///
-        /// The verifier times receptions by the wall clock, and a busy machine stretches any
-        /// pause: rather than a fixed number of rounds that must arrive on time, rounds go
-        /// on, 50 ms apart, until a verdict, so that some gap is always short enough to show
-        /// the interval, however late the others are.
+        /// Each round is heard at one instant of the test clock: the clock moves on by 100 ms
+        /// only once the verification has taken the round's sightings (it reports its progress
+        /// after every input), so receptions are exactly 100 ms apart however busy the machine.
         func playAccepted(power: [String: Int8] = [:]) async throws {
             try await log.wait(for: "the verification listening") { events in
                 events.contains { if case .verifying = $0 { true } else { false } }
@@ -108,18 +110,22 @@ struct ProvisionerTests {
                     eventType: .advNonconnInd, addressType: .random, address: beacon.address,
                     data: frame.advertisingData, rssi: -60)
             }
-            let listening = self.listening
-            let air = Task {
-                // Ends when cancelled, or when the listener's link is closed after the report.
-                // The air repeats itself on the wall clock because the provisioner's verification
-                // does (BeaconProvisioner takes no clock yet); the pause only paces the repeats.
-                while !Task.isCancelled {
-                    guard (try? await listening.send(.le(.advertisingReport(reports)))) != nil else { return }
-                    try? await Task.sleep(for: .milliseconds(50))
+            var played = 0
+            while verified == nil {
+                try await listening.send(.le(.advertisingReport(reports)))
+                played += reports.count
+                let taken = played
+                try await log.wait(for: "the verification taking \(taken) sightings") { events in
+                    events.contains { event in
+                        switch event {
+                        case .verified: true
+                        case .verification(let progress, _): progress.sightings >= taken
+                        default: false
+                        }
+                    }
                 }
+                clock.advance(by: .milliseconds(100))
             }
-            defer { air.cancel() }
-            _ = try await waitForReport()
         }
 
         /// Waits until the verification's report is in.

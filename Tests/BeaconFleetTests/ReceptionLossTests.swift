@@ -8,32 +8,32 @@ import Testing
 
 /// No silent loss: a consumer that falls behind loses the oldest reports, and the count
 /// reaches whoever reports on what was heard.
-@Suite("Reception losses are counted and reported")
+@Suite("Reception losses are counted and reported", .timeLimit(.minutes(1)))
 struct ReceptionLossTests {
-    static let logger: Logger = {
-        var logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        logger.logLevel = .critical
-        return logger
-    }()
-
     /// Starts a scan whose session holds `buffer` sightings, floods it with `count` reports
     /// of beacon 1/2 while nobody consumes, and waits until the scan has read them all.
     static func floodedSession(buffer: Int, count: Int) async throws -> (ScriptedController, ScanSession) {
         let (controller, host) = scanTestController()
         var configuration = ScanConfiguration(access: .exclusive, quietAfter: .seconds(300))
         configuration.sightingBufferSize = buffer
-        let session = try await BeaconScanner(host: host, configuration: configuration, logger: logger).start()
+        let warnings = RecordedLog<String>()
+        let session = try await BeaconScanner(
+            host: host, configuration: configuration, logger: RecordingLogHandler.logger(recordingInto: warnings)
+        ).start()
         for index in 0..<count {
             let report = LEAdvertisingReport(
                 eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
                 data: testIBeaconData, rssi: Int8(-60 - index % 10))
             try await controller.send(.le(.advertisingReport([report])))
         }
-        // The event that matters: the scan has read every report (not a time). The session's
-        // counters announce no change, so they are looked at every 5 ms.
-        while session.counts.iBeaconReports < count {
-            try await Task.sleep(for: .milliseconds(5))
+        // The event that matters: the scan has read every report (not a time). The scan reads
+        // its events in order and warns about a hardware error, so a Hardware Error sent
+        // after the flood is read after every report of it.
+        try await controller.send(.hardwareError(code: 0x42))
+        try await warnings.wait(for: "the scan reading the hardware error after the flood") { messages in
+            messages.contains { $0.contains("hardware error 0x42") }
         }
+        #expect(session.counts.iBeaconReports == count)
         return (controller, session)
     }
 
@@ -95,11 +95,17 @@ struct ReceptionLossTests {
                 eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
                 data: testIBeaconData, rssi: -60)])))
         }
-        // Every event has been offered to the subscriber once the host counts them all. A
-        // DropCounter announces no change: looked at every 5 ms.
-        while drops.value + 4 < 50 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(drops.value == 46)
-        #expect(await host.droppedEventCount == 46)
+        // Every event has been offered to both subscribers once a last one reaches the
+        // second subscriber (the host hands each event to all its subscribers in turn, in
+        // order): a Command Complete as the marker, which the first subscriber's buffer of 4
+        // keeps with the 3 newest reports.
+        let everything = await host.events(bufferSize: 64)
+        try await controller.grantCredits(1)
+        for await event in everything {
+            if case .event(.commandComplete) = event { break }
+        }
+        #expect(drops.value == 47)
+        #expect(await host.droppedEventCount == 47)
         _ = events
     }
 }

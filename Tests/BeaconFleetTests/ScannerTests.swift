@@ -13,7 +13,7 @@ struct ScannerTests {
     /// `quietAfter` zero turns the quiet-controller watch off: a test that takes long on a
     /// busy machine must not see an extra LE Set Scan Enable it did not ask for.
     static func scanner(_ host: HostController, exclusive: Bool = true, family: ScanFamilyChoice = .auto,
-                        quietAfter: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) -> BeaconScanner {
+                        quietAfter: Duration = .zero, clock: any Clock<Duration> = TestClock()) -> BeaconScanner {
         BeaconScanner(
             host: host,
             configuration: ScanConfiguration(

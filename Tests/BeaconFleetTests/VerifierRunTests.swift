@@ -114,7 +114,7 @@ struct VerifierRunTests {
     func liveError() async throws {
         let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
         await #expect(throws: SourceFailed.self) {
-            _ = try await verifier.run(stream([], failing: true), timing: .live)
+            _ = try await verifier.run(stream([], failing: true), timing: .live, clock: TestClock())
         }
     }
 }

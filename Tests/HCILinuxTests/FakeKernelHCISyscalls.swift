@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import HCI
+import HCITestKit
 import HCITransports
 import Synchronization
 
@@ -42,6 +43,8 @@ final class FakeKernelHCISyscalls: KernelHCISyscalls {
     }
 
     private let state: Mutex<State>
+    /// How many times the transport has called `poll`: a test awaits the reader reaching it.
+    let polls = WatchedState(0)
     /// The test's end of the socket pair: write packets here as the kernel, read what was sent.
     let kernelEnd: Int32
     /// The end handed to the transport as its HCI socket.
@@ -160,6 +163,7 @@ final class FakeKernelHCISyscalls: KernelHCISyscalls {
 
     func poll(_ descriptors: inout [pollfd], timeoutMilliseconds: Int32) throws(POSIXCallError) -> Int32 {
         if let code = takeScripted(\.pendingPollErrors) { throw POSIXCallError("poll", code: code) }
+        polls.update { $0 += 1 }
         let ready = descriptors.withUnsafeMutableBufferPointer {
             Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
         }

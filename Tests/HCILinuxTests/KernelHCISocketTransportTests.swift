@@ -3,6 +3,7 @@ import BeaconCore
 import CBlueZ
 import Glibc
 import HCI
+import HCITestKit
 import Testing
 
 @testable import HCILinux
@@ -257,9 +258,9 @@ struct KernelHCISocketTransportTests {
             for try await _ in transport.incoming { count += 1 }
             return count
         }
-        // Time for the reader thread to block in its poll of a real descriptor (a pipe), which
-        // announces nothing; the test passes too if close() comes first, only testing less.
-        try await Task.sleep(for: .milliseconds(20))
+        // The event that matters: the reader thread has reached its poll (close() must wake
+        // it there; a close() in the instant before the poll call is seen by the poll too).
+        try await kernel.polls.wait(for: "the reader polling") { $0 >= 1 }
         await transport.close()
         await transport.close()
         #expect(try await listener.value == 0)

@@ -67,8 +67,7 @@ import Testing
     @Test func creditsComeFromEveryCommandCompleteIncludingNOP() async throws {
         let clock = TestClock()
         let (host, script, counting) = makeHost(clock: clock)
-        try await script.grantCredits(0)
-        try await eventually { await host.commandCredits == 0 }
+        try await grant(0, to: host, from: script)
         async let sets = host.send(LEReadNumberOfSupportedAdvertisingSets())
         try await clock.sleepers(atLeast: 1)
         // No credit: nothing goes out while the command may wait (a millisecond short of 60 s).
@@ -86,8 +85,7 @@ import Testing
 
     @Test func severalCreditsAllowSeveralCommandsInFlight() async throws {
         let (host, script, _) = makeHost()
-        try await script.grantCredits(3)
-        try await eventually { await host.commandCredits == 3 }
+        try await grant(3, to: host, from: script)
         async let address = host.send(ReadBDADDR())
         async let sets = host.send(LEReadNumberOfSupportedAdvertisingSets())
         async let length = host.send(LEReadMaximumAdvertisingDataLength())
@@ -128,8 +126,7 @@ import Testing
     @Test func commandWaitingForACreditTimesOut() async throws {
         let clock = TestClock()
         let (host, script, counting) = makeHost(timeout: .milliseconds(100), clock: clock)
-        try await script.grantCredits(0)
-        try await eventually { await host.commandCredits == 0 }
+        try await grant(0, to: host, from: script)
         let sent = Task { try await host.send(Reset()) }
         try await clock.sleepers(atLeast: 1)
         clock.advance(by: .milliseconds(100))

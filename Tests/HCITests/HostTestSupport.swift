@@ -62,15 +62,21 @@ func collect(_ count: Int, from stream: AsyncStream<HostControllerEvent>) async 
     return result
 }
 
-/// Waits until `condition` holds: for state inside the host actor, which announces no
-/// changes, it is checked again every millisecond. The deadline is a safety net that no
-/// load reaches (120 s): it only turns a hang into a failure.
-func eventually(
-    _ description: String = "the condition", _ condition: () async -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + .seconds(120)
-    while !(await condition()) {
-        guard ContinuousClock.now < deadline else { throw TestFailure("\(description) did not hold within 120 s") }
-        try await Task.sleep(for: .milliseconds(1))
+/// Grants the host `credits` from the scripted controller and returns once the host has
+/// taken them. The host counts a Command Complete's credits before it hands the event to
+/// its subscribers, so the event reaching a subscriber is the moment to wait for: no polling.
+func grant(_ credits: UInt8, to host: HostController, from script: ScriptedController) async throws {
+    let events = await host.events()
+    let seen = RecordedLog<HostControllerEvent>()
+    let listener = Task {
+        for await event in events { seen.append(event) }
+    }
+    defer { listener.cancel() }
+    try await script.grantCredits(credits)
+    try await seen.wait(for: "the host taking \(credits) command credits") { events in
+        events.contains { event in
+            guard case .event(.commandComplete(let complete)) = event else { return false }
+            return complete.opcode == .nop && complete.numHCICommandPackets == credits
+        }
     }
 }

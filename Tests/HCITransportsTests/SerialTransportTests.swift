@@ -22,17 +22,9 @@ struct SerialTransportTests {
         #expect(try await terminal.controller.read(count: awkward.h4Bytes.count) == awkward.h4Bytes)
 
         let answers = Array(H4Captures.rootCanalScanSession[0...9])
-        let bytes = answers.flatMap(\.h4Bytes)
-        try terminal.controller.write(Array(bytes[..<3]))
-        // A real pseudo-terminal: the pause lets the reader take the first bytes alone, so the
-        // packet arrives split (a read taking both halves passes too, testing less).
-        try await Task.sleep(for: .milliseconds(20))
-        try terminal.controller.write(Array(bytes[3...]))
-        var iterator = transport.incoming.makeAsyncIterator()
-        var received: [HCIPacket] = []
-        while received.count < answers.count, let packet = try await iterator.next() {
-            received.append(packet)
-        }
+        // Split after the second packet's header (7 + 3 bytes), before its payload: the reader
+        // holds the header while the rest is unwritten.
+        let received = try await deliverSplit(answers, cutAt: [10], from: terminal.controller, to: transport)
         #expect(received == answers)
         await transport.close()
     }

@@ -23,20 +23,9 @@ struct TCPClientTransportTests {
         #expect(try await peer.read(count: 4) == [0x01, 0x03, 0x0C, 0x00])
 
         let answers = Array(H4Captures.rootCanalScanSession[0...8])
-        let bytes = answers.flatMap(\.h4Bytes)
-        // Split inside a header and inside a payload, with pauses, as a slow peer would: on a
-        // real socket only time keeps the parts apart (reads that join them pass too).
-        try peer.write(Array(bytes[..<2]))
-        try await Task.sleep(for: .milliseconds(20))
-        try peer.write(Array(bytes[2..<40]))
-        try await Task.sleep(for: .milliseconds(20))
-        try peer.write(Array(bytes[40...]))
-
-        var iterator = transport.incoming.makeAsyncIterator()
-        var received: [HCIPacket] = []
-        while received.count < answers.count, let packet = try await iterator.next() {
-            received.append(packet)
-        }
+        // Split inside the second packet's header (7 + 2) and inside the fourth one's payload
+        // (7 + 15 + 13 + 4), as a slow peer would.
+        let received = try await deliverSplit(answers, cutAt: [9, 39], from: peer, to: transport)
         #expect(received == answers)
         await transport.close()
     }
@@ -128,16 +117,17 @@ struct TCPClientTransportTests {
     func closeUnblocksReader() async throws {
         let server = try TCPLoopbackServer()
         let (transport, peer) = try await connect(to: server)
+        let delivered = WatchedState(0)
         let listener = Task { () throws -> Int in
-            var count = 0
-            for try await _ in transport.incoming { count += 1 }
-            return count
+            for try await _ in transport.incoming { delivered.update { $0 += 1 } }
+            return delivered.value
         }
-        // Time for the reader to block in poll on the real socket, which announces nothing; the
-        // test passes too if close() comes first, only testing less.
-        try await Task.sleep(for: .milliseconds(50))
+        // A packet delivered is the event that the reader runs: it has gone back to poll for
+        // the next (a close() before it is in poll is seen by the poll too).
+        try peer.write(H4Captures.rootCanalScanSession[0].h4Bytes)
+        try await delivered.wait(for: "the first packet delivered") { $0 == 1 }
         await transport.close()
-        #expect(try await listener.value == 0)
+        #expect(try await listener.value == 1)
         #expect(try await peer.readUntilClosed() == [])
         await transport.close()
 
@@ -206,11 +196,13 @@ struct TCPClientTransportTests {
     func consumerCancellation() async throws {
         let server = try TCPLoopbackServer()
         let (transport, peer) = try await connect(to: server)
+        let delivered = WatchedState(0)
         let listener = Task {
-            for try await _ in transport.incoming {}
+            for try await _ in transport.incoming { delivered.update { $0 += 1 } }
         }
-        // Time for the listener to be iterating the real socket's stream before it stops.
-        try await Task.sleep(for: .milliseconds(50))
+        // The listener iterates the real socket's stream once a packet has reached it.
+        try peer.write(H4Captures.rootCanalScanSession[0].h4Bytes)
+        try await delivered.wait(for: "the first packet delivered") { $0 == 1 }
         listener.cancel()
         #expect(try await peer.readUntilClosed() == [])
     }

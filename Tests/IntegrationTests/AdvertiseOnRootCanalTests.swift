@@ -146,6 +146,9 @@ struct AdvertiseOnRootCanalTests {
         // beaconctl exited after the controller confirmed the stop: whatever the scanner hears
         // after the barrier was put on the air after that, whenever it is delivered.
         let stoppedAt = try await scanner.barrier()
+        // RootCanal is a real process whose air runs on its own wall clock, which no test
+        // clock can move: "nothing advertised" can only be heard over real time, here twelve
+        // of the beacons' 100 ms intervals, bounded by the barriers on either side.
         try await Task.sleep(for: Self.silence)
         let listenedUntil = try await scanner.barrier()
         let late = scanner.all[stoppedAt..<listenedUntil].filter { payloads.contains($0.data) }

@@ -30,8 +30,8 @@ struct AdvertiseCommand: AsyncParsableCommand {
     @OptionGroup(title: "Beacons from a manifest") var manifest: AdvertiseManifestOptions
     @OptionGroup(title: "Metrics") var metrics: MetricsOptions
 
-    @Option(help: ArgumentHelp("Stop after this many seconds (default: run until SIGINT or SIGTERM).", valueName: "seconds"))
-    var duration: Double?
+    @OptionGroup var runDuration: RunDurationOption
+    var duration: Double? { runDuration.seconds }
 
     @Flag(help: "When the beacons go off the air (hardware error, controller reset, dropped link), bring them back, with backoff.")
     var restart = false
@@ -77,9 +77,8 @@ struct AdvertiseCommand: AsyncParsableCommand {
                 "say what to advertise: --uuid UUID --major N --minor N, or --manifest PATH (with --beacon ID, --host NAME or --all).")
         }
         if beacon.isAnyGiven { _ = try beacon.request() }
-        try SecondsFlag.check(duration, "--duration")
         if let slot = rotationSlotMilliseconds, !(slot.isFinite && slot >= 20 && slot <= 60_000) {
-            throw ValidationError("--rotation-slot-ms \(AdvertiseBeaconOptions.number(slot)) is outside 20 to 60000 ms.")
+            throw ValidationError("--rotation-slot-ms \(NumberText.plain(slot)) is outside 20 to 60000 ms.")
         }
         if rotationSlotMilliseconds != nil && family == .extended {
             throw ValidationError("--rotation-slot-ms applies to legacy rotation; extended advertising puts every beacon on the air at once.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import FleetManifest
 import Foundation
 import HCITransports
@@ -106,7 +107,7 @@ func reportBlockingDiagnostics(_ result: ManifestLoadResult) throws {
     for diagnostic in result.diagnostics { Console.current.errorLine(diagnostic.rendered) }
     if !result.unreadableInputs.isEmpty { throw ExitStatus.usageOrInput.exitCode }
     if result.errorCount > 0 {
-        Console.current.errorLine("beaconctl: error: the manifest has \(FleetValidateCommand.count(result.errorCount, "error")); fix them first (`beaconctl fleet validate` lists them).")
+        Console.current.errorLine("beaconctl: error: the manifest has \(NumberText.count(result.errorCount, "error")); fix them first (`beaconctl fleet validate` lists them).")
         throw ExitStatus.findings.exitCode
     }
 }

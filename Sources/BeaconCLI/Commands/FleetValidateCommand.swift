@@ -54,18 +54,14 @@ struct FleetValidateCommand: AsyncParsableCommand {
             console.line(style.rendered(diagnostic))
         }
         let fleet = result.fleet
-        let summary = "\(Self.count(fleet.files.count, "file")), \(Self.count(fleet.beacons.count, "beacon")) in "
-            + "\(Self.count(fleet.venues.count, "venue")), \(Self.count(fleet.regions.count, "region")): "
-            + "\(Self.count(errors, "error")), \(Self.count(warnings, "warning"))"
+        let summary = "\(NumberText.count(fleet.files.count, "file")), \(NumberText.count(fleet.beacons.count, "beacon")) in "
+            + "\(NumberText.count(fleet.venues.count, "venue")), \(NumberText.count(fleet.regions.count, "region")): "
+            + "\(NumberText.count(errors, "error")), \(NumberText.count(warnings, "warning"))"
         if errors == 0 && warnings == 0 && result.unreadableInputs.isEmpty {
             console.line(style.success("ok") + ": " + summary)
         } else {
             console.line(summary)
         }
-    }
-
-    static func count(_ value: Int, _ noun: String) -> String {
-        NumberText.count(value, noun)
     }
 
     private func printJSON(_ diagnostics: [Diagnostic], result: ManifestLoadResult, errors: Int, warnings: Int) throws {

@@ -66,23 +66,23 @@ struct MonitorCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Metrics") var metrics: MetricsOptions
 
-    @Option(help: ArgumentHelp("Run this program on every event (words split at spaces, no shell); the event is in BEACONCTL_* variables.", valueName: "command"))
-    var exec: String?
+    @OptionGroup var execHook: ExecHookOption
+    var exec: String? { execHook.command }
 
     @OptionGroup(title: "Input") var sightingInput: SightingInputOptions
 
     var input: String? { sightingInput.input }
 
-    @Option(help: ArgumentHelp("Stop after this many seconds (of the recording's time with a recorded --input; real seconds with mqtt://).", valueName: "seconds"))
-    var duration: Double?
+    @OptionGroup var runDuration: RunDurationOption
+    var duration: Double? { runDuration.seconds }
 
     @Option(help: "Output: text (a log) or jsonl. Default: text on a terminal, jsonl otherwise.")
     var format: MonitorOutput.Format?
 
-    @Option(help: ArgumentHelp(
-        "Also publish every event to this MQTT broker, QoS 1: PREFIX/monitor/events, each region's latest state retained on PREFIX/monitor/regions/ID (docs/mqtt.md): mqtt://HOST[:PORT]/PREFIX.",
-        valueName: "url"))
-    var mqtt: String?
+    /// Every event also published (PREFIX/monitor/events, each region's latest state
+    /// retained on PREFIX/monitor/regions/ID).
+    @OptionGroup var publishing: MQTTPublishOption
+    var mqtt: String? { publishing.url }
 
     func validate() throws {
         if region.isEmpty && manifest.isEmpty {
@@ -91,7 +91,6 @@ struct MonitorCommand: AsyncParsableCommand {
         for text in region { _ = try MonitorRegionOption.parse(text) }
         try SecondsFlag.check(exitPeriod, "--exit-period")
         guard minSightings >= 1 else { throw ValidationError("--min-sightings must be at least 1; got \(minSightings).") }
-        try SecondsFlag.check(duration, "--duration")
         if !range {
             let rangingFlags = [
                 rangingOptions.profile.map { _ in "--profile" }, rangingOptions.noProfile ? "--no-profile" : nil,
@@ -106,16 +105,6 @@ struct MonitorCommand: AsyncParsableCommand {
             try SecondsFlag.check(value, name)
             if let value, value < MonitorSchedule.shortestPeriod {
                 throw ValidationError("\(name) must be at least \(MonitorSchedule.shortestPeriod) s; got \(value).")
-            }
-        }
-        if let exec, exec.split(separator: " ").isEmpty {
-            throw ValidationError("--exec needs a program to run.")
-        }
-        if let mqtt {
-            do {
-                _ = try MQTTBrokerURL(parsing: mqtt)
-            } catch {
-                throw ValidationError("--mqtt \(error)")
             }
         }
         if input != nil {

@@ -134,7 +134,7 @@ struct PlanCoverageCommand: AsyncParsableCommand {
             for problem in error.errors { Console.current.errorLine(problem.description) }
             throw CommandFailure(
                 .usageOrInput,
-                "the walls file \(walls) has \(FleetValidateCommand.count(error.errors.count, "error")); fix them and map again.")
+                "the walls file \(walls) has \(NumberText.count(error.errors.count, "error")); fix them and map again.")
         }
     }
 

@@ -62,8 +62,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     var input: String? { sightingInput.input }
 
-    @Option(help: ArgumentHelp("Stop after this many seconds (of the recording's time with a recorded --input; real seconds with mqtt://).", valueName: "seconds"))
-    var duration: Double?
+    @OptionGroup var runDuration: RunDurationOption
+    var duration: Double? { runDuration.seconds }
 
     @Option(help: "Output: text (a table) or jsonl (one sighting per line). Default: text on a terminal, jsonl otherwise.")
     var format: Format?
@@ -72,10 +72,9 @@ struct ScanCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Metrics") var metrics: MetricsOptions
 
-    @Option(help: ArgumentHelp(
-        "Also publish every sighting to this MQTT broker, QoS 1, stamped with Unix time: mqtt://HOST[:PORT]/PREFIX (mqtts:// for TLS). Credentials come from the environment (docs/mqtt.md).",
-        valueName: "url"))
-    var mqtt: String?
+    /// Every sighting also published, stamped with Unix time.
+    @OptionGroup var publishing: MQTTPublishOption
+    var mqtt: String? { publishing.url }
 
     @Option(
         name: .customLong("publish-as"),
@@ -122,14 +121,6 @@ struct ScanCommand: AsyncParsableCommand {
         for (name, value) in [("--major", major), ("--minor", minor)] {
             if let value, !(0...65_535).contains(value) {
                 throw ValidationError("\(name) must be 0 to 65535; got \(value).")
-            }
-        }
-        try SecondsFlag.check(duration, "--duration", hint: "Leave it out to scan until stopped.")
-        if let mqtt {
-            do {
-                _ = try MQTTBrokerURL(parsing: mqtt)
-            } catch {
-                throw ValidationError("--mqtt \(error)")
             }
         }
         if publishAs != .beaconctl && mqtt == nil {

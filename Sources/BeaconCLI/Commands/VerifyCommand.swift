@@ -24,7 +24,7 @@ struct VerifyCommand: AsyncParsableCommand {
             --watch audits continuously instead: every beacon is ok, missing (not heard for --silence \
             seconds), wrong-power or duplicate (two devices within --silence), and each change of state \
             is reported as it happens (JSON lines, or a log on a terminal; --exec runs a program per \
-            change), with statistics every 60 s. It runs until SIGINT/SIGTERM (exit 0) or the end of \
+            change, --mqtt publishes it to a broker), with statistics every 60 s. It runs until SIGINT/SIGTERM (exit 0) or the end of \
             --input, where it prints a summary and exits 0 when every beacon is ok and nothing \
             unexpected is on the air, 1 otherwise.
             """)
@@ -69,15 +69,13 @@ struct VerifyCommand: AsyncParsableCommand {
         valueName: "seconds"))
     var stallAfter: Double?
 
-    @Option(help: ArgumentHelp(
-        "With --watch: run this program on every change (words split at spaces, no shell); the change is in BEACONCTL_* variables.",
-        valueName: "command"))
-    var exec: String?
+    /// With --watch: a program run on every change.
+    @OptionGroup var execHook: ExecHookOption
+    var exec: String? { execHook.command }
 
-    @Option(help: ArgumentHelp(
-        "With --watch: also publish every change to this MQTT broker (PREFIX/audit/…, docs/mqtt.md): mqtt://HOST[:PORT]/PREFIX.",
-        valueName: "url"))
-    var mqtt: String?
+    /// With --watch: the broker every change is also published to (PREFIX/audit/…).
+    @OptionGroup var publishing: MQTTPublishOption
+    var mqtt: String? { publishing.url }
 
     @Flag(
         name: .customLong("home-assistant"),

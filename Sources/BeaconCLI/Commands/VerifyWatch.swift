@@ -33,9 +33,6 @@ extension VerifyCommand {
         if let format = reports.format, format != .text, format != .jsonl {
             throw ValidationError("--format \(format.rawValue) is a one-shot report; --watch writes text or jsonl.")
         }
-        if let exec, exec.split(separator: " ").isEmpty {
-            throw ValidationError("--exec needs a program to run.")
-        }
         if homeAssistant && mqtt == nil {
             throw ValidationError("--home-assistant announces the beacons on the broker the changes go to: add --mqtt mqtt://HOST[:PORT]/PREFIX.")
         }
@@ -46,13 +43,6 @@ extension VerifyCommand {
             let levels = discoveryPrefix.split(separator: "/", omittingEmptySubsequences: false)
             if levels.contains(where: \.isEmpty) || discoveryPrefix.contains(where: { "+#".contains($0) || $0.isNewline }) {
                 throw ValidationError("--discovery-prefix \(discoveryPrefix): topic levels separated by `/`, none empty, no `+` or `#`.")
-            }
-        }
-        if let mqtt {
-            do {
-                _ = try MQTTBrokerURL(parsing: mqtt)
-            } catch {
-                throw ValidationError("--mqtt \(error)")
             }
         }
     }

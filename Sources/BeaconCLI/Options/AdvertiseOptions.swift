@@ -64,7 +64,7 @@ struct AdvertiseBeaconOptions: ParsableArguments {
             let interval = try? AdvertisingInterval(milliseconds: milliseconds)
         else {
             throw ValidationError(
-                "--interval-ms \(Self.number(milliseconds)) is outside 20 to 10240 ms, the advertising intervals controllers accept.")
+                "--interval-ms \(NumberText.plain(milliseconds)) is outside 20 to 10240 ms, the advertising intervals controllers accept.")
         }
         let power = txPower ?? 0
         guard AdvertisingRequest.txPowerRange.contains(power), let txPower8 = Int8(exactly: power) else {
@@ -85,11 +85,6 @@ struct AdvertiseBeaconOptions: ParsableArguments {
                 "--measured-power \(value) is outside -127 to -1 dBm (the RSSI 1 m from a beacon is always negative).")
         }
         return .dBm(dBm)
-    }
-
-    /// `100`, `152.5`.
-    static func number(_ value: Double) -> String {
-        NumberText.plain(value)
     }
 }
 

@@ -15,7 +15,7 @@ enum SecondsFlag {
         if allowingInfinity && value == .infinity { return }
         guard value.isFinite, value > 0, value <= longest else {
             let range = "a positive number of seconds up to \(Int64(longest)) (about 31 years)"
-            throw ValidationError("\(flag) must be \(range); got \(AdvertiseBeaconOptions.number(value)).\(hint.isEmpty ? "" : " " + hint)")
+            throw ValidationError("\(flag) must be \(range); got \(NumberText.plain(value)).\(hint.isEmpty ? "" : " " + hint)")
         }
     }
 

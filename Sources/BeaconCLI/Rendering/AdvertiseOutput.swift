@@ -56,7 +56,7 @@ final class AdvertiseEventPrinter: Sendable {
         case .started(let session):
             for line in Self.table(for: session, style: style) { console.line(line) }
             if session.restartCount == 0 {
-                let until = duration.map { "for \(AdvertiseBeaconOptions.number($0)) s, or until SIGINT (Ctrl-C) or SIGTERM" }
+                let until = duration.map { "for \(NumberText.plain($0)) s, or until SIGINT (Ctrl-C) or SIGTERM" }
                     ?? "until SIGINT (Ctrl-C) or SIGTERM"
                 console.line(style.dim("Advertising \(until)."))
             }

@@ -128,24 +128,24 @@ struct AdvertiseSystemdUnit {
         arguments += ["--hci", specText()]
         if let snoop = command.controller.snoop { arguments += ["--snoop", Self.serviceCapturePath(snoop)] }
         if command.controller.commandTimeout != 2 {
-            arguments += ["--command-timeout", AdvertiseBeaconOptions.number(command.controller.commandTimeout)]
+            arguments += ["--command-timeout", NumberText.plain(command.controller.commandTimeout)]
         }
         let beacon = command.beacon
         if let uuid = beacon.uuid { arguments += ["--uuid", (try? ProximityUUIDText.canonical(uuid)) ?? uuid] }
         if let major = beacon.major { arguments += ["--major", String(major)] }
         if let minor = beacon.minor { arguments += ["--minor", String(minor)] }
         if let measuredPower = beacon.measuredPower { arguments += ["--measured-power", measuredPower] }
-        if let interval = beacon.intervalMilliseconds { arguments += ["--interval-ms", AdvertiseBeaconOptions.number(interval)] }
+        if let interval = beacon.intervalMilliseconds { arguments += ["--interval-ms", NumberText.plain(interval)] }
         if let txPower = beacon.txPower { arguments += ["--tx-power", String(txPower)] }
         let manifest = command.manifest
         for path in manifest.manifest { arguments += ["--manifest", absolute(path)] }
         for id in manifest.beaconIDs { arguments += ["--beacon", id] }
         if let host = manifest.host { arguments += ["--host", host] }
         if manifest.all { arguments.append("--all") }
-        if let duration = command.duration { arguments += ["--duration", AdvertiseBeaconOptions.number(duration)] }
+        if let duration = command.duration { arguments += ["--duration", NumberText.plain(duration)] }
         if command.restart { arguments.append("--restart") }
         if command.family != .auto { arguments += ["--family", command.family.rawValue] }
-        if let slot = command.rotationSlotMilliseconds { arguments += ["--rotation-slot-ms", AdvertiseBeaconOptions.number(slot)] }
+        if let slot = command.rotationSlotMilliseconds { arguments += ["--rotation-slot-ms", NumberText.plain(slot)] }
         if command.format != .text { arguments += ["--format", command.format.rawValue] }
         if let metrics = command.metrics.metrics { arguments += ["--metrics", metrics] }
         return arguments

@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 
 /// The advertising sets another program holds on a controller shared with the kernel, as
@@ -31,7 +32,7 @@ public struct OccupiedAdvertisingSets: Hashable, Sendable {
         var parts: [String] = []
         if !instances.isEmpty {
             let numbers = instances.sorted().map(String.init).joined(separator: ", ")
-            parts.append("mgmt advertising instance\(instances.count == 1 ? "" : "s") \(numbers)")
+            parts.append("mgmt advertising \(NumberText.noun("instance", for: instances.count)) \(numbers)")
         }
         if advertisingSettingOn { parts.append("the Advertising setting (set 0)") }
         return parts.joined(separator: " and ")

@@ -83,7 +83,7 @@ public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible
             let list = addresses.map { "\($0.address) (\($0.samples) samples)" }.joined(separator: ", ")
             return "\(identity) is advertised by \(addresses.count) devices: \(list); switch off all but the beacon being calibrated and try again (a beacon that rotates its private address mid-run shows up like this too: run again)"
         case .tooFewSamples(let identity, let seconds, let samples, let distance):
-            return "\(identity) gave \(samples) RSSI sample\(samples == 1 ? "" : "s") in \(SightingJSONLines.timeText(seconds)) s at \(SightingJSONLines.timeText(distance)) m; a spot needs at least \(Calibration.minimumSamples): stay longer (--seconds) or check that the beacon is in range"
+            return "\(identity) gave \(NumberText.count(samples, "RSSI sample")) in \(SightingJSONLines.timeText(seconds)) s at \(SightingJSONLines.timeText(distance)) m; a spot needs at least \(Calibration.minimumSamples): stay longer (--seconds) or check that the beacon is in range"
         }
     }
 

@@ -45,15 +45,19 @@ public struct BeaconProvisioner: Sendable {
     let logger: Logger
     let openAdvertisingTransport: TransportOpener?
     let openListeningTransport: TransportOpener
+    /// The clock of everything timed: the advertiser, the scan, command timeouts and the
+    /// verification's ticks.
+    let clock: any Clock<Duration>
 
     /// The openers default to opening the configured transport specs; the command passes
-    /// ones that record `--snoop`, tests pass in-memory controllers.
+    /// ones that record `--snoop`, tests pass in-memory controllers and a test clock.
     public init(
         configuration: ProvisionConfiguration, logger: Logger, openAdvertisingTransport: TransportOpener? = nil,
-        openListeningTransport: TransportOpener? = nil
+        openListeningTransport: TransportOpener? = nil, clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
         self.logger = logger
+        self.clock = clock
         self.openAdvertisingTransport = openAdvertisingTransport
         if let openListeningTransport {
             self.openListeningTransport = openListeningTransport
@@ -94,7 +98,7 @@ public struct BeaconProvisioner: Sendable {
             configuration: AdvertiserConfiguration(
                 requests: requests, family: configuration.family, restart: once ? nil : configuration.restart,
                 commandTimeout: configuration.commandTimeout),
-            logger: logger, openTransport: openAdvertisingTransport)
+            logger: logger, openTransport: openAdvertisingTransport, clock: clock)
 
         // The advertiser's events reach the verifying task through a stream, so that the
         // first `started` (what the controller accepted) can be awaited.
@@ -173,7 +177,7 @@ public struct BeaconProvisioner: Sendable {
             scan = try await LiveScan.start(
                 opening: openListeningTransport, controller: listening.description,
                 commandTimeout: configuration.commandTimeout,
-                configuration: ScanConfiguration(access: ControllerAccess(listening)), logger: logger)
+                configuration: ScanConfiguration(access: ControllerAccess(listening)), logger: logger, clock: clock)
         } catch {
             switch error {
             case .unreachable(_, let failure): return .failure(.scanning(controller: listening.description, failure))
@@ -185,7 +189,7 @@ public struct BeaconProvisioner: Sendable {
         let verifier = BeaconVerifier(plan: plan, policy: configuration.policy)
         let outcome: Result<VerificationResult, ProvisionError>
         do {
-            let result = try await verifier.run(scan.sightings, timing: .live, lostBeforehand: scan) { progress, events in
+            let result = try await verifier.run(scan.sightings, timing: .live, lostBeforehand: scan, clock: clock) { progress, events in
                 onEvent(.verification(progress, events))
             }
             outcome = .success(result)

@@ -77,7 +77,7 @@ extension UnexpectedBeacon {
 /// Number formatting shared by the reports; no locale, so output is the same everywhere.
 public enum VerdictWording {
     /// "1 time", "27 times".
-    public static func times(_ count: Int) -> String { count == 1 ? "1 time" : "\(count) times" }
+    public static func times(_ count: Int) -> String { NumberText.count(count, "time") }
 
     /// "102 ms" from seconds.
     public static func milliseconds(_ seconds: Double) -> String {

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Why bytes could not be read as the HCI structure expected. Every case says where: the
 /// structure's name and the byte offset inside it.
 public enum HCIDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -19,9 +21,9 @@ public enum HCIDecodingError: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .truncated(let structure, let offset, let needed, let available):
-            return "\(structure): cut short at byte \(offset): \(needed) more byte\(needed == 1 ? "" : "s") needed, \(available) left"
+            return "\(structure): cut short at byte \(offset): \(NumberText.count(needed, "more byte")) needed, \(available) left"
         case .trailingBytes(let structure, let offset, let count):
-            return "\(structure): \(count) unexpected byte\(count == 1 ? "" : "s") after the last field (at byte \(offset))"
+            return "\(structure): \(NumberText.count(count, "unexpected byte")) after the last field (at byte \(offset))"
         case .lengthMismatch(let structure, let declared, let actual):
             return "\(structure): length field says \(declared) bytes but \(actual) are present"
         case .invalidValue(let structure, let field, let value, let expected):

@@ -110,9 +110,9 @@ public struct CoverageHTML {
     private func summarySection(_ settings: CoverageSettings) -> String {
         var rows: [(String, String)] = [
             ("Covered", "\(numberText(summary.coverage.percent, places: 1)) % (\(area(summary.coverage.area))) at \(dBmText(settings.threshold)) or better"),
-            ("Dead zones", "\(area(summary.deadZones.area)) in \(count(summary.deadZones.regionCount, "region")) below \(dBmText(settings.deadBelow))"),
-            ("Crowded", "\(area(summary.crowded.area)) in \(count(summary.crowded.regionCount, "region")) hearing \(settings.crowdedAt)+ beacons at \(dBmText(settings.crowdedLevel)) or better"),
-            ("Ties for nearest", "\(area(summary.ties.area)) in \(count(summary.ties.regionCount, "region")), strongest two within \(numberText(settings.tieMargin)) dB"),
+            ("Dead zones", "\(area(summary.deadZones.area)) in \(NumberText.count(summary.deadZones.regionCount, "region")) below \(dBmText(settings.deadBelow))"),
+            ("Crowded", "\(area(summary.crowded.area)) in \(NumberText.count(summary.crowded.regionCount, "region")) hearing \(settings.crowdedAt)+ beacons at \(dBmText(settings.crowdedLevel)) or better"),
+            ("Ties for nearest", "\(area(summary.ties.area)) in \(NumberText.count(summary.ties.regionCount, "region")), strongest two within \(numberText(settings.tieMargin)) dB"),
             ("Proximity of the nearest beacon",
              "immediate \(area(summary.proximity.immediate.area)) · near \(area(summary.proximity.near.area)) · far \(area(summary.proximity.far.area)) · unknown \(area(summary.proximity.unknown.area))"),
         ]
@@ -161,11 +161,10 @@ public struct CoverageHTML {
         }
         out += "</table>\n"
         let hidden = zones.regionCount - zones.regions.count
-        if hidden > 0 { out += "<p class=\"muted\">…and \(count(hidden, "smaller region")).</p>\n" }
+        if hidden > 0 { out += "<p class=\"muted\">…and \(NumberText.count(hidden, "smaller region")).</p>\n" }
         return out
     }
 
     private func area(_ squareMetres: Double) -> String { "\(numberText(squareMetres, places: 1)) m²" }
 
-    private func count(_ value: Int, _ noun: String) -> String { NumberText.count(value, noun) }
 }

@@ -10,10 +10,10 @@ enum CoverageReportText {
         if let floor = summary.floor { title += " (\(floor))" }
         if let name = summary.name { title += " — \(name)" }
         var lines = [style.bold(title)]
-        var setup = "  \(number(summary.plan.width)) × \(number(summary.plan.height)) m, "
-            + "\(count(summary.beacons.count, "beacon")), \(number(settings.resolution)) m grid, "
-            + "path-loss exponent \(number(settings.pathLossExponent)), "
-        setup += settings.walls == 0 ? "no walls" : count(settings.walls, "wall")
+        var setup = "  \(NumberText.plain(summary.plan.width)) × \(NumberText.plain(summary.plan.height)) m, "
+            + "\(NumberText.count(summary.beacons.count, "beacon")), \(NumberText.plain(settings.resolution)) m grid, "
+            + "path-loss exponent \(NumberText.plain(settings.pathLossExponent)), "
+        setup += settings.walls == 0 ? "no walls" : NumberText.count(settings.walls, "wall")
         if settings.airFromMeasuredPower { setup += ", 1 m RSSI = measured power" }
         lines.append(setup)
         lines.append("  covered    \(percent(summary.coverage.percent)) of \(area(summary.plan.area)) at \(dBm(settings.threshold)) or better")
@@ -38,34 +38,30 @@ enum CoverageReportText {
             }
         }
         lines += regions(
-            "ties for nearest (strongest two within \(number(settings.tieMargin)) dB)", summary.ties)
+            "ties for nearest (strongest two within \(NumberText.plain(settings.tieMargin)) dB)", summary.ties)
         lines += regions("dead zones", summary.deadZones)
         return lines.joined(separator: "\n") + "\n"
     }
 
     private static func regions(_ title: String, _ zones: CoverageSummary.Zones) -> [String] {
         guard zones.regionCount > 0 else { return [] }
-        var lines = ["  \(title): \(count(zones.regionCount, "region")), \(area(zones.area))"]
+        var lines = ["  \(title): \(NumberText.count(zones.regionCount, "region")), \(area(zones.area))"]
         for region in zones.regions {
             var line = "    "
             if !region.beacons.isEmpty { line += region.beacons.joined(separator: " / ") + "  " }
             line += "around \(point(region.x, region.y)), \(area(region.area)), "
-            line += "x \(number(region.minX))–\(number(region.maxX)), y \(number(region.minY))–\(number(region.maxY))"
+            line += "x \(NumberText.plain(region.minX))–\(NumberText.plain(region.maxX)), y \(NumberText.plain(region.minY))–\(NumberText.plain(region.maxY))"
             lines.append(line)
         }
         let hidden = zones.regionCount - zones.regions.count
-        if hidden > 0 { lines.append("    … and \(count(hidden, "smaller region")) (--format json lists the same)") }
+        if hidden > 0 { lines.append("    … and \(NumberText.count(hidden, "smaller region")) (--format json lists the same)") }
         return lines
-    }
-
-    private static func number(_ value: Double) -> String {
-        NumberText.plain(value)
     }
 
     private static func area(_ value: Double) -> String { "\(oneDecimal(value)) m²" }
     private static func percent(_ value: Double) -> String { "\(oneDecimal(value)) %" }
-    private static func dBm(_ value: Double) -> String { "\(number(value)) dBm" }
-    private static func point(_ x: Double, _ y: Double) -> String { "(\(number(x)), \(number(y)))" }
+    private static func dBm(_ value: Double) -> String { "\(NumberText.plain(value)) dBm" }
+    private static func point(_ x: Double, _ y: Double) -> String { "(\(NumberText.plain(x)), \(NumberText.plain(y)))" }
 
     private static func oneDecimal(_ value: Double) -> String {
         let tenths = (value * 10).rounded()
@@ -79,5 +75,4 @@ enum CoverageReportText {
         text + String(repeating: " ", count: max(0, width - text.count))
     }
 
-    private static func count(_ value: Int, _ noun: String) -> String { NumberText.count(value, noun) }
 }

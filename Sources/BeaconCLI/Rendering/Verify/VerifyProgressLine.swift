@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 import Synchronization
 
@@ -33,8 +34,7 @@ final class VerifyProgressLine: Sendable {
             return true
         }
         guard due else { return }
-        var text = "verify: \(progress.decided)/\(progress.expected) decided · \(progress.sightings) sighting"
-        text += progress.sightings == 1 ? "" : "s"
+        var text = "verify: \(progress.decided)/\(progress.expected) decided · " + NumberText.count(progress.sightings, "sighting")
         if progress.unexpected > 0 { text += " · \(progress.unexpected) unexpected" }
         text += " · " + VerdictWording.seconds(progress.elapsed)
         if timeout.isFinite { text += " of " + VerdictWording.seconds(timeout) }
