@@ -148,16 +148,15 @@ extension CalibrateCommand {
                 guard try await pacing.next() != nil else {
                     throw CommandFailure(.findings, "standard input ended before spot \(index + 1) of \(distances.count) (\(spotText)); no profile was written")
                 }
-                let session = try await controller.startScanning(spec, capture: capture, logger: logger)
-                let sampler: CalibrationSampler
-                do {
-                    sampler = try await CalibrationSampler.collect(identity, from: session, for: limit)
-                } catch {
-                    await session.close()
-                    if error is CancellationError { throw error }
-                    throw CommandFailure(.controller, ExitStatus.message(for: error))
+                let sampler = try await controller.scanning(spec, capture: capture, logger: logger) { session in
+                    do {
+                        return try await CalibrationSampler.collect(identity, from: session, for: limit)
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        throw CommandFailure(.controller, ExitStatus.message(for: error))
+                    }
                 }
-                await session.close()
                 let samples = sampler.transmitters.first?.samples ?? 0
                 console.errorLine("  \(NumberText.count(samples, "sample"))")
                 spots.append(sampler)

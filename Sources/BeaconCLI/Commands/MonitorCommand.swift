@@ -269,25 +269,24 @@ struct MonitorCommand: AsyncParsableCommand {
     // MARK: A controller
 
     private func monitorController(run: MonitorRun, logger: Logger) async throws {
-        let console = Console.current
-        let spec = try controller.transportSpec(environment: console.environment)
-        let capture = try controller.openCapture()
-        defer { capture?.close() }
-        let session = try await controller.startScanning(spec, capture: capture, logger: logger)
-        var failure: (any Error)?
         let duration = self.duration
-        do {
-            try await TerminationSignals.cancellingOnInterrupt {
-                try await MonitorLiveLoop.run(session, monitor: run, duration: duration, logger: logger)
+        let (lostCount, failure) = try await controller.scanning(logger: logger) { session -> (Int, (any Error)?) in
+            var failure: (any Error)?
+            do {
+                try await TerminationSignals.cancellingOnInterrupt {
+                    try await MonitorLiveLoop.run(session, monitor: run, duration: duration, logger: logger)
+                }
+            } catch is TerminationSignals.Interrupted {
+                // Ctrl-C or SIGTERM: a normal end.
+            } catch {
+                failure = error
             }
-        } catch is TerminationSignals.Interrupted {
-            // Ctrl-C or SIGTERM: a normal end.
-        } catch {
-            failure = error
+            // Stopped here, not at the end of the scope: what was lost is known once it has.
+            await session.close()
+            return (session.lostCount, failure)
         }
-        await session.close()
-        if session.lostCount > 0 {
-            logger.warning("\(LossWording.reports(session.lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
+        if lostCount > 0 {
+            logger.warning("\(LossWording.reports(lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
         }
         if let failure { throw CommandFailure(.controller, ExitStatus.message(for: failure)) }
     }

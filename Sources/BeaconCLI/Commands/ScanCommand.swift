@@ -202,34 +202,24 @@ struct ScanCommand: AsyncParsableCommand {
         let timing = try scanTiming()
         let family = self.family.choice
         let broker = try BrokerInput.open(sightingInput, role: "scan", environment: console.environment, logger: logger)
-        let source: SightingSource
-        do {
-            source = try await controller.open(input: input, broker: broker, capture: capture, logger: logger) { configuration in
-                configuration.family = family
-                configuration.interval = timing.interval
-                configuration.window = timing.window
-                if let receiverName { configuration.receiver = receiverName }
-            }
-        } catch {
-            try await broker?.close()
-            throw error
+        let configure: (inout ScanConfiguration) -> Void = { configuration in
+            configuration.family = family
+            configuration.interval = timing.interval
+            configuration.window = timing.window
+            if let receiverName { configuration.receiver = receiverName }
         }
-        let publisher: SightingPublishing?
         do {
-            publisher = try mqtt.map { url throws(CommandFailure) in
-                try SightingPublishing.start(
-                    url, receiver: input == nil ? receiverName : receiver, source: source, convention: publishAs,
-                    environment: console.environment, logger: logger)
+            // The scope stops and closes a live scan however the run ends.
+            try await controller.withSource(input: input, broker: broker, capture: capture, logger: logger, configure: configure) { source in
+                let publisher = try mqtt.map { url throws(CommandFailure) in
+                    try SightingPublishing.start(
+                        url, receiver: input == nil ? receiverName : receiver, source: source, convention: publishAs,
+                        environment: console.environment, logger: logger)
+                }
+                if let serving { Self.registerMetrics(serving, run: run, source: source, broker: broker, publisher: publisher) }
+                try await consumeSource(
+                    source, run: run, outputFormat: outputFormat, publisher: publisher, fromBroker: broker != nil, logger: logger)
             }
-        } catch {
-            await source.close()
-            try await broker?.close()
-            throw error
-        }
-        if let serving { Self.registerMetrics(serving, run: run, source: source, broker: broker, publisher: publisher) }
-        do {
-            try await consumeSource(
-                source, run: run, outputFormat: outputFormat, publisher: publisher, fromBroker: broker != nil, logger: logger)
         } catch {
             try await broker?.close()
             throw error
@@ -258,7 +248,6 @@ struct ScanCommand: AsyncParsableCommand {
             do {
                 try await scanController(scan, run: run, live: live, textAtEnd: outputFormat == .text, publisher: publisher, logger: logger)
             } catch {
-                await source.close()  // already closed unless the run failed before its end
                 await publisher?.finish(logger: logger)
                 throw error
             }
@@ -317,6 +306,7 @@ struct ScanCommand: AsyncParsableCommand {
             }
         }
         if let signal { logger.info("stopping on \(TerminationSignals.name(of: signal))") }
+        // Stopped here rather than at the end of the scope: the final counts need it.
         await session.close()
         let elapsed = session.elapsed()
         logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])

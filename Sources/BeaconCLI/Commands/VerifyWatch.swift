@@ -242,7 +242,7 @@ extension VerifyCommand {
     }
 
     private func watchController(watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
-        try await withLiveScan { session in
+        try await controller.scanning(logger: globals.makeLogger()) { session in
             try await run(
                 watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, health: session.health,
                 input: session.controller, sinks: sinks)
