@@ -272,9 +272,11 @@ struct MonitorCommand: AsyncParsableCommand {
         let duration = self.duration
         let (lostCount, failure) = try await controller.scanning(logger: logger) { session -> (Int, (any Error)?) in
             var failure: (any Error)?
+            // Reports lost before monitoring (the scan's) and in its own queue: one count.
+            let dropped = DropCounter()
             do {
                 try await TerminationSignals.cancellingOnInterrupt {
-                    try await MonitorLiveLoop.run(session, monitor: run, duration: duration, logger: logger)
+                    try await MonitorLiveLoop.run(session, monitor: run, duration: duration, drops: dropped, logger: logger)
                 }
             } catch is TerminationSignals.Interrupted {
                 // Ctrl-C or SIGTERM: a normal end.
@@ -283,7 +285,7 @@ struct MonitorCommand: AsyncParsableCommand {
             }
             // Stopped here, not at the end of the scope: what was lost is known once it has.
             await session.close()
-            return (session.lostCount, failure)
+            return (session.lostCount + dropped.value, failure)
         }
         if lostCount > 0 {
             logger.warning("\(LossWording.reports(lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")

@@ -291,13 +291,15 @@ struct ScanCommand: AsyncParsableCommand {
         let duration = self.duration
         let header = "Scanning \(spec) (\(session.family) scanning)"
         let display = ScanLiveDisplayBox()
+        let drops = DropCounter()
         // Ctrl-C or SIGTERM cancels the scan like the end of --duration does: a normal end.
         let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, ScanConsumptionFailure> in
             do {
                 try await Self.consume(
                     session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher,
                     // With --mqtt too, the very offset the published sightings carry.
-                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : 0)
+                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : 0,
+                    drops: drops)
                 return .success(())
             } catch is CancellationError {
                 return .success(())
@@ -310,8 +312,10 @@ struct ScanCommand: AsyncParsableCommand {
         await session.close()
         let elapsed = session.elapsed()
         logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
-        if session.lostCount > 0 {
-            logger.warning("\(LossWording.reports(session.lostCount)) lost between the controller and the output (this host could not keep up): beacons may be missing from what was shown")
+        // Lost before the run (the scan's queue) and in it: one count.
+        let lostCount = session.lostCount + drops.value
+        if lostCount > 0 {
+            logger.warning("\(LossWording.reports(lostCount)) lost between the controller and the output (this host could not keep up): beacons may be missing from what was shown")
         }
         if live {
             let lines = Self.frameLines(run, at: elapsed, header: header)
@@ -324,46 +328,29 @@ struct ScanCommand: AsyncParsableCommand {
         }
     }
 
-    /// Reads sightings until the duration ends, the stream fails, or the task is cancelled;
-    /// redraws the live table twice a second meanwhile.
+    /// Ranges (and writes, and publishes) the scan's sightings until the duration ends, the
+    /// stream fails, or the task is cancelled (`ScanLiveRun`); redraws the live table twice
+    /// a second meanwhile. `drops` counts what the run's queue dropped.
     private static func consume(
         _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String,
-        publisher: SightingPublishing?, writtenTimeOffset: Double
+        publisher: SightingPublishing?, writtenTimeOffset: Double, drops: DropCounter
     ) async throws {
         let console = Console.current
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for try await sighting in session.sightings {
-                    run.take(sighting, writtenTimeOffset: writtenTimeOffset)
-                    publisher?.add(sighting, run: run, now: session.elapsed())
-                }
+        // A quiet air still gets its last batch out within the flush interval.
+        let redrawInterval = 0.5
+        let tick = publisher == nil
+            ? Duration(checkedSeconds: redrawInterval) ?? .milliseconds(500)
+            : Duration(checkedSeconds: MQTTSightingPublisher.flushInterval) ?? .milliseconds(100)
+        var lastFrame: Double?
+        try await ScanLiveRun.run(session, duration: duration, tick: tick, drops: drops) { sighting, now in
+            run.take(sighting, writtenTimeOffset: writtenTimeOffset)
+            publisher?.add(sighting, run: run, now: now)
+        } tick: { now in
+            publisher?.publisher.flushIfDue(now: now)
+            if let live, lastFrame.map({ now - $0 >= redrawInterval }) ?? true {
+                lastFrame = now
+                console.write(live.frame(frameLines(run, at: now, header: header)))
             }
-            if let publisher {
-                // A quiet air still gets its last batch out within the flush interval.
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .milliseconds(Int(MQTTSightingPublisher.flushInterval * 1000)))
-                        publisher.publisher.flushIfDue(now: session.elapsed())
-                    }
-                }
-            }
-            if let duration {
-                group.addTask {
-                    try? await Task.sleep(for: SecondsFlag.duration(duration) ?? .longestAccepted)
-                }
-            }
-            if let live {
-                group.addTask {
-                    while !Task.isCancelled {
-                        let now = session.elapsed()
-                        console.write(live.frame(frameLines(run, at: now, header: header)))
-                        try? await Task.sleep(for: .milliseconds(500))
-                    }
-                }
-            }
-            // Whichever ends first (the duration, a failed stream) ends the scan.
-            try await group.next()
-            group.cancelAll()
         }
     }
 
