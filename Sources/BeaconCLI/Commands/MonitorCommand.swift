@@ -137,7 +137,11 @@ struct MonitorCommand: AsyncParsableCommand {
         let localOutput = MonitorOutput(
             format: format ?? (console.standardOutputIsTerminal ? .text : .jsonl), names: names, hook: hook)
         let publishing = try mqtt.map { url throws(CommandFailure) in
-            try ReportPublishing.start(url, role: "monitor", what: "region events", environment: console.environment, logger: logger)
+            do throws(BrokerSetupError) {
+                return try ReportPublishing.start(url, role: "monitor", what: "region events", environment: console.environment, logger: logger)
+            } catch {
+                throw CommandFailure(error)
+            }
         }
         if let publishing { logger.notice("publishing every event to \(publishing.client.broker) (\(publishing.topics.monitorEvents))") }
         let metricsSink = serving.map { MonitorMetricsSink($0, regions: regions) }

@@ -211,10 +211,17 @@ struct ScanCommand: AsyncParsableCommand {
         do {
             // The scope stops and closes a live scan however the run ends.
             try await controller.withSource(input: input, broker: broker, capture: capture, logger: logger, configure: configure) { source in
+                // A live scan counts from its start; the broker gets Unix time.
+                var wallClockOffset = 0.0
+                if case .live(let scan) = source { wallClockOffset = scan.unixTimeOffset() }
                 let publisher = try mqtt.map { url throws(CommandFailure) in
-                    try SightingPublishing.start(
-                        url, receiver: input == nil ? receiverName : receiver, source: source, convention: publishAs,
-                        environment: console.environment, logger: logger)
+                    do throws(BrokerSetupError) {
+                        return try SightingPublishing.start(
+                            url, receiver: input == nil ? receiverName : receiver, wallClockOffset: wallClockOffset, convention: publishAs,
+                            environment: console.environment, logger: logger)
+                    } catch {
+                        throw CommandFailure(error)
+                    }
                 }
                 if let serving { Self.registerMetrics(serving, run: run, source: source, broker: broker, publisher: publisher) }
                 try await consumeSource(
@@ -344,7 +351,7 @@ struct ScanCommand: AsyncParsableCommand {
         var lastFrame: Double?
         try await ScanLiveRun.run(session, duration: duration, tick: tick, drops: drops) { sighting, now in
             run.take(sighting, writtenTimeOffset: writtenTimeOffset)
-            publisher?.add(sighting, run: run, now: now)
+            publisher?.add(sighting, now: now) { run.ranged(sighting) }
         } tick: { now in
             publisher?.publisher.flushIfDue(now: now)
             if let live, lastFrame.map({ now - $0 >= redrawInterval }) ?? true {
@@ -384,7 +391,7 @@ struct ScanCommand: AsyncParsableCommand {
                         try await recording.forEach { sighting in
                             // --duration over a live stream counts real seconds (below).
                             guard run.takeRecorded(sighting, duration: live ? nil : duration) else { return false }
-                            publisher?.add(sighting, run: run, now: sighting.time)
+                            publisher?.add(sighting, now: sighting.time) { run.ranged(sighting) }
                             return true
                         }
                     }

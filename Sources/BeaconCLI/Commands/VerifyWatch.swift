@@ -106,7 +106,12 @@ extension VerifyCommand {
         if let program { sinks.append(WatchEventHook(program: program)) }
         var publishing: ReportPublishing?
         if let mqtt {
-            let started = try ReportPublishing.start(mqtt, role: "audit", what: "audit changes", environment: console.environment, logger: logger)
+            let started: ReportPublishing
+            do {
+                started = try ReportPublishing.start(mqtt, role: "audit", what: "audit changes", environment: console.environment, logger: logger)
+            } catch {
+                throw CommandFailure(error)
+            }
             let discovery = homeAssistant
                 ? HomeAssistantDiscovery(
                     discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics,
