@@ -12,9 +12,9 @@ struct LiveCalibrationTests {
     @Test("a scan whose controller goes away ends the collection with that failure, not with a partial sampler")
     func failedScanThrows() async throws {
         let clock = TestClock()
-        let controller = ScanLiveRunTests.legacyController()
+        let controller = legacyScanController()
         await #expect(throws: ScanError.self) {
-            try await ScanLiveRunTests.withScan(controller, clock: clock) { scan in
+            try await withScriptedScan(controller, clock: clock) { scan in
                 let collecting = Task { try await CalibrationSampler.collect(Self.identity, from: scan, for: 60) }
                 try await clock.sleepers(atLeast: 1)
                 await controller.closeLink()
@@ -26,8 +26,8 @@ struct LiveCalibrationTests {
     @Test("a silent air: the collection ends at its seconds on the scan's clock, with nothing heard")
     func endsOnTimeOnASilentAir() async throws {
         let clock = TestClock()
-        let controller = ScanLiveRunTests.legacyController()
-        let sampler = try await ScanLiveRunTests.withScan(controller, clock: clock) { scan in
+        let controller = legacyScanController()
+        let sampler = try await withScriptedScan(controller, clock: clock) { scan in
             let collecting = Task { try await CalibrationSampler.collect(Self.identity, from: scan, for: 1) }
             // Four ticks of 250 ms: the last one is the deadline.
             for _ in 0..<4 {

@@ -12,24 +12,6 @@ struct LiveScanScopeTests {
 
     struct BodyFailure: Error, Equatable {}
 
-    /// A legacy controller answering every command at once, and the scope's arguments for it.
-    /// No quiet-controller watch and a test clock nobody advances: nothing runs on time.
-    static func scan<Value>(
-        on controller: ScriptedController, _ body: (LiveScan) async throws -> Value
-    ) async throws -> Value {
-        try await LiveScan.with(
-            opening: { () async throws(HCITransportError) -> any HCITransport in controller.hostEnd },
-            controller: "memory", commandTimeout: .seconds(60),
-            configuration: ScanConfiguration(access: .exclusive, quietAfter: .zero), logger: logger, clock: TestClock(),
-            body)
-    }
-
-    static func legacyController() -> ScriptedController {
-        var configuration = ScriptedController.Configuration()
-        configuration.features = []
-        return ScriptedController(name: "memory", configuration: configuration)
-    }
-
     /// Scanning was enabled, then disabled (LE Set Scan Enable, Core v5.4 Vol 4 Part E
     /// 7.8.11: `01 00` then `00 00`), and the link is closed: the controller can send nothing more.
     static func expectStoppedAndClosed(_ controller: ScriptedController) async throws {
@@ -42,27 +24,27 @@ struct LiveScanScopeTests {
 
     @Test("a body that returns: its value, then scanning disabled and the link closed")
     func bodyReturns() async throws {
-        let controller = Self.legacyController()
-        let family = try await Self.scan(on: controller) { scan in scan.family }
+        let controller = legacyScanController()
+        let family = try await withScriptedScan(controller) { scan in scan.family }
         #expect(family == .legacy)
         try await Self.expectStoppedAndClosed(controller)
     }
 
     @Test("a body that throws: its error as it is, after scanning was disabled and the link closed")
     func bodyThrows() async throws {
-        let controller = Self.legacyController()
+        let controller = legacyScanController()
         await #expect(throws: BodyFailure()) {
-            try await Self.scan(on: controller) { _ in throw BodyFailure() }
+            try await withScriptedScan(controller) { _ in throw BodyFailure() }
         }
         try await Self.expectStoppedAndClosed(controller)
     }
 
     @Test("a cancelled body: scanning is still disabled, and the link closed")
     func bodyCancelled() async throws {
-        let controller = Self.legacyController()
+        let controller = legacyScanController()
         let (started, startedSignal) = AsyncStream<Void>.makeStream()
         let scanning = Task {
-            try await Self.scan(on: controller) { scan in
+            try await withScriptedScan(controller) { scan in
                 startedSignal.yield()
                 // As a use case does: read sightings until the stream ends (cancellation ends it).
                 for try await _ in scan.sightings {}
@@ -78,11 +60,11 @@ struct LiveScanScopeTests {
 
     @Test("a controller that refuses to scan: LiveScanError.refused, the body never runs, the link closed")
     func refusedBringUp() async throws {
-        let controller = Self.legacyController()
+        let controller = legacyScanController()
         controller.refuse(.leSetScanEnable, with: .commandDisallowed)
         var ran = false
         do {
-            try await Self.scan(on: controller) { _ in ran = true }
+            try await withScriptedScan(controller) { _ in ran = true }
             Issue.record("the scan started on a controller that refused it")
         } catch let error as LiveScanError {
             guard case .refused = error else {

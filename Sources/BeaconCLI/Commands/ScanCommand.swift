@@ -336,7 +336,7 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     /// Ranges (and writes, and publishes) the scan's sightings until the duration ends, the
-    /// stream fails, or the task is cancelled (`ScanLiveRun`); redraws the live table twice
+    /// stream fails, or the task is cancelled (`LiveScan.read`); redraws the live table twice
     /// a second meanwhile. `drops` counts what the run's queue dropped.
     private static func consume(
         _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String,
@@ -349,15 +349,18 @@ struct ScanCommand: AsyncParsableCommand {
             ? Duration(checkedSeconds: redrawInterval) ?? .milliseconds(500)
             : Duration(checkedSeconds: MQTTSightingPublisher.flushInterval) ?? .milliseconds(100)
         var lastFrame: Double?
-        try await ScanLiveRun.run(session, duration: duration, tick: tick, drops: drops) { sighting, now in
+        func redraw(at now: Double) {
+            guard let live, lastFrame.map({ now - $0 >= redrawInterval }) ?? true else { return }
+            lastFrame = now
+            console.write(live.frame(frameLines(run, at: now, header: header)))
+        }
+        redraw(at: session.elapsed())
+        try await session.read(until: duration, every: tick, drops: drops) { sighting, now in
             run.take(sighting, writtenTimeOffset: writtenTimeOffset)
             publisher?.add(sighting, now: now) { run.ranged(sighting) }
         } tick: { now in
             publisher?.publisher.flushIfDue(now: now)
-            if let live, lastFrame.map({ now - $0 >= redrawInterval }) ?? true {
-                lastFrame = now
-                console.write(live.frame(frameLines(run, at: now, header: header)))
-            }
+            redraw(at: now)
         }
     }
 

@@ -7,13 +7,13 @@ extension CalibrationSampler {
     static let collectionTick: Duration = .milliseconds(250)
 
     /// The samples of `identity` a live scan hears in its first `seconds`, through the one
-    /// live loop (`ScanLiveRun`) on the scan's clock, so a silent air ends the collection
+    /// live loop (`LiveScan.read`) on the scan's clock, so a silent air ends the collection
     /// on time. A failed scan throws; cancelling the calling task ends the collection with
     /// what was heard.
     public static func collect(_ identity: BeaconIdentity, from scan: LiveScan, for seconds: Double) async throws -> CalibrationSampler {
         var collected = CalibrationSampler(identity: identity)
         do {
-            try await ScanLiveRun.run(scan, duration: seconds, tick: collectionTick) { sighting, _ in
+            try await scan.read(until: seconds, every: collectionTick) { sighting, _ in
                 collected.add(sighting)
             } tick: { _ in }
         } catch is CancellationError {

@@ -66,41 +66,18 @@ public final class MonitorRun: Sendable {
         output.report(reports.1)
     }
 
-    /// Sightings a live run may hold unread before it drops the oldest (as verify's).
-    static let liveQueueLimit = 100_000
-
     /// Monitors a live scan: its sightings, and the clock ticking every `liveTick` so that
     /// exits happen on silence, until `duration` seconds of the scan (if given), the end of
-    /// the scan, a failed scan or cancellation (`CancellationError`). Both come through the
-    /// one live loop (`LiveSightingFeed`) on the scan's own clock, the clock of its
-    /// sightings' times (a test clock in tests). `drops` counts the sightings the run's queue
-    /// dropped because monitoring fell behind (read it however the run ended).
+    /// the scan, a failed scan or cancellation (`CancellationError`), read through the one
+    /// live loop (`LiveScan.read`) on the scan's own clock, the clock of its sightings' times
+    /// (a test clock in tests). `drops` counts the sightings monitoring dropped because it
+    /// fell behind (read it however the run ended).
     public func runLive(_ scan: LiveScan, duration: Double?, drops: DropCounter = DropCounter()) async throws {
         startSchedule(at: 0)
-        let feed = LiveSightingFeed(
-            scan.sightings, tick: Self.liveTick, queueLimit: Self.liveQueueLimit, drops: drops, clock: scan.session.clock,
-            elapsed: { scan.elapsed() }, deadline: duration)
-        defer { feed.stop() }
-        // Ends early when this task is cancelled: the stream's iteration stops.
-        for await input in feed.inputs {
-            switch input {
-            case .sighting(let sighting, let time):
-                // Read late, past the end (the queue was behind): not monitored.
-                if let duration, time > duration { return }
-                observe(sighting)
-            case .tick(let time):
-                advance(to: time)
-                if let duration, time >= duration { return }
-            case .ended:
-                return
-            case .failed(let error):
-                throw error
-            case .health, .receiverStatus:
-                // A live scan's feed carries neither.
-                continue
-            }
+        try await scan.read(until: duration, every: Self.liveTick, drops: drops) { sighting, _ in
+            observe(sighting)
+        } tick: { now in
+            advance(to: now)
         }
-        try Task.checkCancellation()
-        return
     }
 }
