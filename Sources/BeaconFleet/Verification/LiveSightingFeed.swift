@@ -6,7 +6,8 @@ import HCI
 /// clock in tests) or on the source's own (`elapsed`), so that the state they drive (a
 /// verification engine, a continuous audit, a monitoring run, a scan's ranging) is only ever
 /// touched by the one task that reads `inputs`. The one live loop of sightings plus a tick:
-/// verify, the watch, monitor and scan all read it.
+/// verify and the watch read it, and so does every reader of a live scan (`LiveScan.read`:
+/// scan, monitor, calibrate).
 ///
 /// When the queue is full the oldest inputs are dropped and the sightings among them are
 /// counted in `drops`. Call `stop()` when done: the source's task is cancelled rather than
