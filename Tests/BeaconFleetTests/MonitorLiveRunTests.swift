@@ -21,47 +21,44 @@ struct MonitorLiveRunTests {
         let clock = TestClock()
         let controller = ScriptedController(name: "memory")
         let logger = Logger(label: "monitor-live-tests") { _ in SwiftLogNoOpLogHandler() }
-        // No quiet-controller watch: the run's ticks are the only sleeper on the clock.
-        let configuration = ScanConfiguration(access: .exclusive, quietAfter: .zero)
-        let scan = try await LiveScan.start(
-            opening: { () async throws(HCITransportError) -> any HCITransport in controller.hostEnd },
-            controller: "memory", commandTimeout: .seconds(60), configuration: configuration, logger: logger, clock: clock)
         let region = try #require(BeaconRegion(identifier: "store", uuid: testUUID, major: 1))
         let sink = RecordingSink()
         let run = MonitorRun(
             session: MonitorSession(regions: [MonitoredRegion(region: region)], configuration: .init(exitPeriod: 1), start: 0),
             schedule: MonitorSchedule(stateEvery: nil, rangeEvery: nil), output: sink, logger: logger)
 
-        let running = Task { try await run.runLive(scan, duration: 3) }
-        try await controller.send(.le(.advertisingReport([LEAdvertisingReport(
-            eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
-            data: testIBeaconData, rssi: -60)])))
-        // Heard before the clock moved: entered at 0.
-        let entered = try await sink.events.wait(for: "the enter") { !$0.isEmpty }
-        #expect(entered.map(\.kind) == [.enter])
-        #expect(entered.first?.time == 0)
+        // No quiet-controller watch (`withScriptedScan`): the run's ticks are the only sleeper on the clock.
+        try await withScriptedScan(controller, clock: clock) { scan in
+            let running = Task { try await run.runLive(scan, duration: 3) }
+            try await controller.send(.le(.advertisingReport([LEAdvertisingReport(
+                eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
+                data: testIBeaconData, rssi: -60)])))
+            // Heard before the clock moved: entered at 0.
+            let entered = try await sink.events.wait(for: "the enter") { !$0.isEmpty }
+            #expect(entered.map(\.kind) == [.enter])
+            #expect(entered.first?.time == 0)
 
-        // Three ticks of 250 ms: 0.75 s of silence, still inside (each tick taken before the next).
-        for _ in 0..<3 {
+            // Three ticks of 250 ms: 0.75 s of silence, still inside (each tick taken before the next).
+            for _ in 0..<3 {
+                try await clock.sleepers(atLeast: 1)
+                clock.advance(by: MonitorRun.liveTick)
+            }
             try await clock.sleepers(atLeast: 1)
+            #expect(sink.events.elements.map(\.kind) == [.enter], "0.75 s of a 1 s exit period")
+            // The tick at 1 s: the exit period has passed.
             clock.advance(by: MonitorRun.liveTick)
-        }
-        try await clock.sleepers(atLeast: 1)
-        #expect(sink.events.elements.map(\.kind) == [.enter], "0.75 s of a 1 s exit period")
-        // The tick at 1 s: the exit period has passed.
-        clock.advance(by: MonitorRun.liveTick)
-        let exited = try await sink.events.wait(for: "the exit") { $0.count == 2 }
-        #expect(exited.last?.kind == .exit)
-        #expect(exited.last?.time == 1)
+            let exited = try await sink.events.wait(for: "the exit") { $0.count == 2 }
+            #expect(exited.last?.kind == .exit)
+            #expect(exited.last?.time == 1)
 
-        // The run ends at 3 s of the scan's clock: eight more ticks. (Not `advancing`: the scan
-        // stops when the run ends, and the disable command's timeout sleeps on this clock too.)
-        for _ in 0..<8 {
-            try await clock.sleepers(atLeast: 1)
-            clock.advance(by: MonitorRun.liveTick)
+            // The run ends at 3 s of the scan's clock: eight more ticks. (Not `advancing`: the scan
+            // stops when the run ends, and the disable command's timeout sleeps on this clock too.)
+            for _ in 0..<8 {
+                try await clock.sleepers(atLeast: 1)
+                clock.advance(by: MonitorRun.liveTick)
+            }
+            try await running.value
+            #expect(scan.elapsed() == 3)
         }
-        try await running.value
-        #expect(scan.elapsed() == 3)
-        await scan.close()
     }
 }

@@ -1,6 +1,7 @@
 import BeaconTestKit
 import BeaconCore
 import HCI
+import Logging
 import Testing
 
 @testable import BeaconFleet
@@ -31,3 +32,29 @@ func bluetoothAddress(_ text: String) throws -> BluetoothAddress {
 /// major 1, minor 2, measured power −59 dBm.
 let testIBeaconData = bytes("02 01 06 1A FF 4C 00 02 15 89 D6 E9 36 F6 1F 42 27 BC D2 6E 94 C5 A6 B2 E3 00 01 00 02 C5")
 let testUUID = ProximityUUID(high: 0x89D6_E936_F61F_4227, low: 0xBCD2_6E94_C5A6_B2E3)
+
+/// A scripted controller without extended advertising (legacy scanning), for scoped scans.
+func legacyScanController() -> ScriptedController {
+    var configuration = ScriptedController.Configuration()
+    configuration.features = []
+    return ScriptedController(name: "memory", configuration: configuration)
+}
+
+/// `LiveScan.with` on `controller` and `clock`, exclusive, without the quiet-controller watch
+/// (so that a test's own ticks are the only sleepers on the clock).
+func withScriptedScan<Value>(
+    _ controller: ScriptedController, clock: TestClock = TestClock(), _ body: (LiveScan) async throws -> Value
+) async throws -> Value {
+    try await LiveScan.with(
+        opening: { () async throws(HCITransportError) -> any HCITransport in controller.hostEnd },
+        controller: "memory", commandTimeout: .seconds(60),
+        configuration: ScanConfiguration(access: .exclusive, quietAfter: .zero),
+        logger: Logger(label: "scripted-scan") { _ in SwiftLogNoOpLogHandler() }, clock: clock, body)
+}
+
+/// One legacy advertising report carrying `testIBeaconData` (major 1, minor 2) at −60 dBm.
+func testBeaconReport() throws -> HCIEvent {
+    .le(.advertisingReport([LEAdvertisingReport(
+        eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
+        data: testIBeaconData, rssi: -60)]))
+}

@@ -54,34 +54,35 @@ struct WatchRootCanalTests {
             let plan = try VerificationPlan(fleet: fleet)
             let watch = AuditWatch(plan: plan, configuration: ContinuousAudit.Configuration(silence: 2))
             let (changes, changeSink) = AsyncStream<AuditEvent>.makeStream()
-            let scan = try await LiveScan.start(
+            let report = try await LiveScan.with(
                 opening: { () async throws(HCITransportError) -> any HCITransport in try await ControllerTransports.open(spec) },
                 controller: spec.description,
-                commandTimeout: .seconds(60), configuration: ScanConfiguration(access: .exclusive), logger: logger)
-            let watching = Task {
-                try await watch.run(scan.sightings, timing: .live(tick: .milliseconds(100)), lostBeforehand: scan, sinks: [StreamingSink(continuation: changeSink)])
-            }
-            var states: [String: AuditState] = [:]
-            var iterator = changes.makeAsyncIterator()
-            /// Reads changes until `done` holds for the states they leave.
-            func until(_ done: ([String: AuditState]) -> Bool) async {
-                while !done(states), let event = await iterator.next() {
-                    states[event.beaconID ?? event.identity.description] = event.state
+                commandTimeout: .seconds(60), configuration: ScanConfiguration(access: .exclusive), logger: logger
+            ) { scan in
+                let watching = Task {
+                    try await watch.run(scan.sightings, timing: .live(tick: .milliseconds(100)), lostBeforehand: scan, sinks: [StreamingSink(continuation: changeSink)])
                 }
+                var states: [String: AuditState] = [:]
+                var iterator = changes.makeAsyncIterator()
+                /// Reads changes until `done` holds for the states they leave.
+                func until(_ done: ([String: AuditState]) -> Bool) async {
+                    while !done(states), let event = await iterator.next() {
+                        states[event.beaconID ?? event.identity.description] = event.state
+                    }
+                }
+
+                await until { $0["front"] == .ok && $0["shared"] == .duplicate && $0["spare"] == .missing }
+                #expect(states.count == 3, "nothing unexpected: \(states)")
+
+                // A stops: its front beacon goes quiet, and shared is B's alone once A's copy has
+                // been silent for the window.
+                advertisers.tasks["A"]?.cancel()
+                await until { $0["front"] == .missing && $0["shared"] == .ok }
+                #expect(states == ["front": .missing, "shared": .ok, "spare": .missing])
+
+                watching.cancel()
+                return try await watching.value
             }
-
-            await until { $0["front"] == .ok && $0["shared"] == .duplicate && $0["spare"] == .missing }
-            #expect(states.count == 3, "nothing unexpected: \(states)")
-
-            // A stops: its front beacon goes quiet, and shared is B's alone once A's copy has
-            // been silent for the window.
-            advertisers.tasks["A"]?.cancel()
-            await until { $0["front"] == .missing && $0["shared"] == .ok }
-            #expect(states == ["front": .missing, "shared": .ok, "spare": .missing])
-
-            watching.cancel()
-            let report = try await watching.value
-            await scan.close()
             #expect(report.end == .interrupted)
             #expect(report.statistics.beaconStates[.ok] == 1)
             #expect(report.statistics.beaconStates[.missing] == 2)

@@ -158,22 +158,21 @@ struct CalibrateCommand: AsyncParsableCommand {
         defer { advertising?.cancel() }
         let capture = try controller.openCapture()
         defer { capture?.close() }
-        let session = try await controller.startScanning(spec, capture: capture, logger: logger)
-        console.errorLine("calibrating \(target.id) (\(target.identity)) for \(ScanTable.decimal(seconds, places: 0)) s: hold the scanner 1 m from it")
         let identity = target.identity
         let limit = seconds
-        var failure: (any Error)?
-        var sampler = CalibrationSampler(identity: identity)
-        do {
-            sampler = try await TerminationSignals.cancellingOnInterrupt {
-                try await CalibrationSampler.collect(identity, from: session, for: limit)
+        let (sampler, failure) = try await controller.scanning(spec, capture: capture, logger: logger) { session in
+            console.errorLine("calibrating \(target.id) (\(target.identity)) for \(ScanTable.decimal(limit, places: 0)) s: hold the scanner 1 m from it")
+            do {
+                let sampler = try await TerminationSignals.cancellingOnInterrupt {
+                    try await CalibrationSampler.collect(identity, from: session, for: limit)
+                }
+                return (sampler, nil as (any Error)?)
+            } catch let interruption as TerminationSignals.Interrupted {
+                return (CalibrationSampler(identity: identity), interruption)
+            } catch {
+                return (CalibrationSampler(identity: identity), CommandFailure(.controller, ExitStatus.message(for: error)))
             }
-        } catch let interruption as TerminationSignals.Interrupted {
-            failure = interruption
-        } catch {
-            failure = CommandFailure(.controller, ExitStatus.message(for: error))
         }
-        await session.close()
         if let advertising {
             advertising.cancel()
             _ = await advertising.value

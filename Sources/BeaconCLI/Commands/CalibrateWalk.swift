@@ -62,32 +62,30 @@ extension CalibrateCommand {
         } catch let interruption as TerminationSignals.Interrupted {
             throw CommandFailure(.findings, "\(beacon): the walk was \(interruption) before its last spot; no profile was written: run it again and let it finish")
         }
-        var levels: [PathLossFit.Level] = []
-        for (distance, sampler) in zip(distances, spots) {
-            do {
-                levels.append(try sampler.walkLevel(distance: distance, seconds: seconds))
-            } catch {
-                throw CommandFailure(.findings, "\(beacon): at \(ScanTable.decimal(distance, places: 1)) m: \(error); no profile was written")
+        // Said once the levels are read, whether or not they fit.
+        func warnOfSeveralReceivers(_ receivers: [String]) {
+            guard receivers.count > 1 else { return }
+            logger.warning("the walk's spots were heard by \(receivers.joined(separator: ", ")): a receiver profile describes one receiver; fit each separately")
+        }
+        let walk: CalibrationWalk
+        do {
+            walk = try CalibrationWalk(
+                spots: zip(distances, spots).map { CalibrationWalk.Spot(distance: $0, sampler: $1) }, seconds: seconds,
+                place: place, fittedAt: CalibrationWalkReport.utcTimestamp())
+        } catch {
+            switch error {
+            case .spot(let distance, let failure):
+                throw CommandFailure(.findings, "\(beacon): at \(ScanTable.decimal(distance, places: 1)) m: \(failure); no profile was written")
+            case .notHeard:
+                throw CommandFailure(.findings, "\(beacon): not heard on the walk; no profile was written")
+            case .noFit(let levels, let failure):
+                warnOfSeveralReceivers(CalibrationWalk.receivers(of: spots))
+                for line in CalibrationWalkReport.levelLines(levels) { console.line(line) }
+                throw CommandFailure(.findings, "\(beacon): the walk gives no profile: \(failure); no profile was written")
             }
         }
-        guard let measuredPower = spots.compactMap(\.advertisedMeasuredPower).last else {
-            throw CommandFailure(.findings, "\(beacon): not heard on the walk; no profile was written")
-        }
-        let receivers = Set(spots.compactMap(\.receiver))
-        if receivers.count > 1 {
-            logger.warning("the walk's spots were heard by \(receivers.sorted().joined(separator: ", ")): a receiver profile describes one receiver; fit each separately")
-        }
-        let receiver = receivers.sorted().first ?? "unknown"
-        let fit: PathLossFit
-        do {
-            fit = try PathLossFit(levels: levels)
-        } catch {
-            for line in CalibrationWalkReport.levelLines(levels) { console.line(line) }
-            throw CommandFailure(.findings, "\(beacon): the walk gives no profile: \(error); no profile was written")
-        }
-        let profile = RangingProfile(
-            receiver: receiver, place: place, fit: fit, referenceMeasuredPower: Double(measuredPower),
-            fittedAt: CalibrationWalkReport.utcTimestamp())
+        warnOfSeveralReceivers(walk.receivers)
+        let (profile, fit, levels) = (walk.profile, walk.fit, walk.levels)
         for line in CalibrationWalkReport.lines(beacon: target, profile: profile, fit: fit) { console.line(line) }
         for warning in CalibrationWalkReport.warnings(fit: fit, levels: levels) { logger.warning("\(beacon): \(warning)") }
         try RangingProfileStore.save(profile, to: destination)
@@ -148,16 +146,15 @@ extension CalibrateCommand {
                 guard try await pacing.next() != nil else {
                     throw CommandFailure(.findings, "standard input ended before spot \(index + 1) of \(distances.count) (\(spotText)); no profile was written")
                 }
-                let session = try await controller.startScanning(spec, capture: capture, logger: logger)
-                let sampler: CalibrationSampler
-                do {
-                    sampler = try await CalibrationSampler.collect(identity, from: session, for: limit)
-                } catch {
-                    await session.close()
-                    if error is CancellationError { throw error }
-                    throw CommandFailure(.controller, ExitStatus.message(for: error))
+                let sampler = try await controller.scanning(spec, capture: capture, logger: logger) { session in
+                    do {
+                        return try await CalibrationSampler.collect(identity, from: session, for: limit)
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        throw CommandFailure(.controller, ExitStatus.message(for: error))
+                    }
                 }
-                await session.close()
                 let samples = sampler.transmitters.first?.samples ?? 0
                 console.errorLine("  \(NumberText.count(samples, "sample"))")
                 spots.append(sampler)

@@ -126,7 +126,11 @@ struct MonitorCommand: AsyncParsableCommand {
         let localOutput = MonitorOutput(
             format: format ?? (console.standardOutputIsTerminal ? .text : .jsonl), names: names, hook: hook)
         let publishing = try mqtt.map { url throws(CommandFailure) in
-            try ReportPublishing.start(url, role: "monitor", what: "region events", environment: console.environment, logger: logger)
+            do throws(BrokerSetupError) {
+                return try ReportPublishing.start(url, role: "monitor", what: "region events", environment: console.environment, logger: logger)
+            } catch {
+                throw CommandFailure(error)
+            }
         }
         if let publishing { logger.notice("publishing every event to \(publishing.client.broker) (\(publishing.topics.monitorEvents))") }
         let metricsSink = serving.map { MonitorMetricsSink($0, regions: regions) }
@@ -258,25 +262,26 @@ struct MonitorCommand: AsyncParsableCommand {
     // MARK: A controller
 
     private func monitorController(run: MonitorRun, logger: Logger) async throws {
-        let console = Console.current
-        let spec = try controller.transportSpec(environment: console.environment)
-        let capture = try controller.openCapture()
-        defer { capture?.close() }
-        let session = try await controller.startScanning(spec, capture: capture, logger: logger)
-        var failure: (any Error)?
         let duration = self.duration
-        do {
-            try await TerminationSignals.cancellingOnInterrupt {
-                try await MonitorLiveLoop.run(session, monitor: run, duration: duration, logger: logger)
+        let (lostCount, failure) = try await controller.scanning(logger: logger) { session -> (Int, (any Error)?) in
+            var failure: (any Error)?
+            // Reports lost before monitoring (the scan's) and in its own queue: one count.
+            let dropped = DropCounter()
+            do {
+                try await TerminationSignals.cancellingOnInterrupt {
+                    try await MonitorLiveLoop.run(session, monitor: run, duration: duration, drops: dropped, logger: logger)
+                }
+            } catch is TerminationSignals.Interrupted {
+                // Ctrl-C or SIGTERM: a normal end.
+            } catch {
+                failure = error
             }
-        } catch is TerminationSignals.Interrupted {
-            // Ctrl-C or SIGTERM: a normal end.
-        } catch {
-            failure = error
+            // Stopped here, not at the end of the scope: what was lost is known once it has.
+            await session.close()
+            return (session.lostCount + dropped.value, failure)
         }
-        await session.close()
-        if session.lostCount > 0 {
-            logger.warning("\(LossWording.reports(session.lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
+        if lostCount > 0 {
+            logger.warning("\(LossWording.reports(lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
         }
         if let failure { throw CommandFailure(.controller, ExitStatus.message(for: failure)) }
     }

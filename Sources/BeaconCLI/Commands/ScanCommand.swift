@@ -193,34 +193,31 @@ struct ScanCommand: AsyncParsableCommand {
         let timing = try scanTiming()
         let family = self.family.choice
         let broker = try BrokerInput.open(sightingInput, role: "scan", environment: console.environment, logger: logger)
-        let source: SightingSource
-        do {
-            source = try await controller.open(input: input, broker: broker, capture: capture, logger: logger) { configuration in
-                configuration.family = family
-                configuration.interval = timing.interval
-                configuration.window = timing.window
-                if let receiverName { configuration.receiver = receiverName }
-            }
-        } catch {
-            try await broker?.close()
-            throw error
+        let configure: (inout ScanConfiguration) -> Void = { configuration in
+            configuration.family = family
+            configuration.interval = timing.interval
+            configuration.window = timing.window
+            if let receiverName { configuration.receiver = receiverName }
         }
-        let publisher: SightingPublishing?
         do {
-            publisher = try mqtt.map { url throws(CommandFailure) in
-                try SightingPublishing.start(
-                    url, receiver: input == nil ? receiverName : receiver, source: source, convention: publishAs,
-                    environment: console.environment, logger: logger)
+            // The scope stops and closes a live scan however the run ends.
+            try await controller.withSource(input: input, broker: broker, capture: capture, logger: logger, configure: configure) { source in
+                // A live scan counts from its start; the broker gets Unix time.
+                var wallClockOffset = 0.0
+                if case .live(let scan) = source { wallClockOffset = scan.unixTimeOffset() }
+                let publisher = try mqtt.map { url throws(CommandFailure) in
+                    do throws(BrokerSetupError) {
+                        return try SightingPublishing.start(
+                            url, receiver: input == nil ? receiverName : receiver, wallClockOffset: wallClockOffset, convention: publishAs,
+                            environment: console.environment, logger: logger)
+                    } catch {
+                        throw CommandFailure(error)
+                    }
+                }
+                if let serving { Self.registerMetrics(serving, run: run, source: source, broker: broker, publisher: publisher) }
+                try await consumeSource(
+                    source, run: run, outputFormat: outputFormat, publisher: publisher, fromBroker: broker != nil, logger: logger)
             }
-        } catch {
-            await source.close()
-            try await broker?.close()
-            throw error
-        }
-        if let serving { Self.registerMetrics(serving, run: run, source: source, broker: broker, publisher: publisher) }
-        do {
-            try await consumeSource(
-                source, run: run, outputFormat: outputFormat, publisher: publisher, fromBroker: broker != nil, logger: logger)
         } catch {
             try await broker?.close()
             throw error
@@ -249,7 +246,6 @@ struct ScanCommand: AsyncParsableCommand {
             do {
                 try await scanController(scan, run: run, live: live, textAtEnd: outputFormat == .text, publisher: publisher, logger: logger)
             } catch {
-                await source.close()  // already closed unless the run failed before its end
                 await publisher?.finish(logger: logger)
                 throw error
             }
@@ -293,13 +289,15 @@ struct ScanCommand: AsyncParsableCommand {
         let duration = self.duration
         let header = "Scanning \(spec) (\(session.family) scanning)"
         let display = ScanLiveDisplayBox()
+        let drops = DropCounter()
         // Ctrl-C or SIGTERM cancels the scan like the end of --duration does: a normal end.
         let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, ScanConsumptionFailure> in
             do {
                 try await Self.consume(
                     session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher,
                     // With --mqtt too, the very offset the published sightings carry.
-                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : 0)
+                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : 0,
+                    drops: drops)
                 return .success(())
             } catch is CancellationError {
                 return .success(())
@@ -308,11 +306,14 @@ struct ScanCommand: AsyncParsableCommand {
             }
         }
         if let signal { logger.info("stopping on \(TerminationSignals.name(of: signal))") }
+        // Stopped here rather than at the end of the scope: the final counts need it.
         await session.close()
         let elapsed = session.elapsed()
         logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
-        if session.lostCount > 0 {
-            logger.warning("\(LossWording.reports(session.lostCount)) lost between the controller and the output (this host could not keep up): beacons may be missing from what was shown")
+        // Lost before the run (the scan's queue) and in it: one count.
+        let lostCount = session.lostCount + drops.value
+        if lostCount > 0 {
+            logger.warning("\(LossWording.reports(lostCount)) lost between the controller and the output (this host could not keep up): beacons may be missing from what was shown")
         }
         if live {
             let lines = Self.frameLines(run, at: elapsed, header: header)
@@ -325,46 +326,32 @@ struct ScanCommand: AsyncParsableCommand {
         }
     }
 
-    /// Reads sightings until the duration ends, the stream fails, or the task is cancelled;
-    /// redraws the live table twice a second meanwhile.
+    /// Ranges (and writes, and publishes) the scan's sightings until the duration ends, the
+    /// stream fails, or the task is cancelled (`LiveScan.read`); redraws the live table twice
+    /// a second meanwhile. `drops` counts what the run's queue dropped.
     private static func consume(
         _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String,
-        publisher: SightingPublishing?, writtenTimeOffset: Double
+        publisher: SightingPublishing?, writtenTimeOffset: Double, drops: DropCounter
     ) async throws {
         let console = Console.current
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for try await sighting in session.sightings {
-                    run.take(sighting, writtenTimeOffset: writtenTimeOffset)
-                    publisher?.add(sighting, run: run, now: session.elapsed())
-                }
-            }
-            if let publisher {
-                // A quiet air still gets its last batch out within the flush interval.
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .milliseconds(Int(MQTTSightingPublisher.flushInterval * 1000)))
-                        publisher.publisher.flushIfDue(now: session.elapsed())
-                    }
-                }
-            }
-            if let duration {
-                group.addTask {
-                    try? await Task.sleep(for: SecondsFlag.duration(duration) ?? .longestAccepted)
-                }
-            }
-            if let live {
-                group.addTask {
-                    while !Task.isCancelled {
-                        let now = session.elapsed()
-                        console.write(live.frame(frameLines(run, at: now, header: header)))
-                        try? await Task.sleep(for: .milliseconds(500))
-                    }
-                }
-            }
-            // Whichever ends first (the duration, a failed stream) ends the scan.
-            try await group.next()
-            group.cancelAll()
+        // A quiet air still gets its last batch out within the flush interval.
+        let redrawInterval = 0.5
+        let tick = publisher == nil
+            ? Duration(checkedSeconds: redrawInterval) ?? .milliseconds(500)
+            : Duration(checkedSeconds: MQTTSightingPublisher.flushInterval) ?? .milliseconds(100)
+        var lastFrame: Double?
+        func redraw(at now: Double) {
+            guard let live, lastFrame.map({ now - $0 >= redrawInterval }) ?? true else { return }
+            lastFrame = now
+            console.write(live.frame(frameLines(run, at: now, header: header)))
+        }
+        redraw(at: session.elapsed())
+        try await session.read(until: duration, every: tick, drops: drops) { sighting, now in
+            run.take(sighting, writtenTimeOffset: writtenTimeOffset)
+            publisher?.add(sighting, now: now) { run.ranged(sighting) }
+        } tick: { now in
+            publisher?.publisher.flushIfDue(now: now)
+            redraw(at: now)
         }
     }
 
@@ -398,7 +385,7 @@ struct ScanCommand: AsyncParsableCommand {
                         try await recording.forEach { sighting in
                             // --duration over a live stream counts real seconds (below).
                             guard run.takeRecorded(sighting, duration: live ? nil : duration) else { return false }
-                            publisher?.add(sighting, run: run, now: sighting.time)
+                            publisher?.add(sighting, now: sighting.time) { run.ranged(sighting) }
                             return true
                         }
                     }

@@ -278,30 +278,10 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// Scans on the controller for the length of the pass, and turns scanning off after it.
     private func verifyLive(plan: VerificationPlan) async throws -> VerificationResult {
-        try await withLiveScan { session in
+        try await controller.scanning(logger: globals.makeLogger()) { session in
             try await verify(
                 session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), lostBeforehand: session)
         }
-    }
-
-    /// Opens the controller (and the --snoop capture), scans while `body` runs, and turns
-    /// scanning off after it, whether `body` returned or threw.
-    func withLiveScan<Value>(_ body: (LiveScan) async throws -> Value) async throws -> Value {
-        let console = Console.current
-        let spec = try controller.transportSpec(environment: console.environment)
-        let capture = try controller.openCapture()
-        defer { capture?.close() }
-        let logger = globals.makeLogger()
-
-        let session = try await controller.startScanning(spec, capture: capture, logger: logger)
-        let outcome: Result<Value, any Error>
-        do {
-            outcome = .success(try await body(session))
-        } catch {
-            outcome = .failure(error)
-        }
-        await session.close()
-        return try outcome.get()
     }
 
     /// Runs `operation`; SIGINT or SIGTERM cancel it, and it ends with what it has.

@@ -96,7 +96,12 @@ extension VerifyCommand {
         if let program { sinks.append(WatchEventHook(program: program)) }
         var publishing: ReportPublishing?
         if let mqtt {
-            let started = try ReportPublishing.start(mqtt, role: "audit", what: "audit changes", environment: console.environment, logger: logger)
+            let started: ReportPublishing
+            do {
+                started = try ReportPublishing.start(mqtt, role: "audit", what: "audit changes", environment: console.environment, logger: logger)
+            } catch {
+                throw CommandFailure(error)
+            }
             let discovery = homeAssistant
                 ? HomeAssistantDiscovery(
                     discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics,
@@ -232,7 +237,7 @@ extension VerifyCommand {
     }
 
     private func watchController(watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
-        try await withLiveScan { session in
+        try await controller.scanning(logger: globals.makeLogger()) { session in
             try await run(
                 watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, health: session.health,
                 input: session.controller, sinks: sinks)

@@ -84,29 +84,40 @@ struct HCIOptions: ParsableArguments {
         }
     }
 
-    /// Opens `spec` and starts passive scanning on it; the caller closes the scan.
-    /// `configure` adjusts the scan beyond the access mode and receiver name (family,
-    /// timing). A controller that cannot be reached or refuses to scan is exit 3.
-    func startScanning(
+    /// Opens `--hci` (and the `--snoop` capture), scans while `body` runs, and stops and
+    /// closes the scan after it, whether `body` returned or threw (`LiveScan.with`).
+    func scanning<Value>(logger: Logger, _ body: (LiveScan) async throws -> Value) async throws -> Value {
+        let spec = try transportSpec(environment: Console.current.environment)
+        let capture = try openCapture()
+        defer { capture?.close() }
+        return try await scanning(spec, capture: capture, logger: logger, body)
+    }
+
+    /// Scans on `spec` (recording into `capture`) while `body` runs, then stops and closes
+    /// the scan (`LiveScan.with`). `configure` adjusts the scan beyond the access mode and
+    /// receiver name (family, timing). A controller that cannot be reached or refuses to
+    /// scan is exit 3; what `body` throws passes through as it is.
+    func scanning<Value>(
         _ spec: HCITransportSpec, capture: BTSnoopWriter?, logger: Logger,
-        configure: (inout ScanConfiguration) -> Void = { _ in }
-    ) async throws(CommandFailure) -> LiveScan {
+        configure: (inout ScanConfiguration) -> Void = { _ in }, _ body: (LiveScan) async throws -> Value
+    ) async throws -> Value {
         do {
-            return try await LiveScan.start(connection(spec, capture: capture), logger: logger, configure: configure)
-        } catch {
+            return try await LiveScan.with(connection(spec, capture: capture), logger: logger, configure: configure, body)
+        } catch let error as LiveScanError {
             throw CommandFailure(.controller, error.description)
         }
     }
 
-    /// Opens the sightings a command reads: the recording `input` names when there is one,
-    /// else a scan on `--hci` (recording into `capture`), configured by `configure`. An
-    /// unreadable recording is a usage/input failure (exit 2); a controller that cannot be
-    /// reached or refuses to scan is exit 3.
+    /// Opens the sightings a command reads and runs `body` on them (`SightingSource.with`,
+    /// which stops and closes a live scan after it): the recording `input` names when there
+    /// is one, else a scan on `--hci` (recording into `capture`), configured by `configure`.
+    /// An unreadable recording is a usage/input failure (exit 2); a controller that cannot
+    /// be reached or refuses to scan is exit 3.
     /// `broker` is `input` opened as a broker's stream: its sightings are read as they come.
-    func open(
+    func withSource<Value>(
         input: String?, broker: BrokerInput? = nil, capture: BTSnoopWriter?, logger: Logger,
-        configure: (inout ScanConfiguration) -> Void = { _ in }
-    ) async throws(CommandFailure) -> SightingSource {
+        configure: (inout ScanConfiguration) -> Void = { _ in }, _ body: (SightingSource) async throws -> Value
+    ) async throws -> Value {
         let origin: SightingOrigin
         if let broker {
             origin = .broker(broker.feed.sightings)
@@ -116,12 +127,11 @@ struct HCIOptions: ParsableArguments {
             origin = .controller(connection(try transportSpec(environment: Console.current.environment), capture: capture))
         }
         do {
-            return try await SightingSource.open(origin, logger: logger, configure: configure)
-        } catch {
-            switch error {
-            case .controller(let failure): throw CommandFailure(.controller, failure.description)
-            case .recording(let failure): throw CommandFailure(.usageOrInput, failure.description)
-            }
+            return try await SightingSource.with(origin, logger: logger, configure: configure, body)
+        } catch SightingSourceError.controller(let failure) {
+            throw CommandFailure(.controller, failure.description)
+        } catch SightingSourceError.recording(let failure) {
+            throw CommandFailure(.usageOrInput, failure.description)
         }
     }
 }

@@ -1,4 +1,5 @@
 import BeaconCore
+import HCI
 import Logging
 import Synchronization
 
@@ -66,27 +67,17 @@ public final class MonitorRun: Sendable {
     }
 
     /// Monitors a live scan: its sightings, and the clock ticking every `liveTick` so that
-    /// exits happen on silence, until `duration` seconds of the scan (if given), a failed
-    /// scan or cancellation. The ticks run on the scan's own clock, the clock of its
-    /// sightings' times (a test clock in tests).
-    public func runLive(_ scan: LiveScan, duration: Double?) async throws {
-        let clock = scan.session.clock
+    /// exits happen on silence, until `duration` seconds of the scan (if given), the end of
+    /// the scan, a failed scan or cancellation (`CancellationError`), read through the one
+    /// live loop (`LiveScan.read`) on the scan's own clock, the clock of its sightings' times
+    /// (a test clock in tests). `drops` counts the sightings monitoring dropped because it
+    /// fell behind (read it however the run ended).
+    public func runLive(_ scan: LiveScan, duration: Double?, drops: DropCounter = DropCounter()) async throws {
         startSchedule(at: 0)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for try await sighting in scan.sightings { self.observe(sighting) }
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    try await clock.sleep(for: Self.liveTick)
-                    let now = scan.elapsed()
-                    self.advance(to: now)
-                    if let duration, now >= duration { return }
-                }
-            }
-            // The duration, a failed stream or cancellation ends monitoring.
-            try await group.next()
-            group.cancelAll()
+        try await scan.read(until: duration, every: Self.liveTick, drops: drops) { sighting, _ in
+            observe(sighting)
+        } tick: { now in
+            advance(to: now)
         }
     }
 }

@@ -172,31 +172,24 @@ public struct BeaconProvisioner: Sendable {
             return .failure(.plan(error.description))
         }
         let listening = configuration.listeningController
-        let scan: LiveScan
-        do throws(LiveScanError) {
-            scan = try await LiveScan.start(
+        let verifier = BeaconVerifier(plan: plan, policy: configuration.policy)
+        do {
+            return .success(try await LiveScan.with(
                 opening: openListeningTransport, controller: listening.description,
                 commandTimeout: configuration.commandTimeout,
-                configuration: ScanConfiguration(access: ControllerAccess(listening)), logger: logger, clock: clock)
+                configuration: ScanConfiguration(access: ControllerAccess(listening)), logger: logger, clock: clock
+            ) { scan in
+                onEvent(.verifying(expected: plan.expected.count, controller: listening.description))
+                return try await verifier.run(scan.sightings, timing: .live, lostBeforehand: scan, clock: clock) { progress, events in
+                    onEvent(.verification(progress, events))
+                }
+            })
+        } catch LiveScanError.unreachable(_, let failure) {
+            return .failure(.scanning(controller: listening.description, failure))
+        } catch LiveScanError.refused(let failure) {
+            return .failure(.scanning(controller: listening.description, failure))
         } catch {
-            switch error {
-            case .unreachable(_, let failure): return .failure(.scanning(controller: listening.description, failure))
-            case .refused(let failure): return .failure(.scanning(controller: listening.description, failure))
-            }
+            return .failure(.scanning(controller: listening.description, error))
         }
-
-        onEvent(.verifying(expected: plan.expected.count, controller: listening.description))
-        let verifier = BeaconVerifier(plan: plan, policy: configuration.policy)
-        let outcome: Result<VerificationResult, ProvisionError>
-        do {
-            let result = try await verifier.run(scan.sightings, timing: .live, lostBeforehand: scan, clock: clock) { progress, events in
-                onEvent(.verification(progress, events))
-            }
-            outcome = .success(result)
-        } catch {
-            outcome = .failure(.scanning(controller: listening.description, error))
-        }
-        await scan.close()
-        return outcome
     }
 }

@@ -2,10 +2,11 @@ import BeaconCore
 import HCI
 import Logging
 
-/// A scan on a live controller that owns its whole lifecycle: `start` opens the link,
-/// brings the controller up and enables scanning; `close` disables scanning (sent even when
-/// the caller was cancelled) and then closes the link. scan, verify, monitor, calibrate and
-/// provision all listen through it, so none of them can forget a step or do them out of order.
+/// A scan on a live controller that owns its whole lifecycle: opening the link, bringing the
+/// controller up and enabling scanning, then disabling scanning (sent even when the caller
+/// was cancelled) and closing the link. scan, verify, monitor, calibrate and provision all
+/// listen through the scoped form, `LiveScan.with { scan in … }`, so none of them can forget
+/// a step, do them out of order, or leave a controller scanning after an error.
 public final class LiveScan: Sendable {
     /// The controller, as its transport is named (`hci0`, `virtual:@1,0`, …).
     public let controller: String
@@ -36,11 +37,9 @@ public final class LiveScan: Sendable {
         WallClock.unixTime() - elapsed()
     }
 
-    /// Opens the controller `connection` names and starts scanning on it. The scan's access
-    /// mode (exclusive or shared) comes from the spec, its receiver name is
-    /// `ReceiverName.standard` of it; `configure` adjusts
-    /// the rest (family, timing).
-    public static func start(
+    /// Opens the controller `connection` names and starts scanning on it; the caller must
+    /// `close()` it (`with` does).
+    static func start(
         _ connection: ControllerConnection, logger: Logger, configure: (inout ScanConfiguration) -> Void = { _ in }
     ) async throws(LiveScanError) -> LiveScan {
         var configuration = ScanConfiguration(
@@ -51,9 +50,8 @@ public final class LiveScan: Sendable {
             commandTimeout: connection.commandTimeout, configuration: configuration, logger: logger)
     }
 
-    /// Opens a transport with `open` and starts scanning on it; tests pass in-memory
-    /// controllers, and a test clock as `clock` (of the scan and its command timeouts).
-    public static func start(
+    /// Opens a transport with `open` and starts scanning on it; the caller must `close()` it.
+    static func start(
         opening open: BeaconAdvertiser.TransportOpener, controller: String, commandTimeout: Duration,
         configuration: ScanConfiguration, logger: Logger, clock: any Clock<Duration> = ContinuousClock()
     ) async throws(LiveScanError) -> LiveScan {
@@ -73,7 +71,48 @@ public final class LiveScan: Sendable {
         }
     }
 
-    /// Disables scanning, ends `sightings` and closes the link. Idempotent.
+    /// Opens the controller `connection` names, scans while `body` runs, and stops and closes
+    /// the scan after it, whether `body` returned, threw or was cancelled. A scan that cannot
+    /// start throws its `LiveScanError` (and `body` never runs); what `body` throws is
+    /// rethrown as it is. The scan's access mode (exclusive or shared) comes from the spec,
+    /// its receiver name is `ReceiverName.standard` of it; `configure` adjusts the rest
+    /// (family, timing, receiver).
+    public static func with<Value>(
+        _ connection: ControllerConnection, logger: Logger, configure: (inout ScanConfiguration) -> Void = { _ in },
+        _ body: (LiveScan) async throws -> Value
+    ) async throws -> Value {
+        let scan = try await start(connection, logger: logger, configure: configure)
+        return try await scan.closing(after: body)
+    }
+
+    /// `with(_:logger:configure:_:)` on a transport `open` makes: tests pass in-memory
+    /// controllers, and a test clock as `clock` (of the scan and its command timeouts).
+    public static func with<Value>(
+        opening open: BeaconAdvertiser.TransportOpener, controller: String, commandTimeout: Duration,
+        configuration: ScanConfiguration, logger: Logger, clock: any Clock<Duration> = ContinuousClock(),
+        _ body: (LiveScan) async throws -> Value
+    ) async throws -> Value {
+        let scan = try await start(
+            opening: open, controller: controller, commandTimeout: commandTimeout, configuration: configuration,
+            logger: logger, clock: clock)
+        return try await scan.closing(after: body)
+    }
+
+    /// Runs `body` on this scan, then closes it whatever `body` did.
+    func closing<Value>(after body: (LiveScan) async throws -> Value) async throws -> Value {
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = .success(try await body(self))
+        } catch {
+            outcome = .failure(error)
+        }
+        await close()
+        return try outcome.get()
+    }
+
+    /// Disables scanning, ends `sightings` and closes the link. Idempotent: a use case may
+    /// stop the scan early inside `with` (to read its final counts), and the scope's own
+    /// close then does nothing.
     public func close() async {
         await session.stop()
         await host.close()

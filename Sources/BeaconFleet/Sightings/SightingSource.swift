@@ -12,41 +12,43 @@ public enum SightingOrigin: Sendable {
 }
 
 /// The sightings of a `SightingOrigin`, open: a scan running on a controller or a recording
-/// being read. scan, verify, monitor and calibrate open their input through
-/// `open(_:logger:configure:)` and end it with `close()`; what they do in between differs
-/// (a recording runs on its own clock, a controller on the wall clock).
+/// being read. scan opens its input through `with(_:logger:configure:_:)`, which stops and
+/// closes a live scan when it is done; what a use case does in between differs (a recording
+/// runs on its own clock, a controller on the scan's).
 public enum SightingSource: Sendable {
     case live(LiveScan)
     case recording(SightingInput)
 
-    /// Starts scanning on the controller, or opens the recording and tells its format from
-    /// its first bytes (waiting for them: run it under a deadline when a pipe may stay
-    /// silent; cancelling the task ends the wait). `configure` adjusts a live scan.
-    public static func open(
-        _ origin: SightingOrigin, logger: Logger, configure: (inout ScanConfiguration) -> Void = { _ in }
-    ) async throws(SightingSourceError) -> SightingSource {
+    /// Starts scanning on the controller (`LiveScan.with`), or opens the recording and tells
+    /// its format from its first bytes (waiting for them: run it under a deadline when a pipe
+    /// may stay silent; cancelling the task ends the wait), and runs `body` on it. A source
+    /// that cannot be opened throws its `SightingSourceError`; what `body` throws is rethrown
+    /// as it is. `configure` adjusts a live scan.
+    public static func with<Value>(
+        _ origin: SightingOrigin, logger: Logger, configure: (inout ScanConfiguration) -> Void = { _ in },
+        _ body: (SightingSource) async throws -> Value
+    ) async throws -> Value {
         switch origin {
         case .controller(let connection):
+            let scan: LiveScan
             do {
-                return .live(try await LiveScan.start(connection, logger: logger, configure: configure))
+                scan = try await LiveScan.start(connection, logger: logger, configure: configure)
             } catch {
-                throw .controller(error)
+                throw SightingSourceError.controller(error)
             }
+            return try await scan.closing { scan in try await body(.live(scan)) }
         case .recording(let path):
+            let input: SightingInput
             do {
-                return .recording(try await SightingSources.open(path: path))
+                input = try await SightingSources.open(path: path)
             } catch {
-                throw .recording(error)
+                throw SightingSourceError.recording(error)
             }
+            // A recording needs no closing: it is read to its end or dropped.
+            return try await body(.recording(input))
         case .broker(let sightings):
-            return .recording(.broker(sightings))
+            return try await body(.recording(.broker(sightings)))
         }
-    }
-
-    /// Stops scanning and closes the controller; a recording needs nothing (it is read to
-    /// its end or dropped).
-    public func close() async {
-        if case .live(let scan) = self { await scan.close() }
     }
 }
 

@@ -3,8 +3,11 @@ import HCI
 
 /// A live source's sightings and a clock's ticks on one bounded queue, each stamped with the
 /// seconds since the feed started on that clock (`ContinuousClock` in the tool, a test
-/// clock in tests), so that the state they drive (a verification engine, a
-/// continuous audit) is only ever touched by the one task that reads `inputs`.
+/// clock in tests) or on the source's own (`elapsed`), so that the state they drive (a
+/// verification engine, a continuous audit, a monitoring run, a scan's ranging) is only ever
+/// touched by the one task that reads `inputs`. The one live loop of sightings plus a tick:
+/// verify and the watch read it, and so does every reader of a live scan (`LiveScan.read`:
+/// scan, monitor, calibrate).
 ///
 /// When the queue is full the oldest inputs are dropped and the sightings among them are
 /// counted in `drops`. Call `stop()` when done: the source's task is cancelled rather than
@@ -32,14 +35,17 @@ struct LiveSightingFeed: Sendable {
     private let statusPump: Task<Void, Never>?
 
     /// `health` and `receiverStatus`, when given, are passed on as `.health` and
-    /// `.receiverStatus` inputs, in the order of the queue.
+    /// `.receiverStatus` inputs, in the order of the queue. `elapsed`, when given, stamps
+    /// the inputs instead of the feed's own stopwatch: a live scan's seconds, so that ticks
+    /// and the scan's sightings are on one clock (it must run on `clock`). With `deadline`
+    /// (seconds on that clock), a tick comes at the deadline itself, and none after it.
     init<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, tick: Duration, queueLimit: Int, drops: DropCounter,
         health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
-        clock: any Clock<Duration>
+        clock: any Clock<Duration>, elapsed sourceElapsed: (@Sendable () -> Double)? = nil, deadline: Double? = nil
     ) {
         let sinceStart = Stopwatch(on: clock)
-        let elapsed: @Sendable () -> Double = { sinceStart.elapsedSeconds }
+        let elapsed: @Sendable () -> Double = sourceElapsed ?? { sinceStart.elapsedSeconds }
         let (inputs, continuation) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(queueLimit))
         let enqueue: @Sendable (Input) -> Void = { input in
             if case .dropped(.sighting) = continuation.yield(input) { drops.add(1) }
@@ -55,8 +61,22 @@ struct LiveSightingFeed: Sendable {
             }
         }
         ticker = Task {
-            while (try? await clock.sleep(for: tick)) != nil {
-                enqueue(.tick(elapsed()))
+            while true {
+                var wait = tick
+                if let deadline {
+                    // Shortened to end on the deadline: a run of 2.7 s ends at 2.7 s, not at the
+                    // next whole tick.
+                    wait = min(tick, Duration(checkedSeconds: max(0, deadline - elapsed())) ?? tick)
+                }
+                guard (try? await clock.sleep(for: wait)) != nil else { return }
+                let now = elapsed()
+                // Within a microsecond is the deadline (seconds as doubles round): that tick
+                // says the deadline's time, so a reader comparing with it sees it reached.
+                if let deadline, now >= deadline - 1e-6 {
+                    enqueue(.tick(max(now, deadline)))
+                    return
+                }
+                enqueue(.tick(now))
             }
         }
         healthPump = health.map { health in

@@ -2,7 +2,7 @@ import BeaconMQTT
 import Logging
 import Testing
 
-@testable import BeaconCLI
+@testable import BeaconFleet
 
 /// What `scan --mqtt` says at its end: the count of sightings the broker acknowledged,
 /// which tests and operators compare with what subscribers received, or what went wrong.

@@ -1,0 +1,40 @@
+import BeaconFleet
+import Logging
+
+/// The broker use cases (`BeaconFleet/Fleetwide`) as the command line words their failures:
+/// a client that cannot be set up is a usage or input error (exit 2), a broker that refused
+/// a reader for good a broker failure (exit 3).
+extension CommandFailure {
+    /// `--mqtt` names the URL when it is the URL that is wrong.
+    init(_ error: BrokerSetupError) {
+        switch error {
+        case .url(let failure): self.init(.usageOrInput, "--mqtt \(failure)")
+        default: self.init(.usageOrInput, error.description)
+        }
+    }
+}
+
+extension BrokerInput {
+    /// The brokers `--input` names, with their `--gateway`s; `nil` when the inputs are not brokers.
+    static func open(
+        _ options: SightingInputOptions, role: String, environment: [String: String], logger: Logger
+    ) throws(CommandFailure) -> BrokerInput? {
+        let brokers = try options.brokerInputs()
+        do {
+            return try open(brokers, role: role, environment: environment, logger: logger)
+        } catch {
+            // Every broker input's URL is checked at parse time: what is left is the client's.
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+    }
+
+    /// Stops reading; a broker that refused the connection, TLS or the subscription for good
+    /// (which ended the stream early) is a failure, exit 3.
+    func close() async throws(CommandFailure) {
+        do {
+            try await finish()
+        } catch {
+            throw CommandFailure(.controller, error.description)
+        }
+    }
+}
