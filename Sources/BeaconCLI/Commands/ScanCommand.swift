@@ -308,7 +308,7 @@ struct ScanCommand: AsyncParsableCommand {
                 try await Self.consume(
                     session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher,
                     // With --mqtt too, the very offset the published sightings carry.
-                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : 0)
+                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : nil)
                 return .success(())
             } catch is CancellationError {
                 return .success(())
@@ -338,7 +338,7 @@ struct ScanCommand: AsyncParsableCommand {
     /// redraws the live table twice a second meanwhile.
     private static func consume(
         _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String,
-        publisher: SightingPublishing?, writtenTimeOffset: Double
+        publisher: SightingPublishing?, writtenTimeOffset: Double?
     ) async throws {
         let console = Console.current
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -256,8 +256,9 @@ struct SightingPublishing: Sendable {
         let (client, logging) = try BrokerConnection.start(
             url, name: "scan-\(receiver ?? ReceiverName.hostName())", status: status,
             environment: environment, logger: logger)
-        // A live scan counts from its start; the broker gets Unix time.
-        var offset = 0.0
+        // A live scan counts from its start; the broker gets Unix time. A recording's
+        // sightings go out on the clocks they were recorded on, each saying which.
+        var offset: Double?
         if case .live(let scan) = source { offset = scan.unixTimeOffset() }
         var roomPublisher: MQTTRoomPublisher?
         if convention == .mqttRoom {
