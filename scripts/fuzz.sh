@@ -68,7 +68,7 @@ build_module FleetManifest -I Sources/CYAML "${manifest_sources[@]}"
 # The gateway decoders name their default base through the broker URL; the client proper
 # (libmosquitto) is left out.
 build_module BeaconMQTT Sources/BeaconMQTT/MQTTBrokerURL.swift Sources/BeaconMQTT/MQTTError.swift Sources/BeaconMQTT/MQTTCredentials.swift
-mapfile -t fleet_sources < <(find Sources/BeaconFleet/Verification Sources/BeaconFleet/Monitoring -name '*.swift' ! -name MonitorRun.swift | sort)
+mapfile -t fleet_sources < <(find Sources/BeaconFleet/Verification Sources/BeaconFleet/Monitoring -name '*.swift' ! -name MonitorRun.swift ! -name MonitorReplay.swift | sort)
 # The readers of recordings, not the live side: SightingSource.swift opens controllers too.
 mapfile -t sighting_sources < <(find Sources/BeaconFleet/Sightings -name '*.swift' ! -name SightingSource.swift | sort)
 build_module BeaconFleet -I Sources/CYAML "${sighting_sources[@]}" Sources/BeaconFleet/Decode/*.swift \

@@ -66,7 +66,7 @@ public func fuzzMonitorSchedule(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
             let sighting = Sighting(
                 advertisement: IBeaconAdvertisement(identity: BeaconIdentity(uuid: uuid, major: 1, minor: minor), measuredPower: -59),
                 address: "C0:00:00:00:00:0\(minor)", addressIsRandom: true, rssi: Int(Int8(bitPattern: step[first + 1])),
-                time: time, receiver: "fuzz")
+                time: time, clock: .elapsed, receiver: "fuzz")
             _ = session.observe(sighting)
         } else {
             _ = session.advance(to: time)

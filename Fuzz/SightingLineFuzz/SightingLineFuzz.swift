@@ -10,23 +10,26 @@ import BeaconFleet
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSightingLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    if let sighting = try? SightingJSONLines.decode(line: bytes, lineNumber: 1, source: "fuzz") {
+    if let sighting = try? SightingJSONLines.decode(line: bytes, lineNumber: 1, source: "fuzz", defaultClock: .elapsed) {
         let line = SightingJSONLines.encode(sighting)
-        guard let again = try? SightingJSONLines.decode(line: Array(line.utf8), lineNumber: 1, source: "fuzz") else {
+        // The other default: the clock written must be the one read back.
+        guard let again = try? SightingJSONLines.decode(line: Array(line.utf8), lineNumber: 1, source: "fuzz", defaultClock: .unix) else {
             fatalError("an encoded sighting does not decode: \(line)")
         }
         guard again.identity == sighting.identity, again.address == sighting.address, again.rssi == sighting.rssi,
-              again.receiver == sighting.receiver, abs(again.time - sighting.time) <= 1e-6 * max(1, abs(sighting.time))
+              again.receiver == sighting.receiver, again.clock == sighting.clock,
+              abs(again.time - sighting.time) <= 1e-6 * max(1, abs(sighting.time))
         else { fatalError("the JSON-lines round trip changed the sighting: \(line)") }
     }
     var fast = SightingJSONFastDecoder()
-    switch bytes.withUnsafeBufferPointer({ fast.decode($0, defaultReceiver: "fuzz") }) {
+    let defaults = SightingJSONLines.Defaults(receiver: "fuzz", clock: .unix)
+    switch bytes.withUnsafeBufferPointer({ fast.decode($0, defaults: defaults) }) {
     case .sighting(let sighting):
-        guard let full = try? SightingJSONLines.decodeFully(bytes, lineNumber: 1, source: "fuzz", defaultReceiver: "fuzz"),
+        guard let full = try? SightingJSONLines.decodeFully(bytes, lineNumber: 1, source: "fuzz", defaults: defaults),
               full == sighting
         else { fatalError("the fast decoder read what the full reader does not: \(String(decoding: bytes, as: UTF8.self))") }
     case .blank:
-        guard (try? SightingJSONLines.decodeFully(bytes, lineNumber: 1, source: "fuzz", defaultReceiver: "fuzz")) == .some(nil) else {
+        guard (try? SightingJSONLines.decodeFully(bytes, lineNumber: 1, source: "fuzz", defaults: defaults)) == .some(nil) else {
             fatalError("the fast decoder took a line for blank that is not")
         }
     case .undecided:

@@ -29,20 +29,20 @@ public enum VerificationScript {
 
     public static func sighting(
         _ identity: BeaconIdentity, power: Int8 = -59, address: String = deviceA, at time: Double,
-        random: Bool = true, rssi: Int? = -70, receiver: String = "script"
+        random: Bool = true, rssi: Int? = -70, receiver: String = "script", clock: SightingClock = .elapsed
     ) -> Sighting {
         Sighting(
             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: power), address: address,
-            addressIsRandom: random, rssi: rssi, time: time, receiver: receiver)
+            addressIsRandom: random, rssi: rssi, time: time, clock: clock, receiver: receiver)
     }
 
     /// `count` receptions, `every` seconds apart from `start`.
     public static func train(
         _ identity: BeaconIdentity, power: Int8 = -59, address: String = deviceA, from start: Double = 0,
-        every interval: Double = 0.1, count: Int, rssi: Int? = -70, receiver: String = "script"
+        every interval: Double = 0.1, count: Int, rssi: Int? = -70, receiver: String = "script", clock: SightingClock = .elapsed
     ) -> [Sighting] {
         (0..<count).map {
-            sighting(identity, power: power, address: address, at: start + Double($0) * interval, rssi: rssi, receiver: receiver)
+            sighting(identity, power: power, address: address, at: start + Double($0) * interval, rssi: rssi, receiver: receiver, clock: clock)
         }
     }
 

@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 import BeaconMQTT
 
@@ -298,7 +299,7 @@ func floodRun(_ options: FloodOptions, rate: Double, beaconctl: String, folder: 
             try subscriber.start()
             counter = subscriber
         }
-        boxes = try FloodBoxes(broker: brokerURL, count: options.publishers, wallClockOffset: WallClock.unixTime())
+        boxes = try FloodBoxes(broker: brokerURL, count: options.publishers, wallClockOffset: WallClock.unixOffset(elapsed: 0))
         try boxes.start()
     } catch {
         return await fail("an MQTT client of the benchmark failed: \(error)")

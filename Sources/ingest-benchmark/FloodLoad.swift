@@ -159,7 +159,7 @@ struct FloodLoad {
                 let index = own[position]
                 let sighting = Sighting(
                     advertisement: advertisements[position], address: addresses[position], addressIsRandom: false, rssi: -(60 + index % 30),
-                    time: Double(sent) / perSecond, receiver: receivers[position])
+                    time: Double(sent) / perSecond, clock: .elapsed, receiver: receivers[position])
                 publisher.add(sighting, now: now)
                 sent += 1
             }

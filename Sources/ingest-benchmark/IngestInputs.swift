@@ -102,7 +102,7 @@ func writeInput(_ format: IngestFormat, count: Int, to path: String) -> Bool {
         for index in 0..<count {
             buffer += prefixes[index % IngestScenario.beaconCount]
             let time = Double(Int64(index) * IngestScenario.spacingMicroseconds) / 1_000_000
-            buffer += Array("\(IngestScenario.rssi(heardAt: index)),\"time\":\(SightingJSONLines.timeText(time)),\"receiver\":\"hci0\"}\n".utf8)
+            buffer += Array("\(IngestScenario.rssi(heardAt: index)),\"time\":\(SightingJSONLines.timeText(time)),\"clock\":\"elapsed\",\"receiver\":\"hci0\"}\n".utf8)
             if buffer.count >= 1 << 20, !flush() { return false }
         }
     case .btsnoop:

@@ -71,7 +71,7 @@ enum WatchScenario {
         }
         let prefixes = (0..<count).map { prefix($0, clone: false) }
         let clonePrefix = prefix(clonedStore * beaconsPerStore, clone: true)
-        let suffixes = (0..<stores).map { Array(",\"receiver\":\"store-\($0)\"}\n".utf8) }
+        let suffixes = (0..<stores).map { Array(",\"clock\":\"unix\",\"receiver\":\"store-\($0)\"}\n".utf8) }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20 + 4096)
         func flush() -> Bool {

@@ -20,7 +20,7 @@ struct ScanCommandTests {
             while fraction.hasSuffix("0") { fraction.removeLast() }
             time += "." + fraction
         }
-        return #"{"uuid":"\#(uuid)","major":1,"minor":\#(minor),"measured_power":-59,"address":"\#(address)","address_random":false,"rssi":\#(rssiText),"time":\#(time),"receiver":"hci0"}"#
+        return #"{"uuid":"\#(uuid)","major":1,"minor":\#(minor),"measured_power":-59,"address":"\#(address)","address_random":false,"rssi":\#(rssiText),"time":\#(time),"clock":"elapsed","receiver":"hci0"}"#
     }
 
     /// Two beacons for two seconds: minor 2 at 1 m (RSSI = measured power), minor 7 20 dB lower (10 m at n = 2, 3.7 m at the default n = 3.5).
@@ -121,7 +121,7 @@ struct ScanCommandTests {
         writer.close()
         let result = await runBeaconctl(["scan", "--input", path, "--format", "jsonl"])
         #expect(result.status == 0, "\(result.error)")
-        let expected = #"{"uuid":"\#(Self.uuid)","major":1,"minor":2,"measured_power":-59,"address":"00:00:00:00:00:00","address_random":false,"rssi":-60,"time":0,"receiver":"\#(path)"}"#
+        let expected = #"{"uuid":"\#(Self.uuid)","major":1,"minor":2,"measured_power":-59,"address":"00:00:00:00:00:00","address_random":false,"rssi":-60,"time":0,"clock":"elapsed","receiver":"\#(path)"}"#
         #expect(result.output == expected + "\n" + expected + "\n")
     }
 

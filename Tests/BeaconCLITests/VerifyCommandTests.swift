@@ -23,11 +23,11 @@ struct VerifyCommandTests {
     /// `count` receptions of a 100 ms beacon, as JSON lines with their times.
     static func lines(
         major: Int, minor: Int, power: Int = -59, address: String, from start: Double = 0, count: Int = 10,
-        rssi: Int = -70, receiver: String = "hci1"
+        rssi: Int = -70, receiver: String = "hci1", clock: SightingClock = .elapsed
     ) -> [(time: Double, line: String)] {
         (0..<count).map { index in
             let time = start + Double(index) / 10
-            return (time, #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"measured_power":\#(power),"address":"\#(address)","address_random":true,"rssi":\#(rssi),"time":\#(time),"receiver":"\#(receiver)"}"#)
+            return (time, #"{"uuid":"\#(uuid)","major":\#(major),"minor":\#(minor),"measured_power":\#(power),"address":"\#(address)","address_random":true,"rssi":\#(rssi),"time":\#(time),"clock":"\#(clock.name)","receiver":"\#(receiver)"}"#)
         }
     }
 
@@ -73,10 +73,10 @@ struct VerifyCommandTests {
         // the back room's beacon by the other.
         let start = 1_790_000_000.0
         let (scratch, manifest, input) = try files(recording: Self.recording(
-            Self.lines(major: 1, minor: 1, address: "C0:00:00:00:01:01", from: start, rssi: -58, receiver: "store-a:hci0"),
-            Self.lines(major: 1, minor: 1, address: "C0:00:00:00:01:01", from: start + 0.004, count: 6, rssi: -81, receiver: "store-b:hci0"),
-            Self.lines(major: 1, minor: 2, address: "C0:00:00:00:01:02", from: start + 0.03, count: 20, receiver: "store-a:hci0"),
-            Self.lines(major: 2, minor: 1, address: "C0:00:00:00:02:01", from: start + 0.06, count: 20, receiver: "store-b:hci0")))
+            Self.lines(major: 1, minor: 1, address: "C0:00:00:00:01:01", from: start, rssi: -58, receiver: "store-a:hci0", clock: .unix),
+            Self.lines(major: 1, minor: 1, address: "C0:00:00:00:01:01", from: start + 0.004, count: 6, rssi: -81, receiver: "store-b:hci0", clock: .unix),
+            Self.lines(major: 1, minor: 2, address: "C0:00:00:00:01:02", from: start + 0.03, count: 20, receiver: "store-a:hci0", clock: .unix),
+            Self.lines(major: 2, minor: 1, address: "C0:00:00:00:02:01", from: start + 0.06, count: 20, receiver: "store-b:hci0", clock: .unix)))
         // K = 16: the door's verdict rests on all its receptions, from both boxes.
         let text = await runBeaconctl(["verify", manifest, "--input", input, "--required-sightings", "16"])
         #expect(text.status == 0, "\(text.output)\(text.error)")

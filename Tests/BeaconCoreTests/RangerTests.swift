@@ -13,7 +13,7 @@ struct RangerTests {
     ) -> Sighting {
         Sighting(
             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: power),
-            address: address, addressIsRandom: false, rssi: rssi, time: time, receiver: receiver)
+            address: address, addressIsRandom: false, rssi: rssi, time: time, clock: .elapsed, receiver: receiver)
     }
 
     /// `count` packets at 10 Hz from `start`.

@@ -9,7 +9,7 @@ struct RegionMonitorTests {
     static func sighting(_ major: UInt16, _ minor: UInt16, at time: Double, uuid: ProximityUUID = uuid) -> Sighting {
         Sighting(
             advertisement: IBeaconAdvertisement(identity: BeaconIdentity(uuid: uuid, major: major, minor: minor), measuredPower: -59),
-            address: "C0:00:00:00:00:01", addressIsRandom: true, rssi: -70, time: time, receiver: "test")
+            address: "C0:00:00:00:00:01", addressIsRandom: true, rssi: -70, time: time, clock: .elapsed, receiver: "test")
     }
 
     static func region(_ id: String, major: UInt16? = nil, minor: UInt16? = nil, stateOnStart: Bool = false) -> MonitoredRegion {
@@ -133,7 +133,7 @@ struct RegionMonitorManyIdentitiesTests {
             let advertisement = IBeaconAdvertisement(identity: identity, measuredPower: -59)
             let sighting = Sighting(
                 advertisement: advertisement, address: "C0:00:00:00:00:01", addressIsRandom: true,
-                rssi: -60, time: Double(index) / 1000, receiver: "test")
+                rssi: -60, time: Double(index) / 1000, clock: .elapsed, receiver: "test")
             entries += monitor.observe(sighting)
         }
         #expect(entries.count == 1)

@@ -19,7 +19,7 @@ struct CalibrationWalkTests {
             sampler.add(Sighting(
                 advertisement: IBeaconAdvertisement(identity: identity, measuredPower: measuredPower),
                 address: "C0:00:00:00:00:01", addressIsRandom: true,
-                rssi: Int((level + (index % 2 == 0 ? 1 : -1)).rounded()), time: Double(index) * 0.1, receiver: receiver))
+                rssi: Int((level + (index % 2 == 0 ? 1 : -1)).rounded()), time: Double(index) * 0.1, clock: .elapsed, receiver: receiver))
         }
         return CalibrationWalk.Spot(distance: distance, sampler: sampler)
     }

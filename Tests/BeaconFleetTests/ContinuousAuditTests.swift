@@ -13,9 +13,9 @@ struct ContinuousAuditTests {
     /// A sighting of `identity` heard by `receiver` at `time` on that receiver's clock.
     static func heard(
         _ identity: BeaconIdentity, at time: Double, by receiver: String = "hci1", address: String = Script.deviceA,
-        power: Int8 = -59, rssi: Int? = -70
+        power: Int8 = -59, rssi: Int? = -70, clock: SightingClock = .elapsed
     ) -> Sighting {
-        var sighting = Script.sighting(identity, power: power, address: address, at: time, rssi: rssi)
+        var sighting = Script.sighting(identity, power: power, address: address, at: time, rssi: rssi, clock: clock)
         sighting.receiver = receiver
         return sighting
     }
@@ -192,9 +192,9 @@ struct ContinuousAuditTests {
     func wallClock() throws {
         var audit = try Self.audit([Self.door, Self.till])
         let base = 1_700_000_000.0
-        var sightings = (0...5).map { Self.heard(Self.door.identity, at: base + Double($0), by: "hci1") }
+        var sightings = (0...5).map { Self.heard(Self.door.identity, at: base + Double($0), by: "hci1", clock: .unix) }
         // A second receiver joining late, on the same wall clock: its times are not shifted.
-        sightings += (20...21).map { Self.heard(Self.till.identity, at: base + Double($0), by: "hci2") }
+        sightings += (20...21).map { Self.heard(Self.till.identity, at: base + Double($0), by: "hci2", clock: .unix) }
         let events = Self.play(&audit, sightings)
         #expect(Self.changes(events) == ["1700000000 door -→ok", "1700000010 till -→missing", "1700000015 door ok→missing", "1700000020 till missing→ok"])
     }
@@ -336,7 +336,7 @@ struct ContinuousAuditTests {
         #expect(last.receivers.count == 2)
         // Wall-clock receivers share one base: any number of them is placed.
         var wall = try Self.audit { $0.maximumReceivers = 1 }
-        _ = Self.play(&wall, (0..<20).map { Self.heard(Self.door.identity, at: 1e9 + 1, by: "w\($0)") })
+        _ = Self.play(&wall, (0..<20).map { Self.heard(Self.door.identity, at: 1_790_000_001, by: "w\($0)", clock: .unix) })
         #expect(wall.statistics.untrackedReceiverSightings == 0)
     }
 

@@ -15,11 +15,15 @@ struct FastPathEquivalenceTests {
         #" { "time" : -0.5 , "uuid" : "89d6e936-f61f-4227-bcd2-6e94c5a6b2e3", "minor":65535, "major":0, "measured_power":127, "address":"c4:5b:be:12:34:56", "rssi":null, "address_random":true, "receiver":null } "#,
         #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-128,"address":"C4:5B:BE:12:34:56","rssi":-128,"time":1700000000.123456789012,"extra":[1,{"a":2}],"receiver":"caf\u00e9"}"#,
         #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","time":0,"receiver":""}"#,
+        #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":1790000000.5,"clock":"unix","receiver":"hci0"}"#,
+        #"{"clock":"elapsed","uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","time":2,"receiver":"r"}"#,
     ]
 
     @Test("every line the fast decoder decides, the full reader reads the same; mutations included")
     func jsonLines() throws {
         var fast = SightingJSONFastDecoder()
+        // A Unix default, so that a line the fast decoder gave the default clock by mistake shows.
+        let defaults = SightingJSONLines.Defaults(receiver: "s", clock: .unix)
         var decided = 0
         var compared = 0
         let replacements: [UInt8] = Array("0-9\".\\e} ,{a:nE".utf8) + [0x00, 0x80, 0xC3, 0xFF]
@@ -38,9 +42,9 @@ struct FastPathEquivalenceTests {
             }
             for variant in variants {
                 let full = Result { () throws(SightingStreamError) in
-                    try SightingJSONLines.decodeFully(variant, lineNumber: 1, source: "s", defaultReceiver: "s")
+                    try SightingJSONLines.decodeFully(variant, lineNumber: 1, source: "s", defaults: defaults)
                 }
-                let outcome = variant.withUnsafeBufferPointer { fast.decode($0, defaultReceiver: "s") }
+                let outcome = variant.withUnsafeBufferPointer { fast.decode($0, defaults: defaults) }
                 compared += 1
                 switch outcome {
                 case .sighting(let sighting):
@@ -55,7 +59,7 @@ struct FastPathEquivalenceTests {
         }
         // The writer's own shape is the fast decoder's to decide.
         let written = Array(Self.lines[0].utf8)
-        guard case .sighting = written.withUnsafeBufferPointer({ fast.decode($0, defaultReceiver: "s") }) else {
+        guard case .sighting = written.withUnsafeBufferPointer({ fast.decode($0, defaults: defaults) }) else {
             Issue.record("the writer's line went to the full reader")
             return
         }
@@ -66,12 +70,12 @@ struct FastPathEquivalenceTests {
     func longIntegers() throws {
         let line = #"{ "uuid": "89d6e936-f61f-4227-bcd2-6e88c5a6b2e3", "major": 65535, "minor": 5, "measured_power": -2222222222222222222222e3 }"#
         let error = try #require(throws: SightingStreamError.self) {
-            _ = try SightingJSONLines.decode(line: Array(line.utf8), lineNumber: 1, source: "s")
+            _ = try SightingJSONLines.decode(line: Array(line.utf8), lineNumber: 1, source: "s", defaultClock: .elapsed)
         }
         #expect(error.description == "s: line 1: \"measured_power\" must be an integer from -128 to 127; got -2222222222222222222222e3")
         for digits in [18, 19, 20, 40] {
             let long = Self.lines[0].replacingOccurrences(of: #""major":1,"#, with: #""major":"# + String(repeating: "9", count: digits) + ",")
-            #expect(throws: SightingStreamError.self) { _ = try SightingJSONLines.decode(line: Array(long.utf8), lineNumber: 1, source: "s") }
+            #expect(throws: SightingStreamError.self) { _ = try SightingJSONLines.decode(line: Array(long.utf8), lineNumber: 1, source: "s", defaultClock: .elapsed) }
         }
     }
 

@@ -47,6 +47,7 @@ struct PcapCaptureTests {
                 ])
                 let capture = try await Self.readBothWays(h4)
                 #expect(capture.sightings.map(\.time) == [0.25, 2])
+                #expect(capture.sightings.allSatisfy { $0.clock == .elapsed })
                 #expect(capture.sightings.first?.address == "C4:5B:BE:00:00:01")
                 #expect(capture.sightings.first?.rssi == -61)
                 #expect(capture.sightings.first?.identity == BeaconIdentity(uuid: testUUID, major: 1, minor: 2))

@@ -42,6 +42,7 @@ struct ScannerVirtualRadioTests {
 
         #expect(sightings.count == 5)
         #expect(sightings.allSatisfy { $0.advertisement == advertisement && $0.receiver == spec.description })
+        #expect(sightings.allSatisfy { $0.clock == .elapsed }, "the virtual radio's scan counts from its start")
         #expect(Set(sightings.map(\.address)).count == 1)
         #expect(sightings.allSatisfy { $0.rssi != nil })
     }

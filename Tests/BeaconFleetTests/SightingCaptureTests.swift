@@ -71,6 +71,7 @@ struct SightingCaptureTests {
         #expect(result.sightings.map(\.address) == ["C4:5B:BE:00:00:01", "C4:5B:BE:00:00:03", "D0:00:00:00:00:01"])
         #expect(result.sightings.allSatisfy { $0.identity == identity && $0.receiver == capture.path })
         #expect(result.sightings.map(\.time) == [0.5, 0.5, 1.0])
+        #expect(result.sightings.allSatisfy { $0.clock == .elapsed }, "from the first record, whose Unix time the summary keeps")
         #expect(result.sightings.map(\.rssi) == [-60, nil, -72])
         #expect(result.sightings.map(\.addressIsRandom) == [false, true, true])
         #expect(result.counts.iBeaconReports == 3)

@@ -23,6 +23,7 @@ struct SightingExtractorTests {
         let extraction = extractor.extract(from: .le(.advertisingReport([report])), at: 3)
         #expect(extraction.sightings.map(\.identity) == [BeaconIdentity(uuid: testUUID, major: 1, minor: 2)])
         #expect(extraction.sightings.first?.time == 3)
+        #expect(extraction.sightings.first?.clock == .elapsed, "a controller's scan counts from its start")
     }
 
     @Test func malformedDataIsCountedAndDescribed() throws {

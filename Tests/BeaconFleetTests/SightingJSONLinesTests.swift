@@ -8,12 +8,12 @@ import Testing
 struct SightingJSONLinesTests {
     static let sighting = Sighting(
         advertisement: IBeaconAdvertisement(identity: BeaconIdentity(uuid: testUUID, major: 1, minor: 2), measuredPower: -59),
-        address: "C4:5B:BE:12:34:56", addressIsRandom: false, rssi: -63, time: 12.345678, receiver: "hci0")
+        address: "C4:5B:BE:12:34:56", addressIsRandom: false, rssi: -63, time: 12.345678, clock: .elapsed, receiver: "hci0")
 
-    static let line = #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":12.345678,"receiver":"hci0"}"#
+    static let line = #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":12.345678,"clock":"elapsed","receiver":"hci0"}"#
 
-    static func decode(_ text: String, line: Int = 1) throws(SightingStreamError) -> Sighting? {
-        try SightingJSONLines.decode(line: Array(text.utf8), lineNumber: line, source: "scan.jsonl")
+    static func decode(_ text: String, line: Int = 1, defaultClock: SightingClock = .elapsed) throws(SightingStreamError) -> Sighting? {
+        try SightingJSONLines.decode(line: Array(text.utf8), lineNumber: line, source: "scan.jsonl", defaultClock: defaultClock)
     }
 
     @Test func encodesTheDocumentedFieldsInOrder() {
@@ -98,11 +98,44 @@ struct SightingJSONLinesTests {
         ("time", #""now""#, #""time" must be a number of seconds; got the string "now""#),
         ("time", "1e999", #""time" is out of range: 1e999"#),
         ("address_random", "1", #""address_random" must be true or false; got the number 1"#),
+        ("clock", #""monotonic""#, #""clock" must be "elapsed" (seconds on the receiver's own clock) or "unix" (seconds since 1970 UTC); got "monotonic""#),
+        ("clock", "1", #""clock" must be a string; got the number 1"#),
     ] as [(String, String?, String)])
     func badFieldsAreNamed(key: String, value: String?, reason: String) {
         expectStreamError("scan.jsonl: line 2: " + reason) {
             _ = try Self.decode(Self.line(replacing: key, with: value), line: 2)
         }
+    }
+
+    @Test("a line says its clock; without one it takes its input's default, whatever its size")
+    func clockIsReadNotGuessed() throws {
+        let unix = try #require(try Self.decode(Self.line(replacing: "clock", with: #""unix""#)))
+        #expect(unix.clock == .unix)
+        let elapsed = try #require(try Self.decode(Self.line(replacing: "clock", with: #""elapsed""#), defaultClock: .unix))
+        #expect(elapsed.clock == .elapsed, "a clock written wins over the input's default")
+        // Without "clock": the input's default, for a small time and a Unix-sized one alike.
+        for time in ["12.5", "1790000000.25", "2000000000"] {
+            let fields = Self.line(replacing: "time", with: time)
+            #expect(try Self.decode(fields, defaultClock: .elapsed)?.clock == .elapsed, "\(time)")
+            #expect(try Self.decode(fields, defaultClock: .unix)?.clock == .unix, "\(time)")
+        }
+        // The full reader agrees with the fast one (null is the full reader's: the default).
+        let null = try #require(try Self.decode(Self.line(replacing: "clock", with: "null"), defaultClock: .unix))
+        #expect(null.clock == .unix)
+    }
+
+    @Test("a sighting on Unix time is written saying so, and read back the same")
+    func unixClockRoundTrips() throws {
+        var sighting = Self.sighting
+        sighting.time = 1_790_000_000.5
+        sighting.clock = .unix
+        let line = SightingJSONLines.encode(sighting)
+        #expect(line.contains(#""time":1790000000.5,"clock":"unix","receiver""#))
+        #expect(try Self.decode(line, defaultClock: .elapsed) == sighting)
+        // Moved to Unix time once: an elapsed time by the offset, a Unix time not again.
+        let moved = Self.sighting.onUnixTime(offset: 1_000)
+        #expect(moved.time == 1_012.345678 && moved.clock == .unix)
+        #expect(moved.onUnixTime(offset: 1_000) == moved)
     }
 
     @Test func overlongLinesAreRefused() throws {

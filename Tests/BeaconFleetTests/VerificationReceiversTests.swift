@@ -121,8 +121,8 @@ struct VerificationReceiversTests {
             policy: VerificationPolicy(requiredSightings: 6, timeout: 30))
         let start = 1_790_000_000.0
         let sightings = merged(
-            VerificationScript.train(door, from: start, count: 3, receiver: "store-a:hci0"),
-            VerificationScript.train(door, from: start + 2, count: 3, receiver: "store-b:hci0"))
+            VerificationScript.train(door, from: start, count: 3, receiver: "store-a:hci0", clock: .unix),
+            VerificationScript.train(door, from: start + 2, count: 3, receiver: "store-b:hci0", clock: .unix))
         let result = try await verifier.run(stream(sightings), timing: .replay)
         let receivers = try #require(result.verdicts.first?.observation.receivers)
         #expect(receivers.map(\.receiver) == ["store-a:hci0", "store-b:hci0"])

@@ -72,6 +72,25 @@ struct VerifierRunTests {
         #expect(result.duration < 20, "before the timeout")
     }
 
+    @Test("live: each sighting is stamped once, by its receiver; the pass ties the receiver to its clock at the first")
+    func liveKeepsTheReceiversTimes() async throws {
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 20))
+        let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        // A receiver whose scan started 50 s before the pass: three receptions 0.1 s apart,
+        // delivered together. Their gaps are the receiver's, not the moments they arrived.
+        for sighting in VerificationScript.train(door, from: 50, count: 3) { continuation.yield(sighting) }
+        let clock = TestClock()
+        let result = try await clock.advancing(by: .milliseconds(10)) {
+            try await verifier.run(sightings, timing: .live(tick: .milliseconds(10)), clock: clock)
+        }
+        continuation.finish()
+        let observation = try #require(result.verdicts.first?.observation)
+        let first = try #require(observation.firstSeen)
+        let last = try #require(observation.lastSeen)
+        #expect(abs(last - first - 0.2) < 1e-9, "placed by their own times: \(first)…\(last)")
+        #expect(first < 1, "tied to the pass's clock where it stood, not at the receiver's 50 s")
+    }
+
     @Test("live: the timeout comes on a silent air")
     func liveTimeout() async throws {
         let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 0.3))

@@ -17,7 +17,7 @@ struct GatewayPublishAsMQTTRoomTests {
         // 3 s of one beacon at 10 Hz, at 1 m (RSSI = measured power).
         let lines = (0..<30).map { tick in
             let time = "\(1_795_000_000 + tick / 10)" + (tick % 10 == 0 ? "" : ".\(tick % 10)")
-            return #"{"uuid":"\#(MQTTCommandTests.uuid)","major":40000,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-45,"time":\#(time),"receiver":"shop-1:hci0"}"#
+            return #"{"uuid":"\#(MQTTCommandTests.uuid)","major":40000,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-45,"time":\#(time),"clock":"unix","receiver":"shop-1:hci0"}"#
         }
         let recording = folder.appendingPathComponent("sightings.jsonl")
         try (lines.joined(separator: "\n") + "\n").write(to: recording, atomically: true, encoding: .utf8)

@@ -173,7 +173,7 @@ struct HomeAssistantTests {
             while !Task.isCancelled {
                 let time = String(format: "%.3f", Date().timeIntervalSince1970)
                 let lines = [(minor: 1, power: -59, address: "C4:5B:BE:00:00:01"), (minor: 2, power: -40, address: "C4:5B:BE:00:00:02")].map { beacon in
-                    #"{"uuid":"\#(uuid)","major":1,"minor":\#(beacon.minor),"measured_power":\#(beacon.power),"address":"\#(beacon.address)","address_random":false,"rssi":-60,"time":\#(time),"receiver":"store-12:hci0"}"#
+                    #"{"uuid":"\#(uuid)","major":1,"minor":\#(beacon.minor),"measured_power":\#(beacon.power),"address":"\#(beacon.address)","address_random":false,"rssi":-60,"time":\#(time),"clock":"unix","receiver":"store-12:hci0"}"#
                 }
                 _ = client.publish(topic: "test/sightings/store-12:hci0", payload: Array((lines.joined(separator: "\n") + "\n").utf8))
                 // A box's pace in real time, against a real broker and a watch in a real process.

@@ -29,7 +29,7 @@ struct MQTTCommandTests {
             let receiver = tick.isMultiple(of: 2) ? "shop-1:hci0" : "shop-2:hci0"
             // As beaconctl writes times: no trailing zeros.
             let time = "\(1_795_000_000 + tick / 10)" + (tick % 10 == 0 ? "" : ".\(tick % 10)")
-            return #"{"uuid":"\#(uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(time),"receiver":"\#(receiver)"}"#
+            return #"{"uuid":"\#(uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(time),"clock":"unix","receiver":"\#(receiver)"}"#
         }.joined(separator: "\n") + "\n"
     }
 
@@ -90,7 +90,7 @@ struct MQTTCommandTests {
         for tick in 0..<20 {
             for (receiver, skew, rssi) in [("shop-1:hci0", 0.0, -58), ("shop-2:hci0", 0.03, -77)] {
                 let time = String(format: "%.3f", now + Double(tick) / 10 + skew)
-                lines.append(#"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":\#(rssi),"time":\#(time),"receiver":"\#(receiver)"}"#)
+                lines.append(#"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":\#(rssi),"time":\#(time),"clock":"unix","receiver":"\#(receiver)"}"#)
             }
         }
         let recording = folder.appendingPathComponent("sightings.jsonl")
@@ -121,7 +121,7 @@ struct MQTTCommandTests {
         // On a tenth of a second, as the lines write it.
         let now = (Date().timeIntervalSince1970 * 10).rounded() / 10
         let lines = (0..<5).map { tick in
-            #"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(String(format: "%.1f", now + Double(tick) / 10)),"receiver":"shop-1:hci0"}"#
+            #"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(String(format: "%.1f", now + Double(tick) / 10)),"clock":"unix","receiver":"shop-1:hci0"}"#
         }
         let recording = folder.appendingPathComponent("sightings.jsonl")
         try (lines.joined(separator: "\n") + "\n").write(to: recording, atomically: true, encoding: .utf8)
@@ -357,10 +357,10 @@ struct MQTTCommandTests {
         for tick in 0..<30 {
             let time = String(format: "%.1f", now + Double(tick) / 10)
             for receiver in ["shop-1:hci0", "shop-2:hci0"] {
-                lines.append(#"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(time),"receiver":"\#(receiver)"}"#)
+                lines.append(#"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(time),"clock":"unix","receiver":"\#(receiver)"}"#)
             }
             if tick % 3 == 0 {
-                lines.append(#"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:99","address_random":false,"rssi":-70,"time":\#(time),"receiver":"shop-2:hci0"}"#)
+                lines.append(#"{"uuid":"\#(Self.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:99","address_random":false,"rssi":-70,"time":\#(time),"clock":"unix","receiver":"shop-2:hci0"}"#)
             }
         }
         let recording = folder.appendingPathComponent("sightings.jsonl")

@@ -106,7 +106,7 @@ struct MQTTSecurityTests {
         // The door for 2 s on the wall clock of now (both readers follow the wall clock).
         let now = Date().timeIntervalSince1970
         let lines = (0..<20).map { tick in
-            #"{"uuid":"\#(MQTTCommandTests.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(String(format: "%.3f", now + Double(tick) / 10)),"receiver":"shop-1"}"#
+            #"{"uuid":"\#(MQTTCommandTests.uuid)","major":1,"minor":1,"measured_power":-45,"address":"C4:5B:BE:00:00:01","address_random":false,"rssi":-60,"time":\#(String(format: "%.3f", now + Double(tick) / 10)),"clock":"unix","receiver":"shop-1"}"#
         }
         let recording = folder.appendingPathComponent("sightings.jsonl")
         try (lines.joined(separator: "\n") + "\n").write(to: recording, atomically: true, encoding: .utf8)

@@ -56,6 +56,7 @@ struct ScanIntegrationTests {
             #expect(!sightings.isEmpty, "no sightings: \(result.error)")
             for sighting in sightings {
                 #expect(sighting.receiver == "store-9:hci0")
+                #expect(sighting.clock == .unix, "each line says it is on Unix time")
                 // A millisecond either side: the offset is read from the wall clock once.
                 #expect(sighting.time >= before - 0.001 && sighting.time <= after + 0.001, "at \(sighting.time), run \(before)…\(after)")
             }

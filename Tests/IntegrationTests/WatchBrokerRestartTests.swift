@@ -83,7 +83,7 @@ struct WatchBrokerRestartTests {
                         SightingJSONLines.encode(Sighting(
                             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: -59),
                             address: "C0:00:00:00:03:0\(identity.minor)", addressIsRandom: true, rssi: -60,
-                            time: WallClock.unixTime(), receiver: receiver))
+                            time: WallClock.unixTime(), clock: .unix, receiver: receiver))
                     }
                     _ = client.publish(topic: topic, payload: Array((lines.joined(separator: "\n") + "\n").utf8))
                     countChanges.yield(published.value.add(1, ordering: .relaxed).newValue)

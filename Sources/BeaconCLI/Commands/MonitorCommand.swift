@@ -5,7 +5,6 @@ import FleetManifest
 import HCI
 import BeaconMQTT
 import Logging
-import Synchronization
 
 /// `beaconctl monitor`: region monitoring as CoreLocation defines it, on Linux.
 struct MonitorCommand: AsyncParsableCommand {
@@ -204,51 +203,22 @@ struct MonitorCommand: AsyncParsableCommand {
 
     // MARK: A recording
 
-    /// Replays a recording on its own clock: the first sighting starts monitoring, state
-    /// and ranging reports fall at their times between sightings, and the recording's end
-    /// (its last sighting) ends monitoring; silence after it is not part of the recording.
-    ///
-    /// Each receiver whose times count from its own start joins the clock at its first
-    /// sighting (`ReceiverClocks`). A broker's stream (`broker` set) is live: when its times
-    /// are Unix time, the clock also follows the wall clock between sightings, so a region
-    /// is left after --exit-period of silence even when nothing more arrives, and
-    /// --duration counts wall-clock seconds.
+    /// Replays a recording, or follows a broker's stream, on one clock (`MonitorReplay`):
+    /// a broker's stream is live, so its clock also follows the wall clock between sightings.
     private func monitorRecording(
         _ path: String, broker: BrokerInput?, regions: [MonitoredRegion], configuration: RegionMonitor.Configuration,
         ranging: RangingConfiguration?, output: any MonitorReportSink, logger: Logger
     ) async throws {
-        let replay = MonitorReplay.Shared(MonitorReplay(
+        let replay = MonitorReplay(
             session: { start in MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: start) },
             schedule: MonitorSchedule(stateEvery: stateEvery, rangeEvery: ranging == nil ? nil : rangeEvery),
-            duration: self.duration, output: output, logger: logger))
-        let followsWallClock = broker != nil
-        let duration = self.duration
+            duration: duration, output: output, logger: logger)
         let heardAny: Bool
         do {
             heardAny = try await TerminationSignals.cancellingOnInterrupt {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        try await RecordedSightings.read(path, broker: broker, logger: logger) { sighting in
-                            replay.state.withLock { $0.take(sighting) }
-                        }
-                    }
-                    if followsWallClock {
-                        group.addTask {
-                            let started = WallClock.unixTime()
-                            while true {
-                                try await Task.sleep(for: MonitorRun.liveTick)
-                                let now = WallClock.unixTime()
-                                // Nothing heard yet: --duration still ends a silent stream.
-                                if let duration, now - started >= duration, replay.state.withLock({ $0.run == nil }) { return }
-                                if !replay.state.withLock({ $0.advance(toWallClock: now) }) { return }
-                            }
-                        }
-                    }
-                    // The end of the input, the end of --duration on the wall clock, or an error.
-                    try await group.next()
-                    group.cancelAll()
-                }
-                return replay.state.withLock { $0.run != nil }
+                try await replay.run(
+                    reading: { take in try await RecordedSightings.read(path, broker: broker, logger: logger, take) },
+                    followsWallClock: broker != nil)
             }
         } catch is TerminationSignals.Interrupted {
             // Ctrl-C or SIGTERM: what was read was monitored; a normal end.
@@ -284,70 +254,5 @@ struct MonitorCommand: AsyncParsableCommand {
             logger.warning("\(LossWording.reports(lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
         }
         if let failure { throw CommandFailure(.controller, ExitStatus.message(for: failure)) }
-    }
-}
-
-/// A recording's monitoring clock: the run starts at the first sighting, each receiver's
-/// sightings are placed on one clock, and --duration ends it.
-private struct MonitorReplay: Sendable {
-    /// Shared by the task reading the input and the one following the wall clock.
-    final class Shared: Sendable {
-        let state: Mutex<MonitorReplay>
-        init(_ replay: MonitorReplay) { state = Mutex(replay) }
-    }
-
-    let session: @Sendable (Double) -> MonitorSession
-    let schedule: MonitorSchedule
-    let duration: Double?
-    let output: any MonitorReportSink
-    let logger: Logger
-    private(set) var run: MonitorRun?
-    private var clocks = ReceiverClocks(maximumReceivers: 1024)
-    private var now: Double?
-    private var end: Double?
-
-    init(
-        session: @escaping @Sendable (Double) -> MonitorSession, schedule: MonitorSchedule, duration: Double?,
-        output: any MonitorReportSink, logger: Logger
-    ) {
-        self.session = session
-        self.schedule = schedule
-        self.duration = duration
-        self.output = output
-        self.logger = logger
-    }
-
-    /// Monitors one sighting; false once --duration has passed.
-    mutating func take(_ sighting: Sighting) -> Bool {
-        // A receiver beyond those whose clocks are told apart is heard at the clock's time.
-        guard let placed = clocks.time(of: sighting, now: now) ?? now else { return true }
-        // Never back in time: a late arrival counts at the clock's time.
-        let time = max(placed, now ?? placed)
-        let current = run ?? MonitorRun(session: session(time), schedule: schedule, output: output, logger: logger)
-        if run == nil {
-            run = current
-            current.startSchedule(at: time)
-            end = duration.map { time + $0 }
-        }
-        if let end, time > end { return false }
-        now = time
-        var moved = sighting
-        moved.time = time
-        current.advance(to: time)
-        current.observe(moved)
-        return true
-    }
-
-    /// Moves the clock to the wall clock's `unixTime` when the run's clock is Unix time;
-    /// false once --duration has passed.
-    mutating func advance(toWallClock unixTime: Double) -> Bool {
-        guard let run, let current = now, current >= ReceiverClocks.wallClockThreshold, unixTime > current else { return true }
-        if let end, unixTime > end {
-            run.advance(to: end)
-            return false
-        }
-        now = unixTime
-        run.advance(to: unixTime)
-        return true
     }
 }

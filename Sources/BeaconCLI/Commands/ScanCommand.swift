@@ -202,8 +202,9 @@ struct ScanCommand: AsyncParsableCommand {
         do {
             // The scope stops and closes a live scan however the run ends.
             try await controller.withSource(input: input, broker: broker, capture: capture, logger: logger, configure: configure) { source in
-                // A live scan counts from its start; the broker gets Unix time.
-                var wallClockOffset = 0.0
+                // A live scan counts from its start; the broker gets Unix time. A recording's
+                // sightings go out on the clocks they were recorded on, each saying which.
+                var wallClockOffset: Double?
                 if case .live(let scan) = source { wallClockOffset = scan.unixTimeOffset() }
                 let publisher = try mqtt.map { url throws(CommandFailure) in
                     do throws(BrokerSetupError) {
@@ -296,7 +297,7 @@ struct ScanCommand: AsyncParsableCommand {
                 try await Self.consume(
                     session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher,
                     // With --mqtt too, the very offset the published sightings carry.
-                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : 0,
+                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : nil,
                     drops: drops)
                 return .success(())
             } catch is CancellationError {
@@ -331,7 +332,7 @@ struct ScanCommand: AsyncParsableCommand {
     /// a second meanwhile. `drops` counts what the run's queue dropped.
     private static func consume(
         _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String,
-        publisher: SightingPublishing?, writtenTimeOffset: Double, drops: DropCounter
+        publisher: SightingPublishing?, writtenTimeOffset: Double?, drops: DropCounter
     ) async throws {
         let console = Console.current
         // A quiet air still gets its last batch out within the flush interval.

@@ -15,8 +15,8 @@ final class ScanRun: Sendable {
         var sightingCount = 0
         var latestTime: Double?
         var firstTime: Double?
-        /// A recording's receivers, each on its own time base (as verify and monitor keep them).
-        var clocks = ReceiverClocks(maximumReceivers: ScanRun.maximumReceiverClocks)
+        /// A recording's clock, each receiver placed on it (as verify and monitor place them).
+        var timeline = SightingTimeline()
 
         /// `sighting` into ranging at `time` on the scan's clock.
         mutating func range(_ sighting: Sighting, at time: Double) {
@@ -29,10 +29,6 @@ final class ScanRun: Sendable {
         }
     }
 
-    /// Receivers of a recording given a time base of their own; beyond, a receiver's
-    /// sightings are written but not ranged unless they carry Unix time.
-    static let maximumReceiverClocks = 1024
-
     init(region: BeaconRegion?, ranging: RangingConfiguration, table: ScanTable, writesSightings: Bool) {
         self.region = region
         self.table = table
@@ -41,10 +37,10 @@ final class ScanRun: Sendable {
     }
 
     /// Takes a live sighting that passes the filter into ranging, and writes it as a JSON
-    /// line when the output is JSON lines, its time moved by `writtenTimeOffset`
+    /// line when the output is JSON lines, moved to Unix time by `writtenTimeOffset`
     /// (`--unix-time`; ranging keeps the scan's clock). Returns whether it passed.
     @discardableResult
-    func take(_ sighting: Sighting, writtenTimeOffset: Double = 0) -> Bool {
+    func take(_ sighting: Sighting, writtenTimeOffset: Double? = nil) -> Bool {
         if let region, !region.matches(sighting.identity) { return false }
         state.withLock { state in state.range(sighting, at: sighting.time) }
         write(sighting, timeOffset: writtenTimeOffset)
@@ -52,27 +48,28 @@ final class ScanRun: Sendable {
     }
 
     /// Takes a recorded sighting: ranged at its time on the scan's clock, where each
-    /// receiver keeps the time base its first sighting gave it (`ReceiverClocks`), so that
+    /// receiver keeps the time base its first sighting gave it (`SightingTimeline`), so that
     /// recordings of several boxes appended together neither jump the clock nor age each
     /// other's beacons; written unchanged. Returns false, taking nothing, for a sighting
     /// past `duration` seconds of that clock from the first one taken.
     func takeRecorded(_ sighting: Sighting, duration: Double?) -> Bool {
         let matches = region?.matches(sighting.identity) ?? true
         let isPastDuration = state.withLock { state -> Bool in
-            let time = state.clocks.time(of: sighting, now: state.latestTime)
+            // Beyond the receivers told apart, a receiver on an elapsed clock is written but
+            // not ranged.
+            let time = state.timeline.place(sighting)?.time
             if let duration, let first = state.firstTime, let time, time > first + duration { return true }
             if matches, let time { state.range(sighting, at: time) }
             return false
         }
         guard !isPastDuration else { return false }
-        if matches { write(sighting, timeOffset: 0) }
+        if matches { write(sighting, timeOffset: nil) }
         return true
     }
 
-    private func write(_ sighting: Sighting, timeOffset: Double) {
+    private func write(_ sighting: Sighting, timeOffset: Double?) {
         guard writesSightings else { return }
-        var written = sighting
-        written.time += timeOffset
+        let written = timeOffset.map { sighting.onUnixTime(offset: $0) } ?? sighting
         Console.current.line(SightingJSONLines.encode(written))
     }
 

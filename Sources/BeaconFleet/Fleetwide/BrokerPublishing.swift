@@ -21,11 +21,11 @@ public struct SightingPublishing: Sendable {
 
     /// Connects (in the background: a broker that is not up yet is retried while sightings
     /// queue) and returns the publisher. `receiver` renames every sighting; `nil` keeps
-    /// each one's own (a recording of several receivers). `wallClockOffset` turns the
-    /// sightings' times into the Unix time the broker gets (`LiveScan.unixTimeOffset()`; 0
-    /// for sightings that carry it already).
+    /// each one's own (a recording of several receivers). `wallClockOffset` moves a live
+    /// scan's elapsed times onto the Unix time the broker gets (`LiveScan.unixTimeOffset()`);
+    /// `nil` publishes each sighting on the clock it carries (a recording), saying which.
     public static func start(
-        _ url: String, receiver: String?, wallClockOffset: Double, convention: Convention = .beaconctl,
+        _ url: String, receiver: String?, wallClockOffset: Double?, convention: Convention = .beaconctl,
         environment: [String: String], logger: Logger
     ) throws(BrokerSetupError) -> SightingPublishing {
         let broker: MQTTBrokerURL

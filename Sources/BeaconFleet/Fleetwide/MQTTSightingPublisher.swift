@@ -6,7 +6,7 @@ import Synchronization
 /// `maximumBatch` JSON lines of one receiver, and a batch is sent at the latest
 /// `flushInterval` after its first sighting (the caller ticks `flushIfDue`). A live scan's
 /// times are moved to the wall clock (Unix seconds, `wallClockOffset`), so that the streams
-/// of many receivers merge.
+/// of many receivers merge; every line says which clock its time is on.
 public final class MQTTSightingPublisher: Sendable {
     public static let maximumBatch = 64
     public static let flushInterval = 0.1
@@ -31,11 +31,12 @@ public final class MQTTSightingPublisher: Sendable {
     private let sequence = Mutex(MessageSequence.Numbering())
     /// Every sighting is published as heard by this receiver; `nil` keeps each one's own.
     private let receiver: String?
-    /// Added to a sighting's time to make it Unix time.
-    public let wallClockOffset: Double
+    /// Added to an elapsed time to make it Unix time (`WallClock.unixOffset(elapsed:)`);
+    /// `nil`: sightings keep the clocks they carry (a recording published again).
+    public let wallClockOffset: Double?
     private let state = Mutex(State())
 
-    public init(client: MQTTClient, topics: MQTTTopics, receiver: String?, wallClockOffset: Double) {
+    public init(client: MQTTClient, topics: MQTTTopics, receiver: String?, wallClockOffset: Double?) {
         self.client = client
         self.topics = topics
         self.receiver = receiver
@@ -45,9 +46,8 @@ public final class MQTTSightingPublisher: Sendable {
     /// Adds one sighting; publishes its receiver's batch when full. `now`: any clock, the
     /// one `flushIfDue` is given.
     public func add(_ sighting: Sighting, now: Double) {
-        var stamped = sighting
+        var stamped = wallClockOffset.map { sighting.onUnixTime(offset: $0) } ?? sighting
         if let receiver { stamped.receiver = receiver }
-        stamped.time = sighting.time + wallClockOffset
         let topic = topics.sightings(receiver: stamped.receiver)
         let line = Array(SightingJSONLines.encode(stamped).utf8)
         let full: [UInt8]? = state.withLock { state in

@@ -120,7 +120,9 @@ public enum BeaconCtlGatewayDecoder: GatewayDecoder {
         var sightings: [Sighting] = []
         for (index, line) in payload.split(separator: 0x0A).enumerated() {
             do {
-                if let sighting = try SightingJSONLines.decode(line: line, lineNumber: index + 1, source: topic) {
+                // beaconctl publishes Unix time (`MQTTSightingPublisher`) and says so; a line
+                // that does not say is on the broker's clock too: receivers share it.
+                if let sighting = try SightingJSONLines.decode(line: line, lineNumber: index + 1, source: topic, defaultClock: .unix) {
                     sightings.append(sighting)
                 }
             } catch {

@@ -200,7 +200,9 @@ enum GatewaySighting {
         "\(name) (\(kind.rawValue))"
     }
 
-    /// One sighting stamped with the arrival time, or the reason it cannot be one.
+    /// One sighting stamped with the arrival time (Unix time: gateways publish no time of
+    /// their own, and every receiver on a broker shares the wall clock), or the reason it
+    /// cannot be one.
     static func make(
         identity: BeaconIdentity, measuredPower: Int8, address: String?, addressIsRandom: Bool = false,
         rssi: Int?, arrivalTime: Double, receiver: String
@@ -210,7 +212,7 @@ enum GatewaySighting {
         }
         return .sightings([Sighting(
             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: measuredPower),
-            address: address ?? "", addressIsRandom: addressIsRandom, rssi: rssi, time: arrivalTime,
+            address: address ?? "", addressIsRandom: addressIsRandom, rssi: rssi, time: arrivalTime, clock: .unix,
             receiver: receiver)])
     }
 

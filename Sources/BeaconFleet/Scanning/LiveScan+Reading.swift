@@ -26,8 +26,10 @@ extension LiveScan {
         // Ends early when this task is cancelled: the stream's iteration stops.
         for await input in feed.inputs {
             switch input {
-            case .sighting(let sighting, let time):
-                // Read late, past the end (the queue was behind): not taken.
+            case .sighting(let sighting):
+                // Stamped once, by the scan, on the clock `elapsed` reads: the scan's time
+                // when it came. Read late, past the end (the queue was behind): not taken.
+                let time = sighting.time
                 if let duration, time > duration { return }
                 take(sighting, time)
             case .tick(let time):

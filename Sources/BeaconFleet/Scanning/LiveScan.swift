@@ -34,7 +34,7 @@ public final class LiveScan: Sendable {
     /// once from the wall clock: sightings keep the monotonic clock's gaps however the wall
     /// clock is set afterwards.
     public func unixTimeOffset() -> Double {
-        WallClock.unixTime() - elapsed()
+        WallClock.unixOffset(elapsed: elapsed())
     }
 
     /// Opens the controller `connection` names and starts scanning on it; the caller must

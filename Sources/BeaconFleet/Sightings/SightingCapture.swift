@@ -290,7 +290,7 @@ package struct SightingCaptureDecoder {
             lastNanoseconds = stamp
             found.startUnixMicroseconds = start / 1000
             let (elapsed, overflow) = stamp.subtractingReportingOverflow(start)
-            seconds = overflow ? .infinity : Double(elapsed) / 1e9
+            seconds = overflow ? .infinity : Double(elapsed) / 1_000_000_000
             try checkTime(seconds, recordName: (pcapFormat ?? .pcap).recordName, position: position)
         }
         // Each interface is a receiver of its own: a hostile file of endless sections must not

@@ -38,7 +38,8 @@ extension SightingExtractor {
                 sightings.append(Sighting(
                     advertisement: beacon, address: (BluetoothAddress(value: address) ?? .zero).description,
                     addressIsRandom: Self.isRandom(LEAddressType(rawValue: body[offset + 1])),
-                    rssi: rssi == 0x7F ? nil : Int(Int8(bitPattern: rssi)), time: time, receiver: receiver))
+                    rssi: rssi == 0x7F ? nil : Int(Int8(bitPattern: rssi)), time: time, clock: Self.clock,
+                    receiver: receiver))
             } else {
                 counts.otherReports += 1
             }

@@ -84,8 +84,13 @@ public struct SightingExtractor: Sendable {
         counts.iBeaconReports += 1
         extraction.sightings.append(Sighting(
             advertisement: beacon, address: address.description,
-            addressIsRandom: Self.isRandom(addressType), rssi: rssi.map(Int.init), time: time, receiver: receiver))
+            addressIsRandom: Self.isRandom(addressType), rssi: rssi.map(Int.init), time: time, clock: Self.clock,
+            receiver: receiver))
     }
+
+    /// The clock of every extracted sighting: a live scan's times count from its start, a
+    /// capture's from its first record (`SightingCapture`), neither from the Unix epoch.
+    static let clock = SightingClock.elapsed
 
     static func firstIBeacon(in structures: [ADStructure]) -> IBeaconAdvertisement? {
         for structure in structures where structure.type == ADStructure.manufacturerSpecificType {

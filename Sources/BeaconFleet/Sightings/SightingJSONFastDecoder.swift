@@ -28,7 +28,7 @@ package struct SightingJSONFastDecoder {
 
     package init() {}
 
-    package mutating func decode(_ line: UnsafeBufferPointer<UInt8>, defaultReceiver: String) -> Outcome {
+    package mutating func decode(_ line: UnsafeBufferPointer<UInt8>, defaults: SightingJSONLines.Defaults) -> Outcome {
         var scanner = Scanner(bytes: line)
         guard scanner.skipBlank() else { return .blank }
         guard line.count <= SightingJSONLines.maximumLineLength, let fields = scanner.readObject() else { return .undecided }
@@ -36,7 +36,7 @@ package struct SightingJSONFastDecoder {
               let measuredPower = fields.measuredPower, let address = fields.address, let time = fields.time,
               Sighting.acceptedTimes.contains(time)
         else { return .undecided }
-        var receiver = defaultReceiver
+        var receiver = defaults.receiver
         if let range = fields.receiver {
             let bytes = UnsafeBufferPointer(rebasing: line[range])
             let same = bytes.count == lastReceiverBytes.count
@@ -52,7 +52,7 @@ package struct SightingJSONFastDecoder {
             measuredPower: Int8(measuredPower))
         return .sighting(Sighting(
             advertisement: advertisement, address: address.description, addressIsRandom: fields.addressIsRandom ?? false,
-            rssi: fields.rssi, time: time, receiver: receiver))
+            rssi: fields.rssi, time: time, clock: fields.clock ?? defaults.clock, receiver: receiver))
     }
 
     private struct Fields {
@@ -64,13 +64,14 @@ package struct SightingJSONFastDecoder {
         var addressIsRandom: Bool?
         var rssi: Int?
         var time: Double?
+        var clock: SightingClock?
         /// The receiver's bytes (without quotes); `nil` when absent or null.
         var receiver: Range<Int>?
         var seen: UInt16 = 0
     }
 
     private enum Key: UInt16 {
-        case uuid = 1, major = 2, minor = 4, measuredPower = 8, address = 16, addressRandom = 32, rssi = 64, time = 128, receiver = 256
+        case uuid = 1, major = 2, minor = 4, measuredPower = 8, address = 16, addressRandom = 32, rssi = 64, time = 128, receiver = 256, clock = 512
     }
 
     private struct Scanner {
@@ -140,7 +141,7 @@ package struct SightingJSONFastDecoder {
             }
             switch name.count {
             case 4: return equals("uuid") ? .uuid : equals("rssi") ? .rssi : equals("time") ? .time : nil
-            case 5: return equals("major") ? .major : equals("minor") ? .minor : nil
+            case 5: return equals("major") ? .major : equals("minor") ? .minor : equals("clock") ? .clock : nil
             case 7: return equals("address") ? .address : nil
             case 8: return equals("receiver") ? .receiver : nil
             case 14: return equals("measured_power") ? .measuredPower : equals("address_random") ? .addressRandom : nil
@@ -184,6 +185,15 @@ package struct SightingJSONFastDecoder {
             case .time:
                 guard let value = readNumber() else { return false }
                 fields.time = value
+            case .clock:
+                // Anything but the two words (null included) is the full reader's to judge.
+                if expect("\"elapsed\"") {
+                    fields.clock = .elapsed
+                } else if expect("\"unix\"") {
+                    fields.clock = .unix
+                } else {
+                    return false
+                }
             }
             return true
         }

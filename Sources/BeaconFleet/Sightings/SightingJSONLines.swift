@@ -5,7 +5,8 @@ import HCI
 /// (documented in docs/sightings.md, stable across versions):
 ///
 ///     {"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,
-///      "address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":12.345678,"receiver":"hci0"}
+///      "address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":12.345678,"clock":"elapsed",
+///      "receiver":"hci0"}
 ///
 /// Reading is strict per line and lenient about the stream: blank lines are skipped, fields
 /// this version does not know are ignored, and any line that is not a valid sighting is an
@@ -24,38 +25,58 @@ public enum SightingJSONLines {
         line += ",\"address_random\":\(sighting.addressIsRandom)"
         line += ",\"rssi\":" + (sighting.rssi.map(String.init) ?? "null")
         line += ",\"time\":" + timeText(sighting.time)
+        line += sighting.clock == .unix ? ",\"clock\":\"unix\"" : ",\"clock\":\"elapsed\""
         line += ",\"receiver\":" + JSONText.stringLiteral(sighting.receiver) + "}"
         return line
     }
 
     /// Reads one line. Returns `nil` for a blank line; throws for anything else that is not
-    /// a sighting. `defaultReceiver` fills in a missing `receiver` field.
+    /// a sighting. `defaultReceiver` fills in a missing `receiver` field, `defaultClock` a
+    /// missing `clock` (the input's own: `.elapsed` for a file or a pipe, `.unix` for a
+    /// broker's messages; docs/sightings.md).
     public static func decode(
-        line: some Collection<UInt8>, lineNumber: Int, source: String, defaultReceiver: String? = nil
+        line: some Collection<UInt8>, lineNumber: Int, source: String, defaultReceiver: String? = nil,
+        defaultClock: SightingClock
     ) throws(SightingStreamError) -> Sighting? {
         var fast = SightingJSONFastDecoder()
         let bytes = Array(line)
+        let defaults = Defaults(receiver: defaultReceiver ?? source, clock: defaultClock)
         return try bytes.withUnsafeBufferPointer { buffer throws(SightingStreamError) in
-            try decode(buffer, lineNumber: lineNumber, source: source, defaultReceiver: defaultReceiver ?? source, fast: &fast)
+            try decode(buffer, lineNumber: lineNumber, source: source, defaults: defaults, fast: &fast)
         }
     }
+
+    /// What a line leaves out takes from its input: the receiver's name and the clock.
+    package struct Defaults: Sendable {
+        package var receiver: String
+        package var clock: SightingClock
+
+        package init(receiver: String, clock: SightingClock) {
+            self.receiver = receiver
+            self.clock = clock
+        }
+    }
+
+    /// A line without `"clock"` in a file or a pipe: the receiver's own elapsed clock.
+    /// Never guessed from the number (docs/sightings.md).
+    public static let recordingClock = SightingClock.elapsed
 
     /// One line in place: the fast decoder first, the full reader for whatever it leaves
     /// undecided (every error comes from the full reader).
     static func decode(
-        _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, source: String, defaultReceiver: String,
+        _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, source: String, defaults: Defaults,
         fast: inout SightingJSONFastDecoder
     ) throws(SightingStreamError) -> Sighting? {
-        switch fast.decode(line, defaultReceiver: defaultReceiver) {
+        switch fast.decode(line, defaults: defaults) {
         case .sighting(let sighting): return sighting
         case .blank: return nil
-        case .undecided: return try decodeFully(Array(line), lineNumber: lineNumber, source: source, defaultReceiver: defaultReceiver)
+        case .undecided: return try decodeFully(Array(line), lineNumber: lineNumber, source: source, defaults: defaults)
         }
     }
 
     /// The full reader alone, without the fast path (tests compare the two).
     package static func decodeFully(
-        _ bytes: [UInt8], lineNumber: Int, source: String, defaultReceiver: String
+        _ bytes: [UInt8], lineNumber: Int, source: String, defaults: Defaults
     ) throws(SightingStreamError) -> Sighting? {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
         func failure(_ reason: String, column: Int? = nil) -> SightingStreamError {
@@ -71,14 +92,14 @@ public enum SightingJSONLines {
             throw failure(error.reason, column: error.column)
         }
         do {
-            return try sighting(from: SightingFields(members: members), defaultReceiver: defaultReceiver)
+            return try sighting(from: SightingFields(members: members), defaults: defaults)
         } catch {
             throw failure(error.message)
         }
     }
 
     private static func sighting(
-        from fields: SightingFields, defaultReceiver: String
+        from fields: SightingFields, defaults: Defaults
     ) throws(SightingFields.Problem) -> Sighting {
         let uuidText = try fields.string("uuid")
         let uuid: ProximityUUID
@@ -101,13 +122,20 @@ public enum SightingJSONLines {
         guard Sighting.acceptedTimes.contains(time) else {
             throw SightingFields.Problem("\"time\" must be seconds from -1e10 to 1e10 (about 317 years either way); got \(time)")
         }
-        let receiver = try fields.optionalString("receiver") ?? defaultReceiver
+        var clock = defaults.clock
+        if let clockName = try fields.optionalString("clock") {
+            guard let named = SightingClock(name: clockName) else {
+                throw SightingFields.Problem("\"clock\" must be \"elapsed\" (seconds on the receiver's own clock) or \"unix\" (seconds since 1970 UTC); got \(JSONText.stringLiteral(String(clockName.prefix(40))))")
+            }
+            clock = named
+        }
+        let receiver = try fields.optionalString("receiver") ?? defaults.receiver
         let advertisement = IBeaconAdvertisement(
             identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
             measuredPower: Int8(measuredPower))
         return Sighting(
             advertisement: advertisement, address: address.description, addressIsRandom: addressIsRandom,
-            rssi: rssi, time: time, receiver: receiver)
+            rssi: rssi, time: time, clock: clock, receiver: receiver)
     }
 
     /// Seconds with microsecond resolution and no trailing zeros: `12.3456`, `0`, `-1.5`.

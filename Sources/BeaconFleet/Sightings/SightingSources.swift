@@ -5,24 +5,29 @@ import HCI
 /// btsnoop, pcap and pcapng captures. `verify`, `scan` and `monitor --input` read through these.
 public enum SightingSources {
     /// The sightings of JSON lines, lazily: one per non-blank line, an error naming the
-    /// line at the first line that is not a sighting.
+    /// line at the first line that is not a sighting. A line without `"clock"` is on
+    /// `defaultClock` (a recording's: the receiver's elapsed clock).
     public static func jsonLines<Lines: AsyncSequence>(
-        _ lines: Lines, source: String
+        _ lines: Lines, source: String, defaultClock: SightingClock = SightingJSONLines.recordingClock
     ) -> SightingJSONLineSequence<Lines> where Lines.Element == String {
-        SightingJSONLineSequence(lines: lines, source: source) { Array($0.utf8) }
+        SightingJSONLineSequence(lines: lines, source: source, defaultClock: defaultClock) { Array($0.utf8) }
     }
 
     /// The sightings of a JSON-lines file (`-` for standard input), read as consumed.
-    public static func jsonLines(path: String) -> SightingJSONLineSequence<SightingLineReader> {
-        SightingJSONLineSequence(lines: SightingLineReader(path: path), source: displayName(path)) { $0 }
+    public static func jsonLines(
+        path: String, defaultClock: SightingClock = SightingJSONLines.recordingClock
+    ) -> SightingJSONLineSequence<SightingLineReader> {
+        SightingJSONLineSequence(lines: SightingLineReader(path: path), source: displayName(path), defaultClock: defaultClock) { $0 }
     }
 
     /// The sightings of JSON-lines text held in memory.
-    public static func jsonLines(text: String, source: String) throws(SightingStreamError) -> [Sighting] {
+    public static func jsonLines(
+        text: String, source: String, defaultClock: SightingClock = SightingJSONLines.recordingClock
+    ) throws(SightingStreamError) -> [Sighting] {
         var sightings: [Sighting] = []
         for (index, line) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let bytes = line.last == 0x0D ? line.dropLast() : line[...]
-            if let sighting = try SightingJSONLines.decode(line: bytes, lineNumber: index + 1, source: source) {
+            if let sighting = try SightingJSONLines.decode(line: bytes, lineNumber: index + 1, source: source, defaultClock: defaultClock) {
                 sightings.append(sighting)
             }
         }
@@ -55,7 +60,8 @@ public enum SightingSources {
         if let problem = notSightings(prefix) {
             throw SightingStreamError(source: source, reason: problem)
         }
-        return .jsonLines(SightingJSONLineSequence(lines: SightingLineReader(resuming: lines), source: source) { $0 })
+        return .jsonLines(SightingJSONLineSequence(
+            lines: SightingLineReader(resuming: lines), source: source, defaultClock: SightingJSONLines.recordingClock) { $0 })
     }
 
     /// Why `prefix` cannot start a sighting file, when it cannot: control bytes or bytes
@@ -118,17 +124,17 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
     public typealias Element = Sighting
 
     private let lines: Lines
-    private let source: String
+    private let defaults: SightingJSONLines.Defaults
     private let bytes: @Sendable (Lines.Element) -> [UInt8]
 
-    init(lines: Lines, source: String, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
+    init(lines: Lines, source: String, defaultClock: SightingClock, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
         self.lines = lines
-        self.source = source
+        self.defaults = SightingJSONLines.Defaults(receiver: source, clock: defaultClock)
         self.bytes = bytes
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(lines: lines.makeAsyncIterator(), source: source, bytes: bytes)
+        AsyncIterator(lines: lines.makeAsyncIterator(), defaults: defaults, bytes: bytes)
     }
 
     package func makeBatchIterator() -> any SightingBatchIterator {
@@ -139,7 +145,8 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
         private var lines: Lines.AsyncIterator?
         /// A file or standard input: decoded a chunk of lines at a time, in place.
         private var file: SightingLineReader.AsyncIterator?
-        private let source: String
+        /// The input's name (also the receiver of lines that name none) and clock.
+        private let defaults: SightingJSONLines.Defaults
         private let bytes: @Sendable (Lines.Element) -> [UInt8]
         private var lineNumber = 0
         private var finished = false
@@ -150,13 +157,13 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
         private var batchIndex = 0
         private var pendingFailure: SightingStreamError?
 
-        init(lines: Lines.AsyncIterator, source: String, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
+        init(lines: Lines.AsyncIterator, defaults: SightingJSONLines.Defaults, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
             if let file = lines as? SightingLineReader.AsyncIterator {
                 self.file = file
             } else {
                 self.lines = lines
             }
-            self.source = source
+            self.defaults = defaults
             self.bytes = bytes
         }
 
@@ -177,7 +184,8 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
             do {
                 while let line = try await lines!.next() {
                     lineNumber += 1
-                    if let sighting = try SightingJSONLines.decode(line: bytes(line), lineNumber: lineNumber, source: source) {
+                    if let sighting = try SightingJSONLines.decode(
+                        line: bytes(line), lineNumber: lineNumber, source: defaults.receiver, defaultClock: defaults.clock) {
                         return sighting
                     }
                 }
@@ -224,12 +232,12 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
             var lineNumber = self.lineNumber
             var fast = self.fast
             var failure: SightingStreamError?
-            let source = self.source
+            let defaults = self.defaults
             file!.takeBufferedLines { line in
                 lineNumber += 1
                 do throws(SightingStreamError) {
                     if let sighting = try SightingJSONLines.decode(
-                        line, lineNumber: lineNumber, source: source, defaultReceiver: source, fast: &fast) {
+                        line, lineNumber: lineNumber, source: defaults.receiver, defaults: defaults, fast: &fast) {
                         sightings.append(sighting)
                     }
                     return true

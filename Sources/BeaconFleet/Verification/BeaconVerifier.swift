@@ -14,9 +14,10 @@ public enum VerificationTiming: Hashable, Sendable {
     /// times count from its own start (not Unix time) joins at its first sighting. The end
     /// of the input ends the pass.
     case replay
-    /// Live: a monotonic clock from the start of the pass. Each sighting is placed on it
-    /// when it arrives, and the clock ticks every `tick` so that settle windows close and
-    /// the timeout comes even when the air is silent.
+    /// Live: a monotonic clock from the start of the pass. Each receiver's sightings are
+    /// placed on it by their own times, the receiver tied to the clock when its first
+    /// sighting arrives; the clock ticks every `tick` so that settle windows close and the
+    /// timeout comes even when the air is silent.
     case live(tick: Duration)
 
     /// Ticks of 50 ms: a decision falls due at most that long before it is taken.
@@ -69,23 +70,18 @@ public struct BeaconVerifier: Sendable {
     /// Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
 
-    /// Receivers with clocks of their own (elapsed seconds, not Unix time) that a replay
-    /// places apart; far more than one audit's receivers.
-    static let maximumReceiverClocks = 1024
-
     private func replay<Sightings: AsyncSequence<Sighting, any Error>>(
         _ sightings: Sightings, into engine: inout VerificationEngine,
         onUpdate: @Sendable (VerificationProgress, [VerificationEvent]) -> Void
     ) async throws -> VerificationResult {
-        // The pass starts at the first sighting; each receiver with a clock of its own
-        // joins the pass's clock at its first sighting (ReceiverClocks).
-        var clocks = ReceiverClocks(maximumReceivers: Self.maximumReceiverClocks)
-        var latest = 0.0
+        // The pass's clock counts from 0, where the first sighting is placed; each receiver
+        // joins it at its first sighting (SightingTimeline).
+        var timeline = SightingTimeline()
+        timeline.advance(to: 0)
         /// The pass's result once this sighting ended it.
         func take(_ sighting: Sighting) -> VerificationResult? {
             // A receiver beyond those whose clocks are told apart is heard at the latest time.
-            let time = clocks.time(of: sighting, now: latest) ?? latest
-            if time.isFinite { latest = max(latest, time) }
+            let time = timeline.place(sighting)?.time ?? timeline.now ?? 0
             let events = engine.observe(sighting, at: time)
             if !events.isEmpty { onUpdate(engine.progress, events) }
             return engine.isFinished ? engine.result : nil
@@ -106,7 +102,7 @@ public struct BeaconVerifier: Sendable {
                 if let result = take(sighting) { return result }
             }
         }
-        let (result, events) = engine.conclude(at: latest, reason: Task.isCancelled ? .interrupted : .inputEnded)
+        let (result, events) = engine.conclude(at: timeline.now ?? 0, reason: Task.isCancelled ? .interrupted : .inputEnded)
         onUpdate(engine.progress, events)
         return result
     }
@@ -119,14 +115,21 @@ public struct BeaconVerifier: Sendable {
         let feed = LiveSightingFeed(sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, clock: clock)
         defer { feed.stop() }
 
+        // The pass's clock is the feed's, from 0; each receiver is tied to it when its first
+        // sighting arrives.
+        var timeline = SightingTimeline()
+        timeline.advance(to: 0)
         var failure: (any Error)?
         // Ends early when this task is cancelled: the stream's iteration stops.
         for await input in feed.inputs {
             let events: [VerificationEvent]
             switch input {
-            case .sighting(let sighting, let time):
+            case .sighting(let sighting):
+                // A receiver beyond those whose clocks are told apart is heard at the latest time.
+                let time = timeline.place(sighting, joining: feed.elapsed)?.time ?? timeline.now ?? 0
                 events = engine.observe(sighting, at: time)
             case .tick(let time):
+                timeline.advance(to: time)
                 events = engine.advance(to: time)
             case .ended(let time):
                 events = engine.finish(at: time, reason: .inputEnded)

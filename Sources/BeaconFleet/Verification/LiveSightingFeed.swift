@@ -1,13 +1,15 @@
 import BeaconCore
 import HCI
 
-/// A live source's sightings and a clock's ticks on one bounded queue, each stamped with the
-/// seconds since the feed started on that clock (`ContinuousClock` in the tool, a test
-/// clock in tests) or on the source's own (`elapsed`), so that the state they drive (a
-/// verification engine, a continuous audit, a monitoring run, a scan's ranging) is only ever
-/// touched by the one task that reads `inputs`. The one live loop of sightings plus a tick:
-/// verify and the watch read it, and so does every reader of a live scan (`LiveScan.read`:
-/// scan, monitor, calibrate).
+/// A live source's sightings and a clock's ticks on one bounded queue, so that the state they
+/// drive (a verification engine, a continuous audit, a monitoring run, a scan's ranging) is
+/// only ever touched by the one task that reads `inputs`. Ticks, ends and changes are stamped
+/// with the seconds since the feed started on its clock (`ContinuousClock` in the tool, a
+/// test clock in tests) or on the source's own (`elapsed`); a sighting is not: it carries its
+/// time on its receiver's clock, stamped once where it entered, and the reader places it on
+/// the feed's clock with a `SightingTimeline` (each receiver tied at its first sighting to
+/// `elapsed()`). The one live loop of sightings plus a tick: verify and the watch read it,
+/// and so does every reader of a live scan (`LiveScan.read`: scan, monitor, calibrate).
 ///
 /// When the queue is full the oldest inputs are dropped and the sightings among them are
 /// counted in `drops`. Call `stop()` when done: the source's task is cancelled rather than
@@ -15,7 +17,7 @@ import HCI
 /// from a silent pipe) must not hold its reader open.
 struct LiveSightingFeed: Sendable {
     enum Input: Sendable {
-        case sighting(Sighting, at: Double)
+        case sighting(Sighting)
         case tick(Double)
         case ended(Double)
         case failed(any Error)
@@ -53,7 +55,7 @@ struct LiveSightingFeed: Sendable {
         pump = Task {
             do {
                 for try await sighting in sightings {
-                    enqueue(.sighting(sighting, at: elapsed()))
+                    enqueue(.sighting(sighting))
                 }
                 enqueue(.ended(elapsed()))
             } catch {

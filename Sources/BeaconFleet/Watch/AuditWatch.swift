@@ -113,9 +113,9 @@ public struct AuditWatch: Sendable {
             clock: clock)
         defer { feed.stop() }
 
-        // The audit's clock counts from the feed's start: Unix time is that start plus it.
-        let unixOrigin = WallClock.unixTime() - feed.elapsed()
-        progress.unixTime = { unixOrigin + $0 }
+        // The audit's clock counts from the feed's start: its times are told as Unix time by
+        // the wall clock read once now.
+        progress.audit.tieToUnixTime(offset: WallClock.unixOffset(elapsed: feed.elapsed()))
         progress.take(progress.audit.advance(to: 0))
         // Blind until the input says it delivers (a broker: connected).
         if health != nil { progress.startBlind() }
@@ -131,22 +131,25 @@ public struct AuditWatch: Sendable {
             if dropped != dropsSeen {
                 let time: Double
                 switch input {
-                case .sighting(_, let at), .tick(let at), .ended(let at), .health(_, let at), .receiverStatus(_, let at): time = at
-                case .failed: time = progress.audit.now ?? 0
+                case .tick(let at), .ended(let at), .health(_, let at), .receiverStatus(_, let at): time = at
+                case .sighting, .failed: time = progress.audit.now ?? 0
                 }
                 progress.sightingsLost(
                     at: time, reason: "the watch fell behind its input and dropped \(NumberText.count(dropped - dropsSeen, "sighting")) from its queue")
                 dropsSeen = dropped
             }
             switch input {
-            case .sighting(let sighting, let time):
+            case .sighting(let sighting):
+                // The receiver's clock is tied to the feed's when its first sighting arrives
+                // (SightingTimeline); its later sightings keep their own times.
+                let events = progress.audit.observe(sighting, joining: feed.elapsed)
+                let time = progress.audit.now ?? 0
                 lastArrival = time
                 if stalled {
                     stalled = false
                     progress.inputHealth(.restored, at: time)
                 }
-                // The receiver's clock is tied to this one at its first sighting (ReceiverClocks).
-                progress.take(progress.audit.advance(to: time) + progress.audit.observe(sighting))
+                progress.take(events)
             case .tick(let time):
                 if let stallAfter, !stalled, time - lastArrival >= stallAfter {
                     stalled = true
@@ -182,10 +185,6 @@ private struct WatchProgress {
     let lost: @Sendable () -> Int
     let lostMessages: @Sendable () -> Int
     private var nextReport: Double?
-    /// Unix time of a moment on the audit's clock. A replayed recording's clock is its own
-    /// times, Unix time when they are (ReceiverClocks.wallClockThreshold); a live watch
-    /// replaces this with its start plus the clock.
-    var unixTime: @Sendable (Double) -> Double? = { $0 >= ReceiverClocks.wallClockThreshold ? $0 : nil }
     /// The input's name in its events.
     let input: String
     private var inputState = InputState.delivering
@@ -279,13 +278,13 @@ private struct WatchProgress {
 
     private func deliver(_ event: AuditReceiverEvent) {
         var event = event
-        event.unixTime = unixTime(event.time)
+        event.unixTime = audit.unixTime(at: event.time)
         for sink in sinks { sink.deliver(event) }
     }
 
     private func deliver(_ event: AuditInputEvent) {
         var event = event
-        event.unixTime = unixTime(event.time)
+        event.unixTime = audit.unixTime(at: event.time)
         for sink in sinks { sink.deliver(event) }
     }
 
@@ -299,7 +298,7 @@ private struct WatchProgress {
                 deliver(receiverEvent)
                 receiverEvents.removeFirst()
             }
-            event.lastSeenUnixTime = event.lastSeen.flatMap(unixTime)
+            event.lastSeenUnixTime = event.lastSeen.flatMap(audit.unixTime(at:))
             for sink in sinks { sink.deliver(event) }
         }
         for receiverEvent in receiverEvents { deliver(receiverEvent) }
@@ -319,7 +318,7 @@ private struct WatchProgress {
     private func beaconSummaries() -> [AuditBeaconSummary] {
         audit.beaconSummaries.map { summary in
             var summary = summary
-            summary.lastSeenUnixTime = summary.lastSeen.flatMap(unixTime)
+            summary.lastSeenUnixTime = summary.lastSeen.flatMap(audit.unixTime(at:))
             return summary
         }
     }

@@ -8,7 +8,7 @@ import BeaconCore
 /// (`advance`); both return the changes that fell due, in time order, each at the moment it
 /// happened (a beacon goes missing exactly `silence` after it was last heard, whenever the
 /// caller notices). The audit's clock starts at the first time it is given; sighting times
-/// are placed on it per receiver (`ReceiverClocks`).
+/// are placed on it per receiver (`SightingTimeline`).
 ///
 /// While the input is down (`inputLost`), nothing changes by silence; once it is back
 /// (`inputRestored`), every identity has a full silence from then. A restarted watch can
@@ -71,9 +71,10 @@ public struct ContinuousAudit: Sendable {
     public let configuration: Configuration
 
     /// The audit's clock: `nil` until the first time is given.
-    public private(set) var now: Double?
+    public var now: Double? { timeline.now }
     private var start: Double?
-    private var clock: ReceiverClocks
+    /// The audit's clock, and every receiver's sightings placed on it.
+    private var timeline: SightingTimeline
     /// One per manifest beacon, in manifest order (`plan.expected[index]` is its beacon).
     private var beacons: [AuditedIdentity]
     private let beaconIndex: IdentityTable
@@ -118,7 +119,7 @@ public struct ContinuousAudit: Sendable {
         self.plan = plan
         self.configuration = configuration
         receivers = FollowedReceivers(maximum: configuration.maximumFollowedReceivers)
-        clock = ReceiverClocks(maximumReceivers: configuration.maximumReceivers)
+        timeline = SightingTimeline(maximumReceivers: configuration.maximumReceivers)
         beacons = plan.expected.enumerated().map { AuditedIdentity(identity: $1.identity, order: $0) }
         beaconIndex = IdentityTable(plan.expected.map(\.identity))
     }
@@ -161,14 +162,17 @@ public struct ContinuousAudit: Sendable {
 
     // MARK: Input
 
-    /// Takes in one reception: the changes due up to its time, then the one it causes.
-    public mutating func observe(_ sighting: Sighting) -> [AuditEvent] {
+    /// Takes in one reception: the changes due up to its time, then the one it causes. A
+    /// receiver heard for the first time joins the audit's clock where it stands, or, given
+    /// `joining`, at the time that reads (a live watch's clock, read only then).
+    public mutating func observe(_ sighting: Sighting, joining: (() -> Double)? = nil) -> [AuditEvent] {
         counters.sightings += 1
-        guard let placed = clock.time(of: sighting, now: now) else {
+        guard let placement = timeline.place(sighting, joining: joining) else {
             counters.untrackedReceiverSightings += 1
             return []
         }
-        var events = advance(to: placed)
+        let placed = placement.time
+        var events = clockMoved(placement.advance)
         // A sighting older than the clock (a source that reordered) counts at the clock's time.
         let time = now ?? placed
         let identity = sighting.identity
@@ -207,18 +211,37 @@ public struct ContinuousAudit: Sendable {
         return events
     }
 
+    /// The Unix time of `time` on the audit's clock, when the clock knows it
+    /// (`SightingTimeline.unixTime(at:)`).
+    public func unixTime(at time: Double) -> Double? {
+        timeline.unixTime(at: time)
+    }
+
+    /// Says what to add to the audit's times to get Unix time (a live watch, at its start:
+    /// `SightingTimeline.tieToUnixTime(offset:)`).
+    public mutating func tieToUnixTime(offset: Double) {
+        timeline.tieToUnixTime(offset: offset)
+    }
+
     /// Moves the clock to `time` (a time before it changes nothing): every change due by
     /// then, each at its own time, in time order.
     public mutating func advance(to time: Double) -> [AuditEvent] {
-        guard time.isFinite else { return [] }
-        guard let current = now else {
-            now = time
+        clockMoved(timeline.advance(to: time))
+    }
+
+    /// The changes due now that the clock has moved (or started) as `advance` says.
+    private mutating func clockMoved(_ advance: SightingTimeline.Advance) -> [AuditEvent] {
+        guard let time = now else { return [] }
+        switch advance {
+        case .unchanged:
+            return []
+        case .started:
             start = time
             firstSilenceDue = time + configuration.silence
             return []
+        case .moved:
+            break
         }
-        guard time > current else { return [] }
-        now = time
         guard !isInputDown, firstSilenceDue <= time || deadlines.earliest <= time || receiverDeadlines.earliest <= time else { return [] }
 
         var due: [(order: Int, event: AuditEvent)] = []

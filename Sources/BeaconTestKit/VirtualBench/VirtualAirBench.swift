@@ -62,7 +62,7 @@ public final class VirtualAirBench {
             guard let advertisement = IBeaconAdvertisement(advertisingData: report.data) else { return nil }
             return Sighting(
                 advertisement: advertisement, address: report.address.description, addressIsRandom: false,
-                rssi: report.rssi.map(Int.init), time: time, receiver: "bench")
+                rssi: report.rssi.map(Int.init), time: time, clock: .elapsed, receiver: "bench")
         }
     }
 

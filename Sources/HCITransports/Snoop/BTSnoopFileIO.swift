@@ -66,13 +66,6 @@ enum BTSnoopFileIO {
         }
     }
 
-    /// Microseconds since the Unix epoch, from the real-time clock.
-    static func unixMicrosecondsNow() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1000
-    }
-
     private static func systemClose(_ descriptor: Int32) -> Int32 {
         #if canImport(Darwin)
         return Darwin.close(descriptor)

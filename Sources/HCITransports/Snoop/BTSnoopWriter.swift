@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 import Synchronization
 
@@ -32,7 +33,7 @@ public final class BTSnoopWriter: Sendable {
     }
 
     /// Microseconds since the Unix epoch from the system's real-time clock.
-    public static let systemClock: @Sendable () -> Int64 = { BTSnoopFileIO.unixMicrosecondsNow() }
+    public static let systemClock: @Sendable () -> Int64 = { WallClock.unixMicroseconds() }
 
     /// Appends one packet, time-stamped now.
     public func write(_ packet: HCIPacket, direction: BTSnoopDirection) throws(BTSnoopError) {

@@ -31,6 +31,21 @@ struct GatewayDecoderTests {
         #expect(sighting.address == address)
         #expect(sighting.receiver == receiver)
         #expect(sighting.time == arrival)
+        #expect(sighting.clock == .unix, "a gateway's sighting is stamped with its arrival on the wall clock")
+    }
+
+    @Test("beaconctl's lines on a broker: the clock each says, Unix time when it says none, whatever the number")
+    func beaconctlClocks() throws {
+        let line = #"{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:00:00:01","rssi":-60,"time":5"#
+        let payload = [line + #","clock":"elapsed","receiver":"a"}"#, line + #","clock":"unix","receiver":"b"}"#, line + #","receiver":"c"}"#]
+            .joined(separator: "\n")
+        let reading = BeaconCtlGatewayDecoder.read(topic: "beaconctl/sightings/x", payload: Array(payload.utf8), base: "beaconctl", arrivalTime: Self.arrival)
+        guard case .sightings(let sightings) = reading else {
+            Issue.record("\(reading)")
+            return
+        }
+        #expect(sightings.map(\.clock) == [.elapsed, .unix, .unix])
+        #expect(sightings.map(\.time) == [5, 5, 5], "a line's own time, not the arrival")
     }
 
     static func isMalformed(_ reading: GatewayReading) -> Bool {

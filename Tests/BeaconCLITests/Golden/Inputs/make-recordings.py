@@ -10,19 +10,21 @@ receiver, times on its own clock (seconds since scanning started):
   display case (1/10) two devices advertise it (duplicate)
   1/9                 not in the manifest (unexpected)
 two-stores.jsonl: 20 s of Cupertino and Sunnyvale heard by a receiver in each store,
-  Unix times, the two streams merged in time order.
+  Unix times (as `scan --mqtt` publishes them), the two streams merged in time order.
 walk-*.jsonl: the register heard from 0.5, 1, 2, 3 and 5 m (n = 2.5), for calibrate --walk.
+cupertino.jsonl and walk-*.jsonl carry no "clock", as other programs' recordings may not: read
+on the receiver's own elapsed clock, the default of a recording.
 """
 import math
 
 UUID = "89D6E936-F61F-4227-BCD2-6E94C5A6B2E3"
 
 
-def line(major, minor, power, address, rssi, time, receiver, random=False):
+def line(major, minor, power, address, rssi, time, receiver, random=False, clock=None):
     return ('{"uuid":"%s","major":%d,"minor":%d,"measured_power":%d,"address":"%s",'
-            '"address_random":%s,"rssi":%d,"time":%s,"receiver":"%s"}'
+            '"address_random":%s,"rssi":%d,"time":%s,%s"receiver":"%s"}'
             % (UUID, major, minor, power, address, "true" if random else "false", rssi,
-               ("%.6f" % time).rstrip("0").rstrip("."), receiver))
+               ("%.6f" % time).rstrip("0").rstrip("."), '"clock":"%s",' % clock if clock else "", receiver))
 
 
 def write(name, rows):
@@ -59,10 +61,10 @@ def two_stores():
         wobble = (tick * 3) % 5 - 2
         for minor, offset in ((1, 0.0), (2, 0.011), (3, 0.022), (6, 0.033), (10, 0.044)):
             rows.append((t + offset, line(1, minor, -61 if minor == 2 else -59, "C0:00:00:01:00:%02X" % minor,
-                                          -60 - 3 * minor // 2 + wobble, t + offset, "cupertino-pi:hci0", True)))
+                                          -60 - 3 * minor // 2 + wobble, t + offset, "cupertino-pi:hci0", True, "unix")))
         for minor, offset in ((1, 0.005), (2, 0.016), (5, 0.027)):
             rows.append((t + offset, line(2, minor, -59, "C0:00:00:02:00:%02X" % minor,
-                                          -66 - minor + wobble, t + offset, "sunnyvale-pi:hci0", True)))
+                                          -66 - minor + wobble, t + offset, "sunnyvale-pi:hci0", True, "unix")))
     write("two-stores.jsonl", rows)
 
 

@@ -4,14 +4,34 @@ import Glibc
 import Darwin
 #endif
 
-/// The wall clock, for the times that leave this process (sightings stamped with Unix time)
-/// and for following such times; every duration measured in-process uses the monotonic clock.
+/// The wall clock, for the times that leave this process (sightings stamped with Unix time,
+/// btsnoop records) and for following such times; every duration measured in-process uses
+/// the monotonic clock. The one place the process reads `CLOCK_REALTIME`, and the one place
+/// a monotonic clock's seconds are tied to Unix time (`unixOffset(elapsed:)`).
 public enum WallClock {
     /// Seconds since 1970-01-01 00:00 UTC.
     public static func unixTime() -> Double {
+        let now = read()
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
+    }
+
+    /// Whole microseconds since 1970-01-01 00:00 UTC (what btsnoop records count in).
+    public static func unixMicroseconds() -> Int64 {
+        let now = read()
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+
+    /// What to add to the seconds of a monotonic clock that reads `elapsed` now to get Unix
+    /// time: the wall clock read once, so that times moved by it keep the monotonic clock's
+    /// gaps however the wall clock is set afterwards.
+    public static func unixOffset(elapsed: Double) -> Double {
+        unixTime() - elapsed
+    }
+
+    private static func read() -> timespec {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        return now
     }
 
     /// `2026-11-25T05:20:01.234Z` (UTC; `milliseconds: false` leaves the fraction out), or
