@@ -83,7 +83,7 @@ public struct SightingExtractor: Sendable {
         }
         counts.iBeaconReports += 1
         extraction.sightings.append(Sighting(
-            advertisement: beacon, address: address.description,
+            advertisement: beacon, address: address,
             addressIsRandom: Self.isRandom(addressType), rssi: rssi.map(Int.init), time: time, receiver: receiver))
     }
 
