@@ -46,7 +46,9 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
     }
 
     /// `AA:BB:CC:DD:EE:FF` (upper or lower case) read from its UTF-8 bytes in place, with no
-    /// `String` made: sighting lines and manifests bring one per line.
+    /// `String` made: sighting lines and manifests bring one per line. Inlinable, so that
+    /// callers get it specialised for their bytes rather than walk a generic collection.
+    @inlinable
     public init?<Text: Collection<UInt8>>(utf8 text: Text) {
         guard text.count == 17 else { return nil }
         var value: UInt64 = 0
@@ -60,11 +62,13 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
             guard let nibble = Self.hexValue(byte) else { return nil }
             value = value << 4 | UInt64(nibble)
         }
-        self.init(truncating: value)
+        // Twelve nibbles: 48 bits at most.
+        self.value = value
     }
 
     /// Twelve hexadecimal digits without separators (`c45bbe000001`), as several gateways
     /// write an address; `nil` for anything else.
+    @inlinable
     public init?<Text: Collection<UInt8>>(hexDigits text: Text) {
         guard text.count == 12 else { return nil }
         var value: UInt64 = 0
@@ -72,7 +76,8 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
             guard let nibble = Self.hexValue(byte) else { return nil }
             value = value << 4 | UInt64(nibble)
         }
-        self.init(truncating: value)
+        // Twelve nibbles: 48 bits at most.
+        self.value = value
     }
 
     /// `AA:BB:CC:DD:EE:FF` (either case), or what is wrong with the text in words a person
@@ -120,7 +125,8 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
         }
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    @usableFromInline
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
