@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "manifest-benchmark",
             dependencies: [
-                "BenchmarkSupport", "FleetManifest", "CYAML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BenchmarkSupport", "BeaconCore", "FleetManifest", "CYAML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
         // Release-built benchmark: simulated advertising events per second of wall time.

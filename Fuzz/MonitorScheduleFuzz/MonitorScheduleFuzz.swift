@@ -65,7 +65,7 @@ public func fuzzMonitorSchedule(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
             let minor = UInt16(step[first] & 0x03)
             let sighting = Sighting(
                 advertisement: IBeaconAdvertisement(identity: BeaconIdentity(uuid: uuid, major: 1, minor: minor), measuredPower: -59),
-                address: "C0:00:00:00:00:0\(minor)", addressIsRandom: true, rssi: Int(Int8(bitPattern: step[first + 1])),
+                address: BluetoothAddress(truncating: 0xC000_0000_0000 | UInt64(minor)), addressIsRandom: true, rssi: Int(Int8(bitPattern: step[first + 1])),
                 time: time, clock: .elapsed, receiver: "fuzz")
             _ = session.observe(sighting)
         } else {

@@ -57,7 +57,7 @@ public func fuzzVerification(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         }
         let sighting = Sighting(
             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: Int8(bitPattern: record[first + 1])),
-            address: "C0:00:00:00:00:0\(record[first + 3] & 0x03)", addressIsRandom: true,
+            address: BluetoothAddress(truncating: 0xC000_0000_0000 | UInt64(record[first + 3] & 0x03)), addressIsRandom: true,
             rssi: rawRSSI == 127 ? nil : Int(rawRSSI), time: time, clock: .elapsed, receiver: "fuzz")
         _ = engine.observe(sighting, at: time)
         if record[first] & 0x08 != 0 { _ = engine.advance(to: time) }

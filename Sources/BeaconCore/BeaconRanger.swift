@@ -13,10 +13,10 @@ public struct BeaconRanger: Sendable {
     /// A beacon (one identity from one address) as one receiver hears it.
     public struct Key: Hashable, Sendable {
         public var identity: BeaconIdentity
-        public var address: String
+        public var address: BluetoothAddress?
         public var receiver: String
 
-        public init(identity: BeaconIdentity, address: String, receiver: String) {
+        public init(identity: BeaconIdentity, address: BluetoothAddress?, receiver: String) {
             self.identity = identity
             self.address = address
             self.receiver = receiver

@@ -6,8 +6,8 @@
 /// other, and two receivers hearing one device are two entries, each with its own distance.
 public struct RangedBeacon: Hashable, Sendable {
     public var identity: BeaconIdentity
-    /// `AA:BB:CC:DD:EE:FF`, as the scanner reported it.
-    public var address: String
+    /// The address the scanner reported; `nil` when its gateway publishes none.
+    public var address: BluetoothAddress?
     public var addressIsRandom: Bool
     /// The measured power of the newest advertisement, dBm at 1 m.
     public var measuredPower: Int8
@@ -37,7 +37,7 @@ public struct RangedBeacon: Hashable, Sendable {
     public var receiver: String
 
     public init(
-        identity: BeaconIdentity, address: String, addressIsRandom: Bool, measuredPower: Int8,
+        identity: BeaconIdentity, address: BluetoothAddress?, addressIsRandom: Bool, measuredPower: Int8,
         measuredPowerIsPlausible: Bool, rssi: Int?, filteredRSSI: Double?, accuracy: Double?,
         accuracyInterval: ClosedRange<Double>? = nil, proximity: Proximity, packetsPerSecond: Double?, sampleCount: Int, packetCount: Int,
         firstSeen: Double, lastSeen: Double, receiver: String
@@ -70,7 +70,7 @@ public struct RangedBeacon: Hashable, Sendable {
         case (nil, .some): return false
         default:
             if lhs.identity != rhs.identity { return lhs.identity < rhs.identity }
-            return lhs.address < rhs.address
+            return BluetoothAddress.ascending(lhs.address, rhs.address)
         }
     }
 }

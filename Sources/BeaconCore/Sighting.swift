@@ -3,9 +3,11 @@
 /// these; ranging, verification and monitoring consume them.
 public struct Sighting: Hashable, Sendable {
     public var advertisement: IBeaconAdvertisement
-    /// The advertiser's device address, `AA:BB:CC:DD:EE:FF` most significant first.
-    public var address: String
-    /// Whether that address is random (static or private) rather than public.
+    /// The advertiser's device address, read once where the sighting entered; `nil` when
+    /// its receiver's gateway publishes none (docs/gateways.md).
+    public var address: BluetoothAddress?
+    /// Whether that address is random (static or private) rather than public: kept beside
+    /// the address, which is 48 bits alone (see `BluetoothAddress`).
     public var addressIsRandom: Bool
     /// Received signal strength, dBm; `nil` when the controller did not report one (127).
     public var rssi: Int?
@@ -22,7 +24,7 @@ public struct Sighting: Hashable, Sendable {
     public var evidence: SightingEvidence
 
     public init(
-        advertisement: IBeaconAdvertisement, address: String, addressIsRandom: Bool,
+        advertisement: IBeaconAdvertisement, address: BluetoothAddress?, addressIsRandom: Bool,
         rssi: Int?, time: Double, clock: SightingClock, receiver: String,
         evidence: SightingEvidence = .complete
     ) {

@@ -27,12 +27,14 @@ public enum VerificationScript {
     public static let privateA = "40:00:00:00:00:0A"
     public static let privateB = "40:00:00:00:00:0B"
 
+    /// One reception; `address` is written as tests read best (`AA:BB:CC:DD:EE:FF`, either
+    /// case) and read as every reader does: text that is not an address gives none.
     public static func sighting(
         _ identity: BeaconIdentity, power: Int8 = -59, address: String = deviceA, at time: Double,
         random: Bool = true, rssi: Int? = -70, receiver: String = "script", clock: SightingClock = .elapsed
     ) -> Sighting {
         Sighting(
-            advertisement: IBeaconAdvertisement(identity: identity, measuredPower: power), address: address,
+            advertisement: IBeaconAdvertisement(identity: identity, measuredPower: power), address: BluetoothAddress(address),
             addressIsRandom: random, rssi: rssi, time: time, clock: clock, receiver: receiver)
     }
 

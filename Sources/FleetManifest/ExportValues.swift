@@ -70,7 +70,7 @@ extension ResolvedBeacon {
         case .x: return position.map { .number($0.x) } ?? .absent
         case .y: return position.map { .number($0.y) } ?? .absent
         case .host: return host.map(ExportValue.text) ?? .absent
-        case .mac: return expectedAddress.map(ExportValue.text) ?? .absent
+        case .mac: return expectedAddress.map { .text($0.description) } ?? .absent
         }
     }
 }

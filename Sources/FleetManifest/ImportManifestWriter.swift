@@ -149,7 +149,7 @@ struct ImportManifestWriter {
             out.append(indent + "position: [\(x), \(y)]", from: row.origin(.x))
         }
         if let mac = row.mac {
-            out.append(indent + "mac: \(YAMLScalar.doubleQuoted(mac))", from: row.origin(.mac))
+            out.append(indent + "mac: \(YAMLScalar.doubleQuoted(mac.description))", from: row.origin(.mac))
         }
     }
 

@@ -14,7 +14,7 @@ struct ImportedRow {
     var txPower: Int
     var position: PlanPoint?
     var host: String?
-    var mac: String?
+    var mac: BluetoothAddress?
     /// The cell each value was read from.
     var origins: CellOrigins
 
@@ -218,11 +218,11 @@ private struct CellReader {
         return .value(value)
     }
 
-    mutating func mac() -> String? {
+    mutating func mac() -> BluetoothAddress? {
         guard let (cell, text) = trimmed(.mac) else { return nil }
-        switch MACAddress.normalize(text) {
-        case .success(let canonical):
-            return canonical
+        switch BluetoothAddress.parse(text) {
+        case .success(let address):
+            return address
         case .failure(let problem):
             report(.invalidMAC, "`mac` `\(text)` is not a Bluetooth address: \(problem)", cell)
             return nil

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BeaconCore
 import Glibc
 import HCI
 import HCITransports
@@ -56,9 +57,10 @@ public struct KernelHCIDeviceInfo: Hashable, Sendable {
     /// The controller is powered and initialised (`HCI_UP`).
     public var isUp: Bool { flags & 1 != 0 }
 
-    /// The address as people write it, most significant byte first: "00:1A:7D:DA:71:13".
+    /// The address as people write it, most significant byte first: "00:1A:7D:DA:71:13"
+    /// (as every address is written); bytes that are not six are shown as they are.
     public var address: String {
-        HexText.bytes(addressBytes.reversed(), separator: ":")
+        BluetoothAddress(littleEndianBytes: addressBytes)?.description ?? HexText.bytes(addressBytes.reversed(), separator: ":")
     }
 
     /// The bus the controller sits on, e.g. "USB".

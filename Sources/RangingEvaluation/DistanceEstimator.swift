@@ -85,7 +85,7 @@ public struct EstimatorState: Sendable {
         if var ranger {
             ranger.add(Sighting(
                 advertisement: IBeaconAdvertisement(identity: Self.identity, measuredPower: measuredPower),
-                address: "00:00:00:00:00:01", addressIsRandom: false, rssi: rssi, time: time, clock: .elapsed, receiver: "recording"))
+                address: BluetoothAddress(truncating: 1), addressIsRandom: false, rssi: rssi, time: time, clock: .elapsed, receiver: "recording"))
             self.ranger = ranger
         } else {
             readings.append((time, Double(rssi)))

@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 
 /// The report events a scanner sends, encoded straight into one buffer each: the

@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 
 /// The host's end of a virtual controller: an ``HCITransport`` whose other end is a

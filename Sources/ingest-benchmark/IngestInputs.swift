@@ -31,8 +31,8 @@ enum IngestScenario {
         return slot == beaconCount - 1 ? 100 : UInt16(slot + 1)
     }
 
-    static func address(heardAt index: Int) -> BluetoothAddressBytes {
-        BluetoothAddressBytes(bytes: [0xC4, 0x5B, 0xBE, 0x00, 0x00, UInt8(index % beaconCount)])
+    static func address(heardAt index: Int) -> BluetoothAddress {
+        BluetoothAddress(truncating: 0xC45B_BE00_0000 | UInt64(index % beaconCount))
     }
 
     static func rssi(heardAt index: Int) -> Int8 {
@@ -61,23 +61,11 @@ enum IngestScenario {
     static func h4Event(heardAt index: Int) -> [UInt8] {
         let data = advertisingData(minor: minor(heardAt: index))
         var parameters: [UInt8] = [0x02, 0x01, 0x03, 0x00]
-        parameters += address(heardAt: index).bytes.reversed()
+        parameters += address(heardAt: index).littleEndianBytes
         parameters.append(UInt8(data.count))
         parameters += data
         parameters.append(UInt8(bitPattern: rssi(heardAt: index)))
         return [0x04, 0x3E, UInt8(parameters.count)] + parameters
-    }
-}
-
-/// Six address bytes, most significant first.
-struct BluetoothAddressBytes {
-    var bytes: [UInt8]
-
-    var text: String {
-        bytes.map { byte in
-            let digits = Array("0123456789ABCDEF")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined(separator: ":")
     }
 }
 
@@ -96,7 +84,7 @@ func writeInput(_ format: IngestFormat, count: Int, to path: String) -> Bool {
         // Each beacon's line up to its RSSI never changes: made once.
         let prefixes = (0..<IngestScenario.beaconCount).map { slot in
             Array(("{\"uuid\":\"\(IngestScenario.uuid)\",\"major\":1,\"minor\":\(IngestScenario.minor(heardAt: slot)),"
-                + "\"measured_power\":-59,\"address\":\"\(IngestScenario.address(heardAt: slot).text)\","
+                + "\"measured_power\":-59,\"address\":\"\(IngestScenario.address(heardAt: slot))\","
                 + "\"address_random\":false,\"rssi\":").utf8)
         }
         for index in 0..<count {

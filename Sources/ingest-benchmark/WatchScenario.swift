@@ -50,9 +50,8 @@ enum WatchScenario {
 
     /// Beacon `index`'s device address: C4:5B:BE and the index in three bytes; its clone's
     /// starts C4:5B:BF.
-    static func address(_ index: Int, clone: Bool = false) -> String {
-        let bytes: [UInt8] = [0xC4, 0x5B, clone ? 0xBF : 0xBE, UInt8(truncatingIfNeeded: index >> 16), UInt8(truncatingIfNeeded: index >> 8), UInt8(truncatingIfNeeded: index)]
-        return BluetoothAddressBytes(bytes: bytes).text
+    static func address(_ index: Int, clone: Bool = false) -> BluetoothAddress {
+        BluetoothAddress(truncating: (clone ? 0xC45B_BF00_0000 : 0xC45B_BE00_0000) | UInt64(truncatingIfNeeded: index) & 0xFF_FFFF)
     }
 
     /// Writes the recording: `seconds` seconds of every beacon once a second, the beacons

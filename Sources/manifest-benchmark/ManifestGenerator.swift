@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Writes realistic manifests of any size: venues of 15 to 25 beacons (20 on average),
 /// every field of the schema used somewhere, values varied the way real fleets vary
 /// (calibrated powers on some beacons, per-beacon hosts on a few, overrides here and there).
@@ -70,16 +72,7 @@ struct ManifestGenerator {
 
     /// A unique locally administered address per beacon.
     private func address(_ index: Int) -> String {
-        let value = UInt64(0xC2_00_00_00_00_00) | UInt64(index)
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        for octet in stride(from: 40, through: 0, by: -8) {
-            if octet != 40 { bytes.append(UInt8(ascii: ":")) }
-            let byte = UInt8(truncatingIfNeeded: value >> UInt64(octet))
-            bytes.append(hex[Int(byte >> 4)])
-            bytes.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        BluetoothAddress(truncating: UInt64(0xC2_00_00_00_00_00) | UInt64(truncatingIfNeeded: index)).description
     }
 }
 

@@ -120,6 +120,29 @@ struct CalibrateWalkTests {
         #expect(!FileManager.default.fileExists(atPath: flat.savedProfile))
     }
 
+    @Test("the profile is replaced whole through the one atomic write: nothing left beside it, and a path it cannot replace says so")
+    func profileWrite() async throws {
+        let walk = try makeWalk()
+        defer { try? FileManager.default.removeItem(atPath: walk.folder) }
+        let folder = walk.folder + "/profiles"
+        let path = folder + "/shop.json"
+        for place in ["first", "second"] {
+            let result = await runBeaconctl(walk.arguments + ["--profile", path, "--place", place], environment: walk.environment)
+            #expect(result.status == 0, "\(result.error)")
+        }
+        let written = try JSONDecoder().decode(RangingProfile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(written.place == "second")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["shop.json"])
+
+        // A folder where the profile would go: no rename can replace it.
+        let occupied = folder + "/occupied.json"
+        try FileManager.default.createDirectory(atPath: occupied, withIntermediateDirectories: false)
+        let refused = await runBeaconctl(walk.arguments + ["--profile", occupied], environment: walk.environment)
+        #expect(refused.status == 2)
+        #expect(refused.error.contains("the ranging profile: cannot write \(occupied): "), "\(refused.error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["occupied.json", "shop.json"])
+    }
+
     @Test("a spot where the beacon was not heard names the spot")
     func unheardSpot() async throws {
         let walk = try makeWalk()

@@ -190,7 +190,7 @@ struct ScanCommandTests {
     func receiverColumn() {
         func beacon(_ receiver: String, rssi: Int) -> RangedBeacon {
             RangedBeacon(
-                identity: BeaconIdentity(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 1), address: "C4:5B:BE:00:00:01",
+                identity: BeaconIdentity(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 1), address: BluetoothAddress("C4:5B:BE:00:00:01"),
                 addressIsRandom: false, measuredPower: -59, measuredPowerIsPlausible: true, rssi: rssi,
                 filteredRSSI: Double(rssi), accuracy: 1, proximity: .near, packetsPerSecond: 10, sampleCount: 10,
                 packetCount: 10, firstSeen: 0, lastSeen: 1, receiver: receiver)

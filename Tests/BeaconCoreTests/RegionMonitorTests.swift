@@ -9,7 +9,7 @@ struct RegionMonitorTests {
     static func sighting(_ major: UInt16, _ minor: UInt16, at time: Double, uuid: ProximityUUID = uuid) -> Sighting {
         Sighting(
             advertisement: IBeaconAdvertisement(identity: BeaconIdentity(uuid: uuid, major: major, minor: minor), measuredPower: -59),
-            address: "C0:00:00:00:00:01", addressIsRandom: true, rssi: -70, time: time, clock: .elapsed, receiver: "test")
+            address: BluetoothAddress("C0:00:00:00:00:01"), addressIsRandom: true, rssi: -70, time: time, clock: .elapsed, receiver: "test")
     }
 
     static func region(_ id: String, major: UInt16? = nil, minor: UInt16? = nil, stateOnStart: Bool = false) -> MonitoredRegion {
@@ -132,7 +132,7 @@ struct RegionMonitorManyIdentitiesTests {
             let identity = BeaconIdentity(uuid: uuid, major: UInt16(index / 65_536), minor: UInt16(index % 65_536))
             let advertisement = IBeaconAdvertisement(identity: identity, measuredPower: -59)
             let sighting = Sighting(
-                advertisement: advertisement, address: "C0:00:00:00:00:01", addressIsRandom: true,
+                advertisement: advertisement, address: BluetoothAddress("C0:00:00:00:00:01"), addressIsRandom: true,
                 rssi: -60, time: Double(index) / 1000, clock: .elapsed, receiver: "test")
             entries += monitor.observe(sighting)
         }

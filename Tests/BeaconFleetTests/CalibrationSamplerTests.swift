@@ -58,7 +58,7 @@ struct CalibrationSamplerTests {
         var sampler = CalibrationSampler(identity: VirtualAirBench.identity(1, 1))
         sampler.add(Sighting(
             advertisement: IBeaconAdvertisement(identity: VirtualAirBench.identity(1, 1), measuredPower: -59),
-            address: "C0:00:00:00:00:01", addressIsRandom: true, rssi: nil, time: 1, clock: .elapsed, receiver: "test"))
+            address: BluetoothAddress("C0:00:00:00:00:01"), addressIsRandom: true, rssi: nil, time: 1, clock: .elapsed, receiver: "test"))
         let error = #expect(throws: CalibrationError.self) { try sampler.estimate(afterSeconds: 20) }
         #expect(error?.description == "89D6E936-F61F-4227-BCD2-6E94C5A6B2E3/1/1 was not heard with an RSSI in 20 s (1 report came without an RSSI): check that the beacon advertises and that the scanner is 1 m from it")
     }

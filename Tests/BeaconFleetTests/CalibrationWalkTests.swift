@@ -18,7 +18,7 @@ struct CalibrationWalkTests {
         for index in 0..<count {
             sampler.add(Sighting(
                 advertisement: IBeaconAdvertisement(identity: identity, measuredPower: measuredPower),
-                address: "C0:00:00:00:00:01", addressIsRandom: true,
+                address: BluetoothAddress("C0:00:00:00:00:01"), addressIsRandom: true,
                 rssi: Int((level + (index % 2 == 0 ? 1 : -1)).rounded()), time: Double(index) * 0.1, clock: .elapsed, receiver: receiver))
         }
         return CalibrationWalk.Spot(distance: distance, sampler: sampler)

@@ -16,7 +16,7 @@ struct MonitorScheduleTests {
     static func sighting(at time: Double) -> Sighting {
         Sighting(
             advertisement: IBeaconAdvertisement(identity: BeaconIdentity(uuid: uuid, major: 1, minor: 1), measuredPower: -59),
-            address: "C0:00:00:00:00:01", addressIsRandom: true, rssi: -60, time: time, clock: .elapsed, receiver: "test")
+            address: BluetoothAddress("C0:00:00:00:00:01"), addressIsRandom: true, rssi: -60, time: time, clock: .elapsed, receiver: "test")
     }
 
     @Test("a jump of 9e9 s with a 1 s period: a bounded number of reports, the skip said, the exit kept")

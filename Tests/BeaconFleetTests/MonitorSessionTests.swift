@@ -79,7 +79,7 @@ struct MonitorSessionTests {
         func sighting(_ major: UInt16, _ minor: UInt16, rssi: Int, at time: Double) -> Sighting {
             Sighting(
                 advertisement: IBeaconAdvertisement(identity: VirtualAirBench.identity(major, minor), measuredPower: -59),
-                address: "C0:00:00:00:00:0\(minor)", addressIsRandom: true, rssi: rssi, time: time, clock: .elapsed, receiver: "test")
+                address: BluetoothAddress("C0:00:00:00:00:0\(minor)"), addressIsRandom: true, rssi: rssi, time: time, clock: .elapsed, receiver: "test")
         }
         _ = session.observe(sighting(1, 1, rssi: -75, at: 1))
         _ = session.observe(sighting(1, 2, rssi: -60, at: 1.5))
@@ -108,7 +108,7 @@ struct MonitorSessionTests {
         func sighting(_ receiver: String, rssi: Int?, at time: Double) -> Sighting {
             Sighting(
                 advertisement: IBeaconAdvertisement(identity: VirtualAirBench.identity(1, 1), measuredPower: -59),
-                address: "C0:00:00:00:00:01", addressIsRandom: false, rssi: rssi, time: time, clock: .elapsed, receiver: receiver)
+                address: BluetoothAddress("C0:00:00:00:00:01"), addressIsRandom: false, rssi: rssi, time: time, clock: .elapsed, receiver: receiver)
         }
         let entry = session.observe(sighting("far-box", rssi: -90, at: 1))
         #expect(entry.first?.receivers == [StayReceiver(receiver: "far-box", sightings: 1, strongestRSSI: -90)])
@@ -146,7 +146,7 @@ struct MonitorSessionTests {
         for index in 0..<(StayBeacons.receiverLimit + 10) {
             stay.insert(Sighting(
                 advertisement: IBeaconAdvertisement(identity: VirtualAirBench.identity(1, 1), measuredPower: -59),
-                address: "C0:00:00:00:00:01", addressIsRandom: false, rssi: -50 - index, time: Double(index), clock: .elapsed,
+                address: BluetoothAddress("C0:00:00:00:00:01"), addressIsRandom: false, rssi: -50 - index, time: Double(index), clock: .elapsed,
                 receiver: "box-\(index)"))
         }
         #expect(stay.receiversByStrength.count == StayBeacons.receiverLimit)

@@ -22,7 +22,7 @@ struct ReceiverFollowingTests {
     static func heard(_ beacon: ExpectedBeacon, at time: Double, by receiver: String) -> Sighting {
         var sighting = Script.sighting(beacon.identity, power: -59, address: Script.deviceA, at: time, rssi: -70)
         sighting.receiver = receiver
-        if beacon.beaconID == till.beaconID { sighting.address = Script.deviceB }
+        if beacon.beaconID == till.beaconID { sighting.address = BluetoothAddress(Script.deviceB) }
         return sighting
     }
 

@@ -68,7 +68,7 @@ struct SightingCaptureTests {
         #expect(result.truncation == nil)
         #expect(result.startUnixMicroseconds == 1_700_000_000_000_000)
         let identity = BeaconIdentity(uuid: testUUID, major: 1, minor: 2)
-        #expect(result.sightings.map(\.address) == ["C4:5B:BE:00:00:01", "C4:5B:BE:00:00:03", "D0:00:00:00:00:01"])
+        #expect(result.sightings.map(\.address?.description) == ["C4:5B:BE:00:00:01", "C4:5B:BE:00:00:03", "D0:00:00:00:00:01"])
         #expect(result.sightings.allSatisfy { $0.identity == identity && $0.receiver == capture.path })
         #expect(result.sightings.map(\.time) == [0.5, 0.5, 1.0])
         #expect(result.sightings.allSatisfy { $0.clock == .elapsed }, "from the first record, whose Unix time the summary keeps")

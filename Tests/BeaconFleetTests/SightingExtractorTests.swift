@@ -59,7 +59,7 @@ struct SightingExtractorTests {
             try Self.extended(Array(testIBeaconData[15...]), .complete, address: "D0:00:00:00:00:02"),
         ]))
         let sightings = extractor.extract(from: event, at: 0).sightings
-        #expect(sightings.map(\.address) == ["D0:00:00:00:00:01", "D0:00:00:00:00:02"])
+        #expect(sightings.map(\.address?.description) == ["D0:00:00:00:00:01", "D0:00:00:00:00:02"])
     }
 
     @Test func aChainLongerThanAnyAdvertisementIsDropped() throws {

@@ -8,7 +8,7 @@ import Testing
 struct SightingJSONLinesTests {
     static let sighting = Sighting(
         advertisement: IBeaconAdvertisement(identity: BeaconIdentity(uuid: testUUID, major: 1, minor: 2), measuredPower: -59),
-        address: "C4:5B:BE:12:34:56", addressIsRandom: false, rssi: -63, time: 12.345678, clock: .elapsed, receiver: "hci0")
+        address: BluetoothAddress("C4:5B:BE:12:34:56"), addressIsRandom: false, rssi: -63, time: 12.345678, clock: .elapsed, receiver: "hci0")
 
     static let line = #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":12.345678,"clock":"elapsed","receiver":"hci0"}"#
 
@@ -48,7 +48,7 @@ struct SightingJSONLinesTests {
         let sighting = try #require(try Self.decode(text))
         #expect(sighting.identity == BeaconIdentity(uuid: testUUID, major: 65535, minor: 0))
         #expect(sighting.advertisement.measuredPower == -128)
-        #expect(sighting.address == "C4:5B:BE:12:34:56")
+        #expect(sighting.address?.description == "C4:5B:BE:12:34:56")
         #expect(!sighting.addressIsRandom)
         #expect(sighting.rssi == nil)
         #expect(sighting.time == 10)
@@ -136,6 +136,33 @@ struct SightingJSONLinesTests {
         let moved = Self.sighting.onUnixTime(offset: 1_000)
         #expect(moved.time == 1_012.345678 && moved.clock == .unix)
         #expect(moved.onUnixTime(offset: 1_000) == moved)
+    }
+
+    @Test("a malformed address is refused where the line enters, by the fast decoder and the full reader alike", arguments: [
+        "", "C4:5B:BE:12:34", "C4:5B:BE:12:34:+6", "C4:5B:BE:12:34:5G", "c45bbe123456", " C4:5B:BE:12:34:5", "C4:5B:BE:12:34:56:78",
+    ])
+    func malformedAddresses(text: String) throws {
+        let line = Self.line(replacing: "address", with: "\"\(text)\"")
+        var fast = SightingJSONFastDecoder()
+        let undecided = Array(line.utf8).withUnsafeBufferPointer { buffer in
+            if case .undecided = fast.decode(buffer, defaults: .init(receiver: "scan.jsonl", clock: .elapsed)) { return true }
+            return false
+        }
+        #expect(undecided, "the fast decoder must leave \(text) to the full reader")
+        let reason = #""address" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got "# + "\"\(text)\""
+        expectStreamError("scan.jsonl: line 1: " + reason) { _ = try Self.decode(line) }
+        #expect(throws: SightingStreamError.self) {
+            try SightingJSONLines.decodeFully(Array(line.utf8), lineNumber: 1, source: "scan.jsonl", defaults: .init(receiver: "scan.jsonl", clock: .elapsed))
+        }
+    }
+
+    @Test("either case reads to one address, written upper case: one device, however its receivers spell it")
+    func addressCase() throws {
+        let lower = try #require(try Self.decode(Self.line(replacing: "address", with: #""c4:5b:be:12:34:56""#)))
+        let upper = try #require(try Self.decode(Self.line(replacing: "address", with: #""C4:5B:BE:12:34:56""#)))
+        #expect(lower.address == upper.address)
+        #expect(lower.address == BluetoothAddress(value: 0xC45B_BE12_3456))
+        #expect(SightingJSONLines.encode(lower).contains(#""address":"C4:5B:BE:12:34:56""#))
     }
 
     @Test func overlongLinesAreRefused() throws {

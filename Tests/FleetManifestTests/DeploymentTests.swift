@@ -125,7 +125,7 @@ import Testing
         if let problem {
             #expect(try diagnostic("invalid-mac", in: result).message == "`mac` `\(value)` is not a Bluetooth address: \(problem)")
         } else {
-            #expect(result.fleet.beacons.first?.expectedAddress == "AA:BB:CC:DD:EE:FF")
+            #expect(result.fleet.beacons.first?.expectedAddress?.description == "AA:BB:CC:DD:EE:FF")
         }
     }
 
@@ -149,24 +149,22 @@ import Testing
         #expect(result.fleet.beacons.map(\.id) == ["a"])
     }
 
-    @Test func addressesNormaliseAndPack() {
-        #expect(MACAddress.normalize("dc:a6:32:0f:00:01") == .success("DC:A6:32:0F:00:01"))
-        #expect(MACAddress.normalize("DC:A6:32:0F:00") == .failure(.wrongOctetCount(5)))
-        #expect(MACAddress.pack("dc:a6:32:0f:00:01".utf8) == 0xDCA6_320F_0001)
-        #expect(MACAddress.packCanonical("dc:a6:32:0f:00:01".utf8) == nil)
-        #expect(MACAddress.format(0xDCA6_320F_0001) == "DC:A6:32:0F:00:01")
+    @Test func addressesReadInEitherCaseAndWriteUpperCase() {
+        #expect(BluetoothAddress.parse("dc:a6:32:0f:00:01") == .success(BluetoothAddress(truncating: 0xDCA6_320F_0001)))
+        #expect(BluetoothAddress.parse("DC:A6:32:0F:00") == .failure(.wrongOctetCount(5)))
+        #expect(BluetoothAddress(utf8: "dc:a6:32:0f:00:01".utf8)?.value == 0xDCA6_320F_0001)
+        #expect(BluetoothAddress(value: 0xDCA6_320F_0001)?.description == "DC:A6:32:0F:00:01")
     }
 
     @Test func addressesSetThroughTheAPIRoundTrip() {
         var beacon = ResolvedBeacon(
             id: "b", venueID: "v", fleetName: "f",
             identity: BeaconIdentity(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 1),
-            expectedAddress: "AA:BB:CC:DD:EE:FF",
+            expectedAddress: BluetoothAddress("AA:BB:CC:DD:EE:FF"),
             location: FleetManifest.SourceLocation(file: "f.yaml", line: 1, column: 1))
-        #expect(beacon.expectedAddress == "AA:BB:CC:DD:EE:FF")
-        // Text that is not canonical is kept exactly as set.
-        beacon.expectedAddress = "aa:bb:cc:dd:ee:ff"
-        #expect(beacon.expectedAddress == "aa:bb:cc:dd:ee:ff")
+        #expect(beacon.expectedAddress?.description == "AA:BB:CC:DD:EE:FF")
+        beacon.expectedAddress = BluetoothAddress("00:11:22:33:44:55")
+        #expect(beacon.expectedAddress?.description == "00:11:22:33:44:55")
         beacon.expectedAddress = nil
         #expect(beacon.expectedAddress == nil)
     }

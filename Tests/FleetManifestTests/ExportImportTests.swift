@@ -29,7 +29,7 @@ import Testing
             id: id, name: name, zone: zone, venueID: "cupertino", fleetName: "jays-donuts",
             identity: BeaconIdentity(uuid: try ProximityUUID(parsing: uuid), major: major, minor: minor),
             measuredPower: measuredPower, intervalMilliseconds: 100, txPower: -8, position: position,
-            host: host, expectedAddress: mac,
+            host: host, expectedAddress: mac.flatMap(BluetoothAddress.init),
             location: FleetManifest.SourceLocation(file: "fleet.yaml", line: 1, column: 1))
     }
 
@@ -43,7 +43,7 @@ import Testing
                 beacon.identity.description, beacon.measuredPower.description,
                 String(beacon.intervalMilliseconds), String(beacon.txPower),
                 beacon.position.map { "\($0.x),\($0.y)" } ?? "∅", beacon.host ?? "∅",
-                beacon.expectedAddress ?? "∅",
+                beacon.expectedAddress?.description ?? "∅",
             ]
         }
         var description: String { values.joined(separator: " | ") }

@@ -81,6 +81,13 @@ struct ManifestValueEditTests {
         #expect(appended == lastLine.replacingOccurrences(of: "      - minor: 2\n", with: "      - minor: 2\n        measured_power: -55\n"))
     }
 
+    @Test("a byte-order mark before a manifest written on one line: the marks of line 1 count from after it")
+    func byteOrderMarkOnTheBeaconsLine() throws {
+        let oneLine = "\u{FEFF}{version: 1, fleet: f, uuid: 89D6E936-F61F-4227-BCD2-6E94C5A6B2E3, venues: [{id: v, major: 1, beacons: [{id: b, minor: 1}, {id: c, minor: 2, measured_power: -59}]}]}\n"
+        #expect(try edit("b", to: -61, in: oneLine) == oneLine.replacingOccurrences(of: "{id: b, minor: 1}", with: "{id: b, measured_power: -61, minor: 1}"))
+        #expect(try edit("c", to: -62, in: oneLine) == oneLine.replacingOccurrences(of: "measured_power: -59", with: "measured_power: -62"))
+    }
+
     @Test("a location where no beacon mapping starts is refused")
     func wrongLocation() {
         let error = #expect(throws: ManifestEditError.self) {

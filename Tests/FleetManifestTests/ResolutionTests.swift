@@ -56,7 +56,7 @@ import Testing
         #expect(overrides.intervalMilliseconds == 150 && overrides.txPower == 4 && overrides.host == "pi-door")
         #expect(overrides.name == "Door" && overrides.zone == "entrance")
         #expect(overrides.position == PlanPoint(x: 1, y: 2))
-        #expect(overrides.expectedAddress == "0A:1B:2C:3D:4E:5F")
+        #expect(overrides.expectedAddress?.description == "0A:1B:2C:3D:4E:5F")
 
         let venue = try #require(result.fleet.venues.first)
         #expect(venue.name == "Cupertino Main St" && venue.plan == PlanSize(width: 24, height: 16))

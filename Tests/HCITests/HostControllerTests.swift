@@ -1,3 +1,4 @@
+import BeaconCore
 import HCITestKit
 import Testing
 @testable import HCI

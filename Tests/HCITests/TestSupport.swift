@@ -1,3 +1,4 @@
+import BeaconCore
 import HCITestKit
 @testable import HCI
 

@@ -3,55 +3,6 @@ import HCITestKit
 import Testing
 @testable import HCI
 
-@Suite struct BluetoothAddressTests {
-    @Test func writtenOrderAndWireOrder() throws {
-        let address = try address("C4:5B:BE:12:34:56")
-        #expect(address.bytes == [0xC4, 0x5B, 0xBE, 0x12, 0x34, 0x56])
-        #expect(address.littleEndianBytes == [0x56, 0x34, 0x12, 0xBE, 0x5B, 0xC4])
-        #expect(BluetoothAddress(littleEndianBytes: address.littleEndianBytes) == address)
-        #expect(BluetoothAddress(bytes: address.bytes) == address)
-        #expect(address.description == "C4:5B:BE:12:34:56")
-        #expect(BluetoothAddress("c4:5b:be:12:34:56") == address)
-    }
-
-    @Test func malformedTextIsRefused() {
-        for text in ["", "C4:5B:BE:12:34", "C4:5B:BE:12:34:56:78", "C4-5B-BE-12-34-56", "C4:5B:BE:12:34:5G", "C4:5B:BE:12:34:+5", "C45:B:BE:12:34:56"] {
-            #expect(BluetoothAddress(text) == nil, "\(text)")
-        }
-        #expect(BluetoothAddress(bytes: [1, 2, 3]) == nil)
-        #expect(BluetoothAddress(value: 1 << 48) == nil)
-    }
-
-    @Test func staticRandomAddresses() throws {
-        var generator = SeededGenerator(seed: 7)
-        for _ in 0..<1000 {
-            let address = BluetoothAddress.randomStatic(using: &generator)
-            #expect(address.isStaticRandom)
-            #expect(address.value >> 46 == 0b11)
-        }
-        #expect(BluetoothAddress.randomStatic().isStaticRandom)
-        // Core v5.4 Vol 6 Part B 1.3.2.1: the random part may be neither all 0 nor all 1.
-        #expect(!(try address("C0:00:00:00:00:00")).isStaticRandom)
-        #expect(!(try address("FF:FF:FF:FF:FF:FF")).isStaticRandom)
-        #expect(!(try address("40:00:00:00:00:01")).isStaticRandom)
-        #expect(try address("C0:00:00:00:00:01").isStaticRandom)
-    }
-
-    @Test func generatorThatDrawsForbiddenValuesFirstIsRedrawn() {
-        var generator = ScriptedGenerator(values: [0, .max, 0x1234])
-        let address = BluetoothAddress.randomStatic(using: &generator)
-        #expect(address.value == 0b11 << 46 | 0x1234)
-    }
-}
-
-/// Returns the given values in turn, then zeros.
-struct ScriptedGenerator: RandomNumberGenerator {
-    var values: [UInt64]
-    mutating func next() -> UInt64 {
-        values.isEmpty ? 0 : values.removeFirst()
-    }
-}
-
 @Suite struct IntervalTests {
     @Test func advertisingIntervalUnitsAndMilliseconds() throws {
         #expect(try AdvertisingInterval(milliseconds: 100).units == 160)

@@ -82,7 +82,7 @@ struct WatchBrokerRestartTests {
                     let lines = identities.filter { minors.contains($0.minor) }.map { identity in
                         SightingJSONLines.encode(Sighting(
                             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: -59),
-                            address: "C0:00:00:00:03:0\(identity.minor)", addressIsRandom: true, rssi: -60,
+                            address: BluetoothAddress("C0:00:00:00:03:0\(identity.minor)"), addressIsRandom: true, rssi: -60,
                             time: WallClock.unixTime(), clock: .unix, receiver: receiver))
                     }
                     _ = client.publish(topic: topic, payload: Array((lines.joined(separator: "\n") + "\n").utf8))

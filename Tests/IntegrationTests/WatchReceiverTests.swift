@@ -44,7 +44,7 @@ struct WatchReceiverTests {
                 for minor: UInt16 in [1, 2] {
                     text += SightingJSONLines.encode(Sighting(
                         advertisement: IBeaconAdvertisement(identity: BeaconIdentity(uuid: uuid, major: 3, minor: minor), measuredPower: -59),
-                        address: "C0:00:00:00:0A:0\(minor)", addressIsRandom: true, rssi: -61, time: WallClock.unixTime(), clock: .unix,
+                        address: BluetoothAddress("C0:00:00:00:0A:0\(minor)"), addressIsRandom: true, rssi: -61, time: WallClock.unixTime(), clock: .unix,
                         receiver: "store-a")) + "\n"
                 }
                 let bytes = Array(text.utf8)

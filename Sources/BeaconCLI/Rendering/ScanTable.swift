@@ -63,7 +63,7 @@ struct ScanTable: Sendable {
         case .far: proximityColour = { $0.warning }
         case .unknown: proximityColour = { $0.dim }
         }
-        let address = beacon.address + (beacon.addressIsRandom ? " (random)" : "")
+        let address = BluetoothAddress.text(beacon.address) + (beacon.addressIsRandom ? " (random)" : "")
         return [
             Cell(beacon.identity.description),
             Cell(names[beacon.identity] ?? "-"),

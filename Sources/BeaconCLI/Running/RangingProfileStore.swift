@@ -1,4 +1,5 @@
 import BeaconCore
+import FleetManifest
 import Foundation
 
 #if canImport(Glibc)
@@ -57,8 +58,9 @@ enum RangingProfileStore {
         return profile
     }
 
-    /// Writes `profile` to `path` atomically (a temporary file renamed over it), creating
-    /// the folder when missing.
+    /// Writes `profile` to `path` atomically, creating the folder when missing: through
+    /// `ManifestFileReplacement.write`, the one atomic write (a temporary file beside it,
+    /// flushed, renamed, the folder flushed), so a crash leaves the old profile or the new.
     static func save(_ profile: RangingProfile, to path: String) throws(CommandFailure) {
         let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !folder.isEmpty {
@@ -68,20 +70,16 @@ enum RangingProfileStore {
                 throw CommandFailure(.usageOrInput, "\(folder): cannot create the folder for the ranging profile: \(error.localizedDescription)")
             }
         }
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = Data((try JSONOutput.document(profile) + "\n").utf8)
+            bytes = Array((try JSONOutput.document(profile) + "\n").utf8)
         } catch {
             throw CommandFailure(.usageOrInput, "cannot encode the ranging profile: \(error)")
         }
-        let temporary = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else {
-            throw CommandFailure(.usageOrInput, "\(temporary): cannot write the ranging profile: \(String(cString: strerror(errno)))")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw CommandFailure(.usageOrInput, "\(path): cannot write the ranging profile: \(reason)")
+        do {
+            try ManifestFileReplacement.write(bytes, to: path)
+        } catch {
+            throw CommandFailure(.usageOrInput, "the ranging profile: \(error.description)")
         }
     }
 

@@ -6,7 +6,7 @@ import BeaconCore
 public struct CalibrationSampler: Sendable {
     public let identity: BeaconIdentity
     /// Samples per address, in order of first sighting.
-    private var samplesByAddress: [(address: String, rssi: [Double])] = []
+    private var samplesByAddress: [(address: BluetoothAddress?, rssi: [Double])] = []
     /// Sightings of the identity that carried no RSSI.
     public private(set) var sightingsWithoutRSSI = 0
     /// The measured power the beacon advertised (the newest sighting's).
@@ -35,7 +35,7 @@ public struct CalibrationSampler: Sendable {
     }
 
     /// The addresses the identity was heard from, with their sample counts.
-    public var transmitters: [(address: String, samples: Int)] {
+    public var transmitters: [(address: BluetoothAddress?, samples: Int)] {
         samplesByAddress.map { ($0.address, $0.rssi.count) }
     }
 
@@ -71,7 +71,7 @@ extension CalibrationSampler {
 /// Why calibration gave no value.
 public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible {
     case notHeard(identity: BeaconIdentity, seconds: Double, withoutRSSI: Int)
-    case severalTransmitters(identity: BeaconIdentity, addresses: [(address: String, samples: Int)])
+    case severalTransmitters(identity: BeaconIdentity, addresses: [(address: BluetoothAddress?, samples: Int)])
     case tooFewSamples(identity: BeaconIdentity, seconds: Double, samples: Int, distance: Double)
 
     public var description: String {
@@ -80,7 +80,7 @@ public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible
             let note = withoutRSSI == 0 ? "" : withoutRSSI == 1 ? " (1 report came without an RSSI)" : " (\(withoutRSSI) reports came without an RSSI)"
             return "\(identity) was not heard with an RSSI in \(SightingJSONLines.timeText(seconds)) s\(note): check that the beacon advertises and that the scanner is 1 m from it"
         case .severalTransmitters(let identity, let addresses):
-            let list = addresses.map { "\($0.address) (\($0.samples) samples)" }.joined(separator: ", ")
+            let list = addresses.map { "\(BluetoothAddress.text($0.address)) (\($0.samples) samples)" }.joined(separator: ", ")
             return "\(identity) is advertised by \(addresses.count) devices: \(list); switch off all but the beacon being calibrated and try again (a beacon that rotates its private address mid-run shows up like this too: run again)"
         case .tooFewSamples(let identity, let seconds, let samples, let distance):
             return "\(identity) gave \(NumberText.count(samples, "RSSI sample")) in \(SightingJSONLines.timeText(seconds)) s at \(SightingJSONLines.timeText(distance)) m; a spot needs at least \(Calibration.minimumSamples): stay longer (--seconds) or check that the beacon is in range"

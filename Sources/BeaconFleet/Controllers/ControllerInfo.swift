@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 
 /// What a controller said about itself during bring-up.

@@ -38,8 +38,8 @@ struct GatewayPayload {
     }
 
     /// A device address member in any of the gateways' spellings (`c45bbe000001`,
-    /// `C4:5B:BE:00:00:01`), as beaconctl writes it; `nil` when absent, null or empty.
-    func address(_ key: String) throws(Problem) -> String? {
+    /// `C4:5B:BE:00:00:01`), read once here; `nil` when absent, null or empty.
+    func address(_ key: String) throws(Problem) -> BluetoothAddress? {
         guard let text = try string(key), !text.isEmpty else { return nil }
         guard let spelled = GatewaySpelling.address(text) else {
             throw Problem("\"\(key)\" \(JSONText.stringLiteral(String(text.prefix(40)))) is not a device address")
@@ -106,32 +106,10 @@ enum GatewaySpelling {
         return ProximityUUID(bytes: bytes)
     }
 
-    /// A device address as `AA:BB:CC:DD:EE:FF` from that form (either case) or from 12
-    /// hexadecimal digits without separators (`c45bbe000001`).
-    static func address(_ text: String) -> String? {
-        let utf8 = Array(text.utf8)
-        var digits: [UInt8] = []
-        switch utf8.count {
-        case 12:
-            digits = utf8
-        case 17:
-            for (index, byte) in utf8.enumerated() {
-                if index % 3 == 2 {
-                    guard byte == UInt8(ascii: ":") else { return nil }
-                } else {
-                    digits.append(byte)
-                }
-            }
-        default:
-            return nil
-        }
-        var text = ""
-        for index in stride(from: 0, to: 12, by: 2) {
-            guard hexValue(digits[index]) != nil, hexValue(digits[index + 1]) != nil else { return nil }
-            if index > 0 { text += ":" }
-            text += String(decoding: digits[index...index + 1], as: UTF8.self).uppercased()
-        }
-        return text
+    /// A device address as `AA:BB:CC:DD:EE:FF` (either case) or as 12 hexadecimal digits
+    /// without separators (`c45bbe000001`).
+    static func address(_ text: String) -> BluetoothAddress? {
+        BluetoothAddress(text) ?? BluetoothAddress(hexDigits: text.utf8)
     }
 
     /// Major or minor as a gateway wrote it. Gateways built on Theengs Decoder read the two
@@ -204,7 +182,7 @@ enum GatewaySighting {
     /// their own, and every receiver on a broker shares the wall clock), or the reason it
     /// cannot be one.
     static func make(
-        identity: BeaconIdentity, measuredPower: Int8, address: String?, addressIsRandom: Bool = false,
+        identity: BeaconIdentity, measuredPower: Int8, address: BluetoothAddress?, addressIsRandom: Bool = false,
         rssi: Int?, arrivalTime: Double, receiver: String
     ) -> GatewayReading {
         guard Sighting.acceptedTimes.contains(arrivalTime) else {
@@ -212,7 +190,7 @@ enum GatewaySighting {
         }
         return .sightings([Sighting(
             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: measuredPower),
-            address: address ?? "", addressIsRandom: addressIsRandom, rssi: rssi, time: arrivalTime, clock: .unix,
+            address: address, addressIsRandom: addressIsRandom, rssi: rssi, time: arrivalTime, clock: .unix,
             receiver: receiver)])
     }
 

@@ -42,7 +42,7 @@ public enum MonitorJSONLines {
 
     private static func encode(_ beacon: RangedBeacon) -> String {
         var object = "{\"uuid\":\"\(beacon.identity.uuid)\",\"major\":\(beacon.identity.major),\"minor\":\(beacon.identity.minor)"
-        object += ",\"address\":" + JSONText.stringLiteral(beacon.address)
+        object += ",\"address\":" + JSONText.stringLiteral(BluetoothAddress.text(beacon.address))
         object += ",\"rssi\":" + (beacon.rssi.map(String.init) ?? "null")
         object += ",\"filtered_rssi\":" + (beacon.filteredRSSI.map { rounded($0, places: 1) } ?? "null")
         object += ",\"accuracy\":" + (beacon.accuracy.map { rounded($0, places: 2) } ?? "null")

@@ -1,3 +1,4 @@
+import BeaconCore
 import HCI
 
 /// Puts extended advertising data back together from the reports a controller splits it

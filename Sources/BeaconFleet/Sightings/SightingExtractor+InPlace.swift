@@ -32,11 +32,12 @@ extension SightingExtractor {
             counts.reports += 1
             if let beacon = Self.firstIBeacon(in: body, from: dataStart, to: dataStart + dataLength) {
                 counts.iBeaconReports += 1
+                // Address (6 octets, least significant first) after event type and address type.
                 var address: UInt64 = 0
                 for index in (offset + 2..<offset + 8).reversed() { address = address << 8 | UInt64(body[index]) }
                 let rssi = body[dataStart + dataLength]
                 sightings.append(Sighting(
-                    advertisement: beacon, address: (BluetoothAddress(value: address) ?? .zero).description,
+                    advertisement: beacon, address: BluetoothAddress(truncating: address),
                     addressIsRandom: Self.isRandom(LEAddressType(rawValue: body[offset + 1])),
                     rssi: rssi == 0x7F ? nil : Int(Int8(bitPattern: rssi)), time: time, clock: Self.clock,
                     receiver: receiver))
@@ -113,7 +114,7 @@ extension SightingExtractor {
         for index in (6..<12).reversed() { address = address << 8 | UInt64(packet[index]) }
         var extraction = Extraction()
         // TxAdd (header bit 6): the advertiser's address is random.
-        take(Array(packet[12..<(6 + length)]), address: BluetoothAddress(value: address) ?? .zero,
+        take(Array(packet[12..<(6 + length)]), address: BluetoothAddress(truncating: address),
              addressType: header & 0x40 != 0 ? .random : .public, rssi: rssi, time: time, into: &extraction)
         sightings += extraction.sightings
     }

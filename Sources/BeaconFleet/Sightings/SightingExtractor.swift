@@ -83,9 +83,8 @@ public struct SightingExtractor: Sendable {
         }
         counts.iBeaconReports += 1
         extraction.sightings.append(Sighting(
-            advertisement: beacon, address: address.description,
-            addressIsRandom: Self.isRandom(addressType), rssi: rssi.map(Int.init), time: time, clock: Self.clock,
-            receiver: receiver))
+            advertisement: beacon, address: address,
+            addressIsRandom: Self.isRandom(addressType), rssi: rssi.map(Int.init), time: time, clock: Self.clock, receiver: receiver))
     }
 
     /// The clock of every extracted sighting: a live scan's times count from its start, a

@@ -51,7 +51,7 @@ package struct SightingJSONFastDecoder {
             identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
             measuredPower: Int8(measuredPower))
         return .sighting(Sighting(
-            advertisement: advertisement, address: address.description, addressIsRandom: fields.addressIsRandom ?? false,
+            advertisement: advertisement, address: address, addressIsRandom: fields.addressIsRandom ?? false,
             rssi: fields.rssi, time: time, clock: fields.clock ?? defaults.clock, receiver: receiver))
     }
 
@@ -155,7 +155,7 @@ package struct SightingJSONFastDecoder {
                 guard let range = readPlainString(), let uuid = Self.uuid(UnsafeBufferPointer(rebasing: bytes[range])) else { return false }
                 fields.uuid = uuid
             case .address:
-                guard let range = readPlainString(), let address = Self.address(UnsafeBufferPointer(rebasing: bytes[range])) else { return false }
+                guard let range = readPlainString(), let address = BluetoothAddress(utf8: UnsafeBufferPointer(rebasing: bytes[range])) else { return false }
                 fields.address = address
             case .receiver:
                 if expect("null") { return true }
@@ -289,19 +289,6 @@ package struct SightingJSONFastDecoder {
                 nibbles += 1
             }
             return ProximityUUID(high: high, low: low)
-        }
-
-        /// `AA:BB:CC:DD:EE:FF`, either case (what `BluetoothAddress(_:)` accepts in ASCII).
-        private static func address(_ text: UnsafeBufferPointer<UInt8>) -> BluetoothAddress? {
-            guard text.count == 17 else { return nil }
-            var value: UInt64 = 0
-            for group in 0..<6 {
-                let offset = group * 3
-                if group > 0 && text[offset - 1] != UInt8(ascii: ":") { return nil }
-                guard let high = hexValue(text[offset]), let low = hexValue(text[offset + 1]) else { return nil }
-                value = value << 8 | UInt64(high << 4 | low)
-            }
-            return BluetoothAddress(value: value)
         }
 
         private static func hexValue(_ byte: UInt8) -> UInt8? {

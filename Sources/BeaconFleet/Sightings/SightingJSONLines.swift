@@ -21,7 +21,7 @@ public enum SightingJSONLines {
         let identity = sighting.identity
         var line = "{\"uuid\":\"\(identity.uuid)\",\"major\":\(identity.major),\"minor\":\(identity.minor)"
         line += ",\"measured_power\":\(sighting.advertisement.measuredPower)"
-        line += ",\"address\":" + JSONText.stringLiteral(sighting.address)
+        line += ",\"address\":" + JSONText.stringLiteral(BluetoothAddress.text(sighting.address))
         line += ",\"address_random\":\(sighting.addressIsRandom)"
         line += ",\"rssi\":" + (sighting.rssi.map(String.init) ?? "null")
         line += ",\"time\":" + timeText(sighting.time)
@@ -134,7 +134,7 @@ public enum SightingJSONLines {
             identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
             measuredPower: Int8(measuredPower))
         return Sighting(
-            advertisement: advertisement, address: address.description, addressIsRandom: addressIsRandom,
+            advertisement: advertisement, address: address, addressIsRandom: addressIsRandom,
             rssi: rssi, time: time, clock: clock, receiver: receiver)
     }
 

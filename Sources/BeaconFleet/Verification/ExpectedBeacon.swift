@@ -50,6 +50,6 @@ public struct ExpectedBeacon: Hashable, Sendable {
             identity: beacon.identity, measuredPower: expectation, intervalMilliseconds: beacon.intervalMilliseconds,
             // The loader only accepts canonical addresses; one that does not parse cannot be
             // matched by any device, and is left out rather than failing every sighting.
-            expectedAddress: beacon.expectedAddress.flatMap(BluetoothAddress.init), location: beacon.location)
+            expectedAddress: beacon.expectedAddress, location: beacon.location)
     }
 }

@@ -8,7 +8,7 @@ struct ObservationLog: Sendable {
     private(set) var sightings = 0
     /// Verification time of the K-th reception, once there was one.
     private(set) var requiredSightingsReachedAt: Double?
-    private var tracks: [String: AddressTrack] = [:]
+    private var tracks: [BluetoothAddress?: AddressTrack] = [:]
     /// Who heard it: one entry per receiver, at most `maximumReceivers`.
     private var receivers = ReceiverTally()
 
@@ -24,22 +24,15 @@ struct ObservationLog: Sendable {
         sightings += 1
         if sightings == requiredSightings { requiredSightingsReachedAt = time }
         receivers.record(sighting, at: time)
-        let address = Self.upperCased(sighting.address)
+        let address = sighting.address
         // In place: a track copied out of the dictionary would copy its storage at every reception.
         tracks[address, default: AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)]
             .record(sighting, at: time, sameEventWindow: sameEventWindow)
     }
 
-    /// `address.uppercased()`, without making a new string when it is upper case already
-    /// (as every reader writes it).
-    private static func upperCased(_ address: String) -> String {
-        let needsChange = address.utf8.contains { $0 >= 0x80 || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
-        return needsChange ? address.uppercased() : address
-    }
-
     /// The track whose interval decides "slow": the pinned address when it was heard, else
     /// the address heard most (the earliest heard on a tie).
-    func principalTrack(pinned: String?) -> AddressTrack? {
+    func principalTrack(pinned: BluetoothAddress?) -> AddressTrack? {
         if let pinned, let track = tracks[pinned] { return track }
         return tracks.values.max { lhs, rhs in
             lhs.sightings != rhs.sightings ? lhs.sightings < rhs.sightings : lhs.firstSeen > rhs.firstSeen
@@ -68,7 +61,7 @@ struct ObservationLog: Sendable {
 
 /// Receptions of one identity from one device address.
 struct AddressTrack: Sendable {
-    let address: String
+    let address: BluetoothAddress?
     let isRandom: Bool
     let firstSeen: Double
     private(set) var lastSeen: Double
@@ -85,7 +78,7 @@ struct AddressTrack: Sendable {
     /// Receivers whose events are told apart per address; further ones only add receptions.
     static let maximumReceivers = 32
 
-    init(address: String, isRandom: Bool, firstSeen: Double) {
+    init(address: BluetoothAddress?, isRandom: Bool, firstSeen: Double) {
         self.address = address
         self.isRandom = isRandom
         self.firstSeen = firstSeen
@@ -116,14 +109,14 @@ struct AddressTrack: Sendable {
     var isPrivate: Bool { Self.isPrivate(address, isRandom: isRandom) }
 
     /// Random and not static (top bits `11`): an address the device rotates.
-    static func isPrivate(_ address: String, isRandom: Bool) -> Bool {
-        guard isRandom, let parsed = BluetoothAddress(address) else { return false }
-        return parsed.value >> 46 != 0b11
+    static func isPrivate(_ address: BluetoothAddress?, isRandom: Bool) -> Bool {
+        guard isRandom, let address else { return false }
+        return address.value >> 46 != 0b11
     }
 
     var observation: AddressObservation {
         AddressObservation(
-            address: address, isRandom: isRandom, isPrivate: isPrivate, sightings: sightings,
+            address: BluetoothAddress.text(address), isRandom: isRandom, isPrivate: isPrivate, sightings: sightings,
             measuredPowers: MeasuredPowerCount.sorted(powers.counts), firstSeen: firstSeen, lastSeen: lastSeen,
             eventsByReceiver: eventsByReceiver.map(\.observation), strongestRSSI: strongestRSSI)
     }

@@ -170,7 +170,7 @@ public struct VerificationEngine: Sendable {
     private mutating func decideIfIntervalKnown(_ index: Int) -> BeaconVerdict? {
         let beacon = plan.expected[index]
         guard !isDecided[index] else { return nil }
-        let principal = logs[index].principalTrack(pinned: beacon.expectedAddress?.description)?.observation
+        let principal = logs[index].principalTrack(pinned: beacon.expectedAddress)?.observation
         switch VerdictRules.intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy) {
         // Heard only through throttling gateways: waiting would bring no evidence, and the
         // timeout would judge their cadence as the beacon's.
@@ -197,7 +197,7 @@ public struct VerificationEngine: Sendable {
         let beacon = plan.expected[index]
         let log = logs[index]
         let observation = log.snapshot()
-        let principal = log.principalTrack(pinned: beacon.expectedAddress?.description)?.observation
+        let principal = log.principalTrack(pinned: beacon.expectedAddress)?.observation
         let findings = VerdictRules.findings(
             for: beacon, observation: observation, principal: principal, policy: policy, final: final)
         let status: VerdictStatus

@@ -745,7 +745,7 @@ public struct ContinuousAudit: Sendable {
             let identity = track.identity
             let venue = plan.venueByMajor[.init(uuid: identity.uuid, major: identity.major)]
             let owner: String = venue.map { " (major \(identity.major) is venue \($0)'s)" } ?? ""
-            let devices = track.recentAddresses(at: time, silence: silence).map(\.address).joined(separator: ", ")
+            let devices = track.recentAddresses(at: time, silence: silence).map(\.text).joined(separator: ", ")
             reason = "uses the fleet's UUID but the manifest lists no beacon \(identity)\(owner): add it to the manifest or find the device (\(devices))"
         }
         return Self.change(&unexpected[index], of: nil, to: state, reason: reason, at: time, silence: silence)
@@ -794,13 +794,13 @@ public struct ContinuousAudit: Sendable {
             let last = track.lastSeen.map { " (last heard at \(SightingJSONLines.timeText($0)) s)" } ?? ""
             return "every receiver that hears it is offline (\(names.joined(separator: ", ")))\(last): it cannot be judged until one is back; bring the receiver back online"
         case .duplicate:
-            return "heard from \(recent.count) devices within \(Self.seconds(silence)): \(recent.map(\.address).joined(separator: ", ")); a cloned or misprogrammed beacon: find the copy and change or remove it"
+            return "heard from \(recent.count) devices within \(Self.seconds(silence)): \(recent.map(\.text).joined(separator: ", ")); a cloned or misprogrammed beacon: find the copy and change or remove it"
         case .wrongPower:
             guard let wrong = recent.first(where: { $0.measuredPower.map { !expected.measuredPower.accepts($0) } ?? false }),
                 let power = wrong.measuredPower else { return "" }
-            return "\(wrong.address) advertises measured power \(power) dBm, expected \(expected.measuredPower): reprogram the beacon or correct the manifest"
+            return "\(wrong.text) advertises measured power \(power) dBm, expected \(expected.measuredPower): reprogram the beacon or correct the manifest"
         case .ok, .unexpected, .gone:
-            let addresses = recent.map(\.address).joined(separator: ", ")
+            let addresses = recent.map(\.text).joined(separator: ", ")
             guard let power = recent.lazy.compactMap(\.measuredPower).first else {
                 return "heard from \(addresses); its receivers' gateway publishes no measured power, so it is not judged"
             }
@@ -844,7 +844,7 @@ public struct ContinuousAudit: Sendable {
             time: time, beaconID: beacon?.beaconID, venueID: beacon?.venueID, identity: track.identity,
             previous: previous, state: state, reason: reason,
             receivers: track.receivers.map(\.summary).sorted { $0.receiver < $1.receiver },
-            addresses: recentAddresses.map(\.address), lastSeen: track.lastSeen)
+            addresses: recentAddresses.map(\.text), lastSeen: track.lastSeen)
     }
 
     /// The place of `identity`'s unexpected track, making one when there is room (a gone
@@ -953,11 +953,16 @@ private struct TrackReceiver: Sendable {
 
 /// One device address sending an identity.
 private struct AuditedAddress: Sendable {
-    var address: String
+    var address: BluetoothAddress?
     var isPrivate: Bool
     var firstSeen: Double
     var lastSeen: Double
     /// The measured power of its latest reception that carried one: a reprogrammed beacon is
     /// judged on what it sends now. `nil` while only gateways without it heard the device.
     var measuredPower: Int8?
+}
+
+extension AuditedAddress {
+    /// As events and reasons write it.
+    var text: String { BluetoothAddress.text(address) }
 }

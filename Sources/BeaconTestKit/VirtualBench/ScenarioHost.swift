@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 import HCI
 import HCITransports

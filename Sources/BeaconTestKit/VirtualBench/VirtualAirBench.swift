@@ -61,7 +61,7 @@ public final class VirtualAirBench {
         return try await scanner.reports().compactMap { report in
             guard let advertisement = IBeaconAdvertisement(advertisingData: report.data) else { return nil }
             return Sighting(
-                advertisement: advertisement, address: report.address.description, addressIsRandom: false,
+                advertisement: advertisement, address: report.address, addressIsRandom: false,
                 rssi: report.rssi.map(Int.init), time: time, clock: .elapsed, receiver: "bench")
         }
     }

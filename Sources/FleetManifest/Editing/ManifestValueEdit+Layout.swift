@@ -24,12 +24,12 @@ struct BeaconMappingLayout {
 
     /// The layout of the beacon mapping that starts at `beacon`'s line and column.
     static func find(at beacon: SourceLocation, in bytes: [UInt8]) throws(ManifestEditError) -> BeaconMappingLayout {
-        let lines = LineTable(bytes)
+        let text = ManifestText(bytes)
         var scan = Scan(target: Mark(line: Int32(clamping: beacon.line), column: Int32(clamping: beacon.column)))
         let wellFormed: Bool = bytes.withUnsafeBufferPointer { buffer in
             var events = YAMLEventSource(bytes: buffer, maxDepth: 256)
             do {
-                while try scan.step(&events, bytes: bytes, lines: lines) {}
+                while try scan.step(&events, text: text) {}
                 return true
             } catch {
                 return false
@@ -55,15 +55,15 @@ struct BeaconMappingLayout {
                 measuredPower: nil, isFlow: true,
                 insertion: Insertion(offset: firstValueEnd, indentation: 0, needsLineBreakBefore: false, lineBreak: [0x0A]))
         }
-        let indentation = lines.characterCount(from: lines.start(ofLineContaining: firstKeyOffset), to: firstKeyOffset, in: bytes)
-        if let lineEnd = lines.nextLineBreak(from: firstValueEnd, in: bytes) {
+        let indentation = text.characterCount(from: text.start(ofLineContaining: firstKeyOffset), to: firstKeyOffset)
+        if let lineEnd = text.nextLineBreak(from: firstValueEnd) {
             return BeaconMappingLayout(
                 measuredPower: nil, isFlow: false,
                 insertion: Insertion(offset: lineEnd.upperBound, indentation: indentation, needsLineBreakBefore: false, lineBreak: Array(bytes[lineEnd])))
         }
         return BeaconMappingLayout(
             measuredPower: nil, isFlow: false,
-            insertion: Insertion(offset: bytes.count, indentation: indentation, needsLineBreakBefore: true, lineBreak: lines.firstLineBreak(in: bytes)))
+            insertion: Insertion(offset: bytes.count, indentation: indentation, needsLineBreakBefore: true, lineBreak: Array(text.newline.utf8)))
     }
 }
 
@@ -92,7 +92,8 @@ extension BeaconMappingLayout {
         }
 
         /// Handles one event; `false` once the beacon's mapping has ended (or the stream).
-        mutating func step(_ events: inout YAMLEventSource, bytes: [UInt8], lines: LineTable) throws(YAMLStreamFailure) -> Bool {
+        mutating func step(_ events: inout YAMLEventSource, text: ManifestText) throws(YAMLStreamFailure) -> Bool {
+            let bytes = text.bytes
             let kind = try events.advance()
             let atTarget = targetDepth != nil && stack.count == targetDepth
             switch kind {
@@ -105,7 +106,7 @@ extension BeaconMappingLayout {
                 if kind == .mappingStart, targetDepth == nil, events.mark == target {
                     targetDepth = stack.count
                     foundTarget = true
-                    let start = lines.offset(of: events.mark, in: bytes)
+                    let start = text.offset(of: events.mark)
                     isFlow = start.map { $0 < bytes.count && bytes[$0] == UInt8(ascii: "{") } ?? false
                 }
             case .mappingEnd, .sequenceEnd:
@@ -116,14 +117,14 @@ extension BeaconMappingLayout {
                 if top.isMapping && top.expectingKey {
                     stack[stack.count - 1].key = kind == .alias ? "*" : String(decoding: events.scalarBytes, as: UTF8.self)
                     stack[stack.count - 1].expectingKey = false
-                    if atTarget && firstKeyOffset == nil { firstKeyOffset = lines.offset(of: events.mark, in: bytes) }
+                    if atTarget && firstKeyOffset == nil { firstKeyOffset = text.offset(of: events.mark) }
                     return true
                 }
                 if atTarget {
                     if kind == .alias {
                         noteTargetValue(span: nil, description: "an alias")
                     } else {
-                        noteTargetValue(span: Self.span(of: &events, bytes: bytes, lines: lines), description: "a value over several lines")
+                        noteTargetValue(span: Self.span(of: &events, text: text), description: "a value over several lines")
                     }
                 }
                 consumeValue()
@@ -155,8 +156,9 @@ extension BeaconMappingLayout {
 
         /// The bytes of the current scalar in the text, quotes included; `nil` when it is a
         /// block scalar or spans lines (then it is not edited in place).
-        private static func span(of events: inout YAMLEventSource, bytes: [UInt8], lines: LineTable) -> Range<Int>? {
-            guard let start = lines.offset(of: events.mark, in: bytes), start < bytes.count else { return nil }
+        private static func span(of events: inout YAMLEventSource, text: ManifestText) -> Range<Int>? {
+            let bytes = text.bytes
+            guard let start = text.offset(of: events.mark), start < bytes.count else { return nil }
             switch events.scalarStyle {
             case .plain:
                 let value = events.scalarBytes
@@ -188,72 +190,5 @@ extension BeaconMappingLayout {
                 return nil
             }
         }
-    }
-}
-
-/// Byte offsets of lines, counted the way libyaml counts its marks (`\n`, `\r\n` or a lone
-/// `\r` end a line; columns count characters, i.e. UTF-8 lead bytes).
-struct LineTable {
-    private var starts: [Int] = [0]
-
-    init(_ bytes: [UInt8]) {
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == 0x0D, index + 1 < bytes.count, bytes[index + 1] == 0x0A {
-                index += 1
-            }
-            if byte == 0x0A || byte == 0x0D { starts.append(index + 1) }
-            index += 1
-        }
-    }
-
-    /// The byte offset of a 1-based line and character column; `nil` outside the text.
-    func offset(of mark: Mark, in bytes: [UInt8]) -> Int? {
-        let lineIndex = Int(mark.line) - 1
-        guard lineIndex >= 0, lineIndex < starts.count, mark.column >= 1 else { return nil }
-        var offset = starts[lineIndex]
-        var remaining = Int(mark.column) - 1
-        while remaining > 0 {
-            guard offset < bytes.count else { return nil }
-            offset += 1
-            while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
-            remaining -= 1
-        }
-        return offset
-    }
-
-    func start(ofLineContaining offset: Int) -> Int {
-        var low = 0
-        var high = starts.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if starts[middle] <= offset { low = middle } else { high = middle - 1 }
-        }
-        return starts[low]
-    }
-
-    func characterCount(from start: Int, to end: Int, in bytes: [UInt8]) -> Int {
-        guard start < end, end <= bytes.count else { return 0 }
-        return bytes[start..<end].count { $0 & 0xC0 != 0x80 }
-    }
-
-    /// The line break ending the line that contains `offset`, or `nil` on the last line.
-    func nextLineBreak(from offset: Int, in bytes: [UInt8]) -> Range<Int>? {
-        var index = offset
-        while index < bytes.count {
-            if bytes[index] == 0x0D {
-                let isPair = index + 1 < bytes.count && bytes[index + 1] == 0x0A
-                return index..<(index + (isPair ? 2 : 1))
-            }
-            if bytes[index] == 0x0A { return index..<(index + 1) }
-            index += 1
-        }
-        return nil
-    }
-
-    /// The file's first line break, `\n` when it has none.
-    func firstLineBreak(in bytes: [UInt8]) -> [UInt8] {
-        nextLineBreak(from: 0, in: bytes).map { Array(bytes[$0]) } ?? [0x0A]
     }
 }

@@ -6,8 +6,8 @@ import BeaconCore
 /// Stored compactly, because fleets get large: the fields live in a copy-on-write box, so
 /// `Fleet.beacons` and the venue's `beacons` share one copy and copying a beacon costs a
 /// reference count; the venue id, fleet name and file, identical for all beacons of a
-/// venue, are shared by those beacons; a canonical address is packed into 48 bits instead
-/// of a 17-character String. None of this shows: it behaves as a plain value.
+/// venue, are shared by those beacons; the address is its 48 bits (`BluetoothAddress`), not
+/// a 17-character String. None of this shows: it behaves as a plain value.
 public struct ResolvedBeacon: Hashable, Sendable {
     private var storage: Storage
 
@@ -15,7 +15,7 @@ public struct ResolvedBeacon: Hashable, Sendable {
         id: String, name: String? = nil, zone: String? = nil, venueID: String, fleetName: String,
         identity: BeaconIdentity, measuredPower: MeasuredPower = .auto,
         intervalMilliseconds: Int = 100, txPower: Int = 0, position: PlanPoint? = nil,
-        host: String? = nil, expectedAddress: String? = nil, location: SourceLocation
+        host: String? = nil, expectedAddress: BluetoothAddress? = nil, location: SourceLocation
     ) {
         storage = Storage(
             venue: VenueContext(venueID: venueID, fleetName: fleetName, file: location.file),
@@ -27,7 +27,7 @@ public struct ResolvedBeacon: Hashable, Sendable {
         storage.txPower = txPower
         storage.position = position
         storage.host = host
-        storage.address = expectedAddress.map(AddressStorage.init)
+        storage.address = expectedAddress
     }
 
     /// An empty beacon for the reader to fill in: no id yet, the zero identity.
@@ -91,10 +91,10 @@ public struct ResolvedBeacon: Hashable, Sendable {
         get { storage.host }
         set { uniqueStorage().host = newValue }
     }
-    /// The advertiser address the audit expects, upper case `AA:BB:CC:DD:EE:FF`.
-    public var expectedAddress: String? {
-        get { storage.address?.text }
-        set { uniqueStorage().address = newValue.map(AddressStorage.init) }
+    /// The advertiser address the audit expects (`mac:`).
+    public var expectedAddress: BluetoothAddress? {
+        get { storage.address }
+        set { uniqueStorage().address = newValue }
     }
     /// Where the beacon's mapping starts (its `- id:` line).
     public var location: SourceLocation {
@@ -108,17 +108,6 @@ public struct ResolvedBeacon: Hashable, Sendable {
             box.line = newValue.line
             box.column = newValue.column
         }
-    }
-
-    /// The expected address as 48 bits, when it is in canonical form.
-    var packedExpectedAddress: UInt64? {
-        if case .packed(let bits) = storage.address { return bits }
-        return nil
-    }
-
-    /// Sets the address from its 48 bits (the loader has them already).
-    mutating func setExpectedAddress(packed bits: UInt64) {
-        uniqueStorage().address = .packed(bits)
     }
 
     /// Gives the beacon its venue's shared context (one object per venue).
@@ -166,27 +155,6 @@ final class VenueContext: Sendable {
 }
 
 extension ResolvedBeacon {
-    /// An expected address: 48 bits when canonical, else the text as it was set.
-    fileprivate enum AddressStorage: Hashable {
-        case packed(UInt64)
-        case text(String)
-
-        init(_ text: String) {
-            if let bits = MACAddress.packCanonical(text.utf8) {
-                self = .packed(bits)
-            } else {
-                self = .text(text)
-            }
-        }
-
-        var text: String {
-            switch self {
-            case .packed(let bits): return MACAddress.format(bits)
-            case .text(let text): return text
-            }
-        }
-    }
-
     /// The box behind `ResolvedBeacon`. Mutated only through `uniqueStorage()` (never while
     /// shared), which is what makes the unchecked `Sendable` sound. Fields are ordered to
     /// keep the object small.
@@ -208,7 +176,7 @@ extension ResolvedBeacon {
         var txPower = 0
         private var positionX = 0.0
         private var positionY = 0.0
-        var address: AddressStorage?
+        var address: BluetoothAddress?
 
         var position: PlanPoint? {
             get { hasPosition ? PlanPoint(x: positionX, y: positionY) : nil }
@@ -245,7 +213,7 @@ extension ResolvedBeacon {
                 && line == other.line && column == other.column && identity == other.identity
                 && measuredPower == other.measuredPower
                 && intervalMilliseconds == other.intervalMilliseconds && txPower == other.txPower
-                && position == other.position && address?.text == other.address?.text
+                && position == other.position && address == other.address
                 && (venue === other.venue
                     || (venue.venueID == other.venue.venueID && venue.fleetName == other.venue.fleetName
                         && venue.file == other.venue.file))

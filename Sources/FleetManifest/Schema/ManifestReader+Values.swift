@@ -243,16 +243,16 @@ extension ManifestReader {
         try integerValue(of: .txPower, in: TransmitPower.validRange, unit: "dBm")?.value
     }
 
-    /// The expected advertiser address as 48 bits, read straight from the bytes.
-    mutating func macValue() throws(YAMLStreamFailure) -> Located<UInt64>? {
+    /// The expected advertiser address, read straight from the bytes.
+    mutating func macValue() throws(YAMLStreamFailure) -> Located<BluetoothAddress>? {
         guard let token = try scalarValue(of: .mac, expecting: "an address like AA:BB:CC:DD:EE:FF") else { return nil }
-        if token.style != .block, let bits = MACAddress.pack(token.bytes) {
-            return Located(value: bits, mark: token.mark)
+        if token.style != .block, let address = BluetoothAddress(utf8: token.bytes) {
+            return Located(value: address, mark: token.mark)
         }
         guard let text = text(from: token, field: .mac) else { return nil }
         report(
             .invalidMAC,
-            "`mac` `\(token.excerpt)` is not a Bluetooth address: \(MACAddress.problem(in: text.value))",
+            "`mac` `\(token.excerpt)` is not a Bluetooth address: \(BluetoothAddress.SpellingProblem(text.value))",
             at: token.mark)
         return nil
     }

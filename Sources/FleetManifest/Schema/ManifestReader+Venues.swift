@@ -173,7 +173,7 @@ extension ManifestReader {
             }
         case .mac:
             if let mac = try macValue() {
-                draft.beacon.setExpectedAddress(packed: mac.value)
+                draft.beacon.expectedAddress = mac.value
                 draft.addressMark = mac.mark
             }
         default:

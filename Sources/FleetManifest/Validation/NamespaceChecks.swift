@@ -77,13 +77,13 @@ struct NamespaceChecks {
         }
         for (first, repeated) in Duplicates.find(
             count: entries.count, include: { _ in true },
-            key: { beacons[entries[$0].beacon].packedExpectedAddress ?? 0 })
+            key: { beacons[entries[$0].beacon].expectedAddress?.value ?? 0 })
         {
             let beacon = beacons[entries[repeated].beacon]
             let firstBeacon = beacons[entries[first].beacon]
             log.emit(
                 .duplicateMAC,
-                "beacon `\(beacon.id)` expects address \(beacon.expectedAddress ?? ""), already expected for beacon `\(firstBeacon.id)`",
+                "beacon `\(beacon.id)` expects address \(BluetoothAddress.text(beacon.expectedAddress)), already expected for beacon `\(firstBeacon.id)`",
                 at: location(repeated),
                 notes: firstNote(location(first), "beacon `\(firstBeacon.id)` expects it here"),
                 hint: "one radio has one address; check which beacon is installed where")

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Reset (Core v5.4 Vol 4 Part E 7.3.2): the controller returns to its power-on state,
 /// which also forgets which advertising command family was in use.
 public struct Reset: HCIParameterlessCommand, Hashable {

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// LE Set Advertising Set Random Address (Core v5.4 Vol 4 Part E 7.8.52):
 /// `handle u8 | random_addr[6]`.
 public struct LESetAdvertisingSetRandomAddress: HCICommand, Hashable {

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// LE Set Extended Advertising Parameters [v1] (Core v5.4 Vol 4 Part E 7.8.53), 25 octets:
 /// `handle u8 | properties u16 | primary_min u24 | primary_max u24 | channel_map u8 |
 /// own_addr_type u8 | peer_addr_type u8 | peer_addr[6] | filter_policy u8 | tx_power i8 |

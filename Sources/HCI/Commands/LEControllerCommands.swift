@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// LE Set Event Mask (Core v5.4 Vol 4 Part E 7.8.1): `LE_Event_Mask[8]`.
 public struct LESetEventMask: HCICommand, Hashable {
     public typealias ReturnParameters = Void

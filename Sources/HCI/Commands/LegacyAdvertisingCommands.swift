@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// LE Set Advertising Parameters (Core v5.4 Vol 4 Part E 7.8.5):
 /// `min u16 | max u16 | type u8 | own_addr_type u8 | peer_addr_type u8 | peer_addr[6] |
 /// channel_map u8 | filter_policy u8` (15 octets).

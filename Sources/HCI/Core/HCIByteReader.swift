@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Reads HCI fields front to back from a byte slice.
 ///
 /// Every read checks the length first and throws `HCIDecodingError.truncated` instead of

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// One report of an LE Advertising Report event (Core v5.4 Vol 4 Part E 7.7.65.2):
 /// `event_type u8 | address_type u8 | address[6] | data_length u8 | data | rssi i8`.
 ///

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// One report of an LE Extended Advertising Report event (Core v5.4 Vol 4 Part E 7.7.65.13):
 /// `event_type u16 | address_type u8 | address[6] | primary_phy u8 | secondary_phy u8 |
 /// sid u8 | tx_power i8 | rssi i8 | periodic_interval u16 | direct_address_type u8 |

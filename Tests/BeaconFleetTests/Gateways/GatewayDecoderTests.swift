@@ -28,7 +28,8 @@ struct GatewayDecoderTests {
         #expect(sighting.identity == BeaconIdentity(uuid: uuid, major: major, minor: minor))
         #expect(sighting.advertisement.measuredPower == power)
         #expect(sighting.rssi == rssi)
-        #expect(sighting.address == address)
+        // "" for a gateway that publishes no address, as reports write it.
+        #expect(BluetoothAddress.text(sighting.address) == address)
         #expect(sighting.receiver == receiver)
         #expect(sighting.time == arrival)
         #expect(sighting.clock == .unix, "a gateway's sighting is stamped with its arrival on the wall clock")
@@ -153,9 +154,9 @@ struct GatewayDecoderTests {
             #expect(GatewaySpelling.uuid(Substring(wrong)) == nil)
         }
         for spelling in ["c45bbe000001", "C45BBE000001", "c4:5b:be:00:00:01", "C4:5B:BE:00:00:01"] {
-            #expect(GatewaySpelling.address(spelling) == "C4:5B:BE:00:00:01")
+            #expect(GatewaySpelling.address(spelling)?.description == "C4:5B:BE:00:00:01")
         }
-        for wrong in ["c45bbe00000", "c4-5b-be-00-00-01", "c4:5b:be:00:00:0g", "c45bbe0000011"] {
+        for wrong in ["c45bbe00000", "c4-5b-be-00-00-01", "c4:5b:be:00:00:0g", "c45bbe0000011", "+45bbe000001", "c4:5b:be:00:00:+1", ""] {
             #expect(GatewaySpelling.address(wrong) == nil)
         }
         #expect(GatewaySpelling.identityPart(-25536, signed: true) == 40000)
@@ -170,7 +171,7 @@ struct GatewayDecoderTests {
         (.espresense, F.espresenseV4, [
             ("-40000-1", "-70000-1"), ("e2c56db5-dffb-48d2-b060-d0f5a71096e0-40000", "e2c56db5-dffb-48d2-b060-d0f5a71096e-40000"),
             ("\"rssi@1m\":-59", "\"rssi@1m\":\"-59\"x"), ("\"rssi@1m\":-59", "\"rssi@1m\":1e999"), ("\"rssi@1m\":-59", "\"rssi@1m\":-129"),
-            ("\"rssi\":-71.50", "\"rssi\":9999999999999999999999"), ("\"rssi\":-71.50", "\"rssi\":true"), ("c45bbe000001", "c45bbe00000"),
+            ("\"rssi\":-71.50", "\"rssi\":9999999999999999999999"), ("\"rssi\":-71.50", "\"rssi\":true"), ("c45bbe000001", "c45bbe00000"), ("c45bbe000001", "+45bbe000001"),
             (",\"rssi@1m\":-59", ""), ("{", "["), ("}", ""),
         ]),
         (.theengs, F.theengsSignedMajor, [

@@ -7,7 +7,7 @@ import Testing
 struct MQTTRoomPublicationTests {
     static func beacon(major: UInt16, accuracy: Double?, rssi: Int? = -70, receiver: String = "living room") -> RangedBeacon {
         RangedBeacon(
-            identity: BeaconIdentity(uuid: GatewayDecoderTests.uuid, major: major, minor: 2), address: "C4:5B:BE:00:00:01",
+            identity: BeaconIdentity(uuid: GatewayDecoderTests.uuid, major: major, minor: 2), address: BluetoothAddress("C4:5B:BE:00:00:01"),
             addressIsRandom: false, measuredPower: -59, measuredPowerIsPlausible: true, rssi: rssi, filteredRSSI: -70.4,
             accuracy: accuracy, proximity: .near, packetsPerSecond: 10, sampleCount: 20, packetCount: 20, firstSeen: 0,
             lastSeen: 2, receiver: receiver)
