@@ -11,8 +11,9 @@ import HCI
 /// `elapsed()`). The one live loop of sightings plus a tick: verify and the watch read it,
 /// and so does every reader of a live scan (`LiveScan.read`: scan, monitor, calibrate).
 ///
-/// When the queue is full the oldest inputs are dropped and the sightings among them are
-/// counted in `drops`. Call `stop()` when done: the source's task is cancelled rather than
+/// When the queue is full the oldest sightings and ticks are dropped, the sightings counted
+/// in `drops`; a change of health, a receiver's status, the end or a failure is never
+/// dropped (`LiveInputQueue`). Call `stop()` when done: the source's task is cancelled rather than
 /// awaited, because a source blocked in a read that ignores cancellation (standard input
 /// from a silent pipe) must not hold its reader open.
 struct LiveSightingFeed: Sendable {
@@ -27,10 +28,9 @@ struct LiveSightingFeed: Sendable {
         case receiverStatus(ReceiverStatusChange, at: Double)
     }
 
-    let inputs: AsyncStream<Input>
+    let inputs: LiveInputQueue
     /// Seconds since the feed started.
     let elapsed: @Sendable () -> Double
-    private let continuation: AsyncStream<Input>.Continuation
     private let pump: Task<Void, Never>
     private let ticker: Task<Void, Never>
     private let healthPump: Task<Void, Never>?
@@ -48,10 +48,8 @@ struct LiveSightingFeed: Sendable {
     ) {
         let sinceStart = Stopwatch(on: clock)
         let elapsed: @Sendable () -> Double = sourceElapsed ?? { sinceStart.elapsedSeconds }
-        let (inputs, continuation) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(queueLimit))
-        let enqueue: @Sendable (Input) -> Void = { input in
-            if case .dropped(.sighting) = continuation.yield(input) { drops.add(1) }
-        }
+        let inputs = LiveInputQueue(limit: queueLimit, drops: drops)
+        let enqueue: @Sendable (Input) -> Void = { input in inputs.push(input) }
         pump = Task {
             do {
                 for try await sighting in sightings {
@@ -97,7 +95,6 @@ struct LiveSightingFeed: Sendable {
         }
         self.inputs = inputs
         self.elapsed = elapsed
-        self.continuation = continuation
     }
 
     /// Stops reading the source and ticking, and ends `inputs`.
@@ -106,6 +103,6 @@ struct LiveSightingFeed: Sendable {
         ticker.cancel()
         healthPump?.cancel()
         statusPump?.cancel()
-        continuation.finish()
+        inputs.finish()
     }
 }
