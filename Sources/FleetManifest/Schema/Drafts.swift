@@ -48,6 +48,8 @@ struct VenueDraft {
     var plan: PlanSize?
     /// This venue's beacons in `DocumentDraft.beacons`.
     var beaconRange: Range<Int> = 0..<0
+    /// The `plan` key has been read: `plan` is final (nil when it was invalid).
+    var planIsSettled = false
     var location: Mark
     var isRejected = false
 }
@@ -78,6 +80,8 @@ struct DocumentDraft {
     var beacons: [ResolvedBeacon] = []
     var beaconNotes: [BeaconNotes] = []
     /// Where positions and addresses were written, by index into `beacons`, in order.
+    /// Positions only where the resolver must look at them: those read before their
+    /// venue's plan, and those off it.
     var positionMarks: [(beacon: Int, mark: Mark)] = []
     var addressMarks: [(beacon: Int, mark: Mark)] = []
     var regions: [RegionDraft] = []

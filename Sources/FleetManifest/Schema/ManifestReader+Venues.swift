@@ -30,7 +30,9 @@ extension ManifestReader {
                 switch field {
                 case .id: venue.id = try textValue(of: .id)?.value
                 case .name: venue.name = try textValue(of: .name)?.value
-                case .plan: venue.plan = try readPlan()
+                case .plan:
+                    venue.plan = try readPlan()
+                    venue.planIsSettled = true
                 case .beacons: try readBeacons(into: &venue, document: &document)
                 default: try readInheritable(field, into: &venue.settings)
                 }
@@ -76,7 +78,14 @@ extension ManifestReader {
             let index = document.beacons.count
             document.beacons.append(read.beacon)
             document.beaconNotes.append(read.notes)
-            if let mark = read.positionMark { document.positionMarks.append((index, mark)) }
+            // A position needs its mark only if it may lie off the plan: once the venue's
+            // plan has been read (it usually comes before `beacons`), a position on it is
+            // settled here and costs nothing more.
+            if let position = read.position,
+                !venue.planIsSettled || DocumentResolver.isOffPlan(position.value, plan: venue.plan)
+            {
+                document.positionMarks.append((index, position.mark))
+            }
             if let mark = read.addressMark { document.addressMarks.append((index, mark)) }
         }
         venue.beaconRange = start..<document.beacons.count
@@ -86,7 +95,7 @@ extension ManifestReader {
     private struct BeaconRead {
         var beacon: ResolvedBeacon
         var notes = BeaconNotes()
-        var positionMark: Mark?
+        var position: Located<PlanPoint>?
         var addressMark: Mark?
     }
 
@@ -169,7 +178,7 @@ extension ManifestReader {
         case .position:
             if let position = try readPosition() {
                 draft.beacon.position = position.value
-                draft.positionMark = position.mark
+                draft.position = position
             }
         case .mac:
             if let mac = try macValue() {

@@ -54,7 +54,9 @@ struct ManifestReader: ~Copyable {
     ) throws(YAMLStreamFailure) -> KeyStep {
         switch try events.advance() {
         case .mappingEnd:
-            keyMarks.removeSubrange(frame...)
+            // Dropping from the end is a count update; `removeSubrange` went through the
+            // general replacement, at every mapping's end.
+            keyMarks.removeLast(keyMarks.count - frame)
             return .end
         case .scalar:
             let mark = events.mark

@@ -8,16 +8,28 @@ enum Duplicates {
     static func find<Key: Hashable>(
         count: Int, include: (Int) -> Bool, key: (Int) -> Key
     ) -> [(first: Int, repeated: Int)] {
+        find(count: count, include: include, hash: { hashHalf(key($0)) }, key: key)
+    }
+
+    /// Half a key's hash, which is plenty to sort by: equal halves of different keys are
+    /// told apart by comparing the keys themselves. Callers that have the keys at hand
+    /// earlier (the resolver, while it writes each beacon) keep this instead of the key.
+    static func hashHalf<Key: Hashable>(_ key: Key) -> UInt32 {
+        UInt32(truncatingIfNeeded: UInt64(truncatingIfNeeded: key.hashValue) >> 32)
+    }
+
+    /// `find` with each entry's `hashHalf` given by `hash`; `key` is asked only for
+    /// entries whose hashes meet.
+    static func find<Key: Hashable>(
+        count: Int, include: (Int) -> Bool, hash: (Int) -> UInt32, key: (Int) -> Key
+    ) -> [(first: Int, repeated: Int)] {
         // Positions must fit the low half of a word; past four billion entries (far beyond
         // any memory this would need) a dictionary does the job.
         guard count <= Int(UInt32.max) else { return findWithDictionary(count: count, include: include, key: key) }
         var words: [UInt64] = []
         words.reserveCapacity(count)
         for index in 0..<count where include(index) {
-            // Half a hash is plenty to sort by: equal halves of different keys are told
-            // apart below by comparing the keys themselves.
-            let hash = UInt64(truncatingIfNeeded: key(index).hashValue) >> 32
-            words.append(hash << 32 | UInt64(index))
+            words.append(UInt64(hash(index)) << 32 | UInt64(index))
         }
         sortByHash(&words)
 
