@@ -87,4 +87,21 @@ struct DocumentDraft {
     var regions: [RegionDraft] = []
     /// Where the top-level mapping starts, for "missing field" errors.
     var location = Mark.startOfFile
+
+    init() {}
+
+    /// A draft with room for the beacons and venues a text of `byteCount` bytes is likely
+    /// to hold. Grown one doubling at a time, these arrays would be copied some 17 times
+    /// at 100 000 beacons and each copy written into pages never touched before; reserved
+    /// once, only the pages the beacons fill are ever touched (the rest of the reservation
+    /// is address space, not memory). A beacon takes 64 bytes of text or more in practice
+    /// (the generated benchmark fleet: 170); a file of more beacons than that only grows
+    /// the arrays as before.
+    init(expectedTextBytes byteCount: Int) {
+        let beacons = byteCount / 64
+        self.beacons.reserveCapacity(beacons)
+        beaconNotes.reserveCapacity(beacons)
+        addressMarks.reserveCapacity(beacons)
+        venues.reserveCapacity(byteCount / 2048)
+    }
 }

@@ -15,6 +15,8 @@ struct ManifestReader: ~Copyable {
     var keyMarks: [(field: ManifestField, mark: Mark)] = []
     /// Beacons start with this context (the file); resolution gives them their venue's.
     let fileContext: VenueContext
+    /// The size of the text being read, for the draft's first reservation.
+    var textByteCount = 0
 
     init(file: String, bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, log: DiagnosticLog) {
         events = YAMLEventSource(bytes: bytes, maxDepth: maxDepth)
