@@ -83,7 +83,7 @@ struct DocumentDraft {
     /// Positions only where the resolver must look at them: those read before their
     /// venue's plan, and those off it.
     var positionMarks: [(beacon: Int, mark: Mark)] = []
-    var addressMarks: [(beacon: Int, mark: Mark)] = []
+    var addressMarks: [Namespace.AddressEntry] = []
     var regions: [RegionDraft] = []
     /// Where the top-level mapping starts, for "missing field" errors.
     var location = Mark.startOfFile

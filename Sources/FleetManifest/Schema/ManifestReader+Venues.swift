@@ -86,7 +86,10 @@ extension ManifestReader {
             {
                 document.positionMarks.append((index, position.mark))
             }
-            if let mark = read.addressMark { document.addressMarks.append((index, mark)) }
+            if let address = read.address {
+                document.addressMarks.append(
+                    Namespace.AddressEntry(beacon: index, mark: address.mark, hash: Duplicates.hashHalf(address.value)))
+            }
         }
         venue.beaconRange = start..<document.beacons.count
     }
@@ -96,7 +99,7 @@ extension ManifestReader {
         var beacon: ResolvedBeacon
         var notes = BeaconNotes()
         var position: Located<PlanPoint>?
-        var addressMark: Mark?
+        var address: Located<UInt64>?
     }
 
     private mutating func readBeacon(at mark: Mark) throws(YAMLStreamFailure) -> BeaconRead {
@@ -183,7 +186,7 @@ extension ManifestReader {
         case .mac:
             if let mac = try macValue() {
                 draft.beacon.setExpectedAddress(packed: mac.value)
-                draft.addressMark = mac.mark
+                draft.address = mac
             }
         default:
             try skipValue()

@@ -69,8 +69,9 @@ struct DocumentResolver {
             namespace.addressEntries = draft.addressMarks
         } else {
             namespace.addressEntries.reserveCapacity(namespace.addressEntries.count + draft.addressMarks.count)
-            for entry in draft.addressMarks {
-                namespace.addressEntries.append((base + entry.beacon, entry.mark))
+            for var entry in draft.addressMarks {
+                entry.beacon += Int32(truncatingIfNeeded: base)
+                namespace.addressEntries.append(entry)
             }
         }
         if namespace.beacons.isEmpty {

@@ -11,8 +11,24 @@ struct Namespace {
     var beaconStates: [BeaconState] = []
     /// Where each expected address was written (only beacons that have one; the file is
     /// the beacon's).
-    var addressEntries: [(beacon: Int, mark: Mark)] = []
+    var addressEntries: [AddressEntry] = []
     var regions: [RegionEntry] = []
+
+    /// A beacon's expected address as the uniqueness check needs it: which beacon, where
+    /// the address was written, and `Duplicates.hashHalf` of its 48 bits, taken by the
+    /// reader while it had them. Sixteen bytes; the beacon's position fits 32 bits (four
+    /// billion beacons would need far more memory than their boxes could have).
+    struct AddressEntry {
+        var beacon: Int32
+        var mark: Mark
+        var hash: UInt32
+
+        init(beacon: Int, mark: Mark, hash: UInt32) {
+            self.beacon = Int32(truncatingIfNeeded: beacon)
+            self.mark = mark
+            self.hash = hash
+        }
+    }
 
     struct VenueEntry {
         var id: String?

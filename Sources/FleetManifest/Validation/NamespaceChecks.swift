@@ -71,24 +71,24 @@ struct NamespaceChecks {
     private func checkAddresses(_ namespace: inout Namespace) {
         let entries = namespace.addressEntries
         let beacons = namespace.beacons
+        func beacon(_ entry: Int) -> ResolvedBeacon { beacons[Int(entries[entry].beacon)] }
         func location(_ entry: Int) -> SourceLocation {
             let mark = entries[entry].mark
-            let file = beacons[entries[entry].beacon].location.file
-            return SourceLocation(file: file, line: Int(mark.line), column: Int(mark.column))
+            return SourceLocation(file: beacon(entry).location.file, line: Int(mark.line), column: Int(mark.column))
         }
         for (first, repeated) in Duplicates.find(
-            count: entries.count, include: { _ in true },
-            key: { beacons[entries[$0].beacon].packedExpectedAddress ?? 0 })
+            count: entries.count, include: { _ in true }, hash: { entries[$0].hash },
+            key: { beacon($0).packedExpectedAddress ?? 0 })
         {
-            let beacon = beacons[entries[repeated].beacon]
-            let firstBeacon = beacons[entries[first].beacon]
+            let repeatedBeacon = beacon(repeated)
+            let firstBeacon = beacon(first)
             log.emit(
                 .duplicateMAC,
-                "beacon `\(beacon.id)` expects address \(beacon.expectedAddress ?? ""), already expected for beacon `\(firstBeacon.id)`",
+                "beacon `\(repeatedBeacon.id)` expects address \(repeatedBeacon.expectedAddress ?? ""), already expected for beacon `\(firstBeacon.id)`",
                 at: location(repeated),
                 notes: firstNote(location(first), "beacon `\(firstBeacon.id)` expects it here"),
                 hint: "one radio has one address; check which beacon is installed where")
-            namespace.beaconStates[entries[repeated].beacon].isUsable = false
+            namespace.beaconStates[Int(entries[repeated].beacon)].isUsable = false
         }
     }
 
