@@ -13,6 +13,10 @@ struct NamespaceChecks {
         checkIdentities(&namespace)
         checkAddresses(&namespace)
         checkHostBudgets(namespace)
+        // What only the checks needed goes before the fleet is assembled beside everything
+        // else: the load's memory peaks there.
+        namespace.addressEntries = []
+        namespace.hostLoads = HostLoads()
         return assemble(&namespace)
     }
 
