@@ -31,16 +31,6 @@ struct ExplicitFields: OptionSet {
     static let host = ExplicitFields(rawValue: 1 << 6)
 }
 
-/// What the reader learnt about a beacon besides its values, kept in parallel with
-/// `DocumentDraft.beacons` until inheritance is applied.
-struct BeaconNotes {
-    /// The inheritable values the beacon sets itself.
-    var explicit: ExplicitFields = []
-    var hasID = false
-    /// An error makes the beacon unusable: it stays out of the fleet.
-    var isRejected = false
-}
-
 struct VenueDraft {
     var id: String?
     var name: String?
@@ -78,7 +68,10 @@ struct DocumentDraft {
     /// the `ResolvedBeacon` boxes they will be, so a beacon is stored once while reading;
     /// inherited values are filled in when the document is complete.
     var beacons: [ResolvedBeacon] = []
-    var beaconNotes: [BeaconNotes] = []
+    /// What the reader learnt about each beacon besides its values (which fields it sets
+    /// itself, whether it has an id, whether it had errors), in parallel with `beacons`;
+    /// the resolver completes these and hands them on to the namespace as they are.
+    var beaconStates: [Namespace.BeaconState] = []
     /// Where positions and addresses were written, by index into `beacons`, in order.
     /// Positions only where the resolver must look at them: those read before their
     /// venue's plan, and those off it.
@@ -100,7 +93,7 @@ struct DocumentDraft {
     init(expectedTextBytes byteCount: Int) {
         let beacons = byteCount / 64
         self.beacons.reserveCapacity(beacons)
-        beaconNotes.reserveCapacity(beacons)
+        beaconStates.reserveCapacity(beacons)
         addressMarks.reserveCapacity(beacons)
         venues.reserveCapacity(byteCount / 2048)
     }

@@ -26,8 +26,9 @@ struct DocumentResolver {
         // completed in place, without a copy.
         var beacons = draft.beacons
         draft.beacons = []
+        var states = draft.beaconStates
+        draft.beaconStates = []
         var positions = draft.positionMarks[...]
-        namespace.beaconStates.reserveCapacity(namespace.beaconStates.count + beacons.count)
         namespace.venues.reserveCapacity(namespace.venues.count + draft.venues.count)
         for venue in draft.venues {
             let context = VenueContext(venueID: venue.id ?? "", fleetName: fleetName, file: file)
@@ -35,13 +36,12 @@ struct DocumentResolver {
             // per venue, then each beacon takes the values it does not set itself.
             let inherited = VenueInheritance(venue: venue.settings, fleet: fleet)
             for index in venue.beaconRange {
-                let notes = draft.beaconNotes[index]
+                let explicit = states[index].explicit
                 // Inherit even for a beacon with errors: its identity still takes part in
                 // the uniqueness check, so one run reports every problem.
                 let outcome = inherit(
-                    inherited, into: &beacons[index], explicit: notes.explicit, venue: context,
-                    venueID: venue.id)
-                let hasIdentity = outcome.identityComplete && notes.explicit.contains(.minor)
+                    inherited, into: &beacons[index], explicit: explicit, venue: context, venueID: venue.id)
+                let hasIdentity = outcome.identityComplete && explicit.contains(.minor)
                 if let position = positions.first, position.beacon == index {
                     checkPosition(of: beacons[index], mark: position.mark, venueID: venue.id, plan: venue.plan)
                     positions = positions.dropFirst()
@@ -49,12 +49,10 @@ struct DocumentResolver {
                 // The box was just written: what the cross-file checks need of it is
                 // taken now, while it is in the cache.
                 if let host = beacons[index].host { namespace.hostLoads.count(host: host, budget: hostBudget) }
-                namespace.beaconStates.append(
-                    Namespace.BeaconState(
-                        idHash: notes.hasID ? Duplicates.hashHalf(beacons[index].id) : 0,
-                        identityHash: hasIdentity ? Duplicates.hashHalf(beacons[index].identity) : 0,
-                        hasID: notes.hasID, hasIdentity: hasIdentity,
-                        isUsable: !notes.isRejected && hasIdentity && outcome.settingsValid))
+                if states[index].hasID { states[index].idHash = Duplicates.hashHalf(beacons[index].id) }
+                if hasIdentity { states[index].identityHash = Duplicates.hashHalf(beacons[index].identity) }
+                states[index].hasIdentity = hasIdentity
+                states[index].isUsable = states[index].isUsable && hasIdentity && outcome.settingsValid
             }
             namespace.venues.append(
                 Namespace.VenueEntry(
@@ -76,8 +74,10 @@ struct DocumentResolver {
         }
         if namespace.beacons.isEmpty {
             namespace.beacons = beacons
+            namespace.beaconStates = states
         } else {
             namespace.beacons.append(contentsOf: beacons)
+            namespace.beaconStates.append(contentsOf: states)
         }
         for region in draft.regions {
             namespace.regions.append(resolveRegion(region, fleet: fleet, fleetName: fleetName))

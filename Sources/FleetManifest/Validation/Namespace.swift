@@ -44,19 +44,24 @@ struct Namespace {
     /// The beacons per host, counted as they are resolved.
     var hostLoads = HostLoads()
 
-    /// What the cross-file checks ask of each beacon, kept beside the boxes: the resolver
-    /// writes it while each box is at hand, and the checks then read 12 bytes per beacon
-    /// instead of reaching into each box again (a cache miss per beacon and check).
+    /// What the cross-file checks ask of each beacon, kept beside the boxes, 12 bytes: the
+    /// reader starts it, the resolver completes it while each box is at hand, and the
+    /// checks then read it instead of reaching into each box again (a cache miss per
+    /// beacon and check).
     struct BeaconState {
-        /// `Duplicates.hashHalf` of the beacon's id and of its identity.
-        var idHash: UInt32
-        var identityHash: UInt32
+        /// `Duplicates.hashHalf` of the beacon's id and of its identity, when it has them.
+        var idHash: UInt32 = 0
+        var identityHash: UInt32 = 0
+        /// The inheritable values the beacon sets itself; the rest come from its venue or
+        /// the fleet.
+        var explicit: ExplicitFields = []
         /// Whether the beacon had an id (an empty placeholder otherwise).
-        var hasID: Bool
+        var hasID = false
         /// Its uuid, major and minor all resolved to valid values.
-        var hasIdentity: Bool
-        /// Free of errors so far; cross-file checks may still reject it.
-        var isUsable: Bool
+        var hasIdentity = false
+        /// Free of errors so far: reading, then resolving; the cross-file checks may still
+        /// reject it.
+        var isUsable = true
     }
 
     struct RegionEntry {
