@@ -56,8 +56,7 @@ struct DocumentResolver {
             }
             namespace.venues.append(
                 Namespace.VenueEntry(
-                    id: venue.id, name: venue.name, fleetName: fleetName, plan: venue.plan,
-                    location: location(venue.location),
+                    id: venue.id, name: venue.name, context: context, plan: venue.plan, mark: venue.location,
                     beaconRange: (base + venue.beaconRange.lowerBound)..<(base + venue.beaconRange.upperBound),
                     isRejected: venue.isRejected))
         }

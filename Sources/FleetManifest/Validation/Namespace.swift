@@ -30,15 +30,23 @@ struct Namespace {
         }
     }
 
+    /// A venue as the checks and the fleet's assembly need it. Its file and fleet name
+    /// come from the context its beacons share (96 bytes a venue, where a name and a
+    /// location of its own took 128).
     struct VenueEntry {
         var id: String?
         var name: String?
-        var fleetName: String
+        var context: VenueContext
         var plan: PlanSize?
-        var location: SourceLocation
+        var mark: Mark
         /// This venue's beacons in `Namespace.beacons`.
         var beaconRange: Range<Int>
         var isRejected: Bool
+
+        var fleetName: String { context.fleetName }
+        var location: SourceLocation {
+            SourceLocation(file: context.file, line: Int(mark.line), column: Int(mark.column))
+        }
     }
 
     /// The beacons per host, counted as they are resolved.

@@ -110,7 +110,7 @@ struct NamespaceChecks {
             let load = hostLoads.loads[hostSlot]
             guard load.isOverloaded else { continue }
             seen[hostSlot] += 1
-            guard seen[hostSlot] == load.budget + 1 else { continue }
+            guard seen[hostSlot] == Int(load.budget) + 1 else { continue }
             log.emit(
                 .hostOverCapacity,
                 "host `\(host)` is assigned \(load.count) beacons but its controller can advertise \(load.budget) at once; from beacon `\(beacon.id)` on, beacons would stay off the air",
@@ -131,14 +131,20 @@ struct NamespaceChecks {
             namespace.venues.allSatisfy { !$0.isRejected } && namespace.beaconStates.allSatisfy(\.isUsable)
             && namespace.venues.reduce(0) { $0 + $1.beaconRange.count } == namespace.beacons.count
         var beacons: [ResolvedBeacon] = []
-        if !takesEveryBeacon { beacons.reserveCapacity(namespace.beacons.count) }
+        if takesEveryBeacon {
+            // Every beacon is usable: the states have nothing more to say, and their array
+            // goes before the venues' arrays are built beside everything else.
+            namespace.beaconStates = []
+        } else {
+            beacons.reserveCapacity(namespace.beacons.count)
+        }
         // What regions match is gathered in this pass, which touches every box of the
         // fleet anyway, rather than in one more pass of its own.
         var coverage = RegionCoverage(isNeeded: namespace.regions.contains { $0.region != nil })
         for venue in namespace.venues where !venue.isRejected {
             var venueBeacons: [ResolvedBeacon] = []
             venueBeacons.reserveCapacity(venue.beaconRange.count)
-            for index in venue.beaconRange where namespace.beaconStates[index].isUsable {
+            for index in venue.beaconRange where takesEveryBeacon || namespace.beaconStates[index].isUsable {
                 let beacon = namespace.beacons[index]
                 coverage.add(beacon.identity)
                 venueBeacons.append(beacon)
