@@ -93,6 +93,39 @@ import Testing
         #expect(result.fleet.beacons.count == 5)
     }
 
+    /// The reader settles a position on a plan it has already read; one read before its
+    /// venue's plan (YAML keeps no order) is judged once the plan is known, the same way.
+    @Test func positionsBeforeThePlanAreJudgedByIt() throws {
+        let result = expectDiagnostics(MarkedFixture(header + """
+            venues:
+              - id: v
+                major: 1
+                beacons:
+                  - id: inside
+                    minor: 1
+                    position: [24, 16]
+                  - id: outside
+                    minor: 2
+                    position: ⟨position-outside-plan⟩[24.5, 3]
+                plan: {width: 24, height: 16}
+              - id: invalid-plan
+                major: 2
+                plan: {width: ⟨value-out-of-range⟩0, height: 16}
+                beacons:
+                  - id: on-no-plan
+                    minor: 1
+                    position: [1000, 1000]
+                  - id: negative-on-no-plan
+                    minor: 2
+                    position: ⟨position-outside-plan⟩[-1, 2]
+            """))
+        let messages = result.diagnostics.filter { $0.code == "position-outside-plan" }.map(\.message)
+        #expect(messages == [
+            "beacon `outside` at (24.5, 3) is outside the plan of venue `v`, which is 24 × 16 m",
+            "beacon `negative-on-no-plan` is at negative coordinates (-1, 2)",
+        ])
+    }
+
     @Test func planSizesMustBePositive() {
         expectDiagnostics(MarkedFixture(header + """
             venues:

@@ -72,4 +72,17 @@ struct ReaderFastPathTests {
         #expect(found.map(\.first) == expected.map(\.first))
         #expect(found.map(\.repeated) == expected.map(\.repeated))
     }
+
+    @Test("duplicates that share a hash bucket: one key many times, and different keys whose hashes meet")
+    func duplicatesInOneBucket() {
+        // Every entry in one bucket (all hashes equal): the keys alone tell "a" from "b".
+        let keys = (0..<5_000).map { $0 % 3 == 0 ? "a" : "b" }
+        let found = Duplicates.find(count: keys.count, include: { _ in true }, hash: { _ in 7 }, key: { keys[$0] })
+        let expected = (2..<keys.count).map { (first: $0 % 3 == 0 ? 0 : 1, repeated: $0) }
+        #expect(found.map(\.first) == expected.map(\.first))
+        #expect(found.map(\.repeated) == expected.map(\.repeated))
+        // No entries, and entries all left out.
+        #expect(Duplicates.find(count: 0, include: { _ in true }, key: { $0 }).isEmpty)
+        #expect(Duplicates.find(count: 10, include: { _ in false }, key: { _ in 1 }).isEmpty)
+    }
 }

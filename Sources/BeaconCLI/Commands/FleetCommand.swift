@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetManifest
+import HCITransports
 
 /// `beaconctl fleet …`: manifests in, diagnostics and spreadsheets out.
 struct FleetCommand: AsyncParsableCommand {
@@ -33,7 +34,16 @@ struct ManifestInput: ParsableArguments {
         return options
     }
 
-    func load() -> ManifestLoadResult {
-        ManifestLoader.load(paths: paths, options: options)
+    /// Reads and checks the manifests on a thread of its own: reading files blocks, and a
+    /// fleet of a million beacons takes seconds, neither of which belongs on Swift's small
+    /// cooperative pool, where it would hold up every other task of the process.
+    func load() async throws -> ManifestLoadResult {
+        let paths = paths
+        let options = options
+        do {
+            return try await POSIXThread.run { ManifestLoader.load(paths: paths, options: options) }
+        } catch {
+            throw CommandFailure(.usageOrInput, "cannot start a thread to read the manifests: \(error)")
+        }
     }
 }

@@ -25,7 +25,7 @@ struct FleetExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try UnexpectedErrorProbe.reached("fleet export")
-        let result = input.load()
+        let result = try await input.load()
         try reportBlockingDiagnostics(result)
         let text: String
         switch format {

@@ -24,7 +24,7 @@ struct FleetValidateCommand: AsyncParsableCommand {
 
     func run() async throws {
         try UnexpectedErrorProbe.reached("fleet validate")
-        let result = input.load()
+        let result = try await input.load()
         let diagnostics = strict ? result.diagnostics.map(Self.promotingWarning) : result.diagnostics
         let errors = diagnostics.filter { $0.severity == .error }.count
         let warnings = diagnostics.filter { $0.severity == .warning }.count

@@ -31,16 +31,6 @@ struct ExplicitFields: OptionSet {
     static let host = ExplicitFields(rawValue: 1 << 6)
 }
 
-/// What the reader learnt about a beacon besides its values, kept in parallel with
-/// `DocumentDraft.beacons` until inheritance is applied.
-struct BeaconNotes {
-    /// The inheritable values the beacon sets itself.
-    var explicit: ExplicitFields = []
-    var hasID = false
-    /// An error makes the beacon unusable: it stays out of the fleet.
-    var isRejected = false
-}
-
 struct VenueDraft {
     var id: String?
     var name: String?
@@ -48,6 +38,8 @@ struct VenueDraft {
     var plan: PlanSize?
     /// This venue's beacons in `DocumentDraft.beacons`.
     var beaconRange: Range<Int> = 0..<0
+    /// The `plan` key has been read: `plan` is final (nil when it was invalid).
+    var planIsSettled = false
     var location: Mark
     var isRejected = false
 }
@@ -76,11 +68,33 @@ struct DocumentDraft {
     /// the `ResolvedBeacon` boxes they will be, so a beacon is stored once while reading;
     /// inherited values are filled in when the document is complete.
     var beacons: [ResolvedBeacon] = []
-    var beaconNotes: [BeaconNotes] = []
+    /// What the reader learnt about each beacon besides its values (which fields it sets
+    /// itself, whether it has an id, whether it had errors), in parallel with `beacons`;
+    /// the resolver completes these and hands them on to the namespace as they are.
+    var beaconStates: [Namespace.BeaconState] = []
     /// Where positions and addresses were written, by index into `beacons`, in order.
+    /// Positions only where the resolver must look at them: those read before their
+    /// venue's plan, and those off it.
     var positionMarks: [(beacon: Int, mark: Mark)] = []
-    var addressMarks: [(beacon: Int, mark: Mark)] = []
+    var addressMarks: [Namespace.AddressEntry] = []
     var regions: [RegionDraft] = []
     /// Where the top-level mapping starts, for "missing field" errors.
     var location = Mark.startOfFile
+
+    init() {}
+
+    /// A draft with room for the beacons and venues a text of `byteCount` bytes is likely
+    /// to hold. Grown one doubling at a time, these arrays would be copied some 17 times
+    /// at 100 000 beacons and each copy written into pages never touched before; reserved
+    /// once, only the pages the beacons fill are ever touched (the rest of the reservation
+    /// is address space, not memory). A beacon takes 64 bytes of text or more in practice
+    /// (the generated benchmark fleet: 170); a file of more beacons than that only grows
+    /// the arrays as before.
+    init(expectedTextBytes byteCount: Int) {
+        let beacons = byteCount / 64
+        self.beacons.reserveCapacity(beacons)
+        beaconStates.reserveCapacity(beacons)
+        addressMarks.reserveCapacity(beacons)
+        venues.reserveCapacity(byteCount / 2048)
+    }
 }

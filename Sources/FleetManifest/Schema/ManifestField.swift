@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Every key the schema (v1) knows, across all its mappings.
 enum ManifestField: UInt8, CaseIterable {
     case version, fleet, uuid, maxBeaconsPerHost, defaults, venues, regions
@@ -72,15 +66,21 @@ enum ManifestField: UInt8, CaseIterable {
             (count &* 7 &+ Int(first) &* 3 &+ Int(last)) & (size - 1)
         }
 
+        /// Keys are at most 21 bytes: comparing them here costs less than a call to
+        /// `memcmp` per key.
+        static func equal(_ lhs: UnsafePointer<UInt8>, _ rhs: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+            var offset = 0
+            while offset < count, lhs[offset] == rhs[offset] { offset += 1 }
+            return offset == count
+        }
+
         func field(_ key: UnsafeBufferPointer<UInt8>) -> ManifestField? {
             guard let first = key.first, let last = key.last else { return nil }
             var slot = Self.slot(count: key.count, first: first, last: last)
             while slots[slot] != Self.empty {
                 let raw = slots[slot]
                 let span = spans[Int(raw)]
-                if span.count == key.count,
-                    bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress! + span.start, key.baseAddress!, span.count) == 0 })
-                {
+                if span.count == key.count, bytes.withUnsafeBufferPointer({ Self.equal($0.baseAddress! + span.start, key.baseAddress!, span.count) }) {
                     return ManifestField(rawValue: raw)
                 }
                 slot = (slot + 1) % Self.size
@@ -103,14 +103,16 @@ enum ManifestField: UInt8, CaseIterable {
     }
 
     /// This field's bit in a `FieldSet`.
-    var bit: UInt32 { 1 << UInt32(rawValue) }
+    @inline(__always) var bit: UInt32 { 1 << UInt32(rawValue) }
 }
 
-/// A set of fields as a bit mask: which keys a mapping has shown so far.
+/// A set of fields as a bit mask: which keys a mapping has shown so far. Its members are
+/// asked once or twice per key read; they are forced inline, where the optimizer left
+/// them as calls.
 struct FieldSet {
     private(set) var bits: UInt32 = 0
-    func contains(_ field: ManifestField) -> Bool { bits & field.bit != 0 }
-    mutating func insert(_ field: ManifestField) { bits |= field.bit }
+    @inline(__always) func contains(_ field: ManifestField) -> Bool { bits & field.bit != 0 }
+    @inline(__always) mutating func insert(_ field: ManifestField) { bits |= field.bit }
 }
 
 /// The mappings of the schema, each with the fields it allows.
@@ -150,7 +152,7 @@ enum ManifestMappingKind: Int, CaseIterable {
         kind.fields.reduce(0) { $0 | $1.bit }
     }
 
-    func allows(_ field: ManifestField) -> Bool {
+    @inline(__always) func allows(_ field: ManifestField) -> Bool {
         Self.allowedMasks[rawValue] & field.bit != 0
     }
 }

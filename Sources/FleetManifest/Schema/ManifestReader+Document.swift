@@ -4,6 +4,7 @@ import BeaconCore
 extension ManifestReader {
     /// Reads the file. `nil` when nothing usable came out of it; every reason is reported.
     mutating func readManifest(bytes: UnsafeBufferPointer<UInt8>) -> DocumentDraft? {
+        textByteCount = bytes.count
         do {
             return try readStream()
         } catch {
@@ -20,7 +21,7 @@ extension ManifestReader {
                 hint: "a manifest starts with `version: 1` and `fleet: <name>`")
             return nil
         }
-        var draft = DocumentDraft()
+        var draft = DocumentDraft(expectedTextBytes: textByteCount)
         switch try events.advance() {
         case .mappingStart:
             draft.location = events.mark

@@ -30,7 +30,9 @@ extension ManifestReader {
                 switch field {
                 case .id: venue.id = try textValue(of: .id)?.value
                 case .name: venue.name = try textValue(of: .name)?.value
-                case .plan: venue.plan = try readPlan()
+                case .plan:
+                    venue.plan = try readPlan()
+                    venue.planIsSettled = true
                 case .beacons: try readBeacons(into: &venue, document: &document)
                 default: try readInheritable(field, into: &venue.settings)
                 }
@@ -75,9 +77,19 @@ extension ManifestReader {
             let read = try readBeacon(at: events.mark)
             let index = document.beacons.count
             document.beacons.append(read.beacon)
-            document.beaconNotes.append(read.notes)
-            if let mark = read.positionMark { document.positionMarks.append((index, mark)) }
-            if let mark = read.addressMark { document.addressMarks.append((index, mark)) }
+            document.beaconStates.append(read.state)
+            // A position needs its mark only if it may lie off the plan: once the venue's
+            // plan has been read (it usually comes before `beacons`), a position on it is
+            // settled here and costs nothing more.
+            if let position = read.position,
+                !venue.planIsSettled || DocumentResolver.isOffPlan(position.value, plan: venue.plan)
+            {
+                document.positionMarks.append((index, position.mark))
+            }
+            if let address = read.address {
+                document.addressMarks.append(
+                    Namespace.AddressEntry(beacon: index, mark: address.mark, hash: Duplicates.hashHalf(address.value.value)))
+            }
         }
         venue.beaconRange = start..<document.beacons.count
     }
@@ -85,9 +97,9 @@ extension ManifestReader {
     /// One beacon as read, on its way into the document's arrays.
     private struct BeaconRead {
         var beacon: ResolvedBeacon
-        var notes = BeaconNotes()
-        var positionMark: Mark?
-        var addressMark: Mark?
+        var state = Namespace.BeaconState()
+        var position: Located<PlanPoint>?
+        var address: Located<BluetoothAddress>?
     }
 
     private mutating func readBeacon(at mark: Mark) throws(YAMLStreamFailure) -> BeaconRead {
@@ -105,12 +117,12 @@ extension ManifestReader {
                     report(.missingField, "a beacon has no `id`", at: mark, hint: "give every beacon an `id`, unique across the fleet")
                 }
                 if !seen.contains(.minor) {
-                    let name = draft.notes.hasID ? "beacon `\(draft.beacon.id)`" : "a beacon"
+                    let name = draft.state.hasID ? "beacon `\(draft.beacon.id)`" : "a beacon"
                     report(
                         .missingField, "\(name) has no `minor`", at: mark,
                         hint: "every beacon needs its own `minor` (0…65535); uuid and major may come from the venue or fleet")
                 }
-                draft.notes.isRejected = log.errorCount > errorsBefore
+                draft.state.isUsable = log.errorCount == errorsBefore
                 return draft
             case .skipped:
                 continue
@@ -125,7 +137,7 @@ extension ManifestReader {
         case .id:
             if let id = try textValue(of: .id) {
                 draft.beacon.id = id.value
-                draft.notes.hasID = true
+                draft.state.hasID = true
             }
         case .name:
             draft.beacon.name = try textValue(of: .name)?.value
@@ -134,47 +146,47 @@ extension ManifestReader {
         case .uuid:
             if let uuid = try uuidValue(of: .uuid) {
                 draft.beacon.identity.uuid = uuid.value
-                draft.notes.explicit.insert(.uuid)
+                draft.state.explicit.insert(.uuid)
             }
         case .major:
             if let major = try uint16Value(of: .major) {
                 draft.beacon.identity.major = major.value
-                draft.notes.explicit.insert(.major)
+                draft.state.explicit.insert(.major)
             }
         case .minor:
             if let minor = try uint16Value(of: .minor) {
                 draft.beacon.identity.minor = minor.value
-                draft.notes.explicit.insert(.minor)
+                draft.state.explicit.insert(.minor)
             }
         case .measuredPower:
             if let power = try measuredPowerValue() {
                 draft.beacon.measuredPower = power
-                draft.notes.explicit.insert(.measuredPower)
+                draft.state.explicit.insert(.measuredPower)
             }
         case .intervalMilliseconds:
             if let interval = try intervalValue() {
                 draft.beacon.intervalMilliseconds = interval
-                draft.notes.explicit.insert(.intervalMilliseconds)
+                draft.state.explicit.insert(.intervalMilliseconds)
             }
         case .txPower:
             if let power = try txPowerValue() {
                 draft.beacon.txPower = power
-                draft.notes.explicit.insert(.txPower)
+                draft.state.explicit.insert(.txPower)
             }
         case .host:
             if let host = try textValue(of: .host) {
                 draft.beacon.host = host.value
-                draft.notes.explicit.insert(.host)
+                draft.state.explicit.insert(.host)
             }
         case .position:
             if let position = try readPosition() {
                 draft.beacon.position = position.value
-                draft.positionMark = position.mark
+                draft.position = position
             }
         case .mac:
             if let mac = try macValue() {
                 draft.beacon.expectedAddress = mac.value
-                draft.addressMark = mac.mark
+                draft.address = mac
             }
         default:
             try skipValue()

@@ -15,6 +15,8 @@ struct ManifestReader: ~Copyable {
     var keyMarks: [(field: ManifestField, mark: Mark)] = []
     /// Beacons start with this context (the file); resolution gives them their venue's.
     let fileContext: VenueContext
+    /// The size of the text being read, for the draft's first reservation.
+    var textByteCount = 0
 
     init(file: String, bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, log: DiagnosticLog) {
         events = YAMLEventSource(bytes: bytes, maxDepth: maxDepth)
@@ -54,7 +56,9 @@ struct ManifestReader: ~Copyable {
     ) throws(YAMLStreamFailure) -> KeyStep {
         switch try events.advance() {
         case .mappingEnd:
-            keyMarks.removeSubrange(frame...)
+            // Dropping from the end is a count update; `removeSubrange` went through the
+            // general replacement, at every mapping's end.
+            keyMarks.removeLast(keyMarks.count - frame)
             return .end
         case .scalar:
             let mark = events.mark

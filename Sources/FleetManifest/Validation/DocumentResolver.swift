@@ -20,38 +20,43 @@ struct DocumentResolver {
     func resolve(_ draft: consuming DocumentDraft, into namespace: inout Namespace) {
         let fleetName = draft.fleetName ?? ""
         let fleet = draft.settings
-        let hostBudget = Int32(clamping: draft.maxBeaconsPerHost ?? options.maxBeaconsPerHost)
+        let hostBudget = draft.maxBeaconsPerHost ?? options.maxBeaconsPerHost
         let base = namespace.beacons.count
         // Take the beacons out of the draft so that each box has a single owner and is
         // completed in place, without a copy.
         var beacons = draft.beacons
         draft.beacons = []
+        var states = draft.beaconStates
+        draft.beaconStates = []
         var positions = draft.positionMarks[...]
+        namespace.venues.reserveCapacity(namespace.venues.count + draft.venues.count)
         for venue in draft.venues {
             let context = VenueContext(venueID: venue.id ?? "", fleetName: fleetName, file: file)
+            // What the venue's beacons inherit is the same for all of them: picked once
+            // per venue, then each beacon takes the values it does not set itself.
+            let inherited = VenueInheritance(venue: venue.settings, fleet: fleet)
             for index in venue.beaconRange {
-                let notes = draft.beaconNotes[index]
+                let explicit = states[index].explicit
                 // Inherit even for a beacon with errors: its identity still takes part in
                 // the uniqueness check, so one run reports every problem.
                 let outcome = inherit(
-                    into: &beacons[index], explicit: notes.explicit, venueID: venue.id,
-                    venue: venue.settings, fleet: fleet)
-                beacons[index].setVenue(context)
-                let hasIdentity = outcome.identityComplete && notes.explicit.contains(.minor)
+                    inherited, into: &beacons[index], explicit: explicit, venue: context, venueID: venue.id)
+                let hasIdentity = outcome.identityComplete && explicit.contains(.minor)
                 if let position = positions.first, position.beacon == index {
                     checkPosition(of: beacons[index], mark: position.mark, venueID: venue.id, plan: venue.plan)
                     positions = positions.dropFirst()
                 }
-                namespace.beaconStates.append(
-                    Namespace.BeaconState(
-                        hasID: notes.hasID, hasIdentity: hasIdentity,
-                        isUsable: !notes.isRejected && hasIdentity && outcome.settingsValid,
-                        hostBudget: hostBudget))
+                // The box was just written: what the cross-file checks need of it is
+                // taken now, while it is in the cache.
+                if let host = beacons[index].host { namespace.hostLoads.count(host: host, budget: hostBudget) }
+                if states[index].hasID { states[index].idHash = Duplicates.hashHalf(beacons[index].id) }
+                if hasIdentity { states[index].identityHash = Duplicates.hashHalf(beacons[index].identity) }
+                states[index].hasIdentity = hasIdentity
+                states[index].isUsable = states[index].isUsable && hasIdentity && outcome.settingsValid
             }
             namespace.venues.append(
                 Namespace.VenueEntry(
-                    id: venue.id, name: venue.name, fleetName: fleetName, plan: venue.plan,
-                    location: location(venue.location),
+                    id: venue.id, name: venue.name, context: context, plan: venue.plan, mark: venue.location,
                     beaconRange: (base + venue.beaconRange.lowerBound)..<(base + venue.beaconRange.upperBound),
                     isRejected: venue.isRejected))
         }
@@ -61,14 +66,17 @@ struct DocumentResolver {
             namespace.addressEntries = draft.addressMarks
         } else {
             namespace.addressEntries.reserveCapacity(namespace.addressEntries.count + draft.addressMarks.count)
-            for entry in draft.addressMarks {
-                namespace.addressEntries.append((base + entry.beacon, entry.mark))
+            for var entry in draft.addressMarks {
+                entry.beacon += Int32(truncatingIfNeeded: base)
+                namespace.addressEntries.append(entry)
             }
         }
         if namespace.beacons.isEmpty {
             namespace.beacons = beacons
+            namespace.beaconStates = states
         } else {
             namespace.beacons.append(contentsOf: beacons)
+            namespace.beaconStates.append(contentsOf: states)
         }
         for region in draft.regions {
             namespace.regions.append(resolveRegion(region, fleet: fleet, fleetName: fleetName))
@@ -81,76 +89,100 @@ struct DocumentResolver {
         /// Some level wrote the value but it was invalid (and reported there).
         case invalid
         case missing
+
+        /// The value, when the beacon takes it (`own` false: it does not set one itself).
+        func value(unless own: Bool) -> Value? {
+            if !own, case .value(let value) = self { return value }
+            return nil
+        }
+
+        var isInvalid: Bool {
+            if case .invalid = self { return true }
+            return false
+        }
+
+        func orBuiltIn(_ builtIn: Value) -> Inherited {
+            if case .missing = self { return .value(builtIn) }
+            return self
+        }
     }
 
-    private func pick<Value>(
-        _ field: ManifestField, venue: Value?, _ venueSettings: InheritableSettings,
-        fleet: Value?, _ fleetSettings: InheritableSettings
-    ) -> Inherited<Value> {
-        if let venue { return .value(venue) }
-        if venueSettings.invalid.contains(field) { return .invalid }
-        if let fleet { return .value(fleet) }
-        if fleetSettings.invalid.contains(field) { return .invalid }
-        return .missing
+    /// The values a venue's beacons inherit, venue first, then the fleet (`major` only
+    /// from the venue), and the built-in radio settings when no level sets them.
+    private struct VenueInheritance {
+        var uuid: Inherited<ProximityUUID>
+        var major: Inherited<UInt16>
+        var measuredPower: Inherited<MeasuredPower>
+        var intervalMilliseconds: Inherited<Int>
+        var txPower: Inherited<Int>
+        var host: Inherited<String>
+        /// The radio settings some level wrote invalid: a beacon that does not set them
+        /// itself is unusable.
+        var invalidSettings: ExplicitFields = []
+
+        init(venue: InheritableSettings, fleet: InheritableSettings) {
+            func pick<Value>(_ field: ManifestField, _ venueValue: Value?, _ fleetValue: Value?) -> Inherited<Value> {
+                if let venueValue { return .value(venueValue) }
+                if venue.invalid.contains(field) { return .invalid }
+                if let fleetValue { return .value(fleetValue) }
+                if fleet.invalid.contains(field) { return .invalid }
+                return .missing
+            }
+            uuid = pick(.uuid, venue.uuid?.value, fleet.uuid?.value)
+            major = pick(.major, venue.major?.value, nil)
+            measuredPower = pick(.measuredPower, venue.measuredPower, fleet.measuredPower)
+                .orBuiltIn(DocumentResolver.builtInMeasuredPower)
+            intervalMilliseconds = pick(.intervalMilliseconds, venue.intervalMilliseconds, fleet.intervalMilliseconds)
+                .orBuiltIn(DocumentResolver.builtInIntervalMilliseconds)
+            txPower = pick(.txPower, venue.txPower, fleet.txPower).orBuiltIn(DocumentResolver.builtInTxPower)
+            host = pick(.host, venue.host, fleet.host)
+            for (field, isInvalid) in [
+                (ExplicitFields.measuredPower, measuredPower.isInvalid),
+                (.intervalMilliseconds, intervalMilliseconds.isInvalid), (.txPower, txPower.isInvalid),
+                (.host, host.isInvalid),
+            ] where isInvalid {
+                invalidSettings.insert(field)
+            }
+        }
     }
 
-    /// Fills in what the beacon does not set itself: whether its uuid and major resolved,
-    /// and whether its radio settings did.
+    /// Fills in what the beacon does not set itself and gives it its venue's context:
+    /// whether its uuid and major resolved, and whether its radio settings did. A value
+    /// no level sets stays as the reader left it, which is the built-in one.
     private func inherit(
-        into beacon: inout ResolvedBeacon, explicit own: ExplicitFields, venueID: String?,
-        venue settings: InheritableSettings, fleet: InheritableSettings
+        _ inherited: VenueInheritance, into beacon: inout ResolvedBeacon, explicit own: ExplicitFields,
+        venue: VenueContext, venueID: String?
     ) -> (identityComplete: Bool, settingsValid: Bool) {
         var identityComplete = true
-        var usable = true
         var missing: [String] = []
 
         if !own.contains(.uuid) {
-            switch pick(.uuid, venue: settings.uuid?.value, settings, fleet: fleet.uuid?.value, fleet) {
-            case .value(let uuid): beacon.identity.uuid = uuid
+            switch inherited.uuid {
+            case .value: break
             case .invalid: identityComplete = false
             case .missing: missing.append("uuid")
             }
         }
         if !own.contains(.major) {
-            switch pick(.major, venue: settings.major?.value, settings, fleet: nil, fleet) {
-            case .value(let major): beacon.identity.major = major
+            switch inherited.major {
+            case .value: break
             case .invalid: identityComplete = false
             case .missing: missing.append("major")
             }
         }
+        beacon.complete(
+            venue: venue,
+            uuid: inherited.uuid.value(unless: own.contains(.uuid)),
+            major: inherited.major.value(unless: own.contains(.major)),
+            measuredPower: inherited.measuredPower.value(unless: own.contains(.measuredPower)),
+            intervalMilliseconds: inherited.intervalMilliseconds.value(unless: own.contains(.intervalMilliseconds)),
+            txPower: inherited.txPower.value(unless: own.contains(.txPower)),
+            host: inherited.host.value(unless: own.contains(.host)))
         if !missing.isEmpty {
             reportMissingIdentity(missing, beacon: beacon, venueID: venueID)
             identityComplete = false
         }
-        if !own.contains(.measuredPower) {
-            switch pick(.measuredPower, venue: settings.measuredPower, settings, fleet: fleet.measuredPower, fleet) {
-            case .value(let power): beacon.measuredPower = power
-            case .invalid: usable = false
-            case .missing: beacon.measuredPower = Self.builtInMeasuredPower
-            }
-        }
-        if !own.contains(.intervalMilliseconds) {
-            switch pick(.intervalMilliseconds, venue: settings.intervalMilliseconds, settings, fleet: fleet.intervalMilliseconds, fleet) {
-            case .value(let interval): beacon.intervalMilliseconds = interval
-            case .invalid: usable = false
-            case .missing: beacon.intervalMilliseconds = Self.builtInIntervalMilliseconds
-            }
-        }
-        if !own.contains(.txPower) {
-            switch pick(.txPower, venue: settings.txPower, settings, fleet: fleet.txPower, fleet) {
-            case .value(let power): beacon.txPower = power
-            case .invalid: usable = false
-            case .missing: beacon.txPower = Self.builtInTxPower
-            }
-        }
-        if !own.contains(.host) {
-            switch pick(.host, venue: settings.host, settings, fleet: fleet.host, fleet) {
-            case .value(let host): beacon.host = host
-            case .invalid: usable = false
-            case .missing: beacon.host = nil
-            }
-        }
-        return (identityComplete, usable)
+        return (identityComplete, inherited.invalidSettings.isSubset(of: own))
     }
 
     private func reportMissingIdentity(_ missing: [String], beacon: ResolvedBeacon, venueID: String?) {
@@ -166,17 +198,22 @@ struct DocumentResolver {
     }
 
     /// A position off the venue's plan (or negative when there is no plan) is a warning:
-    /// coverage maps would draw the beacon somewhere it cannot be.
+    /// coverage maps would draw the beacon somewhere it cannot be. The reader asks too, to
+    /// keep the marks of only the positions that may warn.
+    static func isOffPlan(_ position: PlanPoint, plan: PlanSize?) -> Bool {
+        guard let plan else { return position.x < 0 || position.y < 0 }
+        return !plan.contains(position)
+    }
+
     private func checkPosition(of beacon: ResolvedBeacon, mark: Mark, venueID: String?, plan: PlanSize?) {
-        guard let position = beacon.position else { return }
+        guard let position = beacon.position, Self.isOffPlan(position, plan: plan) else { return }
         var point: String { "(\(metresText(position.x)), \(metresText(position.y)))" }
         if let plan {
-            guard !plan.contains(position) else { return }
             log.emit(
                 .positionOutsidePlan,
                 "beacon `\(beacon.id)` at \(point) is outside the plan of venue `\(venueID ?? "")`, which is \(metresText(plan.width)) × \(metresText(plan.height)) m",
                 at: location(mark), hint: "positions are metres from the plan's top-left corner")
-        } else if position.x < 0 || position.y < 0 {
+        } else {
             log.emit(
                 .positionOutsidePlan, "beacon `\(beacon.id)` is at negative coordinates \(point)",
                 at: location(mark), hint: "positions are metres from the plan's top-left corner, never negative")

@@ -13,7 +13,11 @@ struct NamespaceChecks {
         checkIdentities(&namespace)
         checkAddresses(&namespace)
         checkHostBudgets(namespace)
-        return assemble(namespace)
+        // What only the checks needed goes before the fleet is assembled beside everything
+        // else: the load's memory peaks there.
+        namespace.addressEntries = []
+        namespace.hostLoads = HostLoads()
+        return assemble(&namespace)
     }
 
     private func firstNote(_ location: SourceLocation, _ message: String) -> [DiagnosticNote] {
@@ -39,7 +43,7 @@ struct NamespaceChecks {
         let beacons = namespace.beacons
         let states = namespace.beaconStates
         for (first, repeated) in Duplicates.find(
-            count: beacons.count, include: { states[$0].hasID }, key: { beacons[$0].id })
+            count: beacons.count, include: { states[$0].hasID }, hash: { states[$0].idHash }, key: { beacons[$0].id })
         {
             log.emit(
                 .duplicateID, "beacon id `\(beacons[repeated].id)` is already used by another beacon",
@@ -55,7 +59,8 @@ struct NamespaceChecks {
         let beacons = namespace.beacons
         let states = namespace.beaconStates
         for (first, repeated) in Duplicates.find(
-            count: beacons.count, include: { states[$0].hasIdentity }, key: { beacons[$0].identity })
+            count: beacons.count, include: { states[$0].hasIdentity }, hash: { states[$0].identityHash },
+            key: { beacons[$0].identity })
         {
             log.emit(
                 .duplicateIdentity,
@@ -70,75 +75,42 @@ struct NamespaceChecks {
     private func checkAddresses(_ namespace: inout Namespace) {
         let entries = namespace.addressEntries
         let beacons = namespace.beacons
+        func beacon(_ entry: Int) -> ResolvedBeacon { beacons[Int(entries[entry].beacon)] }
         func location(_ entry: Int) -> SourceLocation {
             let mark = entries[entry].mark
-            let file = beacons[entries[entry].beacon].location.file
-            return SourceLocation(file: file, line: Int(mark.line), column: Int(mark.column))
+            return SourceLocation(file: beacon(entry).location.file, line: Int(mark.line), column: Int(mark.column))
         }
         for (first, repeated) in Duplicates.find(
-            count: entries.count, include: { _ in true },
-            key: { beacons[entries[$0].beacon].expectedAddress?.value ?? 0 })
+            count: entries.count, include: { _ in true }, hash: { entries[$0].hash },
+            key: { beacon($0).expectedAddress?.value ?? 0 })
         {
-            let beacon = beacons[entries[repeated].beacon]
-            let firstBeacon = beacons[entries[first].beacon]
+            let repeatedBeacon = beacon(repeated)
+            let firstBeacon = beacon(first)
             log.emit(
                 .duplicateMAC,
-                "beacon `\(beacon.id)` expects address \(BluetoothAddress.text(beacon.expectedAddress)), already expected for beacon `\(firstBeacon.id)`",
+                "beacon `\(repeatedBeacon.id)` expects address \(BluetoothAddress.text(repeatedBeacon.expectedAddress)), already expected for beacon `\(firstBeacon.id)`",
                 at: location(repeated),
                 notes: firstNote(location(first), "beacon `\(firstBeacon.id)` expects it here"),
                 hint: "one radio has one address; check which beacon is installed where")
-            namespace.beaconStates[entries[repeated].beacon].isUsable = false
+            namespace.beaconStates[Int(entries[repeated].beacon)].isUsable = false
         }
     }
 
     /// More beacons on one host than its controller can advertise at once: the extra
-    /// ones would never be on the air. Every beacon meant for a host counts, errors or
-    /// not: fixing them will not make the host's controller any larger.
+    /// ones would never be on the air. The resolver counted them (`HostLoads`).
     private func checkHostBudgets(_ namespace: Namespace) {
-        struct HostLoad {
-            var host: String
-            var count = 0
-            var budget = Int.max
-        }
-        // One entry per host, found through `slots`. The beacons of a venue usually share
-        // their host, so the previous beacon's slot is tried first: most beacons cost a
-        // string comparison instead of a hash and a table lookup.
-        var loads: [HostLoad] = []
-        var slots: [String: Int] = [:]
-        var previous: (host: String, slot: Int)?
-        func slot(of host: String) -> Int {
-            if let previous, previous.host == host { return previous.slot }
-            let found: Int
-            if let known = slots[host] {
-                found = known
-            } else {
-                found = loads.count
-                slots[host] = found
-                loads.append(HostLoad(host: host))
-            }
-            previous = (host, found)
-            return found
-        }
-        for (index, beacon) in namespace.beacons.enumerated() {
-            guard let host = beacon.host else { continue }
-            // Manifests sharing a host may declare different budgets: the smallest wins,
-            // the controller cannot do more than its tightest description says.
-            let hostSlot = slot(of: host)
-            loads[hostSlot].count += 1
-            loads[hostSlot].budget = min(loads[hostSlot].budget, Int(namespace.beaconStates[index].hostBudget))
-        }
         // Report each overloaded host once, at its first beacon beyond the budget; without
         // an overloaded host there is nothing to look for.
-        guard loads.contains(where: { $0.count > $0.budget }) else { return }
-        var seen = [Int](repeating: 0, count: loads.count)
-        previous = nil
+        var hostLoads = namespace.hostLoads
+        guard hostLoads.loads.contains(where: \.isOverloaded) else { return }
+        var seen = [Int](repeating: 0, count: hostLoads.loads.count)
         for beacon in namespace.beacons {
             guard let host = beacon.host else { continue }
-            let hostSlot = slot(of: host)
-            let load = loads[hostSlot]
-            guard load.count > load.budget else { continue }
+            let hostSlot = hostLoads.slot(of: host)
+            let load = hostLoads.loads[hostSlot]
+            guard load.isOverloaded else { continue }
             seen[hostSlot] += 1
-            guard seen[hostSlot] == load.budget + 1 else { continue }
+            guard seen[hostSlot] == Int(load.budget) + 1 else { continue }
             log.emit(
                 .hostOverCapacity,
                 "host `\(host)` is assigned \(load.count) beacons but its controller can advertise \(load.budget) at once; from beacon `\(beacon.id)` on, beacons would stay off the air",
@@ -148,29 +120,80 @@ struct NamespaceChecks {
     }
 
     /// The fleet: venues without errors, each with its usable beacons, in file order.
-    private func assemble(_ namespace: Namespace) -> Fleet {
+    /// Takes the namespace's beacons: when every one of them is in the fleet (the usual
+    /// case), that array is the fleet's, without a second one beside it.
+    private func assemble(_ namespace: inout Namespace) -> Fleet {
         var venues: [ResolvedVenue] = []
-        var beacons: [ResolvedBeacon] = []
         venues.reserveCapacity(namespace.venues.count)
-        beacons.reserveCapacity(namespace.beacons.count)
+        // Venues cover the beacons one after the other, so with no venue rejected and
+        // every beacon usable, the fleet's beacons are the namespace's, in order.
+        let takesEveryBeacon =
+            namespace.venues.allSatisfy { !$0.isRejected } && namespace.beaconStates.allSatisfy(\.isUsable)
+            && namespace.venues.reduce(0) { $0 + $1.beaconRange.count } == namespace.beacons.count
+        var beacons: [ResolvedBeacon] = []
+        if takesEveryBeacon {
+            // Every beacon is usable: the states have nothing more to say, and their array
+            // goes before the venues' arrays are built beside everything else.
+            namespace.beaconStates = []
+        } else {
+            beacons.reserveCapacity(namespace.beacons.count)
+        }
+        // What regions match is gathered in this pass, which touches every box of the
+        // fleet anyway, rather than in one more pass of its own.
+        var coverage = RegionCoverage(isNeeded: namespace.regions.contains { $0.region != nil })
         for venue in namespace.venues where !venue.isRejected {
             var venueBeacons: [ResolvedBeacon] = []
             venueBeacons.reserveCapacity(venue.beaconRange.count)
-            for index in venue.beaconRange where namespace.beaconStates[index].isUsable {
-                venueBeacons.append(namespace.beacons[index])
+            for index in venue.beaconRange where takesEveryBeacon || namespace.beaconStates[index].isUsable {
+                let beacon = namespace.beacons[index]
+                coverage.add(beacon.identity)
+                venueBeacons.append(beacon)
             }
-            beacons.append(contentsOf: venueBeacons)
+            if !takesEveryBeacon { beacons.append(contentsOf: venueBeacons) }
             venues.append(
                 ResolvedVenue(
                     id: venue.id ?? "", name: venue.name, fleetName: venue.fleetName, plan: venue.plan,
                     beacons: venueBeacons, location: venue.location))
         }
-        let regions = checkRegions(namespace.regions, against: beacons)
+        if takesEveryBeacon {
+            beacons = namespace.beacons
+            namespace.beacons = []
+        }
+        let regions = checkRegions(namespace.regions, against: coverage, of: beacons)
         return Fleet(venues: venues, regions: regions, beacons: beacons, files: namespace.files)
     }
 
+    /// The uuids and (uuid, major) pairs of the fleet's beacons, for regions to match.
+    private struct RegionCoverage {
+        struct UUIDAndMajor: Hashable {
+            var uuid: ProximityUUID
+            var major: UInt16
+        }
+        let isNeeded: Bool
+        var uuids = Set<ProximityUUID>()
+        var majors = Set<UUIDAndMajor>()
+        /// The beacons of a venue mostly share uuid and major: a repeat of the previous
+        /// beacon's pair is already in both sets, and skipping it saves two hashes.
+        private var previous: UUIDAndMajor?
+
+        init(isNeeded: Bool) {
+            self.isNeeded = isNeeded
+        }
+
+        mutating func add(_ identity: BeaconIdentity) {
+            guard isNeeded else { return }
+            let pair = UUIDAndMajor(uuid: identity.uuid, major: identity.major)
+            guard pair != previous else { return }
+            previous = pair
+            uuids.insert(pair.uuid)
+            majors.insert(pair)
+        }
+    }
+
     /// Unique region ids, and a warning for a region no beacon of the fleet would enter.
-    private func checkRegions(_ entries: [Namespace.RegionEntry], against beacons: [ResolvedBeacon]) -> [ResolvedRegion] {
+    private func checkRegions(
+        _ entries: [Namespace.RegionEntry], against coverage: RegionCoverage, of beacons: [ResolvedBeacon]
+    ) -> [ResolvedRegion] {
         var rejected = Set<Int>()
         for (first, repeated) in Duplicates.find(
             count: entries.count, include: { entries[$0].id != nil }, key: { entries[$0].id ?? "" })
@@ -187,22 +210,6 @@ struct NamespaceChecks {
         }
         guard !regions.isEmpty else { return [] }
 
-        struct UUIDAndMajor: Hashable {
-            var uuid: ProximityUUID
-            var major: UInt16
-        }
-        var uuids = Set<ProximityUUID>()
-        var majors = Set<UUIDAndMajor>()
-        // The beacons of a venue mostly share uuid and major: a repeat of the previous
-        // beacon's pair is already in both sets, and skipping it saves two hashes.
-        var previous: UUIDAndMajor?
-        for beacon in beacons {
-            let pair = UUIDAndMajor(uuid: beacon.identity.uuid, major: beacon.identity.major)
-            guard pair != previous else { continue }
-            previous = pair
-            uuids.insert(pair.uuid)
-            majors.insert(pair)
-        }
         // Exact identities are only needed for regions that name a minor.
         let identities = regions.contains { $0.region.minor != nil } ? Set(beacons.map(\.identity)) : []
         for resolved in regions {
@@ -211,9 +218,9 @@ struct NamespaceChecks {
             if let major = region.major, let minor = region.minor {
                 matches = identities.contains(BeaconIdentity(uuid: region.uuid, major: major, minor: minor))
             } else if let major = region.major {
-                matches = majors.contains(UUIDAndMajor(uuid: region.uuid, major: major))
+                matches = coverage.majors.contains(RegionCoverage.UUIDAndMajor(uuid: region.uuid, major: major))
             } else {
-                matches = uuids.contains(region.uuid)
+                matches = coverage.uuids.contains(region.uuid)
             }
             if !matches {
                 log.emit(
@@ -231,3 +238,4 @@ struct NamespaceChecks {
         return text
     }
 }
+

@@ -116,17 +116,18 @@ struct YAMLEventSource: ~Copyable {
         return kind
     }
 
-    /// Where the current event starts.
-    var mark: Mark { Mark(event.pointee.start_mark) }
+    /// Where the current event starts. This and the scalar accessors are read once or
+    /// more per event: forced inline, they read two fields where a call copied the source.
+    @inline(__always) var mark: Mark { Mark(event.pointee.start_mark) }
 
     /// The current scalar's text; empty for other events.
-    var scalarBytes: UnsafeBufferPointer<UInt8> {
+    @inline(__always) var scalarBytes: UnsafeBufferPointer<UInt8> {
         guard kind == .scalar else { return UnsafeBufferPointer(start: nil, count: 0) }
         let scalar = event.pointee.data.scalar
         return UnsafeBufferPointer(start: scalar.value, count: scalar.length)
     }
 
-    var scalarStyle: ScalarStyle {
+    @inline(__always) var scalarStyle: ScalarStyle {
         switch event.pointee.data.scalar.style {
         case YAML_SINGLE_QUOTED_SCALAR_STYLE, YAML_DOUBLE_QUOTED_SCALAR_STYLE: return .quoted
         case YAML_LITERAL_SCALAR_STYLE, YAML_FOLDED_SCALAR_STYLE: return .block
@@ -134,16 +135,24 @@ struct YAMLEventSource: ~Copyable {
         }
     }
 
-    /// The explicit tag (`!!str`, `!custom`) of the current node, if it has one.
-    var explicitTag: String? {
-        let tag: UnsafeMutablePointer<yaml_char_t>?
+    /// The explicit tag (`!!str`, `!custom`) of the current node, if it has one. Asked of
+    /// every value: the usual answer, none, is a pointer test that inlines; only a tag
+    /// present builds its text.
+    @inline(__always) var explicitTag: String? {
+        guard let tag = tagPointer else { return nil }
+        return Self.tagText(tag)
+    }
+
+    @inline(__always) private var tagPointer: UnsafeMutablePointer<yaml_char_t>? {
         switch kind {
-        case .scalar: tag = event.pointee.data.scalar.tag
-        case .mappingStart: tag = event.pointee.data.mapping_start.tag
-        case .sequenceStart: tag = event.pointee.data.sequence_start.tag
-        default: tag = nil
+        case .scalar: return event.pointee.data.scalar.tag
+        case .mappingStart: return event.pointee.data.mapping_start.tag
+        case .sequenceStart: return event.pointee.data.sequence_start.tag
+        default: return nil
         }
-        guard let tag else { return nil }
+    }
+
+    private static func tagText(_ tag: UnsafeMutablePointer<yaml_char_t>) -> String {
         // libyaml hands out resolved tags; show the `!!int` shorthand people write.
         let resolved = String(cString: tag)
         let standardPrefix = "tag:yaml.org,2002:"
