@@ -54,7 +54,7 @@ struct ProgramHookTests {
         // A real wait of stopWait: the program is another process, which no clock of ours moves.
         await hook.finish(stopping: true)
         #expect(log.all.dropFirst() == [
-            "warning: --exec /bin/sh was still running 2 s after the stop began; left running, and 2 queued runs not made",
+            "warning: --exec /bin/sh was still running 1 s after the stop began; left running, and 2 queued runs not made",
             "warning: --exec /bin/sh was not run for 3 events: it was 2 runs behind; a faster program, or one that hands the event on (to a queue) and returns, keeps up",
         ])
     }

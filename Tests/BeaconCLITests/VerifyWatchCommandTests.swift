@@ -289,7 +289,7 @@ struct VerifyWatchCommandTests {
         let errors = String(decoding: TruthUnderFaultTests.drain(stderr.fileHandleForReading.fileDescriptor), as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
         #expect(status == .exited(0), "\(errors)")
-        #expect(errors.contains("--exec /bin/sh was still running 2 s after the stop began; left running, and "), "\(errors)")
+        #expect(errors.contains("--exec /bin/sh was still running 1 s after the stop began; left running, and "), "\(errors)")
         #expect(!errors.contains("still stopping"), "\(errors)")
         let summary = try #require(try Self.objects(output).last)
         #expect(summary["event"] as? String == "summary")

@@ -31,7 +31,7 @@ final class ProgramHook: Sendable {
     static let maximumWaiting = 10_000
     /// How long a stop on SIGINT/SIGTERM waits for the runs already queued: well inside the
     /// watch's own limit for stopping (StopDeadline), so that the final report still comes.
-    static let stopWait: Duration = .seconds(2)
+    static let stopWait: Duration = .seconds(1)
 
     let arguments: [String]
     private let environment: [String: String]
