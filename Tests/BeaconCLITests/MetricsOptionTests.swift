@@ -3,6 +3,7 @@ import BeaconFleet
 import BeaconTestKit
 import Foundation
 import MetricsExposition
+import Synchronization
 import Testing
 
 @testable import BeaconCLI
@@ -119,5 +120,31 @@ struct CommandMetricsTests {
             #"beaconctl_monitor_regions{state="inside"} 1"#, #"beaconctl_monitor_regions{state="outside"} 1"#,
             #"beaconctl_monitor_regions{state="unknown"} 0"#,
         ])
+    }
+
+    /// The count the closing warning says ("N reports lost between the controller and the
+    /// output"): the scan's own queues and the reading's, never one without the other.
+    @Test("scan: sightings lost count the scan's queues and the run's reading alike, as the warning at the end does")
+    func scanLosses() throws {
+        let serving = try Self.serving()
+        defer { serving.stop() }
+        let scanQueues = Mutex(0)
+        let loss = ScanLoss { scanQueues.withLock { $0 } }
+        ScanCommand.registerMetrics(serving, sightings: { 12 }, loss: loss, broker: [], publisher: nil)
+        #expect(Self.lines(serving, "beaconctl_scan_sightings") == [
+            "beaconctl_scan_sightings_lost_total 0", "beaconctl_scan_sightings_total 12",
+        ])
+        scanQueues.withLock { $0 = 4 }
+        loss.reading.add(3)
+        #expect(Self.lines(serving, "beaconctl_scan_sightings_lost_total ") == ["beaconctl_scan_sightings_lost_total 7"])
+        #expect(loss.count == 7)
+    }
+
+    @Test("scan of a recording: no lost series, there is no controller to lose anything")
+    func scanOfARecording() throws {
+        let serving = try Self.serving()
+        defer { serving.stop() }
+        ScanCommand.registerMetrics(serving, sightings: { 5 }, loss: nil, broker: [], publisher: nil)
+        #expect(Self.lines(serving, "beaconctl_scan_") == ["beaconctl_scan_sightings_total 5"])
     }
 }

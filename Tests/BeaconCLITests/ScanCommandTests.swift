@@ -165,6 +165,28 @@ struct ScanCommandTests {
         #expect(lines.output == (boxA + boxB).joined(separator: "\n") + "\n")
     }
 
+    /// Gateways that publish no address (ESP32-mqtt-room, room-assistant): what scan writes
+    /// of their sightings is read back by scan itself (docs/sightings.md, JSON lines).
+    @Test("sightings without an address are written null, and what scan wrote reads back unchanged")
+    func sightingsWithoutAnAddressRoundTrip() async throws {
+        let scratch = try ScratchFolder()
+        let written = Self.line(minor: 2, rssi: -59, milliseconds: 0).replacing(#""address":"C4:5B:BE:12:34:56""#, with: #""address":null"#)
+        // The empty string earlier versions wrote, and a line that leaves the member out.
+        let older = Self.line(minor: 2, rssi: -59, milliseconds: 100).replacing(#""C4:5B:BE:12:34:56""#, with: #""""#)
+        let without = Self.line(minor: 2, rssi: -59, milliseconds: 200).replacing(#""address":"C4:5B:BE:12:34:56","#, with: "")
+        let file = try scratch.write("gateways.jsonl", [written, older, without].joined(separator: "\n") + "\n")
+        let first = await runBeaconctl(["scan", "--input", file, "--format", "jsonl"])
+        #expect(first.status == 0, "\(first.error)")
+        let expected = [0, 100, 200].map {
+            Self.line(minor: 2, rssi: -59, milliseconds: $0).replacing(#""address":"C4:5B:BE:12:34:56""#, with: #""address":null"#)
+        }.joined(separator: "\n") + "\n"
+        #expect(first.output == expected)
+        let again = try scratch.write("again.jsonl", first.output)
+        let second = await runBeaconctl(["scan", "--input", again, "--format", "jsonl"])
+        #expect(second.status == 0, "\(second.error)")
+        #expect(second.output == expected)
+    }
+
     @Test func aBadRecordingLineExitsTwo() async throws {
         let scratch = try ScratchFolder()
         let file = try scratch.write("scan.jsonl", Self.line(minor: 2, rssi: -59, milliseconds: 0) + "\n{\"uuid\": 5}\n")

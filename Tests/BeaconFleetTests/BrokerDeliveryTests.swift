@@ -4,16 +4,17 @@ import Testing
 
 @testable import BeaconFleet
 
-/// What `scan --mqtt` says at its end: the count of sightings the broker acknowledged,
-/// which tests and operators compare with what subscribers received, or what went wrong.
-@Suite("scan --mqtt delivery summary")
-struct ScanBrokerDeliveryTests {
+/// What a publishing client says at its end: for `scan --mqtt` the count of sightings the
+/// broker acknowledged, which tests and operators compare with what subscribers received;
+/// for any, what went wrong.
+@Suite("what a publishing client says at its end")
+struct BrokerDeliveryTests {
     static func delivery(
-        published: Int = 1234, dropped: Int = 0, drained: Bool = true, unacknowledged: Int = 0, refusal: String? = nil,
+        _ content: BrokerDelivery.Content = .sightings, published: Int? = 1234, dropped: Int = 0, drained: Bool = true, unacknowledged: Int = 0, refusal: String? = nil,
         refused: MQTTRefusedPublications = MQTTRefusedPublications(), unconfirmedAuthorisation: String? = nil
-    ) -> SightingPublishing.Delivery {
-        SightingPublishing.Delivery(
-            broker: "mqtt://broker.example:1883/beaconctl", published: published, dropped: dropped, drained: drained,
+    ) -> BrokerDelivery {
+        BrokerDelivery(
+            content: content, broker: "mqtt://broker.example:1883/beaconctl", published: published, dropped: dropped, drained: drained,
             unacknowledged: unacknowledged, maximumPendingMessages: 10_000, refusal: refusal, refused: refused,
             unconfirmedAuthorisation: unconfirmedAuthorisation)
     }
@@ -38,6 +39,10 @@ struct ScanBrokerDeliveryTests {
         #expect(!dropped.delivered)
         #expect(dropped.summary.map(\.message) == [
             "64 sightings were dropped: the broker was away and 10000 messages were already waiting for it"
+        ])
+
+        #expect(Self.delivery(dropped: 1).summary.map(\.message) == [
+            "1 sighting was dropped: the broker was away and 10000 messages were already waiting for it"
         ])
 
         let refused = Self.delivery(refusal: "the broker refused the connection")
@@ -68,6 +73,40 @@ struct ScanBrokerDeliveryTests {
         #expect(delivery.delivered)
         #expect(delivery.summary.map(\.message) == [
             "published 1234 sightings to mqtt://broker.example:1883/beaconctl, every one acknowledged", "cannot be confirmed",
+        ])
+    }
+
+    /// `monitor --mqtt` and `verify --watch --mqtt` end through the same words, counting
+    /// their reports in messages, one each, and saying no count when all went well.
+    @Test("reports: the same reasons, counted in messages of what was published; no count when all was delivered")
+    func reports() {
+        let events = BrokerDelivery.Content.reports("region events")
+        #expect(Self.delivery(events, published: nil).summary.isEmpty)
+        #expect(Self.delivery(events, published: nil).delivered)
+        #expect(Self.delivery(events, published: nil, unconfirmedAuthorisation: "cannot be confirmed").summary.map(\.message) == ["cannot be confirmed"])
+
+        let unacknowledged = Self.delivery(events, published: nil, drained: false, unacknowledged: 1)
+        #expect(!unacknowledged.delivered)
+        #expect(unacknowledged.summary.map(\.message) == [
+            "mqtt://broker.example:1883/beaconctl did not acknowledge 1 message within 10 s: some of the last region events were not delivered"
+        ])
+
+        #expect(Self.delivery(events, published: nil, dropped: 3).summary.map(\.message) == [
+            "3 messages of region events were dropped: the broker was away and 10000 messages were already waiting for it"
+        ])
+        #expect(Self.delivery(events, published: nil, refusal: "the broker refused the connection").summary.map(\.message) == [
+            "the broker refused the connection; the region events were not delivered"
+        ])
+
+        var refused = MQTTRefusedPublications()
+        refused.messages = 2
+        refused.items = 2
+        refused.reasons = ["not authorized (0x87)": 2]
+        refused.topics = ["beaconctl/monitor/events"]
+        let delivery = Self.delivery(.reports("audit changes"), published: nil, refused: refused)
+        #expect(!delivery.delivered)
+        #expect(delivery.summary.map(\.message) == [
+            "mqtt://broker.example:1883/beaconctl refused 2 messages of audit changes (not authorized (0x87) on beaconctl/monitor/events): they were not delivered; the broker's ACL must let this client write there"
         ])
     }
 }

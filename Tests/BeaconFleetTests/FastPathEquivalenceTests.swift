@@ -17,6 +17,9 @@ struct FastPathEquivalenceTests {
         #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","time":0,"receiver":""}"#,
         #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":1790000000.5,"clock":"unix","receiver":"hci0"}"#,
         #"{"clock":"elapsed","uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","time":2,"receiver":"r"}"#,
+        // No address (a gateway's sighting): null, and left out.
+        #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":null,"address_random":false,"rssi":-63,"time":1790000000.5,"clock":"unix","receiver":"kitchen"}"#,
+        #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"rssi":-63,"time":3,"receiver":"kitchen"}"#,
     ]
 
     @Test("every line the fast decoder decides, the full reader reads the same; mutations included")

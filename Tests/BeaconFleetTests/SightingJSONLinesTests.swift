@@ -94,7 +94,10 @@ struct SightingJSONLinesTests {
         ("measured_power", "-129", #""measured_power" must be an integer from -128 to 127; got -129"#),
         ("rssi", "127", #""rssi" must be an integer from -128 to 126; got 127 (127 means "not available": write null)"#),
         ("uuid", #""89D6E936F61F4227BCD26E94C5A6B2E3""#, #""uuid": UUID has 32 hex digits but no hyphens; write it as 8-4-4-4-12"#),
-        ("address", #""C4-5B-BE-12-34-56""#, #""address" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got "C4-5B-BE-12-34-56""#),
+        ("address", #""C4-5B-BE-12-34-56""#, #""address" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF), or null for none; got "C4-5B-BE-12-34-56""#),
+        ("address", "0", #""address" must be a string; got the number 0"#),
+        ("address", "false", #""address" must be a string; got false"#),
+        ("address", #"["C4:5B:BE:12:34:56"]"#, #""address" must be a string; got an array or object"#),
         ("time", #""now""#, #""time" must be a number of seconds; got the string "now""#),
         ("time", "1e999", #""time" is out of range: 1e999"#),
         ("address_random", "1", #""address_random" must be true or false; got the number 1"#),
@@ -139,7 +142,7 @@ struct SightingJSONLinesTests {
     }
 
     @Test("a malformed address is refused where the line enters, by the fast decoder and the full reader alike", arguments: [
-        "", "C4:5B:BE:12:34", "C4:5B:BE:12:34:+6", "C4:5B:BE:12:34:5G", "c45bbe123456", " C4:5B:BE:12:34:5", "C4:5B:BE:12:34:56:78",
+        " ", "C4:5B:BE:12:34", "C4:5B:BE:12:34:+6", "C4:5B:BE:12:34:5G", "c45bbe123456", " C4:5B:BE:12:34:5", "C4:5B:BE:12:34:56:78",
     ])
     func malformedAddresses(text: String) throws {
         let line = Self.line(replacing: "address", with: "\"\(text)\"")
@@ -149,11 +152,44 @@ struct SightingJSONLinesTests {
             return false
         }
         #expect(undecided, "the fast decoder must leave \(text) to the full reader")
-        let reason = #""address" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got "# + "\"\(text)\""
+        let reason = #""address" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF), or null for none; got "# + "\"\(text)\""
         expectStreamError("scan.jsonl: line 1: " + reason) { _ = try Self.decode(line) }
         #expect(throws: SightingStreamError.self) {
             try SightingJSONLines.decodeFully(Array(line.utf8), lineNumber: 1, source: "scan.jsonl", defaults: .init(receiver: "scan.jsonl", clock: .elapsed))
         }
+    }
+
+    /// Gateways that publish no address (ESP32-mqtt-room, room-assistant): what is written
+    /// from them must read back (docs/sightings.md, JSON lines).
+    @Test("a sighting without an address is written null and read back; null, absent and \"\" all read as none, on both paths")
+    func noAddressRoundTrips() throws {
+        var sighting = Self.sighting
+        sighting.address = nil
+        sighting.clock = .unix
+        sighting.time = 1_790_000_000.5
+        sighting.receiver = "kitchen"
+        let line = SightingJSONLines.encode(sighting)
+        #expect(line.contains(#""address":null,"address_random":false"#), "\(line)")
+        #expect(try Self.decode(line) == sighting)
+
+        // null, the member left out, and the empty string earlier versions wrote.
+        for spelling in ["null", nil, #""""#] as [String?] {
+            let text = Self.line(replacing: "address", with: spelling)
+            let defaults = SightingJSONLines.Defaults(receiver: "scan.jsonl", clock: .elapsed)
+            var fast = SightingJSONFastDecoder()
+            let decided = Array(text.utf8).withUnsafeBufferPointer { buffer -> Sighting? in
+                if case .sighting(let sighting) = fast.decode(buffer, defaults: defaults) { return sighting }
+                return nil
+            }
+            let fastSighting = try #require(decided, "the fast decoder decides \(spelling ?? "a missing address") itself")
+            #expect(fastSighting.address == nil)
+            let full = try #require(try SightingJSONLines.decodeFully(Array(text.utf8), lineNumber: 1, source: "scan.jsonl", defaults: defaults))
+            #expect(full == fastSighting, "\(spelling ?? "missing")")
+        }
+
+        // A file of them reads back whole: what `scan --input mqtt://… --format jsonl` wrote.
+        let text = [sighting, Self.sighting].map(SightingJSONLines.encode).joined(separator: "\n") + "\n"
+        #expect(try SightingSources.jsonLines(text: text, source: "gateways.jsonl") == [sighting, Self.sighting])
     }
 
     @Test("either case reads to one address, written upper case: one device, however its receivers spell it")

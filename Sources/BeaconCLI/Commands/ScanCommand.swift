@@ -215,9 +215,14 @@ struct ScanCommand: AsyncParsableCommand {
                         throw CommandFailure(error)
                     }
                 }
-                if let serving { Self.registerMetrics(serving, run: run, source: source, broker: broker, publisher: publisher) }
+                var loss: ScanLoss?
+                if case .live(let scan) = source { loss = ScanLoss(scan) }
+                if let serving {
+                    Self.registerMetrics(
+                        serving, sightings: { run.sightingCount }, loss: loss, broker: broker?.metricsClients ?? [], publisher: publisher?.client)
+                }
                 try await consumeSource(
-                    source, run: run, outputFormat: outputFormat, publisher: publisher, fromBroker: broker != nil, logger: logger)
+                    source, run: run, outputFormat: outputFormat, publisher: publisher, loss: loss, fromBroker: broker != nil, logger: logger)
             }
         } catch {
             try await broker?.close()
@@ -228,8 +233,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     /// Ranges the opened source to its end (a recording) or until stopped (a controller).
     private func consumeSource(
-        _ source: SightingSource, run: ScanRun, outputFormat: Format, publisher: SightingPublishing?, fromBroker: Bool,
-        logger: Logger
+        _ source: SightingSource, run: ScanRun, outputFormat: Format, publisher: SightingPublishing?, loss: ScanLoss?,
+        fromBroker: Bool, logger: Logger
     ) async throws {
         let console = Console.current
         switch source {
@@ -245,7 +250,9 @@ struct ScanCommand: AsyncParsableCommand {
         case .live(let scan):
             let live = outputFormat == .text && console.standardOutputIsTerminal
             do {
-                try await scanController(scan, run: run, live: live, textAtEnd: outputFormat == .text, publisher: publisher, logger: logger)
+                try await scanController(
+                    scan, run: run, live: live, textAtEnd: outputFormat == .text, publisher: publisher, loss: loss ?? ScanLoss(scan),
+                    logger: logger)
             } catch {
                 await publisher?.finish(logger: logger)
                 throw error
@@ -254,22 +261,24 @@ struct ScanCommand: AsyncParsableCommand {
         }
     }
 
-    /// `scan --metrics`: sightings read and lost, and the broker clients.
-    private static func registerMetrics(
-        _ serving: MetricsServing, run: ScanRun, source: SightingSource, broker: BrokerInput?, publisher: SightingPublishing?
+    /// `scan --metrics`: sightings read and (a live scan: `loss`) lost, and the broker clients.
+    static func registerMetrics(
+        _ serving: MetricsServing, sightings: @escaping @Sendable () -> Int, loss: ScanLoss?, broker: [MQTTClient],
+        publisher: MQTTClient?
     ) {
         serving.registry.register("beaconctl_scan_sightings_total", help: "iBeacon sightings the scan read.", type: .counter) {
-            Double(run.sightingCount)
+            Double(sightings())
         }
-        if case .live(let scan) = source {
+        if let loss {
             serving.registry.register(
                 "beaconctl_scan_sightings_lost_total",
-                help: "Advertising reports lost between the controller and the scan (this host could not keep up).", type: .counter
+                help: "Sightings lost between the controller and the output: the scan's queues or the run's were full (this host could not keep up).",
+                type: .counter
             ) {
-                Double(scan.lostCount)
+                Double(loss.count)
             }
         }
-        serving.registerBrokerClients(input: broker?.metricsClients ?? [], publish: publisher?.client)
+        serving.registerBrokerClients(input: broker, publish: publisher)
     }
 
     /// Delivers what is left; sightings the broker did not take are a failure (exit 3).
@@ -283,14 +292,14 @@ struct ScanCommand: AsyncParsableCommand {
     // MARK: A controller
 
     private func scanController(
-        _ session: LiveScan, run: ScanRun, live: Bool, textAtEnd: Bool, publisher: SightingPublishing?, logger: Logger
+        _ session: LiveScan, run: ScanRun, live: Bool, textAtEnd: Bool, publisher: SightingPublishing?, loss: ScanLoss,
+        logger: Logger
     ) async throws {
         let console = Console.current
         let spec = session.controller
         let duration = self.duration
         let header = "Scanning \(spec) (\(session.family) scanning)"
         let display = ScanLiveDisplayBox()
-        let drops = DropCounter()
         // Ctrl-C or SIGTERM cancels the scan like the end of --duration does: a normal end.
         let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, ScanConsumptionFailure> in
             do {
@@ -298,7 +307,7 @@ struct ScanCommand: AsyncParsableCommand {
                     session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher,
                     // With --mqtt too, the very offset the published sightings carry.
                     writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : nil,
-                    drops: drops)
+                    drops: loss.reading)
                 return .success(())
             } catch is CancellationError {
                 return .success(())
@@ -311,8 +320,8 @@ struct ScanCommand: AsyncParsableCommand {
         await session.close()
         let elapsed = session.elapsed()
         logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
-        // Lost before the run (the scan's queue) and in it: one count.
-        let lostCount = session.lostCount + drops.value
+        // Lost before the run (the scan's queue) and in it: one count, as the metric's.
+        let lostCount = loss.count
         if lostCount > 0 {
             logger.warning("\(LossWording.reports(lostCount)) lost between the controller and the output (this host could not keep up): beacons may be missing from what was shown")
         }

@@ -33,7 +33,7 @@ package struct SightingJSONFastDecoder {
         guard scanner.skipBlank() else { return .blank }
         guard line.count <= SightingJSONLines.maximumLineLength, let fields = scanner.readObject() else { return .undecided }
         guard let uuid = fields.uuid, let major = fields.major, let minor = fields.minor,
-              let measuredPower = fields.measuredPower, let address = fields.address, let time = fields.time,
+              let measuredPower = fields.measuredPower, let time = fields.time,
               Sighting.acceptedTimes.contains(time)
         else { return .undecided }
         var receiver = defaults.receiver
@@ -51,7 +51,7 @@ package struct SightingJSONFastDecoder {
             identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
             measuredPower: Int8(measuredPower))
         return .sighting(Sighting(
-            advertisement: advertisement, address: address, addressIsRandom: fields.addressIsRandom ?? false,
+            advertisement: advertisement, address: fields.address, addressIsRandom: fields.addressIsRandom ?? false,
             rssi: fields.rssi, time: time, clock: fields.clock ?? defaults.clock, receiver: receiver))
     }
 
@@ -155,7 +155,11 @@ package struct SightingJSONFastDecoder {
                 guard let range = readPlainString(), let uuid = Self.uuid(UnsafeBufferPointer(rebasing: bytes[range])) else { return false }
                 fields.uuid = uuid
             case .address:
-                guard let range = readPlainString(), let address = BluetoothAddress(utf8: UnsafeBufferPointer(rebasing: bytes[range])) else { return false }
+                // null, absent or "" (what earlier versions wrote): no address, as the full reader reads it.
+                if expect("null") { return true }
+                guard let range = readPlainString() else { return false }
+                if range.isEmpty { return true }
+                guard let address = BluetoothAddress(utf8: UnsafeBufferPointer(rebasing: bytes[range])) else { return false }
                 fields.address = address
             case .receiver:
                 if expect("null") { return true }

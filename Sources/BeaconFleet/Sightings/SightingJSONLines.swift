@@ -8,6 +8,8 @@ import HCI
 ///      "address":"C4:5B:BE:12:34:56","address_random":false,"rssi":-63,"time":12.345678,"clock":"elapsed",
 ///      "receiver":"hci0"}
 ///
+/// A sighting without an address (a gateway that publishes none) has `"address":null`.
+///
 /// Reading is strict per line and lenient about the stream: blank lines are skipped, fields
 /// this version does not know are ignored, and any line that is not a valid sighting is an
 /// error naming the line and column (a skipped line would silently understate what was heard).
@@ -21,7 +23,8 @@ public enum SightingJSONLines {
         let identity = sighting.identity
         var line = "{\"uuid\":\"\(identity.uuid)\",\"major\":\(identity.major),\"minor\":\(identity.minor)"
         line += ",\"measured_power\":\(sighting.advertisement.measuredPower)"
-        line += ",\"address\":" + JSONText.stringLiteral(BluetoothAddress.text(sighting.address))
+        // A gateway that publishes no address (docs/gateways.md): null, as `rssi` says none.
+        line += ",\"address\":" + (sighting.address.map { JSONText.stringLiteral($0.description) } ?? "null")
         line += ",\"address_random\":\(sighting.addressIsRandom)"
         line += ",\"rssi\":" + (sighting.rssi.map(String.init) ?? "null")
         line += ",\"time\":" + timeText(sighting.time)
@@ -111,9 +114,14 @@ public enum SightingJSONLines {
         let major = try fields.integer("major", in: 0...65_535)
         let minor = try fields.integer("minor", in: 0...65_535)
         let measuredPower = try fields.integer("measured_power", in: -128...127)
-        let addressText = try fields.string("address")
-        guard let address = BluetoothAddress(addressText) else {
-            throw SightingFields.Problem("\"address\" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF); got \(JSONText.stringLiteral(String(addressText.prefix(40))))")
+        // No address: null or left out, or the empty string earlier versions wrote for it
+        // (docs/sightings.md); anything else must be one.
+        var address: BluetoothAddress?
+        if let addressText = try fields.optionalString("address"), !addressText.isEmpty {
+            guard let parsed = BluetoothAddress(addressText) else {
+                throw SightingFields.Problem("\"address\" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF), or null for none; got \(JSONText.stringLiteral(String(addressText.prefix(40))))")
+            }
+            address = parsed
         }
         let addressIsRandom = try fields.optionalBool("address_random") ?? false
         // 127 is HCI's "RSSI not available"; in a sighting that is written null.
