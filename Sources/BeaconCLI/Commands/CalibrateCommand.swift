@@ -139,12 +139,16 @@ struct CalibrateCommand: AsyncParsableCommand {
         return try await TerminationSignals.cancellingOnInterrupt {
             var sampler = CalibrationSampler(identity: identity)
             var first: Double?
-            try await RecordedSightings.read(input, logger: logger) { sighting in
-                let start = first ?? sighting.time
-                first = start
-                guard sighting.time <= start + limit else { return false }
-                sampler.add(sighting)
-                return true
+            do {
+                try await SightingRecording.read(path: input, logger: logger) { sighting in
+                    let start = first ?? sighting.time
+                    first = start
+                    guard sighting.time <= start + limit else { return false }
+                    sampler.add(sighting)
+                    return true
+                }
+            } catch let error as SightingStreamError {
+                throw CommandFailure(.usageOrInput, error.description)
             }
             return sampler
         }

@@ -376,7 +376,7 @@ struct ScanCommand: AsyncParsableCommand {
     /// broker's stream) runs for --duration seconds of real time instead: its sightings
     /// may stop coming at any moment.
     private func rangeRecording(
-        _ recording: SightingInput, path: String, run: ScanRun, publisher: SightingPublishing?, live: Bool, logger: Logger
+        _ recording: SightingRecording, path: String, run: ScanRun, publisher: SightingPublishing?, live: Bool, logger: Logger
     ) async throws {
         let duration = self.duration
         let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, SightingStreamError> in
