@@ -80,6 +80,31 @@ struct ScanRunTests {
         #expect(run.sightingCount == 1)
     }
 
+    @Test("a broker's stream runs for the duration on the clock, not on its sightings' times, and ends without its end")
+    func brokerStreamForADuration() async throws {
+        let clock = TestClock()
+        let channel = BatchChannel<Sighting>(producers: 1, depth: 4)
+        let written = RecordedLog<Sighting>()
+        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: .infinity), write: { written.append($0) })
+        let sightings = try SightingRecording.jsonLines(
+            text: [Self.line(minor: 2, time: 1_700_000_000), Self.line(minor: 3, time: 1_700_000_100)].joined(separator: "\n"),
+            source: "broker")
+        let ranging = Task {
+            try await run.rangeRecording(
+                .broker(BrokerSightings(channel: channel)), name: "mqtt://broker/beacons", duration: 30, publisher: nil,
+                logger: Self.logger, clock: clock)
+        }
+        // 100 s apart on their own clock, yet both within 30 s of the test clock: both taken.
+        #expect(await channel.push(sightings))
+        _ = try await written.wait(for: "both sightings") { $0.count == 2 }
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(30))
+        // The stream never ends (no finish): the duration alone ends the run.
+        try await ranging.value
+        #expect(run.sightingCount == 2)
+        channel.stop()
+    }
+
     /// What a live run handed out, in order.
     enum Handed: Equatable, Sendable {
         case written(minor: UInt16, time: Double, clock: SightingClock)
