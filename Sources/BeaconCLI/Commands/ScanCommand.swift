@@ -5,7 +5,6 @@ import BeaconMQTT
 import FleetManifest
 import HCI
 import Logging
-import Synchronization
 
 /// `beaconctl scan`: iBeacons on the air (or in a recording), ranged.
 struct ScanCommand: AsyncParsableCommand {
@@ -384,19 +383,6 @@ struct ScanCommand: AsyncParsableCommand {
 
     static func count(_ value: Int, _ noun: String) -> String {
         NumberText.count(value, noun)
-    }
-}
-
-/// The live display shared by the redraw task and the final frame.
-final class ScanLiveDisplayBox: Sendable {
-    private let display = Mutex(ScanLiveDisplay())
-
-    func frame(_ lines: [String]) -> String {
-        display.withLock { $0.frame(lines) }
-    }
-
-    func finish() -> String {
-        display.withLock { $0.finish() }
     }
 }
 
