@@ -73,7 +73,7 @@ func measure(_ mode: IngestMode, format: IngestFormat, path: String, size: Int =
     case .read:
         do {
             var count = 0
-            try await SightingSources.open(path: path).forEach { _ in
+            try await SightingRecording.open(path: path).forEach { _ in
                 count += 1
                 return true
             }
@@ -100,7 +100,7 @@ func replayedPass(_ path: String, plan: () throws -> VerificationPlan) async -> 
     do {
         let verifier = BeaconVerifier(plan: try plan(), policy: VerificationPolicy(timeout: .infinity))
         let result: VerificationResult
-        switch try await SightingSources.open(path: path) {
+        switch try await SightingRecording.open(path: path) {
         case .capture(let capture):
             result = try await verifier.run(capture, timing: .replay)
         case .jsonLines(let lines):

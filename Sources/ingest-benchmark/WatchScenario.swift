@@ -154,7 +154,7 @@ func watchPass(_ path: String, stores: Int) async -> Int? {
             plan: try WatchScenario.plan(stores: stores), configuration: .init(silence: WatchScenario.silence, followsReceivers: true))
         let sink = CountingAuditSink()
         let report: AuditStatusReport
-        switch try await SightingSources.open(path: path) {
+        switch try await SightingRecording.open(path: path) {
         case .capture(let capture):
             report = try await watch.run(capture, timing: .replay, sinks: [sink])
         case .jsonLines(let lines):

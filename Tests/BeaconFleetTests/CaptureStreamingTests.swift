@@ -41,7 +41,7 @@ struct CaptureStreamingTests {
         let file = NSTemporaryDirectory() + "beaconctl-stream-\(UUID().uuidString).btsnoop"
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         defer { try? FileManager.default.removeItem(atPath: file) }
-        guard case .capture(let stream) = try await SightingSources.open(path: file) else {
+        guard case .capture(let stream) = try await SightingRecording.open(path: file) else {
             throw TestFailure("not recognised as a capture")
         }
         var sightings: [Sighting] = []

@@ -135,7 +135,7 @@ struct FastPathEquivalenceTests {
         let good = Self.lines[0] + "\n"
         try (String(repeating: good, count: 3000) + "{\"major\":01}\n" + good).write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var iterator = SightingSources.jsonLines(path: path).makeBatchIterator()
+        var iterator = SightingRecording.jsonLines(path: path).makeBatchIterator()
         var batch: [Sighting] = []
         var count = 0
         do {

@@ -17,7 +17,7 @@ struct PcapCaptureTests {
         let path = NSTemporaryDirectory() + "beaconctl-pcap-\(UUID().uuidString)"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        guard case .capture(let stream) = try await SightingSources.open(path: path) else {
+        guard case .capture(let stream) = try await SightingRecording.open(path: path) else {
             throw TestFailure("not recognised as a capture")
         }
         var sightings: [Sighting] = []
@@ -355,11 +355,11 @@ struct PcapCaptureTests {
 
     @Test("a file that is no sighting format is named by its first bytes; text is left to the JSON-lines reader")
     func sniffing() async throws {
-        func open(_ bytes: [UInt8]) async throws(SightingStreamError) -> SightingInput {
+        func open(_ bytes: [UInt8]) async throws(SightingStreamError) -> SightingRecording {
             let path = NSTemporaryDirectory() + "beaconctl-sniff-\(UUID().uuidString)"
             _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
             defer { try? FileManager.default.removeItem(atPath: path) }
-            return try await SightingSources.open(path: path)
+            return try await SightingRecording.open(path: path)
         }
         let zip = try await #require(throws: SightingStreamError.self) { _ = try await open([0x50, 0x4B, 0x03, 0x04, 0x14, 0, 0, 0, 8, 0]) }
         #expect(zip.reason == "not a sighting file: starts with bytes 50 4b 03 04 (a zip archive?); expected JSON lines, btsnoop, pcap or pcapng")

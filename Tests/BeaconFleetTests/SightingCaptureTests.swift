@@ -126,7 +126,7 @@ struct SightingCaptureTests {
     @Test func openRecognisesACapture() async throws {
         let capture = CaptureFile()
         try Self.writeScanCapture(to: capture.path)
-        guard case .capture(let stream) = try await SightingSources.open(path: capture.path) else {
+        guard case .capture(let stream) = try await SightingRecording.open(path: capture.path) else {
             Issue.record("a btsnoop file was not recognised")
             return
         }

@@ -209,11 +209,11 @@ struct SightingJSONLinesTests {
 
     @Test func textWithBlankLinesAndCRLF() throws {
         let text = Self.line + "\r\n\r\n" + Self.line.replacingOccurrences(of: "\"minor\":2", with: "\"minor\":3") + "\n"
-        let sightings = try SightingSources.jsonLines(text: text, source: "scan.jsonl")
+        let sightings = try SightingRecording.jsonLines(text: text, source: "scan.jsonl")
         #expect(sightings.map(\.identity.minor) == [2, 3])
         let broken = text + "{\n"
         expectStreamError("scan.jsonl: line 4, column 2: expected a field name in double quotes") {
-            _ = try SightingSources.jsonLines(text: broken, source: "scan.jsonl")
+            _ = try SightingRecording.jsonLines(text: broken, source: "scan.jsonl")
         }
     }
 
@@ -223,7 +223,7 @@ struct SightingJSONLinesTests {
         try Data((Self.line + "\n\n" + Self.line + "\nnot json\n" + Self.line).utf8).write(to: URL(fileURLWithPath: path))
         var read: [Sighting] = []
         let error = await #expect(throws: SightingStreamError.self) {
-            for try await sighting in SightingSources.jsonLines(path: path) { read.append(sighting) }
+            for try await sighting in SightingRecording.jsonLines(path: path) { read.append(sighting) }
         }
         #expect(read.count == 2)
         #expect(error?.description == "\(path): line 4, column 1: expected a JSON object starting with '{'")
@@ -231,7 +231,7 @@ struct SightingJSONLinesTests {
 
     @Test func aMissingFileSaysSo() async {
         let error = await #expect(throws: SightingStreamError.self) {
-            for try await _ in SightingSources.jsonLines(path: "/nonexistent/scan.jsonl") {}
+            for try await _ in SightingRecording.jsonLines(path: "/nonexistent/scan.jsonl") {}
         }
         #expect(error?.description == "/nonexistent/scan.jsonl: cannot open it: No such file or directory")
     }
@@ -242,7 +242,7 @@ struct SightingJSONLinesTests {
         // A file without a final newline, in chunks larger than one read.
         let many = Array(repeating: Self.line, count: 2000).joined(separator: "\n")
         try Data(many.utf8).write(to: URL(fileURLWithPath: path))
-        guard case .jsonLines(let sightings) = try await SightingSources.open(path: path) else {
+        guard case .jsonLines(let sightings) = try await SightingRecording.open(path: path) else {
             Issue.record("a JSON-lines file was not recognised")
             return
         }

@@ -131,7 +131,7 @@ struct FleetBrokerLiveTests {
                 #expect(delivered, "missing: \(published.subtracting(recorder.outputLines).count) of \(published.count)")
 
                 // One beacon heard by both receivers is one device: front was never a duplicate.
-                let sightings = try SightingSources.jsonLines(text: recorder.outputLines.joined(separator: "\n"), source: "recorder")
+                let sightings = try SightingRecording.jsonLines(text: recorder.outputLines.joined(separator: "\n"), source: "recorder")
                 let frontIdentity = try #require(loaded.fleet.beacons.first { $0.id == "front" }).identity
                 #expect(Set(sightings.filter { $0.identity == frontIdentity }.map(\.receiver)) == ["store-a", "store-b"])
                 #expect(!Self.changes(watch.outputLines).contains { $0.beacon == "front" && $0.event["state"] as? String == "duplicate" })

@@ -93,7 +93,7 @@ struct ReceptionLossCommandTests {
         #expect(run.error.contains("reports were lost between the controller and the output"), "\(run.error)")
         // What was read before the interrupt was written out whole (how much that is depends
         // on the machine: SIGINT follows the flood at once).
-        let written = try SightingSources.jsonLines(text: run.output, source: "scan output")
+        let written = try SightingRecording.jsonLines(text: run.output, source: "scan output")
         #expect(written.allSatisfy { $0.identity == Self.flooding })
     }
 

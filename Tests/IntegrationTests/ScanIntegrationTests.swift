@@ -38,7 +38,7 @@ struct ScanIntegrationTests {
     }
 
     static func sightings(in output: String) throws -> [Sighting] {
-        try SightingSources.jsonLines(text: output, source: "scan output")
+        try SightingRecording.jsonLines(text: output, source: "scan output")
     }
 
     @Test("--unix-time stamps sightings with the wall clock; --receiver names them")

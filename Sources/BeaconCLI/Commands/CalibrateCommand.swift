@@ -134,19 +134,15 @@ struct CalibrateCommand: AsyncParsableCommand {
         console.line("wrote measured_power: \(estimate.measuredPower) for \(beacon) in \(target.location.file)")
     }
 
-    /// The samples of the first `limit` seconds of a recording (on its own clock).
+    /// The samples of the first `limit` seconds of a recording, on its receivers' one clock
+    /// (`CalibrationSampler.collect(_:fromRecording:for:logger:)`).
     func sampleRecording(_ input: String, identity: BeaconIdentity, limit: Double, logger: Logger) async throws -> CalibrationSampler {
         return try await TerminationSignals.cancellingOnInterrupt {
-            var sampler = CalibrationSampler(identity: identity)
-            var first: Double?
-            try await RecordedSightings.read(input, logger: logger) { sighting in
-                let start = first ?? sighting.time
-                first = start
-                guard sighting.time <= start + limit else { return false }
-                sampler.add(sighting)
-                return true
+            do {
+                return try await CalibrationSampler.collect(identity, fromRecording: input, for: limit, logger: logger)
+            } catch let error as SightingStreamError {
+                throw CommandFailure(.usageOrInput, error.description)
             }
-            return sampler
         }
     }
 

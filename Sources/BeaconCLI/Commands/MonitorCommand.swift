@@ -217,7 +217,17 @@ struct MonitorCommand: AsyncParsableCommand {
         do {
             heardAny = try await TerminationSignals.cancellingOnInterrupt {
                 try await replay.run(
-                    reading: { take in try await RecordedSightings.read(path, broker: broker, logger: logger, take) },
+                    reading: { take in
+                        do {
+                            if let broker {
+                                try await broker.sightings.read(named: path, logger: logger, take)
+                            } else {
+                                try await SightingRecording.read(path: path, logger: logger, take)
+                            }
+                        } catch let error as SightingStreamError {
+                            throw CommandFailure(.usageOrInput, error.description)
+                        }
+                    },
                     followsWallClock: broker != nil)
             }
         } catch is TerminationSignals.Interrupted {

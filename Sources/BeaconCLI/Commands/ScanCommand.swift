@@ -5,7 +5,6 @@ import BeaconMQTT
 import FleetManifest
 import HCI
 import Logging
-import Synchronization
 
 /// `beaconctl scan`: iBeacons on the air (or in a recording), ranged.
 struct ScanCommand: AsyncParsableCommand {
@@ -185,9 +184,11 @@ struct ScanCommand: AsyncParsableCommand {
             // A recording is ranged as a whole: its last table lists every beacon heard in it.
             ranging.forgetAfter = .infinity
         }
+        // JSON lines go to standard output as the run takes them; the table is drawn from it.
         let run = ScanRun(
             region: try region(), ranging: ranging,
-            table: ScanTable(names: names, style: globals.style()), writesSightings: outputFormat == .jsonl)
+            write: outputFormat == .jsonl ? Self.writeJSONLine : nil)
+        let table = ScanTable(names: names, style: globals.style())
         let capture = input == nil ? try controller.openCapture() : nil
         defer { capture?.close() }
         let timing = try scanTiming()
@@ -221,8 +222,7 @@ struct ScanCommand: AsyncParsableCommand {
                     Self.registerMetrics(
                         serving, sightings: { run.sightingCount }, loss: loss, broker: broker?.metricsClients ?? [], publisher: publisher?.client)
                 }
-                try await consumeSource(
-                    source, run: run, outputFormat: outputFormat, publisher: publisher, loss: loss, fromBroker: broker != nil, logger: logger)
+                try await consumeSource(source, run: run, table: table, outputFormat: outputFormat, publisher: publisher, loss: loss, logger: logger)
             }
         } catch {
             try await broker?.close()
@@ -231,28 +231,29 @@ struct ScanCommand: AsyncParsableCommand {
         try await broker?.close()
     }
 
-    /// Ranges the opened source to its end (a recording) or until stopped (a controller).
+    /// Ranges the opened source to its end (a recording) or until stopped (a controller)
+    /// with the run, and draws its table.
     private func consumeSource(
-        _ source: SightingSource, run: ScanRun, outputFormat: Format, publisher: SightingPublishing?, loss: ScanLoss?,
-        fromBroker: Bool, logger: Logger
+        _ source: SightingSource, run: ScanRun, table: ScanTable, outputFormat: Format, publisher: SightingPublishing?,
+        loss: ScanLoss?, logger: Logger
     ) async throws {
         let console = Console.current
         switch source {
         case .recording(let recording):
             let path = input ?? "-"
-            try await rangeRecording(recording, path: path, run: run, publisher: publisher, live: fromBroker, logger: logger)
+            try await rangeRecording(recording, path: path, run: run, publisher: publisher, logger: logger)
             try await Self.finishPublishing(publisher, logger: logger)
             if outputFormat == .text {
                 let time = run.latestTime ?? 0
                 let header = "\(path == "-" ? "<stdin>" : path): \(Self.count(run.sightingCount, "sighting")) of "
-                printFinalTable(run, at: time, header: header)
+                printFinalTable(run, table, at: time, header: header)
             }
         case .live(let scan):
             let live = outputFormat == .text && console.standardOutputIsTerminal
             do {
                 try await scanController(
-                    scan, run: run, live: live, textAtEnd: outputFormat == .text, publisher: publisher, loss: loss ?? ScanLoss(scan),
-                    logger: logger)
+                    scan, run: run, table: table, live: live, textAtEnd: outputFormat == .text, publisher: publisher,
+                    loss: loss ?? ScanLoss(scan), logger: logger)
             } catch {
                 await publisher?.finish(logger: logger)
                 throw error
@@ -291,134 +292,80 @@ struct ScanCommand: AsyncParsableCommand {
 
     // MARK: A controller
 
+    /// Runs the live scan (`ScanRun.rangeLive`) until --duration, Ctrl-C or SIGTERM, redrawing
+    /// the live table twice a second meanwhile, then draws the final table.
     private func scanController(
-        _ session: LiveScan, run: ScanRun, live: Bool, textAtEnd: Bool, publisher: SightingPublishing?, loss: ScanLoss,
-        logger: Logger
+        _ session: LiveScan, run: ScanRun, table: ScanTable, live: Bool, textAtEnd: Bool, publisher: SightingPublishing?,
+        loss: ScanLoss, logger: Logger
     ) async throws {
         let console = Console.current
         let spec = session.controller
         let duration = self.duration
+        let unixTime = self.unixTime
         let header = "Scanning \(spec) (\(session.family) scanning)"
         let display = ScanLiveDisplayBox()
+        let redrawInterval = 0.5
         // Ctrl-C or SIGTERM cancels the scan like the end of --duration does: a normal end.
-        let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, ScanConsumptionFailure> in
-            do {
-                try await Self.consume(
-                    session, run: run, duration: duration, live: live ? display : nil, header: header, publisher: publisher,
-                    // With --mqtt too, the very offset the published sightings carry.
-                    writtenTimeOffset: unixTime ? publisher?.publisher.wallClockOffset ?? session.unixTimeOffset() : nil,
-                    drops: loss.reading)
-                return .success(())
-            } catch is CancellationError {
-                return .success(())
-            } catch {
-                return .failure(ScanConsumptionFailure(message: "\(error)"))
+        let (end, _) = await TerminationSignals.cancellingOnSignal(onSignal: { signal in
+            logger.info("stopping on \(TerminationSignals.name(of: signal))")
+        }) {
+            var lastFrame: Double?
+            return await run.rangeLive(
+                session, duration: duration, publisher: publisher, writesUnixTime: unixTime, tickEvery: redrawInterval,
+                drops: loss.reading
+            ) { now in
+                guard live, lastFrame.map({ now - $0 >= redrawInterval }) ?? true else { return }
+                lastFrame = now
+                Console.current.write(display.frame(Self.frameLines(run, table, at: now, header: header)))
             }
         }
-        if let signal { logger.info("stopping on \(TerminationSignals.name(of: signal))") }
-        // Stopped here rather than at the end of the scope: the final counts need it.
-        await session.close()
-        let elapsed = session.elapsed()
-        logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(session.counts)"])
+        let elapsed = end.elapsed
+        logger.info("scan ended", metadata: ["hci": "\(spec)", "seconds": "\(ScanTable.decimal(elapsed, places: 1))", "counts": "\(end.counts)"])
         // Lost before the run (the scan's queue) and in it: one count, as the metric's.
         let lostCount = loss.count
         if lostCount > 0 {
             logger.warning("\(LossWording.reports(lostCount)) lost between the controller and the output (this host could not keep up): beacons may be missing from what was shown")
         }
         if live {
-            let lines = Self.frameLines(run, at: elapsed, header: header)
+            let lines = Self.frameLines(run, table, at: elapsed, header: header)
             console.write(display.frame(lines) + display.finish())
         } else if textAtEnd {
-            printFinalTable(run, at: elapsed, header: header + ", \(ScanTable.decimal(elapsed, places: 1)) s: \(Self.count(run.sightingCount, "sighting")) of ")
+            printFinalTable(run, table, at: elapsed, header: header + ", \(ScanTable.decimal(elapsed, places: 1)) s: \(Self.count(run.sightingCount, "sighting")) of ")
         }
-        if case .failure(let failure) = outcome {
-            throw CommandFailure(.controller, failure.message)
-        }
-    }
-
-    /// Ranges (and writes, and publishes) the scan's sightings until the duration ends, the
-    /// stream fails, or the task is cancelled (`LiveScan.read`); redraws the live table twice
-    /// a second meanwhile. `drops` counts what the run's queue dropped.
-    private static func consume(
-        _ session: LiveScan, run: ScanRun, duration: Double?, live: ScanLiveDisplayBox?, header: String,
-        publisher: SightingPublishing?, writtenTimeOffset: Double?, drops: DropCounter
-    ) async throws {
-        let console = Console.current
-        // A quiet air still gets its last batch out within the flush interval.
-        let redrawInterval = 0.5
-        let tick = publisher == nil
-            ? Duration(checkedSeconds: redrawInterval) ?? .milliseconds(500)
-            : Duration(checkedSeconds: MQTTSightingPublisher.flushInterval) ?? .milliseconds(100)
-        var lastFrame: Double?
-        func redraw(at now: Double) {
-            guard let live, lastFrame.map({ now - $0 >= redrawInterval }) ?? true else { return }
-            lastFrame = now
-            console.write(live.frame(frameLines(run, at: now, header: header)))
-        }
-        redraw(at: session.elapsed())
-        try await session.read(until: duration, every: tick, drops: drops) { sighting, now in
-            run.take(sighting, writtenTimeOffset: writtenTimeOffset)
-            publisher?.add(sighting, now: now) { run.ranged(sighting) }
-        } tick: { now in
-            publisher?.publisher.flushIfDue(now: now)
-            redraw(at: now)
+        if let failure = end.failure {
+            throw CommandFailure(.controller, "\(failure)")
         }
     }
 
-    private static func frameLines(_ run: ScanRun, at time: Double, header: String) -> [String] {
+    private static func frameLines(_ run: ScanRun, _ table: ScanTable, at time: Double, header: String) -> [String] {
         let beacons = run.snapshot(at: time)
         let title = header + ", \(ScanTable.decimal(time, places: 1)) s: \(count(beacons.count, "beacon"))"
-        return [title, ""] + run.table.lines(beacons, at: time)
+        return [title, ""] + table.lines(beacons, at: time)
     }
 
-    private func printFinalTable(_ run: ScanRun, at time: Double, header: String) {
+    private func printFinalTable(_ run: ScanRun, _ table: ScanTable, at time: Double, header: String) {
         let beacons = run.snapshot(at: time)
         let console = Console.current
         console.line(header + Self.count(beacons.count, "beacon"))
         console.line()
-        for line in run.table.lines(beacons, at: time) { console.line(line) }
+        for line in table.lines(beacons, at: time) { console.line(line) }
     }
 
     // MARK: A recording
 
-    /// Ranges a recording to its end, or to --duration of its own time. A `live` one (a
-    /// broker's stream) runs for --duration seconds of real time instead: its sightings
-    /// may stop coming at any moment.
+    /// Ranges a recording to its end, or to --duration of its own time; a broker's stream
+    /// for --duration seconds of real time (`ScanRun.rangeRecording`). Ctrl-C or SIGTERM
+    /// ends it normally, with what was read.
     private func rangeRecording(
-        _ recording: SightingInput, path: String, run: ScanRun, publisher: SightingPublishing?, live: Bool, logger: Logger
+        _ recording: SightingRecording, path: String, run: ScanRun, publisher: SightingPublishing?, logger: Logger
     ) async throws {
         let duration = self.duration
         let (outcome, _) = await TerminationSignals.cancellingOnSignal { () -> Result<Void, SightingStreamError> in
-            do {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        try await recording.forEach { sighting in
-                            // --duration over a live stream counts real seconds (below).
-                            guard run.takeRecorded(sighting, duration: live ? nil : duration) else { return false }
-                            publisher?.add(sighting, now: sighting.time) { run.ranged(sighting) }
-                            return true
-                        }
-                    }
-                    if live, let wait = duration.flatMap(SecondsFlag.duration) {
-                        group.addTask { try await Task.sleep(for: wait) }
-                    }
-                    // The end of the input, of --duration on a live stream, or an error.
-                    try await group.next()
-                    group.cancelAll()
-                }
-                if let truncation = recording.truncation {
-                    logger.warning("\(path): \(truncation); ranged what precedes it")
-                }
-                if let undecodable = recording.undecodableWarning { logger.warning("\(path): \(undecodable)") }
-                if case .capture(let capture) = recording, let summary = capture.summary.values {
-                    logger.info("read a \(summary.format) capture", metadata: ["file": "\(path)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
-                }
+            do throws(SightingStreamError) {
+                try await run.rangeRecording(recording, name: path, duration: duration, publisher: publisher, logger: logger)
                 return .success(())
-            } catch let error as SightingStreamError {
-                return .failure(error)
             } catch {
-                // Ctrl-C or SIGTERM while reading: range what was read.
-                return .success(())
+                return .failure(error)
             }
         }
         if case .failure(let error) = outcome {
@@ -441,26 +388,13 @@ struct ScanCommand: AsyncParsableCommand {
         return Dictionary(result.fleet.beacons.map { ($0.identity, $0.id) }) { first, _ in first }
     }
 
+    /// One sighting to standard output, as `--format jsonl` writes it.
+    @Sendable private static func writeJSONLine(_ sighting: Sighting) {
+        Console.current.line(SightingJSONLines.encode(sighting))
+    }
+
     static func count(_ value: Int, _ noun: String) -> String {
         NumberText.count(value, noun)
-    }
-}
-
-/// Why reading a scan's sightings stopped early, as the user reads it.
-struct ScanConsumptionFailure: Error {
-    var message: String
-}
-
-/// The live display shared by the redraw task and the final frame.
-final class ScanLiveDisplayBox: Sendable {
-    private let display = Mutex(ScanLiveDisplay())
-
-    func frame(_ lines: [String]) -> String {
-        display.withLock { $0.frame(lines) }
-    }
-
-    func finish() -> String {
-        display.withLock { $0.finish() }
     }
 }
 

@@ -199,7 +199,7 @@ struct VerifyCommand: AsyncParsableCommand {
     private func verifyRecording(_ path: String, plan: VerificationPlan) async throws -> VerificationResult {
         let logger = globals.makeLogger()
         let isFile = VerifyInputKind.isRegularFile(path)
-        let opened: SightingInput
+        let opened: SightingRecording
         switch await Self.open(path, deadline: isFile ? nil : timeout ?? Self.liveTimeout) {
         case .opened(let input):
             opened = input
@@ -239,7 +239,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     private enum OpenOutcome: Sendable {
-        case opened(SightingInput)
+        case opened(SightingRecording)
         case failed(SightingStreamError)
         case deadline(Double)
         case interrupted
@@ -253,7 +253,7 @@ struct VerifyCommand: AsyncParsableCommand {
             await withTaskGroup(of: OpenOutcome?.self) { group in
                 group.addTask {
                     do throws(SightingStreamError) {
-                        return .opened(try await SightingSources.open(path: path))
+                        return .opened(try await SightingRecording.open(path: path))
                     } catch {
                         return Task.isCancelled ? nil : .failed(error)
                     }

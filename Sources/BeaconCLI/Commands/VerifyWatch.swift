@@ -202,9 +202,9 @@ extension VerifyCommand {
         let logger = globals.makeLogger()
         let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
         return try Self.value(of: await Self.untilSignal(stopWithin: StopDeadline.watchLimit) { () async throws -> AuditStatusReport in
-            let opened: SightingInput
+            let opened: SightingRecording
             do {
-                opened = try await SightingSources.open(path: path)
+                opened = try await SightingRecording.open(path: path)
             } catch where Task.isCancelled {
                 // Interrupted before the input said what it carries: nothing was heard.
                 return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)

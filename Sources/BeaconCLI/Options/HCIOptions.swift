@@ -118,7 +118,7 @@ struct HCIOptions: ParsableArguments {
         input: String?, broker: BrokerInput? = nil, capture: BTSnoopWriter?, logger: Logger,
         configure: (inout ScanConfiguration) -> Void = { _ in }, _ body: (SightingSource) async throws -> Value
     ) async throws -> Value {
-        let origin: SightingOrigin
+        let origin: SightingSource.Origin
         if let broker {
             origin = .broker(broker.feed.sightings)
         } else if let input {

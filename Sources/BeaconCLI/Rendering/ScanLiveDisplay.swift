@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Redraws the ranging table in place on a terminal: the cursor goes back up over the
 /// previous table and everything below it is erased before the new one is written. Line
 /// wrapping is turned off while it runs, so a table wider than the terminal is clipped
@@ -27,5 +29,18 @@ struct ScanLiveDisplay {
     /// Restores the terminal after the last frame: the table stays on screen.
     func finish() -> String {
         linesDrawn == 0 ? "" : Control.wrapOn + Control.showCursor
+    }
+}
+
+/// The live display shared by the redraw task and the final frame.
+final class ScanLiveDisplayBox: Sendable {
+    private let display = Mutex(ScanLiveDisplay())
+
+    func frame(_ lines: [String]) -> String {
+        display.withLock { $0.frame(lines) }
+    }
+
+    func finish() -> String {
+        display.withLock { $0.finish() }
     }
 }

@@ -75,7 +75,7 @@ public struct BrokerInput: Sendable {
     }
 
     /// What the commands read.
-    public var sightings: SightingInput { .broker(feed.sightings) }
+    public var sightings: SightingRecording { .broker(feed.sightings) }
     /// The inputs as given, for messages.
     public var name: String { feed.subscriptions.map(\.name).joined(separator: ", ") }
 

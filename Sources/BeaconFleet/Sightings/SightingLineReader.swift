@@ -21,7 +21,7 @@ public struct SightingLineReader: AsyncSequence, Sendable {
 
     private enum Origin: Sendable {
         case path(String)
-        /// A reader already opened (and perhaps peeked at) by `SightingSources.open`.
+        /// A reader already opened (and perhaps peeked at) by `SightingRecording.open`.
         case resumed(AsyncIterator)
     }
 
