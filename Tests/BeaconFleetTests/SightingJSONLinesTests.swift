@@ -189,7 +189,7 @@ struct SightingJSONLinesTests {
 
         // A file of them reads back whole: what `scan --input mqtt://… --format jsonl` wrote.
         let text = [sighting, Self.sighting].map(SightingJSONLines.encode).joined(separator: "\n") + "\n"
-        #expect(try SightingSources.jsonLines(text: text, source: "gateways.jsonl") == [sighting, Self.sighting])
+        #expect(try SightingRecording.jsonLines(text: text, source: "gateways.jsonl") == [sighting, Self.sighting])
     }
 
     @Test("either case reads to one address, written upper case: one device, however its receivers spell it")
