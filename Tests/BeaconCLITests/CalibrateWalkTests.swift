@@ -230,6 +230,8 @@ struct CalibrateWalkTests {
         process.arguments = [
             "calibrate", "door", "--manifest", walk.manifest, "--walk", "1,2", "--seconds", "1",
             "--hci", "virtual:walk-test@0,0", "--advertise-hci", "virtual:walk-test@1,0", "--profile", walk.folder + "/live.json",
+            // The virtual controllers answer at once: a safety net, not the 2 s meant for hardware.
+            "--command-timeout", "60",
         ]
         let input = Pipe()
         let errors = Pipe()

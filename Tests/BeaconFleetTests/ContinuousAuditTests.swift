@@ -62,6 +62,20 @@ struct ContinuousAuditTests {
         #expect(events[0].addresses == [Script.deviceA])
     }
 
+    @Test("missing exactly at last seen + silence, even where that sum minus last seen falls an ulp short of the silence", arguments: [1.1, 7.7])
+    func silenceEdgeToTheBit(lastSeen: Double) throws {
+        // The premise: subtracting gives 2.9999999999999996 (1.1) or 2.999999999999999 (7.7),
+        // so a watch that compared `time - lastSeen >= silence` would not judge at its own deadline.
+        #expect((lastSeen + 3) - lastSeen < 3)
+        var audit = try Self.audit(silence: 3)
+        #expect(Self.changes(Self.play(&audit, [Self.heard(Self.door.identity, at: lastSeen)])) == ["\(SightingJSONLines.timeText(lastSeen)) door -→ok"])
+        #expect(audit.advance(to: (lastSeen + 3).nextDown).isEmpty, "not before its silence has passed")
+        let events = audit.advance(to: lastSeen + 3)
+        #expect(events.map(\.state) == [.missing])
+        #expect(events.first?.time == lastSeen + 3)
+        #expect(events.first?.lastSeen == lastSeen)
+    }
+
     @Test("a beacon never heard is missing once silence has passed since the watch started, not before")
     func neverHeard() throws {
         var audit = try Self.audit([Self.door, Self.till])

@@ -9,12 +9,18 @@ import Testing
 struct ControllerInspectorTests {
     let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
+    /// A host on a test clock nobody advances: every command is answered in memory, so a
+    /// command timeout on wall time could only fire because the machine was busy.
+    static func host(on controller: ScriptedController) -> HostController {
+        HostController(transport: controller.hostEnd, clock: TestClock())
+    }
+
     @Test("an extended controller: sets, data length, TX power range; no legacy advertising command")
     func extended() async throws {
         var configuration = ScriptedController.Configuration()
         configuration.supportsReadTransmitPower = true
         let controller = ScriptedController(name: exclusiveTestSpec, configuration: configuration)
-        let host = HostController(transport: controller.hostEnd)
+        let host = Self.host(on: controller)
         let report = try await ControllerInspector.inspect(host, access: .exclusive, logger: logger)
         await host.close()
         #expect(report.family == .extended)
@@ -29,7 +35,7 @@ struct ControllerInspectorTests {
     @Test("an extended controller without LE Read Transmit Power reports power per set")
     func extendedWithoutTransmitPower() async throws {
         let controller = ScriptedController(name: exclusiveTestSpec)
-        let host = HostController(transport: controller.hostEnd)
+        let host = Self.host(on: controller)
         let report = try await ControllerInspector.inspect(host, access: .exclusive, logger: logger)
         await host.close()
         #expect(report.advertisingTxPower == .reportedPerSet)
@@ -44,7 +50,7 @@ struct ControllerInspectorTests {
         configuration.version = .v4_2
         configuration.companyIdentifier = 0x1234
         let controller = ScriptedController(name: "hci0", configuration: configuration)
-        let host = HostController(transport: controller.hostEnd)
+        let host = Self.host(on: controller)
         let report = try await ControllerInspector.inspect(host, access: .sharedWithKernel(index: 0), logger: logger)
         await host.close()
         #expect(report.family == .legacy)

@@ -15,8 +15,10 @@ struct ScannerVirtualRadioTests {
     func hearsABeacon(family: ScanFamilyChoice) async throws {
         // An air of its own, so that parallel tests do not hear each other.
         let air = "scan-test-\(UUID().uuidString.prefix(8))"
+        // The virtual controllers answer at once: the command timeouts are safety nets, long
+        // enough that a machine busy with other tests never reaches them.
         let advertiser = HostController(
-            transport: try await ControllerTransports.open(.virtual(scenario: "\(air)@0,0")), defaultTimeout: .seconds(5))
+            transport: try await ControllerTransports.open(.virtual(scenario: "\(air)@0,0")), defaultTimeout: generousCommandTimeout)
         let advertisement = IBeaconAdvertisement(
             identity: BeaconIdentity(uuid: testUUID, major: 7, minor: 9), measuredPower: -59)
         try await advertiser.send(Reset())
@@ -25,7 +27,7 @@ struct ScannerVirtualRadioTests {
         try await advertiser.send(LESetAdvertisingEnable(true))
 
         let spec = HCITransportSpec.virtual(scenario: "\(air)@3,0")
-        let scannerHost = HostController(transport: try await ControllerTransports.open(spec), defaultTimeout: .seconds(5))
+        let scannerHost = HostController(transport: try await ControllerTransports.open(spec), defaultTimeout: generousCommandTimeout)
         let scanner = BeaconScanner(
             host: scannerHost,
             configuration: ScanConfiguration(family: family, access: ControllerAccess(spec), receiver: spec.description),

@@ -15,7 +15,10 @@ import HCITransports
         let script = ScriptedController(name: "hci0", configuration: .manual)
         let snooping = try SnoopingTransport(wrapping: script.hostEnd, path: path)
         #expect(snooping.name == "hci0")
-        let host = HostController(transport: snooping)
+        // A test clock nobody advances: the scripted controller answers when the test says,
+        // so the host's command timeout must never fire on a slow machine (the suite's time
+        // limit turns a hang into a failure).
+        let host = HostController(transport: snooping, clock: TestClock())
 
         async let reset: Void = host.send(Reset())
         _ = try await script.nextCommand()
@@ -38,7 +41,10 @@ import HCITransports
         let writer = try BTSnoopWriter(path: path)
         writer.close()  // every write now fails, as on a full disk
         let snooping = SnoopingTransport(wrapping: script.hostEnd, writer: writer)
-        let host = HostController(transport: snooping)
+        // A test clock nobody advances: the scripted controller answers when the test says,
+        // so the host's command timeout must never fire on a slow machine (the suite's time
+        // limit turns a hang into a failure).
+        let host = HostController(transport: snooping, clock: TestClock())
 
         async let sets = host.send(LEReadNumberOfSupportedAdvertisingSets())
         _ = try await script.nextCommand()

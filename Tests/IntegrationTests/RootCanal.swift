@@ -25,7 +25,7 @@ final class RootCanal: Sendable {
 
     /// A start may take long on a loaded 2-core machine; RootCanal is usually ready in 10 ms.
     /// A safety deadline, not an expectation.
-    static let startupTimeout: Duration = .seconds(45)
+    static let startupTimeout: Duration = .seconds(60)
     /// Retries when another process takes a chosen port before RootCanal binds it.
     static let maximumStartAttempts = 3
     /// How long SIGTERM is given before SIGKILL.

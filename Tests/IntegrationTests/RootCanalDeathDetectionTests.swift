@@ -16,8 +16,8 @@ struct RootCanalDeathDetectionTests {
             try link.send(raw: [0x01, 0x06, 0x20, 0x05, 0xA0, 0x00, 0xA0, 0x00, 0x03])
 
             let termination = try #require(
-                await rootCanal.waitForExit(timeout: .seconds(45)),
-                "RootCanal is still running 45 s after a malformed command")
+                await rootCanal.waitForExit(timeout: .seconds(60)),
+                "RootCanal is still running 60 s after a malformed command")
             #expect(!termination.isOrderlyStop, "\(termination) looks like a harness stop, not a death")
 
             let report = try #require(rootCanal.deathReport, "a death must produce a report")

@@ -44,7 +44,7 @@ struct RootCanalSmokeTests {
             try await scanner.command("LE Set Scan Enable", opcode: 0x200C, parameters: [0x01, 0x00])
 
             // A safety deadline: the beacon is heard within its first 100 ms interval or two.
-            let deadline = ContinuousClock.now + .seconds(45)
+            let deadline = ContinuousClock.now + .seconds(60)
             var heard: LEAdvertisingReport?
             var otherEvents: [H4TestLink.Event] = []
             while heard == nil, ContinuousClock.now < deadline {
@@ -56,7 +56,7 @@ struct RootCanalSmokeTests {
                 }
             }
             let report = try #require(
-                heard, "no LE Advertising Report with the iBeacon data within 45 s; other events: \(otherEvents)")
+                heard, "no LE Advertising Report with the iBeacon data within 60 s; other events: \(otherEvents)")
             #expect(report.eventType == 0x03, "expected ADV_NONCONN_IND, got event type 0x\(report.eventType.hex)")
             #expect(report.data.count == 30)
         }

@@ -85,10 +85,13 @@ let rootCanalLikeController = VirtualControllerConfiguration(maximumAdvertisingD
 func runOnBoth(
     _ steps: [ComparedStep], rootCanal: RootCanal, virtual configuration: VirtualControllerConfiguration = rootCanalLikeController
 ) async throws -> [(step: ComparedStep, rootCanal: HCICommandAnswer, virtual: HCICommandAnswer)] {
+    // Both answer as soon as they can: a RootCanal process on a busy machine may take a
+    // while, so the timeouts are safety nets that turn a hang into a failure, no more.
     let rootCanalHost = HostController(
-        transport: try await ControllerTransports.open(try HCITransportSpec(parsing: rootCanal.hciTransportSpec)))
+        transport: try await ControllerTransports.open(try HCITransportSpec(parsing: rootCanal.hciTransportSpec)),
+        defaultTimeout: .seconds(60))
     let air = VirtualAir(name: "compared")
-    let virtualHost = HostController(transport: air.attachController(configuration))
+    let virtualHost = HostController(transport: air.attachController(configuration), defaultTimeout: .seconds(60))
     var answers: [(step: ComparedStep, rootCanal: HCICommandAnswer, virtual: HCICommandAnswer)] = []
     do {
         for step in steps {

@@ -45,9 +45,16 @@ struct WatchBrokerRestartTests {
             init(_ minors: Set<UInt16>) { self.minors = Mutex(minors) }
         }
 
+        /// Set to end the publishing thread.
+        private final class Flag: Sendable {
+            let value = Atomic<Bool>(false)
+        }
+
         private let published = Count()
         private let sending: Shared
-        private let running: Task<Void, Never>
+        private let stopRequested = Flag()
+        /// Ends when the publishing thread has.
+        private let ended: AsyncStream<Void>
         /// The count after each message, the latest only.
         private let counts: AsyncStream<Int>
 
@@ -76,8 +83,14 @@ struct WatchBrokerRestartTests {
             let sending = self.sending
             let (counts, countChanges) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
             self.counts = counts
-            running = Task {
-                while !Task.isCancelled {
+            let (ended, threadEnded) = AsyncStream.makeStream(of: Void.self)
+            self.ended = ended
+            let stopRequested = self.stopRequested
+            // A thread of its own, not a task: the box keeps the air's pace however busy the rest
+            // of the suite keeps the task pool (a task woken every 100 ms was once left waiting
+            // more than 2 s, and the watch rightly took the box for silent).
+            Thread {
+                while !stopRequested.value.load(ordering: .relaxed) {
                     let minors = sending.minors.withLock { $0 }
                     let lines = identities.filter { minors.contains($0.minor) }.map { identity in
                         SightingJSONLines.encode(Sighting(
@@ -89,15 +102,20 @@ struct WatchBrokerRestartTests {
                     countChanges.yield(published.value.add(1, ordering: .relaxed).newValue)
                     // The air's pace: a box publishes as its beacons advertise, in real time,
                     // which is what the watch's silence is measured against.
-                    try? await Task.sleep(for: .milliseconds(100))
+                    usleep(100_000)
                 }
                 countChanges.finish()
-            }
+                threadEnded.finish()
+            }.start()
+        }
+
+        deinit {
+            stopRequested.value.store(true, ordering: .relaxed)
         }
 
         func stop() async {
-            running.cancel()
-            await running.value
+            stopRequested.value.store(true, ordering: .relaxed)
+            for await _ in ended {}
             await client.stop()
         }
     }

@@ -58,7 +58,8 @@ struct VirtualControllerSpecTests {
         #expect(air.position(of: atPoint.controller) == PlanPoint(x: 7, y: 7))
         #expect(atDesk.name == "a")
 
-        let oldHost = HostController(transport: old)
+        // The virtual controller answers at once: the timeout is a safety net only (as `TestHost`).
+        let oldHost = HostController(transport: old, defaultTimeout: .seconds(60))
         #expect(try await oldHost.send(LEReadLocalSupportedFeatures()) == [])
 
         #expect {

@@ -16,7 +16,9 @@ public final class ScenarioHost {
 
     /// Opens `spec`, resets the controller and unmasks the events a beacon host needs.
     public init(_ spec: HCITransportSpec) async throws {
-        host = HostController(transport: try await ControllerTransports.open(spec))
+        // The virtual radio answers every command at once: the timeout is a safety net, long
+        // enough that a machine busy with other work never reaches it.
+        host = HostController(transport: try await ControllerTransports.open(spec), defaultTimeout: .seconds(60))
         events = await host.events(bufferSize: 1 << 20).makeAsyncIterator()
         try await ControllerBringUp.resetAndUnmask(host)
     }

@@ -76,12 +76,20 @@ final class BeaconctlProcess: Sendable {
                 + "(or `swift build --build-tests`) before the integration tests")
     }
 
+    /// `arguments`, with `--command-timeout 60` added to a command on a controller that sets
+    /// none: the 2 s default is meant for hardware, while RootCanal or the virtual radio on a
+    /// machine busy with the rest of the suite may answer later. A safety net, not a wait.
+    static func withSafetyCommandTimeout(_ arguments: [String]) -> [String] {
+        guard arguments.contains("--hci"), !arguments.contains("--command-timeout") else { return arguments }
+        return arguments + ["--command-timeout", "60"]
+    }
+
     /// `environment` is added to this process's (after the variables below are cleared);
     /// `standardInput`, when given, is its standard input (else nothing).
     init(_ arguments: [String], environment extra: [String: String] = [:], standardInput: Pipe? = nil) throws {
         process = Process()
         process.executableURL = try Self.executable()
-        process.arguments = arguments
+        process.arguments = Self.withSafetyCommandTimeout(arguments)
         if let standardInput {
             process.standardInput = standardInput
         } else {

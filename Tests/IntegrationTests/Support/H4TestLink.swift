@@ -44,7 +44,7 @@ final class H4TestLink {
     /// if the controller answers with Command Status instead, or on timeout.
     @discardableResult
     func command(
-        _ name: String, opcode: UInt16, parameters: [UInt8] = [], timeout: Duration = .seconds(45)
+        _ name: String, opcode: UInt16, parameters: [UInt8] = [], timeout: Duration = .seconds(60)
     ) async throws -> [UInt8] {
         // Command packet: opcode (LE16), parameter length, parameters (Vol 4 Part E 5.4.1).
         let packet = [Indicator.command, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(parameters.count)] + parameters

@@ -22,7 +22,9 @@ enum LoopbackHTTP {
     /// Sends `head` (the request line and headers, without the empty line) and `body`.
     static func request(port: UInt16, head: String, body: [UInt8] = []) async throws -> Answer {
         let deadline = ContinuousClock.now + requestTimeout
-        let socket = try await LoopbackSocket.connect(toPort: port, timeout: .seconds(5))
+        // A server busy with other work may leave its accept queue full for a while: the
+        // connect shares the request's safety deadline rather than bet on 5 s.
+        let socket = try await LoopbackSocket.connect(toPort: port, timeout: requestTimeout)
         defer { socket.close() }
         try socket.send(Array((head + "\r\n").utf8) + body)
         return try parse(try await socket.receiveUntilClosed(before: deadline))

@@ -23,7 +23,7 @@ final class LoopbackSocket {
 
     /// Connects to 127.0.0.1:`port`; throws at once if nothing listens there, or when no
     /// attempt was accepted within `timeout`.
-    static func connect(toPort port: UInt16, timeout: Duration = .seconds(45)) async throws -> LoopbackSocket {
+    static func connect(toPort port: UInt16, timeout: Duration = .seconds(60)) async throws -> LoopbackSocket {
         let deadline = ContinuousClock.now + timeout
         while true {
             let attempt = try startConnecting(toPort: port)

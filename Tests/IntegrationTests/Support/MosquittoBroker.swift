@@ -10,7 +10,7 @@ import Testing
 final class MosquittoBroker: Sendable {
     /// Where Debian's package installs the broker; `PATH` is searched too.
     static let candidates = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
-    static let startupTimeout: Duration = .seconds(45)
+    static let startupTimeout: Duration = .seconds(60)
 
     struct Unavailable: Error, CustomStringConvertible {
         let description: String
