@@ -67,17 +67,17 @@ final class ProgramHook: Sendable {
             logger.error("--exec \(arguments[0]) not run for \(subject): \(cut) would hold a NUL character, which an environment variable cannot carry; \(nulAdvice)")
             return
         }
-        let accepted = counts.withLock { counts -> Bool in
+        let (accepted, skipped) = counts.withLock { counts -> (Bool, Int) in
             // The run under way is not waiting: `maximumWaiting` more may queue behind it.
             guard counts.unfinished <= maximumWaiting else {
                 counts.skipped += 1
-                return false
+                return (false, counts.skipped)
             }
             counts.unfinished += 1
-            return true
+            return (true, counts.skipped)
         }
         guard accepted else {
-            if counts.withLock({ $0.skipped }) == 1 {
+            if skipped == 1 {
                 logger.warning("--exec \(arguments[0]) is slower than the events: \(maximumWaiting) runs are waiting, so events are not run until it catches up (the total is said at the end)")
             }
             return
