@@ -77,4 +77,28 @@ struct ProgramHookTests {
         #expect(runs == "0\n1\n2\n3\n4\n")
         #expect(log.all.isEmpty, "\(log.all)")
     }
+
+    @Test("the program inherits nothing of this process's but the standard streams")
+    func inheritsNoDescriptors() async throws {
+        let scratch = try ScratchFolder()
+        // A pipe this process holds open, not close-on-exec: a program started without
+        // care would hold it too (and keep its reader from ever seeing its end).
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        var status = stat()
+        try #require(fstat(ends[0], &status) == 0)
+        let script = try scratch.write("fds.sh", """
+            ls -l /proc/$$/fd > "\(scratch.path)/fds.txt"
+            """)
+        let log = LoggedMessages()
+        let logger = Logger(label: "program-hook-tests") { _ in LoggedMessages.Handler(log: log) }
+        let hook = try #require(ProgramHook(
+            command: "/bin/sh \(script)", environment: ProcessInfo.processInfo.environment, logger: logger, label: "program-hook-tests"))
+        hook.run([:], subject: "change", nulAdvice: "")
+        await hook.finish()
+        let listing = try String(contentsOfFile: scratch.path + "/fds.txt", encoding: .utf8)
+        #expect(!listing.contains("pipe:[\(status.st_ino)]"), "\(listing)")
+        #expect(log.all.isEmpty, "\(log.all)")
+    }
 }

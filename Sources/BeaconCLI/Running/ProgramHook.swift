@@ -152,8 +152,14 @@ final class ProgramHook: Sendable {
         posix_spawnattr_setsigmask(&attributes, &nothingBlocked)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // Nothing of this process's but the standard streams: a program left running (a
+        // hook that hangs) must not hold a socket, a pipe or a file of beaconctl's open.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        _ = Self.closeFrom?(&actions, 3)
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, program, nil, &attributes, argv, envp)
+        let result = posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
         guard result == 0 else { return .failure(SpawnFailure(errno: result)) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
@@ -163,6 +169,24 @@ final class ProgramHook: Sendable {
         let signal = status & 0x7F
         return .success(signal == 0 ? (status >> 8) & 0xFF : 128 + signal)
     }
+}
+
+extension ProgramHook {
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later: every descriptor
+    /// from the given one up is closed in the child), looked up at run time because the C
+    /// header declares it only for GNU sources. `nil` on an older C library, where the
+    /// program inherits what is not close-on-exec (beaconctl opens its own files and
+    /// sockets close-on-exec).
+    private static let closeFrom: AddCloseFrom? = {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+        #else
+        return nil
+        #endif
+    }()
 }
 
 /// Why a program could not be started, with what to do about it.
