@@ -83,7 +83,10 @@ let package = Package(
         // manifest fixtures; it carries the HCI kit along.
         .target(
             name: "BeaconTestKit",
-            dependencies: ["BeaconCore", "BeaconFleet", "HCI", "HCITestKit", "HCITransports", "VirtualRadio"],
+            dependencies: [
+                "BeaconCore", "BeaconFleet", "HCI", "HCITestKit", "HCITransports", "VirtualRadio",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         // The kernel lane's bridge: one RootCanal controller (H4 over TCP) as a kernel hciN via /dev/vhci.
         .executableTarget(name: "vhci-bridge", dependencies: ["HCI", "HCITransports"], swiftSettings: strict),

@@ -1,31 +1,12 @@
 import Foundation
 import Glibc
 import Logging
-import Synchronization
+import BeaconTestKit
 import Testing
 @testable import BeaconCLI
 
 @Suite("--exec's program runs: bounded queue, bounded wait at a stop")
 struct ProgramHookTests {
-    /// The messages logged, in order.
-    final class LoggedMessages: Sendable {
-        let messages = Mutex<[String]>([])
-        var all: [String] { messages.withLock { $0 } }
-
-        struct Handler: LogHandler {
-            let log: LoggedMessages
-            var logLevel: Logger.Level = .trace
-            var metadata: Logger.Metadata = [:]
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-            func log(event: LogEvent) {
-                log.messages.withLock { $0.append("\(event.level): \(event.message)") }
-            }
-        }
-    }
-
     @Test("a program that hangs: runs beyond the bound are not made and said; a stop waits for it at most stopWait and says what was left")
     func hungProgram() async throws {
         let scratch = try ScratchFolder()
@@ -38,8 +19,8 @@ struct ProgramHookTests {
             let pids = (try? String(contentsOfFile: scratch.path + "/hung.pids", encoding: .utf8)) ?? ""
             for pid in pids.split(separator: "\n").compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
         }
-        let log = LoggedMessages()
-        let logger = Logger(label: "program-hook-tests") { _ in LoggedMessages.Handler(log: log) }
+        let log = RecordedLog<String>()
+        let logger = RecordingLogHandler.logger(recordingInto: log)
         let hook = try #require(ProgramHook(
             command: "/bin/sh \(script)", environment: ProcessInfo.processInfo.environment, logger: logger,
             label: "program-hook-tests", maximumWaiting: 2))
@@ -48,14 +29,14 @@ struct ProgramHookTests {
         for index in 0..<6 {
             hook.run(["BEACONCTL_EVENT": "change", "INDEX": "\(index)"], subject: "change \(index)", nulAdvice: "")
         }
-        #expect(log.all == [
-            "warning: --exec /bin/sh is slower than the events: 2 runs are waiting, so events are not run until it catches up (the total is said at the end)",
+        #expect(log.elements == [
+            "--exec /bin/sh is slower than the events: 2 runs are waiting, so events are not run until it catches up (the total is said at the end)",
         ])
         // A real wait of stopWait: the program is another process, which no clock of ours moves.
         await hook.finish(stopping: true)
-        #expect(log.all.dropFirst() == [
-            "warning: --exec /bin/sh was still running 1 s after the stop began; left running, and 2 queued runs not made",
-            "warning: --exec /bin/sh was not run for 3 events: it was 2 runs behind; a faster program, or one that hands the event on (to a queue) and returns, keeps up",
+        #expect(log.elements.dropFirst() == [
+            "--exec /bin/sh was still running 1 s after the stop began; left running, and 2 queued runs not made",
+            "--exec /bin/sh was not run for 3 events: it was 2 runs behind; a faster program, or one that hands the event on (to a queue) and returns, keeps up",
         ])
     }
 
@@ -65,8 +46,8 @@ struct ProgramHookTests {
         let script = try scratch.write("count.sh", """
             echo "$INDEX" >> "\(scratch.path)/runs.txt"
             """)
-        let log = LoggedMessages()
-        let logger = Logger(label: "program-hook-tests") { _ in LoggedMessages.Handler(log: log) }
+        let log = RecordedLog<String>()
+        let logger = RecordingLogHandler.logger(recordingInto: log)
         let hook = try #require(ProgramHook(
             command: "/bin/sh \(script)", environment: ProcessInfo.processInfo.environment, logger: logger, label: "program-hook-tests"))
         for index in 0..<5 {
@@ -75,7 +56,7 @@ struct ProgramHookTests {
         await hook.finish()
         let runs = try String(contentsOfFile: scratch.path + "/runs.txt", encoding: .utf8)
         #expect(runs == "0\n1\n2\n3\n4\n")
-        #expect(log.all.isEmpty, "\(log.all)")
+        #expect(log.elements.isEmpty, "\(log.elements)")
     }
 
     @Test("the program inherits nothing of this process's but the standard streams")
@@ -91,14 +72,14 @@ struct ProgramHookTests {
         let script = try scratch.write("fds.sh", """
             ls -l /proc/$$/fd > "\(scratch.path)/fds.txt"
             """)
-        let log = LoggedMessages()
-        let logger = Logger(label: "program-hook-tests") { _ in LoggedMessages.Handler(log: log) }
+        let log = RecordedLog<String>()
+        let logger = RecordingLogHandler.logger(recordingInto: log)
         let hook = try #require(ProgramHook(
             command: "/bin/sh \(script)", environment: ProcessInfo.processInfo.environment, logger: logger, label: "program-hook-tests"))
         hook.run([:], subject: "change", nulAdvice: "")
         await hook.finish()
         let listing = try String(contentsOfFile: scratch.path + "/fds.txt", encoding: .utf8)
         #expect(!listing.contains("pipe:[\(status.st_ino)]"), "\(listing)")
-        #expect(log.all.isEmpty, "\(log.all)")
+        #expect(log.elements.isEmpty, "\(log.elements)")
     }
 }
