@@ -7,11 +7,13 @@
 #     nothing lost (the watch's summary reads every sighting published), no beacon
 #     `missing`, SIGTERM ends the watch within 2 s with its summary.
 #  2. the same fleet at FLOOD_HIGH_RATE receptions a second for 20 s (default 16: 320,000
-#     sightings/s asked, about 190,000 delivered on a 2-core machine, beyond what the watch
-#     takes there beside the broker and the publishers): sightings are lost, and the watch must
-#     count them and say so while they happen (a `sightings-lost` event or a `stats` line with
-#     `lost_sightings` above 0 before publishing ends), never turn them into `missing`, and
-#     still end within 2 s of SIGTERM.
+#     sightings/s asked), with the watch stopped (SIGSTOP) 6 s into publishing and continued
+#     4 s later while the boxes go on: a burst beyond what the watch can take on any machine
+#     (a busy 2-core machine loses at 16 Hz already, a quiet one reads 16 Hz whole: the rate
+#     alone proves nothing everywhere). Sightings are lost, and the watch must count them and
+#     say so while they happen (a `sightings-lost` event or a `stats` line with
+#     `lost_sightings` or `lost_messages` above 0 before publishing ends), never turn them into
+#     `missing`, and still end within 2 s of SIGTERM.
 #
 # Each run prints one line of figures; the lane exits 1 if either run's claims fail, and
 # prints its duration (about 2 minutes once built).
@@ -57,8 +59,8 @@ say "20,000 beacons x 1 Hz x 30 s: nothing lost, nothing missing, SIGTERM within
 flood --beacons 20000 --rate 1 --seconds 30 --expect-lossless
 
 high_rate="${FLOOD_HIGH_RATE:-16}"
-say "20,000 beacons x $high_rate Hz x 20 s: the loss counted and said while it happens, nothing missing, SIGTERM within 2 s"
-flood --beacons 20000 --rate "$high_rate" --seconds 20 --expect-loss-reported
+say "20,000 beacons x $high_rate Hz x 20 s, the watch stopped 4 s: the loss counted and said while it happens, nothing missing, SIGTERM within 2 s"
+flood --beacons 20000 --rate "$high_rate" --seconds 20 --pause-watch 6,4 --expect-loss-reported
 
 say "done in $((SECONDS - started)) s"
 if [[ $failed -ne 0 ]]; then

@@ -11,7 +11,7 @@ import Darwin
 /// `--broker-flood`: the watch under a chain's live load through a real broker.
 ///
 ///     swift run -c release ingest-benchmark --broker-flood [--beacons 20000] [--rate 1[,2,4…]] [--seconds 30]
-///         [--expect-lossless | --expect-loss-reported]
+///         [--pause-watch AT,SECONDS] [--expect-lossless | --expect-loss-reported]
 ///
 /// Each run starts its own Mosquitto on a free loopback port, writes the manifest of the
 /// chain (WatchScenario's: 20 beacons and one receiver a store), starts the release-built
@@ -21,6 +21,11 @@ import Darwin
 /// stores' boxes publish them (`MQTTSightingPublisher`, `--publishers` clients). Then SIGTERM,
 /// and the watch's output is compared with what was published. Beside the watch, in the
 /// same run, a bare subscriber counts what the broker delivers (the baseline).
+///
+/// `--pause-watch` makes a burst larger than the watch can take on any machine: the watch
+/// is stopped (SIGSTOP) `AT` seconds into publishing and continued `SECONDS` later, as a
+/// watch whose machine stalled would be, while the boxes go on publishing. What a rate alone
+/// exceeds depends on the machine (a faster one takes 16 Hz whole); a stalled reader does not.
 struct FloodOptions {
     var beacons = 20_000
     var rates: [Double] = [1]
@@ -35,6 +40,8 @@ struct FloodOptions {
     var baseline = true
     var expectLossless = false
     var expectLossReported = false
+    /// When (seconds into publishing) the watch is stopped, and for how long.
+    var pause: (at: Double, seconds: Double)?
 
     /// SIGTERM must end the watch, summary written, within this whatever its backlog.
     static let sigtermLimit = 2.0
@@ -42,7 +49,7 @@ struct FloodOptions {
     static let usage = """
         usage: ingest-benchmark --broker-flood [--beacons N] [--rate HZ[,HZ…]] [--seconds S] [--silence S]
                  [--publishers N] [--per-message N] [--max-queued N] [--settle S] [--beaconctl PATH]
-                 [--keep DIR] [--no-baseline] [--expect-lossless | --expect-loss-reported]
+                 [--keep DIR] [--no-baseline] [--pause-watch AT,SECONDS] [--expect-lossless | --expect-loss-reported]
           --beacons      beacons on the air, 20 a store (default 20000: 1,000 stores)
           --rate         receptions of each beacon a second; a list runs once per rate (default 1)
           --seconds      seconds of load (default 30)
@@ -55,6 +62,10 @@ struct FloodOptions {
           --beaconctl    the watch's executable (default: beaconctl beside this benchmark)
           --keep DIR     leave each run's broker log, manifest and the watch's output in DIR/run-N
           --no-baseline  no counting subscriber beside the watch
+          --pause-watch AT,SECONDS
+                         stop the watch (SIGSTOP) AT seconds into publishing and continue it
+                         SECONDS later while publishing goes on: a burst beyond what it can take
+                         on any machine (SECONDS below --silence: a stalled watch is not judged)
           --expect-lossless       exit 1 if a run loses a sighting or reports a beacon missing (or
                                   unmonitored, or a box offline)
           --expect-loss-reported  exit 1 unless a run loses sightings, says so while publishing
@@ -113,6 +124,13 @@ struct FloodOptions {
                 options.keep = folder
             case "--no-baseline":
                 options.baseline = false
+            case "--pause-watch":
+                guard let pair = rest.popFirst() else { return nil }
+                let parts = pair.split(separator: ",").map { Double($0) }
+                guard parts.count == 2, let at = parts[0], let seconds = parts[1],
+                      at.isFinite, seconds.isFinite, at >= 0, seconds > 0, seconds <= 600
+                else { return nil }
+                options.pause = (at, seconds)
             case "--expect-lossless":
                 options.expectLossless = true
             case "--expect-loss-reported":
@@ -122,7 +140,10 @@ struct FloodOptions {
             }
         }
         guard Double(options.beacons) * (options.rates.max() ?? 1) * options.seconds <= 1e9,
-              !(options.expectLossless && options.expectLossReported)
+              !(options.expectLossless && options.expectLossReported),
+              // The pause ends while the boxes still publish, and a stopped watch is not
+              // silent for --silence: it is a burst to read, not a stall to judge.
+              options.pause.map({ $0.at + $0.seconds < options.seconds && $0.seconds < options.silence }) ?? true
         else { return nil }
         return options
     }
@@ -153,6 +174,8 @@ struct FloodRun {
     var peakBytes: Int
     /// When publishing ended, on the watch's clock (seconds since it was started).
     var publishingEndedAt: Double
+    /// When the watch was stopped and continued (`--pause-watch`), on the same clock.
+    var paused: (from: Double, to: Double)?
 
     var read: Int { watch.summary?.sightings ?? 0 }
     var lost: Int { max(0, published - read) }
@@ -172,8 +195,14 @@ struct FloodRun {
         text += ", sightings-lost \(watch.sightingsLostEvents), lost_sightings \(watch.summary.map { String($0.lostSightings) } ?? "-")"
         if let lostMessages = watch.summary?.lostMessages, lostMessages >= 0 { text += ", lost_messages \(lostMessages)" }
         if watch.inputLostEvents > 0 { text += ", input-lost \(watch.inputLostEvents)" }
+        if let paused {
+            text += ", watch stopped from \(formatted(paused.from, decimals: 1)) s to \(formatted(paused.to, decimals: 1)) s"
+        }
         if let said = watch.firstLossSaidAt {
             text += ", loss first said at \(formatted(said, decimals: 1)) s (publishing ended at \(formatted(publishingEndedAt, decimals: 1)) s)"
+            if let paused, said < paused.from { text += " (before the stop: the rate alone was beyond the watch)" }
+        } else if paused != nil, lost == 0 {
+            text += " (the rate and the stop within what the watch takes)"
         }
         text += ", sigterm-exit " + (sigtermSeconds.map { formatted($0, decimals: 2) + " s" } ?? "over 30 s (killed)")
         text += ", peak \(megabytes(peakBytes)) MB"
@@ -245,7 +274,9 @@ func check(_ run: FloodRun, _ options: FloodOptions) -> [String] {
     }
     if options.expectLossReported {
         if run.lost == 0 {
-            failures.append("\(name): nothing was lost: this rate is within what the watch takes, raise it")
+            failures.append(options.pause == nil
+                ? "\(name): nothing was lost: this rate is within what the watch takes, raise it (or stop the watch a while: --pause-watch)"
+                : "\(name): nothing was lost, even with the watch stopped a while: raise the rate or make the stop longer")
         } else if !run.lossSaid {
             failures.append("\(name): \(run.lost) sightings lost and the watch said nothing of it (no sightings-lost event, lost_sightings and lost_messages 0)")
         } else if !run.lossSaidWhilePublishing {
@@ -312,7 +343,22 @@ func floodRun(_ options: FloodOptions, rate: Double, beaconctl: String, folder: 
     }
 
     let load = FloodLoad(beacons: options.beacons, rate: rate, seconds: options.seconds, flushInterval: options.flushInterval(rate: rate))
+    // The stop runs beside the publishing on the wall clock: the watch is a real process.
+    // Only the pid crosses into the task; nothing reaps the watch while publishing goes on,
+    // so the pid still names it (an exited watch stays a zombie until reaped).
+    let pauseTask: Task<(from: Double, to: Double), Never>? = options.pause.map { pause in
+        let pid = watch.pid
+        return Task {
+            try? await Task.sleep(for: .seconds(pause.at))
+            kill(pid, SIGSTOP)
+            let from = FloodTime.seconds(ContinuousClock.now - watchStart)
+            try? await Task.sleep(for: .seconds(pause.seconds))
+            kill(pid, SIGCONT)
+            return (from, FloodTime.seconds(ContinuousClock.now - watchStart))
+        }
+    }
     let outcome = await load.publish(through: boxes)
+    let paused = await pauseTask?.value
     // On the watch's clock, which starts as the watch does (a little after it was spawned,
     // once its manifest is loaded): a loss said by then was said while publishing went on,
     // give or take the watch's start-up.
@@ -337,7 +383,8 @@ func floodRun(_ options: FloodOptions, rate: Double, beaconctl: String, folder: 
         beacons: options.beacons, rate: rate, seconds: options.seconds, planned: load.total, published: counts.published,
         publisherDropped: counts.dropped, unacknowledged: !acknowledged, publishingSeconds: outcome.elapsed, largestLag: outcome.largestLag,
         baseline: baseline, brokerDroppedMessages: brokerDropped, watch: FloodWatchOutput(readText(outputPath)),
-        watchExitStatus: watch.exitStatus, sigtermSeconds: sigtermSeconds, peakBytes: watch.peakBytes, publishingEndedAt: publishingEndedAt))
+        watchExitStatus: watch.exitStatus, sigtermSeconds: sigtermSeconds, peakBytes: watch.peakBytes, publishingEndedAt: publishingEndedAt,
+        paused: paused))
 }
 
 /// Polls `condition` every 20 ms (processes and log files have no event to await) until

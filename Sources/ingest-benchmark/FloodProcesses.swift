@@ -87,9 +87,11 @@ final class FloodChild {
         return hasExited ? FloodTime.seconds(ContinuousClock.now - start) : nil
     }
 
-    /// SIGTERM, then SIGKILL if it has not exited within `grace`.
+    /// SIGTERM (and SIGCONT, should it be stopped), then SIGKILL if it has not exited within
+    /// `grace`.
     func stop(grace: Duration = .seconds(10)) async {
         signal(SIGTERM)
+        signal(SIGCONT)
         if await waitForExit(within: grace) == nil {
             signal(SIGKILL)
             _ = reap(blocking: true)
