@@ -123,11 +123,14 @@ public struct ReceiverEvents: Hashable, Sendable {
     public var events: Int
     /// The shortest gap between two of them, seconds; `nil` below two.
     public var shortestGap: Double?
+    /// Seconds from the first of them to the last (the sum of their gaps).
+    public var span: Double
 
-    public init(receiver: String, events: Int, shortestGap: Double?) {
+    public init(receiver: String, events: Int, shortestGap: Double?, span: Double = 0) {
         self.receiver = receiver
         self.events = events
         self.shortestGap = shortestGap
+        self.span = span
     }
 
     public var gaps: Int { max(0, events - 1) }

@@ -20,13 +20,16 @@ struct ObservationLog: Sendable {
 
     /// Adds one reception heard at verification time `time`. The sighting's own `time`
     /// (the source's clock, closest to the air) measures gaps between advertising events.
-    mutating func record(_ sighting: Sighting, at time: Double, requiredSightings: Int, sameEventWindow: Double) {
+    /// Returns the gap to the previous advertising event its receiver heard from the same
+    /// address, when the reception is a new event after one.
+    @discardableResult
+    mutating func record(_ sighting: Sighting, at time: Double, requiredSightings: Int, sameEventWindow: Double) -> Double? {
         sightings += 1
         if sightings == requiredSightings { requiredSightingsReachedAt = time }
         receivers.record(sighting, at: time)
         let address = sighting.address
         // In place: a track copied out of the dictionary would copy its storage at every reception.
-        tracks[address, default: AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)]
+        return tracks[address, default: AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)]
             .record(sighting, at: time, sameEventWindow: sameEventWindow)
     }
 
@@ -85,7 +88,8 @@ struct AddressTrack: Sendable {
         self.lastSeen = firstSeen
     }
 
-    mutating func record(_ sighting: Sighting, at time: Double, sameEventWindow: Double) {
+    /// Returns the gap to the previous event of the sighting's receiver, when it is a new one.
+    mutating func record(_ sighting: Sighting, at time: Double, sameEventWindow: Double) -> Double? {
         sightings += 1
         lastSeen = max(lastSeen, time)
         // A gateway that publishes no measured power gives a placeholder: not the beacon's.
@@ -94,16 +98,17 @@ struct AddressTrack: Sendable {
 
         // A throttling gateway's gaps are its cadence, not the beacon's interval: its
         // receptions count, but time no advertising events.
-        guard sighting.evidence.contains(.everyAdvertisement) else { return }
+        guard sighting.evidence.contains(.everyAdvertisement) else { return nil }
         if lastReceiverIndex < eventsByReceiver.count, eventsByReceiver[lastReceiverIndex].receiver == sighting.receiver {
-            eventsByReceiver[lastReceiverIndex].record(sighting.time, sameEventWindow: sameEventWindow)
+            return eventsByReceiver[lastReceiverIndex].record(sighting.time, sameEventWindow: sameEventWindow)
         } else if let index = eventsByReceiver.firstIndex(where: { $0.receiver == sighting.receiver }) {
             lastReceiverIndex = index
-            eventsByReceiver[index].record(sighting.time, sameEventWindow: sameEventWindow)
+            return eventsByReceiver[index].record(sighting.time, sameEventWindow: sameEventWindow)
         } else if eventsByReceiver.count < Self.maximumReceivers {
             lastReceiverIndex = eventsByReceiver.count
             eventsByReceiver.append(ReceiverEventTrack(receiver: sighting.receiver, firstEventTime: sighting.time))
         }
+        return nil
     }
 
     var isPrivate: Bool { Self.isPrivate(address, isRandom: isRandom) }
@@ -152,6 +157,8 @@ struct PowerTally: Sendable {
 /// The advertising events one receiver heard from one address, on that receiver's clock.
 struct ReceiverEventTrack: Sendable {
     let receiver: String
+    /// Source time of the first advertising event counted.
+    private let firstEventTime: Double
     /// Source time of the last advertising event counted.
     private var lastEventTime: Double
     private(set) var events = 1
@@ -159,21 +166,24 @@ struct ReceiverEventTrack: Sendable {
 
     init(receiver: String, firstEventTime: Double) {
         self.receiver = receiver
+        self.firstEventTime = firstEventTime
         self.lastEventTime = firstEventTime
     }
 
-    mutating func record(_ time: Double, sameEventWindow: Double) {
+    /// Returns the gap to the previous event when `time` starts a new one.
+    mutating func record(_ time: Double, sameEventWindow: Double) -> Double? {
         let gap = time - lastEventTime
         // Earlier than the last event (a source that reordered) or within the same event:
         // no new gap. The event keeps the time of its first reception.
-        guard gap >= sameEventWindow, gap.isFinite else { return }
+        guard gap >= sameEventWindow, gap.isFinite else { return nil }
         events += 1
         shortestGap = min(shortestGap ?? gap, gap)
         lastEventTime = time
+        return gap
     }
 
     var observation: ReceiverEvents {
-        ReceiverEvents(receiver: receiver, events: events, shortestGap: shortestGap)
+        ReceiverEvents(receiver: receiver, events: events, shortestGap: shortestGap, span: lastEventTime - firstEventTime)
     }
 }
 

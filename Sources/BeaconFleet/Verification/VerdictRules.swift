@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How evidence becomes findings. Pure functions of what was heard; the engine decides
 /// when to apply them.
 enum VerdictRules {
@@ -6,7 +12,8 @@ enum VerdictRules {
         /// A gap of at most one interval was heard: the beacon advertises fast enough.
         case fastEnough
         /// Gaps all longer, and so many lost packets needed to explain them on a healthy
-        /// beacon (`VerificationPolicy.slowEvidenceLosses`): slow, without waiting for the timeout.
+        /// beacon (`VerificationPolicy.slowEvidenceLosses`, weighed against what the
+        /// receivers lose of the other beacons): slow, without waiting for the timeout.
         case slow(shortestGap: Double, gaps: Int)
         /// Some gaps, all longer, but too few to be sure yet.
         case suspect(shortestGap: Double, gaps: Int)
@@ -17,25 +24,34 @@ enum VerdictRules {
         case unmeasurable
     }
 
+    /// `reception`: what the receivers hear of the other beacons; without it, every
+    /// receiver is taken to lose at most `VerificationPolicy.assumedLoss` of the packets.
     static func intervalEvidence(
-        _ track: AddressObservation?, intervalMilliseconds: Int, policy: VerificationPolicy
+        _ track: AddressObservation?, intervalMilliseconds: Int, policy: VerificationPolicy,
+        reception: ReceiverReception? = nil
     ) -> IntervalEvidence {
         guard let track else { return .none }
         if track.sightings > 0, track.eventsByReceiver.isEmpty { return .unmeasurable }
         guard let shortest = track.shortestGap else { return .none }
         if shortest <= policy.slowThreshold(intervalMilliseconds: intervalMilliseconds) { return .fastEnough }
         // Each receiver's gaps are evidence of their own (its packets are lost
-        // independently), so the losses a healthy beacon would need add up over receivers.
-        var losses = 0
+        // independently), so the improbability of the gaps on a healthy beacon adds up over
+        // receivers: `losses` packets in a row lost with per-packet loss `p` has probability
+        // p^losses, whose logarithm adds. A receiver seen to lose more of the other beacons'
+        // packets than the policy assumes makes its gaps weaker evidence: a scanner that
+        // hears one packet in ten of every beacon makes them all look slow.
+        let needed = Double(policy.slowEvidenceLosses) * -log(VerificationPolicy.assumedLoss)
+        var evidence = 0.0
         for receiver in track.eventsByReceiver {
             guard let gap = receiver.shortestGap else { continue }
             let lossesPerGap = policy.lostPackets(inGap: gap, intervalMilliseconds: intervalMilliseconds)
-            let (product, overflow) = lossesPerGap.multipliedReportingOverflow(by: receiver.gaps)
-            let (sum, sumOverflow) = losses.addingReportingOverflow(product)
-            if overflow || sumOverflow { return .slow(shortestGap: shortest, gaps: track.gaps) }
-            losses = sum
+            let loss = max(
+                VerificationPolicy.assumedLoss,
+                reception?.loss(of: receiver, intervalMilliseconds: intervalMilliseconds) ?? VerificationPolicy.assumedLoss)
+            evidence += Double(lossesPerGap) * Double(receiver.gaps) * -log(loss)
         }
-        if losses >= policy.slowEvidenceLosses {
+        // A hair of tolerance: sums of products may round either way of the same value.
+        if evidence >= needed * (1 - 1e-12) {
             return .slow(shortestGap: shortest, gaps: track.gaps)
         }
         return .suspect(shortestGap: shortest, gaps: track.gaps)
@@ -45,7 +61,7 @@ enum VerdictRules {
     /// interval is judged on whatever gaps there are (the timeout came, no more will).
     static func findings(
         for beacon: ExpectedBeacon, observation: BeaconObservation, principal: AddressObservation?,
-        policy: VerificationPolicy, final: Bool
+        policy: VerificationPolicy, reception: ReceiverReception? = nil, final: Bool
     ) -> [VerificationFinding] {
         var findings: [VerificationFinding] = []
         let addresses = observation.addresses.map(\.address)
@@ -62,7 +78,7 @@ enum VerdictRules {
         if observation.measuredPowers.contains(where: { !beacon.measuredPower.accepts($0.value) }) {
             findings.append(.wrongPower(expected: beacon.measuredPower, heard: observation.measuredPowers))
         }
-        switch intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy) {
+        switch intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy, reception: reception) {
         case .slow(let gap, let gaps):
             findings.append(.slow(shortestGap: gap, gaps: gaps, configuredMilliseconds: beacon.intervalMilliseconds))
         case .suspect(let gap, let gaps) where final:

@@ -36,6 +36,9 @@ public struct VerificationEngine: Sendable {
     /// Beacons past their settle window whose interval is still open: only a reception of
     /// their own can decide them (or the timeout).
     private var awaitingEvidence: Set<Int> = []
+    /// How much each receiver hears of the beacons it hears at all: what the evidence
+    /// that one beacon is slow is weighed against (`ReceiverReception`).
+    private var reception = ReceiverReception()
     private var decidedCount = 0
     private var unexpectedLogs: [BeaconIdentity: ObservationLog] = [:]
     private var unexpectedOrder: [BeaconIdentity] = []
@@ -80,9 +83,12 @@ public struct VerificationEngine: Sendable {
         if let index = indexByIdentity.index(of: identity, identityAt: { logs[$0].identity }) {
             // A decided verdict is final; later receptions are counted only.
             if !isDecided[index] {
-                logs[index].record(
+                if let gap = logs[index].record(
                     sighting, at: now, requiredSightings: policy.requiredSightings,
                     sameEventWindow: policy.sameEventWindow)
+                {
+                    reception.add(gap: gap, intervalMilliseconds: plan.expected[index].intervalMilliseconds, receiver: sighting.receiver)
+                }
                 if logs[index].sightings == policy.requiredSightings {
                     let window = policy.settleWindow(intervalMilliseconds: plan.expected[index].intervalMilliseconds)
                     settling.insert(index, due: now + window)
@@ -171,7 +177,9 @@ public struct VerificationEngine: Sendable {
         let beacon = plan.expected[index]
         guard !isDecided[index] else { return nil }
         let principal = logs[index].principalTrack(pinned: beacon.expectedAddress)?.observation
-        switch VerdictRules.intervalEvidence(principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy) {
+        switch VerdictRules.intervalEvidence(
+            principal, intervalMilliseconds: beacon.intervalMilliseconds, policy: policy, reception: reception)
+        {
         // Heard only through throttling gateways: waiting would bring no evidence, and the
         // timeout would judge their cadence as the beacon's.
         case .fastEnough, .slow, .unmeasurable: break
@@ -199,7 +207,7 @@ public struct VerificationEngine: Sendable {
         let observation = log.snapshot()
         let principal = log.principalTrack(pinned: beacon.expectedAddress)?.observation
         let findings = VerdictRules.findings(
-            for: beacon, observation: observation, principal: principal, policy: policy, final: final)
+            for: beacon, observation: observation, principal: principal, policy: policy, reception: reception, final: final)
         let status: VerdictStatus
         if let worst = findings.first {
             status = worst.status
@@ -225,8 +233,9 @@ public struct VerificationEngine: Sendable {
     private mutating func recordUnexpected(_ sighting: Sighting) -> VerificationEvent? {
         let identity = sighting.identity
         // Recorded in place: a copy out of the dictionary would copy the log's storage.
-        if unexpectedLogs[identity]?.record(
-            sighting, at: now, requiredSightings: policy.requiredSightings, sameEventWindow: policy.sameEventWindow) != nil {
+        if unexpectedLogs[identity] != nil {
+            unexpectedLogs[identity]?.record(
+                sighting, at: now, requiredSightings: policy.requiredSightings, sameEventWindow: policy.sameEventWindow)
             return nil
         }
         guard unexpectedOrder.count < Self.maximumTrackedUnexpected else {

@@ -30,10 +30,15 @@ public struct VerificationPolicy: Hashable, Sendable {
     /// Lost packets a healthy beacon would need to explain the gaps heard, above which it is
     /// called slow before the timeout. A gap spanning `m` intervals needs `m − 1` packets in
     /// a row lost; `n` gaps all that long happen to a healthy beacon with per-packet loss
-    /// `p` with probability `p^(n(m−1))`. 14 keeps that under 1 in 10,000 at 50 % loss:
-    /// a beacon at 1.28 s instead of 100 ms is called slow after 2 gaps, one at 200 ms
-    /// after 14.
+    /// `p` with probability `p^(n(m−1))`. 14 keeps that under 1 in 10,000 at 50 % loss
+    /// (`assumedLoss`): a beacon at 1.28 s instead of 100 ms is called slow after 2 gaps,
+    /// one at 200 ms after 14. A receiver seen to lose more of the other beacons' packets
+    /// needs proportionally more (`ReceiverReception`): at 90 % loss, 14 × ln 2 / ln(1/0.9)
+    /// ≈ 93 packets.
     public var slowEvidenceLosses: Int
+    /// The per-packet loss `slowEvidenceLosses` is counted at, and the least any receiver is
+    /// taken to lose.
+    public static let assumedLoss = 0.5
     /// Receptions closer together than this are one advertising event heard twice (a
     /// scanner that changes channel during the event hears it on two of 37/38/39).
     public var sameEventWindow: Double

@@ -1,0 +1,69 @@
+/// How much of what is on the air each receiver hears, measured on the beacons of the pass:
+/// the advertising events each receiver heard of them against the events their configured
+/// intervals put on the air between the first and the last it heard.
+///
+/// A long gap between two receptions of a beacon is a slow beacon or lost packets. The
+/// policy weighs that evidence assuming a receiver loses at most half the packets
+/// (`VerificationPolicy.assumedLoss`); a receiver seen to lose far more of the other
+/// beacons' packets (a scanner starved of CPU, a virtual machine under load, a gateway that
+/// drops) makes every beacon it hears look slow, and its gaps then prove less. A beacon's
+/// own receptions are left out of its receiver's figure: one slow beacon must not excuse
+/// itself, and a pass of one beacon keeps the assumption.
+struct ReceiverReception: Sendable {
+    private var receivers: [String] = []
+    /// Per receiver: the gaps heard between advertising events, and the advertising
+    /// intervals they spanned (each gap over its beacon's configured interval).
+    private var heardGaps: [Int] = []
+    private var spannedIntervals: [Double] = []
+    /// Where the previous gap's receiver is in `receivers`.
+    private var lastIndex = 0
+
+    /// Receivers told apart; further ones' gaps are not counted (their beacons keep the
+    /// assumption), so that a source naming a receiver per sighting cannot grow memory.
+    static let maximumReceivers = 4096
+
+    /// Below this many intervals spanned by the other beacons a receiver's loss is not
+    /// estimated: a handful of gaps says little of it.
+    static let minimumSpannedIntervals = 20.0
+
+    /// One gap between two advertising events of a beacon configured at
+    /// `intervalMilliseconds`, heard by `receiver`.
+    mutating func add(gap: Double, intervalMilliseconds: Int, receiver: String) {
+        guard intervalMilliseconds > 0, gap.isFinite, gap >= 0 else { return }
+        let intervals = gap / (Double(intervalMilliseconds) / 1000)
+        let index: Int
+        if lastIndex < receivers.count, receivers[lastIndex] == receiver {
+            index = lastIndex
+        } else if let found = receivers.firstIndex(of: receiver) {
+            index = found
+        } else if receivers.count < Self.maximumReceivers {
+            receivers.append(receiver)
+            heardGaps.append(0)
+            spannedIntervals.append(0)
+            index = receivers.count - 1
+        } else {
+            return
+        }
+        lastIndex = index
+        heardGaps[index] += 1
+        spannedIntervals[index] += intervals
+    }
+
+    /// The share of packets `events`' receiver misses of the other beacons of the pass
+    /// (`events` being what it heard of one beacon configured at `intervalMilliseconds`,
+    /// left out), from 0 to just under 1; `nil` when too little of the others was heard
+    /// to say.
+    func loss(of events: ReceiverEvents, intervalMilliseconds: Int) -> Double? {
+        guard intervalMilliseconds > 0, let index = receivers.firstIndex(of: events.receiver) else { return nil }
+        let ownIntervals = events.span / (Double(intervalMilliseconds) / 1000)
+        let gaps = heardGaps[index] - events.gaps
+        let spanned = spannedIntervals[index] - ownIntervals
+        guard gaps > 0, spanned >= Self.minimumSpannedIntervals else { return nil }
+        // Each gap is one packet heard after `spanned / gaps` intervals on average.
+        let heard = min(1, Double(gaps) / spanned)
+        return min(1 - heard, Self.highestLoss)
+    }
+
+    /// Losses are never taken as total: a gap still counts for something.
+    static let highestLoss = 0.999
+}
