@@ -52,15 +52,18 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
     public init?<Text: Collection<UInt8>>(utf8 text: Text) {
         guard text.count == 17 else { return nil }
         var value: UInt64 = 0
-        var offset = 0
-        for byte in text {
-            defer { offset += 1 }
-            if offset % 3 == 2 {
-                guard byte == UInt8(ascii: ":") else { return nil }
-                continue
+        var index = text.startIndex
+        // Six octets of two digits, a colon before each but the first.
+        for octet in 0..<6 {
+            if octet > 0 {
+                guard text[index] == UInt8(ascii: ":") else { return nil }
+                text.formIndex(after: &index)
             }
-            guard let nibble = Self.hexValue(byte) else { return nil }
-            value = value << 4 | UInt64(nibble)
+            guard let high = HexDigit.value(text[index]) else { return nil }
+            text.formIndex(after: &index)
+            guard let low = HexDigit.value(text[index]) else { return nil }
+            text.formIndex(after: &index)
+            value = value << 8 | UInt64(high << 4 | low)
         }
         // Twelve nibbles: 48 bits at most.
         self.value = value
@@ -73,7 +76,7 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
         guard text.count == 12 else { return nil }
         var value: UInt64 = 0
         for byte in text {
-            guard let nibble = Self.hexValue(byte) else { return nil }
+            guard let nibble = HexDigit.value(byte) else { return nil }
             value = value << 4 | UInt64(nibble)
         }
         // Twelve nibbles: 48 bits at most.
@@ -105,7 +108,7 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
                 return
             }
             for (index, octet) in octets.enumerated()
-            where octet.utf8.count != 2 || !octet.utf8.allSatisfy({ BluetoothAddress.hexValue($0) != nil }) {
+            where octet.utf8.count != 2 || !octet.utf8.allSatisfy({ HexDigit.value($0) != nil }) {
                 self = .badOctet(position: index + 1, text: String(octet))
                 return
             }
@@ -122,16 +125,6 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
             case .badOctet(let position, let text):
                 return "octet \(position) is `\(text)`; each octet is two hexadecimal digits"
             }
-        }
-    }
-
-    @usableFromInline
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 

@@ -79,7 +79,7 @@ public struct ProximityUUID: Hashable, Comparable, Sendable, CustomStringConvert
                 guard character == UInt8(ascii: "-") else { throw .hyphenExpected(offset: offset) }
                 continue
             }
-            guard let value = Self.hexValue(character) else {
+            guard let value = HexDigit.value(character) else {
                 throw .invalidCharacter(offset: offset, character: Character(Unicode.Scalar(character)))
             }
             if nibbleCount < 16 {
@@ -92,16 +92,7 @@ public struct ProximityUUID: Hashable, Comparable, Sendable, CustomStringConvert
         self.init(high: high, low: low)
     }
 
-    private static func isHexDigit(_ c: UInt8) -> Bool { hexValue(c) != nil }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
+    private static func isHexDigit(_ c: UInt8) -> Bool { HexDigit.value(c) != nil }
 }
 
 /// Why a string is not a canonical UUID; `offset` counts UTF-8 bytes from the start.

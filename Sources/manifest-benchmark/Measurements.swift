@@ -56,14 +56,19 @@ enum ChildMode: String, CaseIterable {
             guard let bytes = readFile(file) else { return nil }
             let baseline = peakResidentBytes()
             var detail = ""
+            // The result outlives the clock: freeing it is not validation, and `fleet
+            // validate` leaves it to the process's exit (KeptUntilExit).
+            var kept: ManifestLoadResult?
             let elapsed = clock.measure {
                 if self == .libyaml {
                     detail = "\(parseEvents(bytes)) events"
                 } else {
                     let result = ManifestLoader.load(sources: [(file, bytes)])
                     detail = "\(result.fleet.beacons.count) beacons, \(result.errorCount) errors, \(result.warningCount) warnings"
+                    kept = result
                 }
             }
+            withExtendedLifetime(kept) {}
             return Measurement(seconds: elapsed.seconds, peakBytes: peakResidentBytes(), baselineBytes: baseline, detail: detail)
         case .loadPaths:
             let baseline = peakResidentBytes()

@@ -36,6 +36,7 @@ struct FleetValidateCommand: AsyncParsableCommand {
             try printJSON(diagnostics, result: result, errors: errors, warnings: warnings)
         }
 
+        KeptUntilExit.keep(result)
         if !result.unreadableInputs.isEmpty { throw ExitStatus.usageOrInput.exitCode }
         if errors > 0 { throw ExitStatus.findings.exitCode }
     }

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Hexadecimal text in and out, for `beaconctl decode` and its output.
 public enum DecodeHex {
     /// Why hex text could not be read; `position` is the 1-based character where.
@@ -31,8 +33,8 @@ public enum DecodeHex {
             }
             var index = digits.startIndex
             while index < digits.endIndex {
-                guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else {
-                    let offset = hexValue(digits[index]) == nil ? index : index + 1
+                guard let high = HexDigit.value(digits[index]), let low = HexDigit.value(digits[index + 1]) else {
+                    let offset = HexDigit.value(digits[index]) == nil ? index : index + 1
                     let scalar = Unicode.Scalar(digits[offset])
                     let shown = scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
                     throw Failure(position: groupStart + (offset - group.startIndex), reason: "'\(shown)' is not a hex digit")
@@ -57,14 +59,5 @@ public enum DecodeHex {
         }
         try flush()
         return bytes
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return character - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

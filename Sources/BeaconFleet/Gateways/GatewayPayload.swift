@@ -99,7 +99,7 @@ enum GatewaySpelling {
         bytes.reserveCapacity(16)
         var index = 0
         while index < 32 {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            guard let high = HexDigit.value(digits[index]), let low = HexDigit.value(digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
@@ -132,7 +132,7 @@ enum GatewaySpelling {
         var bytes: [UInt8] = []
         var index = 0
         while index < 50 {
-            guard let high = hexValue(utf8[index]), let low = hexValue(utf8[index + 1]) else { return nil }
+            guard let high = HexDigit.value(utf8[index]), let low = HexDigit.value(utf8[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
@@ -159,15 +159,6 @@ enum GatewaySpelling {
         let rounded = value.rounded()
         guard rounded >= -127, rounded <= 20 else { return nil }
         return Int(rounded)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

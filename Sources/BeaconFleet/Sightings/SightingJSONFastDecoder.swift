@@ -284,7 +284,7 @@ package struct SightingJSONFastDecoder {
                     guard byte == UInt8(ascii: "-") else { return nil }
                     continue
                 }
-                guard let value = hexValue(byte) else { return nil }
+                guard let value = HexDigit.value(byte) else { return nil }
                 if nibbles < 16 {
                     high = high << 4 | UInt64(value)
                 } else {
@@ -293,15 +293,6 @@ package struct SightingJSONFastDecoder {
                 nibbles += 1
             }
             return ProximityUUID(high: high, low: low)
-        }
-
-        private static func hexValue(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
         }
     }
 }
