@@ -10,12 +10,16 @@
 /// own receptions are left out of its receiver's figure: one slow beacon must not excuse
 /// itself, and a pass of one beacon keeps the assumption.
 struct ReceiverReception: Sendable {
-    private var receivers: [String] = []
+    /// Where each receiver's figures are in the arrays below: a chain's pass hears
+    /// thousands of receivers, so a receiver is found by its hash, not by a walk.
+    private var indexByReceiver: [String: Int] = [:]
     /// Per receiver: the gaps heard between advertising events, and the advertising
     /// intervals they spanned (each gap over its beacon's configured interval).
     private var heardGaps: [Int] = []
     private var spannedIntervals: [Double] = []
-    /// Where the previous gap's receiver is in `receivers`.
+    /// The previous gap's receiver and its index: a receiver's sightings usually come in
+    /// runs (a box's batch), so most gaps skip the hashing.
+    private var lastReceiver: String?
     private var lastIndex = 0
 
     /// Receivers told apart; further ones' gaps are not counted (their beacons keep the
@@ -32,18 +36,19 @@ struct ReceiverReception: Sendable {
         guard intervalMilliseconds > 0, gap.isFinite, gap >= 0 else { return }
         let intervals = gap / (Double(intervalMilliseconds) / 1000)
         let index: Int
-        if lastIndex < receivers.count, receivers[lastIndex] == receiver {
+        if receiver == lastReceiver {
             index = lastIndex
-        } else if let found = receivers.firstIndex(of: receiver) {
+        } else if let found = indexByReceiver[receiver] {
             index = found
-        } else if receivers.count < Self.maximumReceivers {
-            receivers.append(receiver)
+        } else if heardGaps.count < Self.maximumReceivers {
+            index = heardGaps.count
+            indexByReceiver[receiver] = index
             heardGaps.append(0)
             spannedIntervals.append(0)
-            index = receivers.count - 1
         } else {
             return
         }
+        lastReceiver = receiver
         lastIndex = index
         heardGaps[index] += 1
         spannedIntervals[index] += intervals
@@ -54,7 +59,7 @@ struct ReceiverReception: Sendable {
     /// left out), from 0 to just under 1; `nil` when too little of the others was heard
     /// to say.
     func loss(of events: ReceiverEvents, intervalMilliseconds: Int) -> Double? {
-        guard intervalMilliseconds > 0, let index = receivers.firstIndex(of: events.receiver) else { return nil }
+        guard intervalMilliseconds > 0, let index = indexByReceiver[events.receiver] else { return nil }
         let ownIntervals = events.span / (Double(intervalMilliseconds) / 1000)
         let gaps = heardGaps[index] - events.gaps
         let spanned = spannedIntervals[index] - ownIntervals
