@@ -10,19 +10,12 @@ struct ProgramHookTests {
     @Test("a program that hangs: runs beyond the bound are not made and said; a stop waits for it at most stopWait and says what was left")
     func hungProgram() async throws {
         let scratch = try ScratchFolder()
-        // Records its process id (so that the test can end it) and sleeps.
-        let script = try scratch.write("hang.sh", """
-            echo $$ >> "\(scratch.path)/hung.pids"
-            exec sleep 300 </dev/null >/dev/null 2>&1
-            """)
-        defer {
-            let pids = (try? String(contentsOfFile: scratch.path + "/hung.pids", encoding: .utf8)) ?? ""
-            for pid in pids.split(separator: "\n").compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
-        }
+        let hanging = try HangingProgram(in: scratch)
+        defer { hanging.killAll() }
         let log = RecordedLog<String>()
         let logger = RecordingLogHandler.logger(recordingInto: log)
         let hook = try #require(ProgramHook(
-            command: "/bin/sh \(script)", environment: ProcessInfo.processInfo.environment, logger: logger,
+            command: hanging.command, environment: ProcessInfo.processInfo.environment, logger: logger,
             label: "program-hook-tests", maximumWaiting: 2))
         // The first run never ends: whatever the timing, it and two more are accepted (one
         // under way, two waiting), and the three after them are not.

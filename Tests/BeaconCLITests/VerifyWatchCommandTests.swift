@@ -193,27 +193,12 @@ struct VerifyWatchCommandTests {
         let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`): this test runs it as a child process")
         let scratch = try ScratchFolder()
         let manifest = try scratch.write("shop.yaml", ManifestFixtures.cornerShop)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["verify", manifest, "--watch", "--silence", "0.5", "--input", "-", "--format", "jsonl"]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        // Output as it comes, read by libdispatch: no cooperative thread waits on the pipe.
-        let (chunks, arrived) = AsyncStream<Data>.makeStream()
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { arrived.finish() } else { arrived.yield(data) }
-        }
-        let exit = try ChildProcessExit.run(process)
-        let once = VerifyCommandTests.recording(Self.wholeShop(through: 0))
-        stdin.fileHandleForWriting.write(Data(once.utf8))
+        let watch = try LiveWatchChild(binary, ["verify", manifest, "--watch", "--silence", "0.5", "--input", "-", "--format", "jsonl"])
+        watch.write(VerifyCommandTests.recording(Self.wholeShop(through: 0)))
 
         // Nothing more is written and the pipe stays open: only the watch's clock can tell.
         var output = ""
-        for await chunk in chunks {
+        for await chunk in watch.chunks {
             output += String(decoding: chunk, as: UTF8.self)
             // Gone quiet after being heard (on a loaded machine, a first silence may also pass
             // before the pipe is read: those changes come from no state, not from ok).
@@ -222,16 +207,8 @@ struct VerifyWatchCommandTests {
         #expect(try Self.changes(output).suffix(3).map { $0.split(separator: " ").dropFirst().joined(separator: " ") } == [
             "door ok→missing", "till ok→missing", "store-room ok→missing",
         ])
-        try await ProcessSignals.waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
-        kill(process.processIdentifier, SIGTERM)
-        let status = try await exit.wait(for: "the watch ending after SIGTERM")
-        // The rest without waiting for the pipe's end, which a child another test spawned
-        // meanwhile may hold open (see TruthUnderFaultTests.drain).
-        stdout.fileHandleForReading.readabilityHandler = nil
-        arrived.finish()
-        for await chunk in chunks { output += String(decoding: chunk, as: UTF8.self) }
-        output += String(decoding: TruthUnderFaultTests.drain(stdout.fileHandleForReading.fileDescriptor), as: UTF8.self)
-        try? stdin.fileHandleForWriting.close()
+        let (status, rest, _) = try await watch.stop()
+        output += rest
         #expect(status == .exited(0))
         let summary = try #require(try Self.objects(output).last)
         #expect(summary["event"] as? String == "summary")
@@ -245,49 +222,21 @@ struct VerifyWatchCommandTests {
         let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`): this test runs it as a child process")
         let scratch = try ScratchFolder()
         let manifest = try scratch.write("shop.yaml", ManifestFixtures.cornerShop)
-        // A program that never returns in time: it records its process id (so that the test
-        // can end it) and sleeps with its output away from the watch's pipes.
-        let script = try scratch.write("hang.sh", """
-            echo $$ >> "\(scratch.path)/hung.pids"
-            exec sleep 300 </dev/null >/dev/null 2>&1
-            """)
-        defer {
-            let pids = (try? String(contentsOfFile: scratch.path + "/hung.pids", encoding: .utf8)) ?? ""
-            for pid in pids.split(separator: "\n").compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["verify", manifest, "--watch", "--input", "-", "--format", "jsonl", "--exec", "/bin/sh \(script)"]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let (chunks, arrived) = AsyncStream<Data>.makeStream()
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { arrived.finish() } else { arrived.yield(data) }
-        }
-        let exit = try ChildProcessExit.run(process)
-        stdin.fileHandleForWriting.write(Data(VerifyCommandTests.recording(Self.wholeShop(through: 0)).utf8))
+        let hanging = try HangingProgram(in: scratch)
+        defer { hanging.killAll() }
+        let watch = try LiveWatchChild(
+            binary, ["verify", manifest, "--watch", "--input", "-", "--format", "jsonl", "--exec", hanging.command])
+        watch.write(VerifyCommandTests.recording(Self.wholeShop(through: 0)))
         // Three changes, so three runs of the program: the first hangs, two wait behind it.
         var output = ""
-        for await chunk in chunks {
+        for await chunk in watch.chunks {
             output += String(decoding: chunk, as: UTF8.self)
             if try Self.changes(output).count == 3 { break }
         }
-        try await ProcessSignals.waitUntilCatching([SIGINT, SIGTERM], pid: process.processIdentifier)
-        kill(process.processIdentifier, SIGTERM)
         // Ended by the bounded wait: without it, the stop would wait for the program for ever
         // (until StopDeadline's exit 3, without the summary).
-        let status = try await exit.wait(for: "the watch ending after SIGTERM")
-        stdout.fileHandleForReading.readabilityHandler = nil
-        arrived.finish()
-        for await chunk in chunks { output += String(decoding: chunk, as: UTF8.self) }
-        output += String(decoding: TruthUnderFaultTests.drain(stdout.fileHandleForReading.fileDescriptor), as: UTF8.self)
-        let errors = String(decoding: TruthUnderFaultTests.drain(stderr.fileHandleForReading.fileDescriptor), as: UTF8.self)
-        try? stdin.fileHandleForWriting.close()
+        let (status, rest, errors) = try await watch.stop()
+        output += rest
         #expect(status == .exited(0), "\(errors)")
         #expect(errors.contains("--exec /bin/sh was still running 1 s after the stop began; left running, and "), "\(errors)")
         #expect(!errors.contains("still stopping"), "\(errors)")

@@ -23,18 +23,29 @@ public enum BrokerConnection {
     public static let clientIDPrefixVariable = "BEACONCTL_MQTT_CLIENT_ID_PREFIX"
     public static let protocolVariable = "BEACONCTL_MQTT_PROTOCOL"
 
-    /// A client for `url` (not started), configured from `environment`; its id is
+    /// `url` read once, where a client starts: what is wrong with it is `.url`, which the
+    /// command line words as its `--mqtt` value's.
+    public static func broker(
+        _ url: String, defaultPrefix: String = MQTTBrokerURL.defaultPrefix
+    ) throws(BrokerSetupError) -> MQTTBrokerURL {
+        do {
+            return try MQTTBrokerURL(parsing: url, defaultPrefix: defaultPrefix)
+        } catch {
+            throw .url(error)
+        }
+    }
+
+    /// A client for `broker` (not started), configured from `environment`; its id is
     /// `PREFIX-NAME` (PREFIX `beaconctl` unless the environment sets one). A persistent
     /// session is per id, and two clients with the same id take it from each other: every
     /// client of a process has its own NAME.
     public static func client(
-        _ url: String, name: String, defaultPrefix: String = MQTTBrokerURL.defaultPrefix,
+        _ broker: MQTTBrokerURL, name: String,
         will: MQTTClient.Will? = nil, online: MQTTClient.Will? = nil,
         maximumReconnectDelaySeconds: UInt32? = nil, environment: [String: String], logger: Logger
     ) throws(BrokerSetupError) -> MQTTClient {
         let protocolVersion = try protocolVersion(environment)
         do {
-            let broker = try MQTTBrokerURL(parsing: url, defaultPrefix: defaultPrefix)
             var credentials = try MQTTCredentials.fromEnvironment(environment)
             if credentials == nil, let file = environment[MQTTCredentials.fileVariable], !file.isEmpty {
                 credentials = try MQTTCredentials.fromFile(file) { logger.warning("\($0)") }
@@ -98,10 +109,10 @@ extension BrokerConnection {
     /// logged; with `status`, that topic says `online` while it is connected and `offline`
     /// after it (retained; the last will says `offline`).
     public static func start(
-        _ url: String, name: String, status: String?, environment: [String: String], logger: Logger
+        _ broker: MQTTBrokerURL, name: String, status: String?, environment: [String: String], logger: Logger
     ) throws(BrokerSetupError) -> (client: MQTTClient, logging: Task<Void, Never>) {
         let client = try client(
-            url, name: name,
+            broker, name: name,
             will: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.offline) },
             online: status.map { MQTTClient.Will(topic: $0, payload: MQTTTopics.online) },
             environment: environment, logger: logger)

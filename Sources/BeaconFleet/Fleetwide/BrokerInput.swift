@@ -28,7 +28,7 @@ public struct BrokerInput: Sendable {
             // Each its own client id: two clients with one id take the session from each other.
             let name = brokers.count == 1 ? "\(role)-\(ReceiverName.hostName())" : "\(role)-\(ReceiverName.hostName())-\(index + 1)"
             let client = try BrokerConnection.client(
-                broker.url, name: name, defaultPrefix: broker.gateway.decoder.defaultBase,
+                BrokerConnection.broker(broker.url, defaultPrefix: broker.gateway.decoder.defaultBase), name: name,
                 maximumReconnectDelaySeconds: reconnectDelaySeconds, environment: environment, logger: logger)
             subscriptions.append(BrokerSubscription(
                 client: client, gateway: broker.gateway, base: client.broker.topicPrefix, name: broker.url))

@@ -29,17 +29,12 @@ public struct SightingPublishing: Sendable {
         _ url: String, receiver: String?, wallClockOffset: Double?, convention: Convention = .beaconctl,
         environment: [String: String], logger: Logger
     ) throws(BrokerSetupError) -> SightingPublishing {
-        let broker: MQTTBrokerURL
-        do {
-            broker = try MQTTBrokerURL(parsing: url)
-        } catch {
-            throw .url(error)
-        }
+        let broker = try BrokerConnection.broker(url)
         let topics = MQTTTopics(broker)
         // beaconctl's status topic means nothing to Home Assistant's room sensors.
         let status = convention == .beaconctl ? receiver.map { topics.status(receiver: $0) } : nil
         let connection = try PublishingClient.start(
-            url, name: "scan-\(receiver ?? ReceiverName.hostName())", status: status,
+            broker, name: "scan-\(receiver ?? ReceiverName.hostName())", status: status,
             environment: environment, logger: logger)
         let client = connection.client
         var roomPublisher: MQTTRoomPublisher?
@@ -93,14 +88,9 @@ public struct ReportPublishing: Sendable {
     public static func start(
         _ url: String, role: String, what: String, environment: [String: String], logger: Logger
     ) throws(BrokerSetupError) -> ReportPublishing {
-        let broker: MQTTBrokerURL
-        do {
-            broker = try MQTTBrokerURL(parsing: url)
-        } catch {
-            throw .url(error)
-        }
+        let broker = try BrokerConnection.broker(url)
         let connection = try PublishingClient.start(
-            url, name: "\(role)-\(ReceiverName.hostName())", status: MQTTTopics(broker).status(role: role),
+            broker, name: "\(role)-\(ReceiverName.hostName())", status: MQTTTopics(broker).status(role: role),
             environment: environment, logger: logger)
         return ReportPublishing(connection: connection, what: what)
     }
@@ -123,9 +113,9 @@ struct PublishingClient: Sendable {
     /// Starts the client (`BrokerConnection.start`): connecting in the background, `status`
     /// saying `online` while connected.
     static func start(
-        _ url: String, name: String, status: String?, environment: [String: String], logger: Logger
+        _ broker: MQTTBrokerURL, name: String, status: String?, environment: [String: String], logger: Logger
     ) throws(BrokerSetupError) -> PublishingClient {
-        let (client, logging) = try BrokerConnection.start(url, name: name, status: status, environment: environment, logger: logger)
+        let (client, logging) = try BrokerConnection.start(broker, name: name, status: status, environment: environment, logger: logger)
         return PublishingClient(client: client, logging: logging)
     }
 
