@@ -100,7 +100,7 @@ public final class BrokerSightingFeed: Sendable {
                         }
                         // The first few, then about every thousandth, as for whole messages.
                         if count <= 3 || (count - unreadable) / 1000 != count / 1000 {
-                            logger.warning("\(subscription.name): skipped \(NumberText.count(unreadable, "unreadable line")) of a message on \(message.topic), kept its other \(NumberText.count(sightings.count, "sighting")) (\(count) lines so far): \(reason)")
+                            logger.warning("\(subscription.name): skipped \(NumberText.count(unreadable, "unreadable line")) of a message on \(message.topic), kept its other \(NumberText.count(sightings.count, "sighting")) (\(count) so far): \(reason)")
                         }
                         guard await channel.push(sightings) else { break reading }
                     case .receiverStatus(let receiver, let online):

@@ -32,8 +32,9 @@ public struct ContinuousAudit: Sendable {
         /// gone), and the window in which two devices sending one identity are a duplicate.
         public var silence: Double
         public var maximumTrackedUnexpected: Int
-        /// Receivers whose clocks are told apart (beyond them, sightings in Unix time still
-        /// join the shared wall clock; others are counted, not used).
+        /// Receivers on elapsed clocks whose clocks are told apart (sightings in Unix time all
+        /// share one base, whatever their number); the sightings of any beyond are counted, not
+        /// placed, and a beacon they alone heard last is `unmonitored`, never missing.
         public var maximumReceivers: Int
         /// Device addresses, and receivers, remembered per identity (the least recently heard
         /// makes room).
