@@ -181,6 +181,22 @@ struct DroppedEvidenceTests {
         #expect(run.notices.map(\.kind) == [.receiverClock])
     }
 
+    @Test("a box whose clock stands still: said once, however often it is placed again")
+    func frozenClockSaidOnce() throws {
+        let door = Script.beacon("door", minor: 1)
+        var audit = ContinuousAudit(plan: try Script.plan([door]), configuration: .init(silence: 5, followsReceivers: true))
+        audit.tieToUnixTime(offset: 1_764_000_000)
+        var events: [AuditEvent] = []
+        for step in 0..<120 {
+            let arrival = Double(step) * 0.5
+            events += audit.observe(Self.heard(door.identity, at: 37, by: "box-b", clock: .unix), arrival: arrival)
+            events += audit.advance(to: arrival + 0.25)
+        }
+        #expect(Self.changes(events) == ["0 door -→ok"])
+        #expect(audit.takeNotices().count == 1)
+        #expect(audit.statistics.receiverClockEvents == 1)
+    }
+
     @Test("a box whose clock comes back: one event when it stepped, one when it agrees again")
     func clockComesBack() throws {
         let door = Script.beacon("door", minor: 1)
@@ -231,7 +247,31 @@ struct DroppedEvidenceTests {
             #expect(Self.changes(events) == ["0 door -→ok"], "tick first: \(tickFirst)")
             #expect(receivers == ["box-a online"], "tick first: \(tickFirst)")
             #expect(audit.statistics.stalls == 1)
+            // What waited through the stall arrived late, not from a wrong clock.
+            #expect(audit.takeNotices().isEmpty, "tick first: \(tickFirst)")
         }
+    }
+
+    @Test("a box's sightings held up by a broker for longer than the silence, then on time again: a delay, not a clock")
+    func delayedBacklogIsNotAClock() throws {
+        let door = Script.beacon("door", minor: 1)
+        var audit = ContinuousAudit(plan: try Script.plan([door]), configuration: .init(silence: 5, followsReceivers: true))
+        let wall = 1_764_000_000.0
+        audit.tieToUnixTime(offset: wall)
+        var events: [AuditEvent] = []
+        for second in 0..<10 {
+            events += audit.observe(Self.heard(door.identity, at: wall + Double(second), by: "box-a", clock: .unix), arrival: Double(second))
+        }
+        // Seconds 10 to 17 reach the watch together at 18, then the box is on time again.
+        for second in 10..<18 {
+            events += audit.observe(Self.heard(door.identity, at: wall + Double(second), by: "box-a", clock: .unix), arrival: 18)
+        }
+        for second in 18..<30 {
+            events += audit.observe(Self.heard(door.identity, at: wall + Double(second), by: "box-a", clock: .unix), arrival: Double(second))
+            events += audit.advance(to: Double(second) + 0.5)
+        }
+        #expect(Self.changes(events) == ["0 door -→ok"])
+        #expect(audit.takeNotices().isEmpty)
     }
 
     @Test("a stall still lets a beacon that really stopped go missing, one full silence after the watch runs again")

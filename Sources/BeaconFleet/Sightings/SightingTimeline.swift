@@ -32,6 +32,9 @@ public struct SightingTimeline: Sendable {
     /// Receivers on Unix time whose clock disagrees with the run's (`arrivalTolerance`), and
     /// the offset each was placed with since: its arrival when it was found out.
     private var rebasedUnixReceivers: [String: Double] = [:]
+    /// Receivers on Unix time whose sightings have all stood behind their arrival by more than
+    /// the tolerance since this arrival: behind for good once that lasts a tolerance.
+    private var behindSince: [String: Double] = [:]
     /// How far a sighting's placed time may stand from its arrival before its receiver's clock
     /// is taken as wrong (a live run that says when each sighting arrived: `place(_:arrival:)`);
     /// `nil`: no such check (a replay, whose only clock is its sightings').
@@ -105,7 +108,9 @@ public struct SightingTimeline: Sendable {
             guard let own = ownTime(of: sighting, joining: { arrival }) else { return nil }
             time = own
         }
-        return moveClock(to: min(time, arrival))
+        // The run's clock starts at the arrival of its first sighting, whatever that one's
+        // own clock says (a box at 1970 heard first must not start it decades back).
+        return moveClock(to: now == nil ? arrival : min(time, arrival))
     }
 
     /// Takes the receivers' clock notices so far, in order.
@@ -138,26 +143,48 @@ public struct SightingTimeline: Sendable {
     /// A Unix-time sighting's time on this clock, its receiver's clock checked against the
     /// arrival: placed with the shared offset while it agrees within `tolerance`, on its own
     /// offset (fixed at the arrival that showed the disagreement) while it does not.
+    ///
+    /// A sighting ahead of its arrival by more than `tolerance` shows a clock ahead: no delay
+    /// can do that. One behind may only have waited (a broker's queue, a backlog read after
+    /// the run stalled), so a receiver is taken as behind only when every one of its
+    /// sightings for `tolerance` of arrivals was: a backlog drains faster than that, a wrong
+    /// clock does not.
     private mutating func checkedUnixTime(of sighting: Sighting, arrival: Double, tolerance: Double) -> Double {
         let shared = sharedUnixPlacement(joiningAt: arrival - sighting.time, tolerance: tolerance)
         let agreeing = sighting.time + shared
         let receiver = sighting.receiver
-        guard let rebased = rebasedUnixReceivers.isEmpty ? nil : rebasedUnixReceivers[receiver] else {
-            guard abs(agreeing - arrival) > tolerance else { return agreeing }
-            rebasedUnixReceivers[receiver] = arrival - sighting.time
-            clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: agreeing - arrival, agrees: false, at: arrival))
-            return arrival
-        }
-        if abs(agreeing - arrival) <= tolerance {
+        let rebased = rebasedUnixReceivers.isEmpty ? nil : rebasedUnixReceivers[receiver]
+        if rebased != nil, abs(agreeing - arrival) <= tolerance {
             // Its clock agrees with the others' again (NTP caught up).
             rebasedUnixReceivers[receiver] = nil
+            behindSince[receiver] = nil
             clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: agreeing - arrival, agrees: true, at: arrival))
             return agreeing
         }
-        guard abs(sighting.time + rebased - arrival) > tolerance else { return sighting.time + rebased }
-        // Stepped again: placed on this arrival from now.
-        rebasedUnixReceivers[receiver] = arrival - sighting.time
-        clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: agreeing - arrival, agrees: false, at: arrival))
+        let placed = sighting.time + (rebased ?? shared)
+        if placed - arrival > tolerance {
+            return rebase(receiver, time: sighting.time, skew: agreeing - arrival, at: arrival)
+        }
+        guard arrival - placed > tolerance else {
+            if !behindSince.isEmpty { behindSince[receiver] = nil }
+            return placed
+        }
+        guard let since = behindSince[receiver] else {
+            behindSince[receiver] = arrival
+            return placed
+        }
+        guard arrival - since >= tolerance else { return placed }
+        return rebase(receiver, time: sighting.time, skew: agreeing - arrival, at: arrival)
+    }
+
+    /// Places `receiver`'s sightings on their arrival from now (its clock is `skew` seconds
+    /// off the others'), and says so the first time: a clock that keeps stepping (or stands
+    /// still) is placed again at each step, but said once until it agrees again. Returns the
+    /// sighting's time so placed.
+    private mutating func rebase(_ receiver: String, time: Double, skew: Double, at arrival: Double) -> Double {
+        let known = rebasedUnixReceivers.updateValue(arrival - time, forKey: receiver) != nil
+        behindSince[receiver] = nil
+        if !known { clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: skew, agrees: false, at: arrival)) }
         return arrival
     }
 
