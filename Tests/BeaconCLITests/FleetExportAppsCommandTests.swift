@@ -99,6 +99,11 @@ import Testing
         #expect(theengs.status == 2 && theengs.error.contains("fleet export --format theengs"), "\(theengs.error)")
         let noBroker = await runBeaconctl(["gateways", "configure", file, "--gateway", "espresense"])
         #expect(noBroker.status == 2 && noBroker.error.contains("--mqtt"))
+        // Nothing listens on port 1: the subscriptions are never acknowledged, nothing is
+        // published, and the --timeout (a real second: the deadline is what is tested) ends it.
+        let unreachable = await runBeaconctl(["gateways", "configure", file, "--mqtt", "mqtt://127.0.0.1:1", "--gateway", "espresense", "--timeout", "1"])
+        #expect(unreachable.status == 3, "\(unreachable.error)")
+        #expect(unreachable.error.contains("nothing was published: mqtt://127.0.0.1:1/espresense did not acknowledge the subscriptions within 1 s"), "\(unreachable.error)")
         let badName = await runBeaconctl(["gateways", "configure", file, "--mqtt", "mqtt://127.0.0.1:1", "--gateway", "espresense", "--receiver", "a/b"])
         #expect(badName.status == 2 && badName.error.contains("one topic level"))
     }

@@ -53,7 +53,7 @@ struct FleetExportCommand: AsyncParsableCommand {
         try reportBlockingDiagnostics(result)
         let fleet = result.fleet
         let beacons = try chosenBeacons(fleet)
-        let name = Set(fleet.regions.map(\.fleetName) + fleet.beacons.map(\.fleetName)).sorted().joined(separator: ", ")
+        let name = Set(fleet.regions.map(\.fleetName) + fleet.venues.map(\.fleetName)).sorted().joined(separator: ", ")
         let text: String
         switch format {
         case .csv: text = FleetExport.csv(beacons)

@@ -24,7 +24,8 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
             white-list command. The --mqtt URL's path is the gateway's base topic (its factory \
             default when absent). Exit 0 when every receiver confirmed, 1 when some did not \
             within --timeout (they are named), 2 for a usage error or a gateway that cannot be \
-            configured through the broker (Theengs Gateway: see `fleet export --format theengs`).
+            configured through the broker (Theengs Gateway: see `fleet export --format theengs`), \
+            3 when the broker refused or could not be reached.
             """)
 
     @OptionGroup var globals: GlobalOptions
@@ -74,7 +75,7 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
         do {
             broker = try BrokerConnection.broker(url, defaultPrefix: gateway.gateway.decoder.defaultBase)
         } catch {
-            throw CommandFailure(.usageOrInput, "--mqtt \(error)")
+            throw CommandFailure(error)
         }
         let configuration: GatewayConfiguration
         do {
@@ -94,7 +95,7 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
         do {
             client = try BrokerConnection.client(broker, name: "gateways-configure", environment: console.environment, logger: logger)
         } catch {
-            throw CommandFailure(.usageOrInput, error.description)
+            throw CommandFailure(error)
         }
         let outcome: GatewayConfiguration.Outcome
         do {
@@ -125,13 +126,13 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
         let readBack: GatewayConfiguration.ReadBack
         switch outcome {
         case .notSubscribed(let reason):
-            throw CommandFailure(.findings, "nothing was published: \(reason)")
+            throw CommandFailure(.controller, "nothing was published: \(reason)")
         case .confirmed(let read), .incomplete(let read):
             readBack = read
         }
         guard delivered, client.refusedPublications.isEmpty else {
             let refused = client.refusedPublications.isEmpty ? "" : " (\(client.refusedPublications.summary))"
-            throw CommandFailure(.findings, "\(client.broker) did not take the configuration\(refused): check the broker's ACL for the gateway's command topics")
+            throw CommandFailure(.controller, "\(client.broker) did not take the configuration\(refused): check the broker's ACL for the gateway's command topics")
         }
         let what = gateway == .espresense ? "holds the list (its include setting)" : "took the white-list command (it does not report the list itself)"
         let expected = configuration.expected(readBack)
