@@ -49,8 +49,11 @@ struct ManifestInput: ParsableArguments {
     /// fleet of a million beacons takes seconds, neither of which belongs on Swift's small
     /// cooperative pool, where it would hold up every other task of the process.
     func load() async throws -> ManifestLoadResult {
-        let paths = paths
-        let options = options
+        try await Self.load(paths: paths, options: options)
+    }
+
+    /// `load()` for a command that takes manifests without this group's budgets.
+    static func load(paths: [String], options: ValidationOptions) async throws -> ManifestLoadResult {
         do {
             return try await POSIXThread.run { ManifestLoader.load(paths: paths, options: options) }
         } catch {

@@ -29,7 +29,10 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var input: ManifestInput
+
+    @Argument(help: "Manifest files or folders. A folder is one namespace: every .yaml/.yml file in it, recursively.")
+    var paths: [String] = []
+
     @OptionGroup var publishing: MQTTPublishOption
 
     @Option(help: ArgumentHelp("The receivers' software: espresense, openmqttgateway (or theengs, which takes its list from a file).", valueName: "kind"))
@@ -50,6 +53,9 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
     var dryRun = false
 
     func validate() throws {
+        if paths.isEmpty {
+            throw ValidationError("Name at least one manifest file or folder, e.g. `beaconctl gateways configure fleets/ --mqtt … --gateway espresense`.")
+        }
         guard publishing.url != nil else {
             throw ValidationError("Name the broker the receivers use: --mqtt mqtt://HOST[:PORT]/BASE (BASE: the gateway's base topic).")
         }
@@ -62,7 +68,7 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
     func run() async throws {
         try UnexpectedErrorProbe.reached("gateways configure")
         guard let url = publishing.url else { return }
-        let result = try await input.load()
+        let result = try await ManifestInput.load(paths: paths, options: ValidationOptions())
         try reportBlockingDiagnostics(result)
         let beacons = try beaconsToKeep(result.fleet)
         let list: GatewayKeepList
