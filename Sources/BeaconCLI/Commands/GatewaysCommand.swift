@@ -99,7 +99,7 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
         let logger = globals.makeLogger()
         let client: MQTTClient
         do {
-            client = try BrokerConnection.client(broker, name: "gateways-configure", environment: console.environment, logger: logger)
+            client = try BrokerConnection.client(broker, name: "gateways-configure-\(ReceiverName.hostName())", environment: console.environment, logger: logger)
         } catch {
             throw CommandFailure(error)
         }
