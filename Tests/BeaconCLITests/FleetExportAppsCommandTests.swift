@@ -69,7 +69,7 @@ import Testing
         #expect(espresense.status == 0)
         #expect(espresense.output == "iBeacon:89d6e936-f61f-4227-bcd2-6e94c5a6b2e3-2-\n")
         let omg = await runBeaconctl(["fleet", "export", file, "--format", "openmqttgateway", "--venue", "store-1"])
-        #expect(omg.output == #"{"white-list":["C4:5B:BE:00:01:01","C4:5B:BE:00:01:02"],"ignoreWBlist":false}"# + "\n")
+        #expect(omg.output == #"{"white-list":["C4:5B:BE:00:01:01","c4:5b:be:00:01:01","C4:5B:BE:00:01:02","c4:5b:be:00:01:02"],"ignoreWBlist":false}"# + "\n")
         let theengs = await runBeaconctl(["fleet", "export", file, "--format", "theengs"])
         #expect(theengs.status == 1 && theengs.error.contains("(`s2-door`) has no `mac`"), "\(theengs.error)")
         let unknown = await runBeaconctl(["fleet", "export", file, "--format", "espresense", "--venue", "store-9"])
@@ -91,8 +91,8 @@ import Testing
             "--venue", "store-1", "--receiver", "shop", "--receiver", "back", "--dry-run",
         ])
         #expect(omg.output == """
-            would publish to home/shop/commands/MQTTtoBT/config (retained): {"white-list":["C4:5B:BE:00:01:01","C4:5B:BE:00:01:02"],"ignoreWBlist":false}
-            would publish to home/back/commands/MQTTtoBT/config (retained): {"white-list":["C4:5B:BE:00:01:01","C4:5B:BE:00:01:02"],"ignoreWBlist":false}
+            would publish to home/shop/commands/MQTTtoBT/config (retained): {"white-list":["C4:5B:BE:00:01:01","c4:5b:be:00:01:01","C4:5B:BE:00:01:02","c4:5b:be:00:01:02"],"ignoreWBlist":false}
+            would publish to home/back/commands/MQTTtoBT/config (retained): {"white-list":["C4:5B:BE:00:01:01","c4:5b:be:00:01:01","C4:5B:BE:00:01:02","c4:5b:be:00:01:02"],"ignoreWBlist":false}
 
             """)
         let theengs = await runBeaconctl(["gateways", "configure", file, "--mqtt", "mqtt://127.0.0.1:1", "--gateway", "theengs", "--venue", "store-1"])

@@ -306,7 +306,7 @@ struct GatewayConfigureTests {
             let status = await configure.waitForExit()
             #expect(status == 0, "\(configure.standardOutput)\(configure.standardError)")
             #expect(configure.standardOutput.hasSuffix("OpenMQTTGateway (openmqttgateway): took the white-list command (it does not report the list itself)\n"), "\(configure.standardOutput)")
-            #expect(gateway.whiteList.value.withLock { $0 } == ["C4:5B:BE:00:00:01", "C4:5B:BE:00:00:02"])
+            #expect(gateway.whiteList.value.withLock { $0 } == ["C4:5B:BE:00:00:01", "c4:5b:be:00:00:01", "C4:5B:BE:00:00:02", "c4:5b:be:00:00:02"])
             await gateway.stop()
         }
     }

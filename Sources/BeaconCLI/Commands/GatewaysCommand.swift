@@ -94,6 +94,10 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
             let retained = publication.retain ? " (retained)" : ""
             console.line("\(dryRun ? "would publish" : "publishing") to \(publication.topic)\(retained): \(publication.payload)")
         }
+        let commands = list.kind == .openMQTTGateway ? list.openMQTTGatewayCommands.count : 1
+        if commands > 1 {
+            console.errorLine("beaconctl: warning: the white list takes \(commands) commands and a topic retains only the last: OpenMQTTGateway forgets the list when it restarts; run `gateways configure` again after a restart")
+        }
         if dryRun { return }
 
         let logger = globals.makeLogger()

@@ -7,7 +7,7 @@ import BeaconCore
 /// | gateway | publishes | reads back |
 /// |---|---|---|
 /// | ESPresense | `BASE/rooms/ROOM/include/set` (ROOM `*`: every board), the prefixes | each board's retained `BASE/rooms/ROOM/include`, and its `BASE/rooms/ROOM/status` |
-/// | OpenMQTTGateway | `BASE/NAME/commands/MQTTtoBT/config`, `{"white-list":[…],"ignoreWBlist":false}`, retained | the BT settings it publishes on `BASE/NAME/BTtoMQTT` after a command, and its `BASE/NAME/LWT` |
+/// | OpenMQTTGateway | `BASE/NAME/commands/MQTTtoBT/config`, `{"white-list":[…],"ignoreWBlist":false}`, in runs of 8 addresses, retained when one run holds them all | the BT settings it publishes on `BASE/NAME/BTtoMQTT` after each command, and its `BASE/NAME/LWT` |
 ///
 /// ESPresense (`src/main.cpp`, ESPresense/ESPresense) subscribes to `espresense/rooms/*/+/set`
 /// and to its own room's `+/set`; `BleFingerprintCollection::Command` takes `include`, and the
@@ -16,7 +16,7 @@ import BeaconCore
 /// not retained. OpenMQTTGateway (`XtoBT` in `main/gatewayBT.cpp`) reads `white-list` from
 /// its `commands/MQTTtoBT/config` topic, then publishes its BT settings (`stateBTMeasures`,
 /// which carries `ignoreWBlist` but not the list); it does not keep the list across a restart,
-/// so the command is retained, as its documentation advises. Theengs Gateway takes its
+/// so the command is retained, as its documentation advises, when one command holds the list. Theengs Gateway takes its
 /// `whitelist` only from its configuration file or command line: it has no topic to be told.
 public struct GatewayConfiguration: Sendable {
     /// A gateway that cannot be configured through the broker.
@@ -57,7 +57,12 @@ public struct GatewayConfiguration: Sendable {
             let rooms = receivers.isEmpty ? ["*"] : receivers
             return rooms.map { Publication(topic: "\(base)/rooms/\($0)/include/set", payload: list.text, retain: false) }
         case .openMQTTGateway:
-            return receivers.map { Publication(topic: "\(base)/\($0)/commands/MQTTtoBT/config", payload: list.text, retain: true) }
+            // Retained, to be applied again when the gateway reconnects after a restart, while
+            // the list fits one command: a topic retains one message, the last.
+            let commands = list.openMQTTGatewayCommands
+            return receivers.flatMap { receiver in
+                commands.map { Publication(topic: "\(base)/\(receiver)/commands/MQTTtoBT/config", payload: $0, retain: commands.count == 1) }
+            }
         case .theengs:
             return []
         }
@@ -84,6 +89,8 @@ public struct GatewayConfiguration: Sendable {
         public var confirmed: Set<String> = []
         /// Receivers that reported something else: the value they hold, or why it is not the list.
         public var differing: [String: String] = [:]
+        /// OpenMQTTGateway's settings answers so far, by receiver: one per command taken.
+        public var answers: [String: Int] = [:]
 
         public init() {}
     }
@@ -122,9 +129,18 @@ public struct GatewayConfiguration: Sendable {
                 else { return }
                 if ignores {
                     readBack.differing[name] = "it answered with \"ignoreWBlist\": true (its white list is switched off)"
-                } else {
+                    readBack.confirmed.remove(name)
+                    return
+                }
+                let answers = (readBack.answers[name] ?? 0) + 1
+                readBack.answers[name] = answers
+                // Every command it took answers once (`stateBTMeasures`): all of them, or not yet.
+                let commands = list.openMQTTGatewayCommands.count
+                if answers >= commands {
                     readBack.confirmed.insert(name)
                     readBack.differing[name] = nil
+                } else {
+                    readBack.differing[name] = "it answered \(answers) of the \(commands) commands"
                 }
             }
         case .theengs:

@@ -16,7 +16,8 @@ import FleetManifest
 ///   `DEFAULT_CONFIG`), compared as Bleak writes them: `AA:BB:CC:DD:EE:FF`.
 /// - OpenMQTTGateway keeps the addresses of its `white-list` (`updateWorB` and
 ///   `procBLETask` in `main/gatewayBT.cpp`, 1technophile/OpenMQTTGateway; docs/use/ble.md
-///   "Setting a white or black list"), compared as text with the address it prints in `id`.
+///   "Setting a white or black list"), compared as text with the address it prints in `id`
+///   (`openMQTTGatewayCommands`).
 ///
 /// The two address lists need every beacon's `mac`: a beacon without one could not be
 /// listed and would go unreported, so such a list is refused (`missingAddresses`).
@@ -104,15 +105,32 @@ public struct GatewayKeepList: Hashable, Sendable {
 
     /// What the receiver is told, as `fleet export --format KIND` writes it: ESPresense's
     /// `include` value (the prefixes separated by spaces); Theengs Gateway's configuration
-    /// fragment `{"whitelist": […]}` for `theengsgw.conf`; OpenMQTTGateway's command payload
-    /// `{"white-list": […], "ignoreWBlist": false}` for `commands/MQTTtoBT/config` (the second
-    /// key turns the list on in case it was switched off).
+    /// fragment `{"whitelist": […]}` for `theengsgw.conf`; OpenMQTTGateway's commands for
+    /// `commands/MQTTtoBT/config`, one per line (`openMQTTGatewayCommands`).
     public var text: String {
-        let quoted = entries.map { JSONText.stringLiteral($0) }.joined(separator: ",")
         switch kind {
         case .espresense: return entries.joined(separator: " ")
-        case .theengs: return "{\"whitelist\":[\(quoted)]}"
-        case .openMQTTGateway: return "{\"white-list\":[\(quoted)],\"ignoreWBlist\":false}"
+        case .theengs: return "{\"whitelist\":[\(entries.map { JSONText.stringLiteral($0) }.joined(separator: ","))]}"
+        case .openMQTTGateway: return openMQTTGatewayCommands.joined(separator: "\n")
+        }
+    }
+
+    /// Addresses per OpenMQTTGateway command: its ESP32 build reads a command into an
+    /// ArduinoJson document of `JSON_MSG_BUFFER` (768 or 1024) bytes (`main/User_config.h`),
+    /// which a longer list overflows; `updateWorB` adds each command's addresses to those
+    /// already listed, so a long list goes in several commands.
+    public static let openMQTTGatewayAddressesPerCommand = 8
+
+    /// `{"white-list":[…],"ignoreWBlist":false}` for each run of addresses (the second key
+    /// turns the list on in case it was switched off). Each address is written in upper and
+    /// in lower case: OpenMQTTGateway compares an advertiser's address as text (`strcmp` in
+    /// `getDeviceByMac`) in the case its Bluetooth library prints it, which a build flag
+    /// chooses (NimBLE-Arduino's `CONFIG_NIMBLE_CPP_ADDR_FMT_UPPERCASE`).
+    public var openMQTTGatewayCommands: [String] {
+        stride(from: 0, to: entries.count, by: Self.openMQTTGatewayAddressesPerCommand).map { start in
+            let run = entries[start..<min(start + Self.openMQTTGatewayAddressesPerCommand, entries.count)]
+            let spellings = run.flatMap { [$0, $0.lowercased()] }
+            return "{\"white-list\":[\(spellings.map { JSONText.stringLiteral($0) }.joined(separator: ","))],\"ignoreWBlist\":false}"
         }
     }
 }

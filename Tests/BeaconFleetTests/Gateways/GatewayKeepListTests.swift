@@ -66,7 +66,7 @@ import Testing
         let omg = try GatewayKeepList(.openMQTTGateway, beacons: Self.beacons())
         #expect(omg.entries == ["C4:5B:BE:00:00:01", "C4:5B:BE:00:00:02", "C4:5B:BE:00:00:07"])
         let command = try #require(try JSONSerialization.jsonObject(with: Data(omg.text.utf8)) as? [String: Any])
-        #expect(command["white-list"] as? [String] == omg.entries)
+        #expect(command["white-list"] as? [String] == omg.entries.flatMap { [$0, $0.lowercased()] }, "each address in both cases")
         #expect(command["ignoreWBlist"] as? Bool == false)
         let theengs = try GatewayKeepList(.theengs, beacons: Self.beacons())
         let fragment = try #require(try JSONSerialization.jsonObject(with: Data(theengs.text.utf8)) as? [String: Any])
@@ -76,6 +76,31 @@ import Testing
         #expect(omg.keeps(try Self.identity(uuid, 7, 1), address: BluetoothAddress("C4:5B:BE:00:00:01")))
         #expect(!omg.keeps(try Self.identity(uuid, 7, 1), address: BluetoothAddress("C4:5B:BE:00:00:AA")))
         #expect(!omg.keeps(try Self.identity(uuid, 7, 1), address: nil))
+    }
+
+    @Test("OpenMQTTGateway: a long list goes in runs of 8 addresses, not retained (one retained message per topic), confirmed by one answer per command")
+    func openMQTTGatewayLongList() throws {
+        var text = "version: 1\nfleet: shop\nuuid: E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\nvenues:\n  - id: shop\n    major: 1\n    beacons:\n"
+        for minor in 1...20 { text += "      - {id: b\(minor), minor: \(minor), mac: \"C4:5B:BE:00:01:\(String(format: "%02X", minor))\"}\n" }
+        let list = try GatewayKeepList(.openMQTTGateway, beacons: Self.beacons(text))
+        let commands = list.openMQTTGatewayCommands
+        #expect(commands.count == 3)
+        let listed = try commands.flatMap { command -> [String] in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(command.utf8)) as? [String: Any])
+            let addresses = try #require(object["white-list"] as? [String])
+            #expect(addresses.count <= 2 * GatewayKeepList.openMQTTGatewayAddressesPerCommand)
+            return addresses
+        }
+        #expect(listed == list.entries.flatMap { [$0, $0.lowercased()] })
+        #expect(list.text == commands.joined(separator: "\n"))
+        let configuration = try GatewayConfiguration(list: list, base: "home", receivers: ["shop"])
+        #expect(configuration.publications.count == 3 && configuration.publications.allSatisfy { !$0.retain })
+        var readBack = GatewayConfiguration.ReadBack()
+        for answer in 1...3 {
+            #expect(!configuration.isComplete(readBack), "after \(answer - 1) answers")
+            configuration.read(topic: "home/shop/BTtoMQTT", payload: Array(Fixtures.openMQTTGatewaySettings.utf8), retained: false, into: &readBack)
+        }
+        #expect(configuration.isComplete(readBack))
     }
 
     @Test("an address list is refused while a beacon has no mac: it would stop being reported")
