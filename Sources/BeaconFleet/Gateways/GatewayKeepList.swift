@@ -116,7 +116,7 @@ public struct GatewayKeepList: Hashable, Sendable {
     }
 
     /// Addresses per OpenMQTTGateway command: its ESP32 build reads a command into an
-    /// ArduinoJson document of `JSON_MSG_BUFFER` (768 or 1024) bytes (`main/User_config.h`),
+    /// ArduinoJson document of `JSON_MSG_BUFFER` bytes (768 or 1024 on ESP32, by release),
     /// which a longer list overflows; `updateWorB` adds each command's addresses to those
     /// already listed, so a long list goes in several commands.
     public static let openMQTTGatewayAddressesPerCommand = 8
