@@ -114,6 +114,10 @@ public struct ContinuousAudit: Sendable {
     /// Beacons not missing before a moment, by index: their receiver's return gave them a
     /// full silence. Few and short-lived (dropped when heard): beside the tracks, not in them.
     private var notBeforeByBeacon: [Int: Double] = [:]
+    /// When (on the audit's clock) each beacon was last heard by a receiver whose sightings
+    /// could not be placed (beyond `maximumReceivers`), by index. Rare: beside the tracks,
+    /// not in them, so that a reception costs no more for it.
+    private var unplacedByBeacon: [Int: Double] = [:]
     /// A restored `unmonitored` beacon's receivers from the previous watch, by index, until
     /// it is heard (`restore`).
     private var restoredReceivers: [Int: [String]] = [:]
@@ -244,7 +248,7 @@ public struct ContinuousAudit: Sendable {
                 reason: "receiver \(sighting.receiver) is beyond the \(configuration.maximumReceivers) receivers on their own clocks that the watch tells apart: its sightings cannot be placed in time, so the beacons only such receivers hear are unmonitored, never missing; mark the input's times as Unix time (\"clock\":\"unix\") or split the fleet over several watches"))
         }
         guard let time = now, let index = beaconIndex.index(of: sighting.identity, identityAt: { beacons[$0].identity }) else { return [] }
-        beacons[index].unplacedHeardAt = time
+        unplacedByBeacon[index] = time
         guard let event = reevaluateBeacon(index, at: time) else { return [] }
         return [event]
     }
@@ -796,7 +800,7 @@ public struct ContinuousAudit: Sendable {
         var state = Self.beaconState(
             beacons[index], expectation: plan.expected[index].measuredPower, start: start, silence: configuration.silence, at: time)
         // Its latest reception came from a receiver beyond the bound: no verdict on silence.
-        if state == .missing, let unplaced = beacons[index].unplacedHeardAt, unplaced > beacons[index].lastSeen ?? -.infinity {
+        if state == .missing, !unplacedByBeacon.isEmpty, let unplaced = unplacedByBeacon[index], unplaced > beacons[index].lastSeen ?? -.infinity {
             state = .unmonitored
         }
         // The receivers matter when the beacon's silence passed, or when one is offline.
@@ -871,7 +875,7 @@ public struct ContinuousAudit: Sendable {
             let others = hearing.isEmpty ? "" : " while \(hearing.joined(separator: ", ")) still hear\(hearing.count == 1 ? "s" : "") others"
             return "not heard for \(Self.seconds(silence)) on any receiver (last at \(SightingJSONLines.timeText(lastSeen)) s)\(others): check that it has power and is within range of a receiver"
         case .unmonitored:
-            if let unplaced = track.unplacedHeardAt, unplaced > track.lastSeen ?? -.infinity {
+            if let unplaced = unplacedByBeacon[index], unplaced > track.lastSeen ?? -.infinity {
                 return "last heard (at \(SightingJSONLines.timeText(unplaced)) s) only by receivers beyond the \(configuration.maximumReceivers) on their own clocks that the watch tells apart: their sightings cannot be placed in time, so it cannot be judged"
             }
             let usual = usualReceiverNames(track)
@@ -973,9 +977,6 @@ private struct AuditedIdentity: Sendable {
     /// (Beside `state`: in the padding before `lastSeen`, no room of its own.)
     var awaitsReceiver = false
     var lastSeen: Double?
-    /// When (on the audit's clock) it was last heard by a receiver whose sightings could not
-    /// be placed (beyond `maximumReceivers`); `nil` when never.
-    var unplacedHeardAt: Double?
     /// The latest moment this track's state was computed: deadlines before it are spent.
     var evaluatedAt: Double?
     /// The deadline this track has in the audit's queue, if any.
