@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 
 /// The human report of a verification pass: beacons grouped by venue in manifest order,
@@ -94,9 +95,11 @@ final class VerifyTextReport: StreamedVerificationReport {
     }
 
     /// Ids come from a manifest: control characters would move the terminal's cursor.
+    /// (`ControlCharacters` is exactly Unicode's category Cc, and much cheaper to ask than
+    /// a scalar's general category: this runs for every line of a fleet's report.)
     static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
+        guard text.unicodeScalars.contains(where: ControlCharacters.isControl) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { ControlCharacters.isControl($0) ? "?" : $0 }))
     }
 }
 
