@@ -60,7 +60,7 @@ struct ReportBenchmarkOptions {
 }
 
 /// The targets: every format within these factors of the text report's time and peak,
-/// and every peak under `peakBytes` at 100,000 beacons.
+/// and every peak (all four reports at once included) under `peakBytes` at 100,000 beacons.
 enum ReportTargets {
     static let timeFactor = 1.5
     static let peakFactor = 1.25
@@ -77,6 +77,8 @@ private struct ReportRun {
     var arguments: [String]
     var files: [String]
     var measuresOutput = true
+    /// Held to the targets (a format); the run writing all four at once is shown, not held.
+    var isFormat = true
 }
 
 func runReportBenchmark(_ options: ReportBenchmarkOptions) async -> Int32 {
@@ -102,7 +104,7 @@ func runReportBenchmark(_ options: ReportBenchmarkOptions) async -> Int32 {
         ReportRun(name: "json", arguments: ["--format", "json"], files: []),
         ReportRun(
             name: "all four", arguments: ["--format", "json", "--report", "\(folder)/all.xml", "--report", "\(folder)/all.md", "--report", "\(folder)/all.txt"],
-            files: ["\(folder)/all.xml", "\(folder)/all.md", "\(folder)/all.txt"]),
+            files: ["\(folder)/all.xml", "\(folder)/all.md", "\(folder)/all.txt"], isFormat: false),
     ]
     print("ingest-benchmark --reports: \(beaconctl) verify MANIFEST --input FILE, the whole process per format:")
     print("\(options.beacons) beacons (\(stores) stores), \(sightings) sightings of one receiver in 10 s, the last beacon never heard;")
@@ -132,10 +134,10 @@ func runReportBenchmark(_ options: ReportBenchmarkOptions) async -> Int32 {
             formatted(Double(best.peak) / Double(text?.peak ?? best.peak), decimals: 2) + "×",
         ]
         print(zip(row, widths).map { padded($0, $1) }.joined(separator: " "))
-        if let text, best.seconds > text.seconds * ReportTargets.timeFactor {
+        if run.isFormat, let text, best.seconds > text.seconds * ReportTargets.timeFactor {
             missed.append("\(run.name): \(formatted(best.seconds, decimals: 2)) s, over \(formatted(ReportTargets.timeFactor, decimals: 2))× the text report's")
         }
-        if let text, Double(best.peak) > Double(text.peak) * ReportTargets.peakFactor {
+        if run.isFormat, let text, Double(best.peak) > Double(text.peak) * ReportTargets.peakFactor {
             missed.append("\(run.name): peak \(megabytes(best.peak)) MB, over \(formatted(ReportTargets.peakFactor, decimals: 2))× the text report's")
         }
         if options.beacons >= ReportTargets.referenceBeacons, best.peak >= ReportTargets.peakBytes {

@@ -10,7 +10,8 @@
 /// - a `Double` as its Swift description without a trailing `.0` (`0`, `0.505`, `1e-05`),
 ///   an integer in decimal.
 /// Keys are written in the order given: callers give them sorted by their UTF-8 bytes, as the
-/// encoder sorts them. Values that JSON cannot carry (infinity, NaN) are the caller's to
+/// encoder sorts them. A constant key (`StaticString`) is written as it is: it must be a
+/// plain name, nothing in it to escape. Values that JSON cannot carry (infinity, NaN) are the caller's to
 /// leave out.
 struct StreamingJSONWriter {
     private let sink: ReportSink
@@ -24,19 +25,26 @@ struct StreamingJSONWriter {
         self.sink = sink
     }
 
-    mutating func beginObject() { open("{") }
+    mutating func beginObject() { open("{\n") }
     mutating func endObject() { close("}") }
-    mutating func beginArray() { open("[") }
+    mutating func beginArray() { open("[\n") }
     mutating func endArray() { close("]") }
 
     /// The line break that ends a document written to a file or a terminal.
-    mutating func endDocument() { sink.write("\n") }
+    mutating func endDocument() { sink.write("\n" as StaticString) }
 
     /// Starts a member of the open object: its value comes next.
-    mutating func key(_ key: String) {
+    mutating func key(named key: String) {
         startElement()
         writeQuoted(key)
-        sink.write(" : ")
+        sink.write(" : " as StaticString)
+    }
+
+    mutating func key(_ key: StaticString) {
+        startElement()
+        sink.write("\"" as StaticString)
+        sink.write(key)
+        sink.write("\" : " as StaticString)
     }
 
     /// Starts an element of the open array: its value comes next.
@@ -47,35 +55,35 @@ struct StreamingJSONWriter {
     mutating func value(_ text: String) { writeQuoted(text) }
     mutating func value(_ number: Int) { sink.write(String(number)) }
     mutating func value(_ number: Double) { sink.write(Self.number(number)) }
-    mutating func value(_ flag: Bool) { sink.write(flag ? "true" : "false") }
+    mutating func value(_ flag: Bool) { sink.write(flag ? "true" as StaticString : "false") }
 
     /// A member whose value is a string, an integer, a number or a flag; left out when `nil`
     /// (as the encoder leaves out an absent optional).
-    mutating func member(_ name: String, _ text: String?) {
+    mutating func member(_ name: StaticString, _ text: String?) {
         guard let text else { return }
         key(name)
         value(text)
     }
 
-    mutating func member(_ name: String, _ number: Int?) {
+    mutating func member(_ name: StaticString, _ number: Int?) {
         guard let number else { return }
         key(name)
         value(number)
     }
 
-    mutating func member(_ name: String, _ number: Double?) {
+    mutating func member(_ name: StaticString, _ number: Double?) {
         guard let number else { return }
         key(name)
         value(number)
     }
 
-    mutating func member(_ name: String, _ flag: Bool) {
+    mutating func member(_ name: StaticString, _ flag: Bool) {
         key(name)
         value(flag)
     }
 
     /// An array of strings or integers, each element on its own line.
-    mutating func member(_ name: String, strings: [String]) {
+    mutating func member(_ name: StaticString, strings: [String]) {
         key(name)
         beginArray()
         for text in strings {
@@ -85,7 +93,7 @@ struct StreamingJSONWriter {
         endArray()
     }
 
-    mutating func member(_ name: String, integers: [Int]) {
+    mutating func member(_ name: StaticString, integers: [Int]) {
         key(name)
         beginArray()
         for number in integers {
@@ -95,32 +103,37 @@ struct StreamingJSONWriter {
         endArray()
     }
 
-    private mutating func open(_ bracket: String) {
+    /// `bracket`: the opening bracket and its line break.
+    private mutating func open(_ bracket: StaticString) {
         sink.write(bracket)
-        sink.write("\n")
         outer.append(isEmpty)
         isEmpty = true
         depth += 1
     }
 
-    private mutating func close(_ bracket: String) {
+    private mutating func close(_ bracket: StaticString) {
         depth -= 1
-        sink.write("\n")
-        sink.write(Self.indent(depth))
+        sink.write("\n" as StaticString)
+        writeIndent()
         sink.write(bracket)
         isEmpty = outer.popLast() ?? true
     }
 
     private mutating func startElement() {
-        if !isEmpty { sink.write(",\n") }
-        sink.write(Self.indent(depth))
+        if !isEmpty { sink.write(",\n" as StaticString) }
+        writeIndent()
         isEmpty = false
     }
 
-    private static let indents = (0..<16).map { String(repeating: "  ", count: $0) }
-
-    private static func indent(_ depth: Int) -> String {
-        depth < indents.count ? indents[depth] : String(repeating: "  ", count: max(0, depth))
+    /// Two spaces a level (a report nests seven deep at most; deeper is written a level at a time).
+    private func writeIndent() {
+        let spaces: StaticString = "                "
+        var left = depth
+        while left > 0 {
+            let levels = min(left, spaces.utf8CodeUnitCount / 2)
+            sink.write(spaces, prefix: 2 * levels)
+            left -= levels
+        }
     }
 
     /// The Swift description, less a trailing `.0`: what the encoder writes for a `Double`.
@@ -135,9 +148,9 @@ struct StreamingJSONWriter {
         if Self.needsEscape(text) {
             sink.write(Self.quoted(text))
         } else {
-            sink.write("\"")
+            sink.write("\"" as StaticString)
             sink.write(text)
-            sink.write("\"")
+            sink.write("\"" as StaticString)
         }
     }
 

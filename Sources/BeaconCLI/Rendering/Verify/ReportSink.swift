@@ -40,7 +40,19 @@ final class ReportSink {
     static func kept() -> ReportSink { ReportSink(.kept) }
 
     func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+        if buffer.count >= Self.pieceBytes { handOn() }
+    }
+
+    /// A constant piece (a JSON key, a bracket, punctuation): copied without a String.
+    func write(_ text: StaticString) {
+        write(text, prefix: text.utf8CodeUnitCount)
+    }
+
+    /// The first `prefix` bytes of an ASCII constant (a run of spaces cut to length).
+    func write(_ text: StaticString, prefix: Int) {
+        buffer.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: min(max(0, prefix), text.utf8CodeUnitCount)))
         if buffer.count >= Self.pieceBytes { handOn() }
     }
 

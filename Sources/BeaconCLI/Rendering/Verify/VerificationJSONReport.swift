@@ -119,7 +119,8 @@ final class VerificationJSONReport: StreamedVerificationReport {
         if result.lostReports > 0 { counts.append(("lost_reports", result.lostReports)) }
         json.beginObject()
         for (key, count) in counts.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }) {
-            json.member(key, count)
+            json.key(named: key)
+            json.value(count)
         }
         json.endObject()
     }
