@@ -30,6 +30,7 @@ swift build -c release --product manifest-benchmark
 swift build -c release --product radio-benchmark
 swift build -c release --product ranging-benchmark
 swift build -c release --product ingest-benchmark
+swift build -c release --product beaconctl
 release=$(swift build -c release --show-bin-path)
 "$release/manifest-benchmark" --sizes 10000
 "$release/radio-benchmark" --beacons 1,100 --repeat 1
@@ -43,6 +44,9 @@ release=$(swift build -c release --show-bin-path)
 # The watch on a chain's recording at 100 and 1,000 stores (the full run, with 10,000
 # stores and the one-shot pass on 100,000 beacons, is in docs/verify.md).
 "$release/ingest-benchmark" --watch --stores 100,1000 --oneshot-beacons 20000 --runs 1
+# The whole one-shot audit in each report format, on 20,000 beacons (the full run, on
+# 100,000, is in docs/verify.md, "A fleet's reports").
+"$release/ingest-benchmark" --reports --beacons 20000 --runs 1
 
 echo "test: the live flood lane: verify --watch through a real Mosquitto under a chain's load"
 scripts/test-flood.sh

@@ -43,6 +43,15 @@ public enum XMLText {
     /// what XML 1.0 cannot carry at all (control characters, U+FFFE, U+FFFF) with U+FFFD.
     /// XML 1.0 section 2.2 (Char) and 3.3.3 (attribute-value normalisation).
     public static func escaped(_ text: String, inAttribute: Bool) -> String {
+        // Most text has none of the bytes that start anything replaced below (0xEF starts
+        // U+FFFE and U+FFFF): returned as it is, without a walk by scalars.
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { byte in
+                byte < 0x20 || byte == 0xEF || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<")
+                    || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+            }
+        }
+        if plain == true { return text }
         var result = ""
         result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {

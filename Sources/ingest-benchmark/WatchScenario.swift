@@ -55,9 +55,10 @@ enum WatchScenario {
     }
 
     /// Writes the recording: `seconds` seconds of every beacon once a second, the beacons
-    /// spread evenly over each second. Returns the number of sightings, or `nil` when the
-    /// file cannot be written.
-    static func write(stores: Int, seconds: Int = seconds, to path: String) -> Int? {
+    /// spread evenly over each second. With `receiver`, every sighting names that one
+    /// receiver instead of its store's; the last `unheard` beacons are never heard. Returns
+    /// the number of sightings, or `nil` when the file cannot be written.
+    static func write(stores: Int, seconds: Int = seconds, receiver: String? = nil, unheard: Int = 0, to path: String) -> Int? {
         guard let file = fopen(path, "wb") else { return nil }
         defer { fclose(file) }
         let count = beaconCount(stores: stores)
@@ -70,7 +71,7 @@ enum WatchScenario {
         }
         let prefixes = (0..<count).map { prefix($0, clone: false) }
         let clonePrefix = prefix(clonedStore * beaconsPerStore, clone: true)
-        let suffixes = (0..<stores).map { Array(",\"clock\":\"unix\",\"receiver\":\"store-\($0)\"}\n".utf8) }
+        let suffixes = (0..<stores).map { Array(",\"clock\":\"unix\",\"receiver\":\"\(receiver ?? "store-\($0)")\"}\n".utf8) }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20 + 4096)
         func flush() -> Bool {
@@ -79,7 +80,7 @@ enum WatchScenario {
         }
         var written = 0
         for second in 0..<seconds {
-            for index in 0..<count {
+            for index in 0..<max(0, count - unheard) {
                 let store = index / beaconsPerStore
                 let minor = UInt16(index % beaconsPerStore + 1)
                 if minor == silentMinor, silentStores.contains(store), second >= seconds / 2 { continue }

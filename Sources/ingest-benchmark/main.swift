@@ -32,6 +32,12 @@ import Darwin
 /// through a Mosquitto of its own into the release-built `beaconctl verify --watch --input
 /// mqtt://…`: sightings published against read, false `missing`, SIGTERM to exit.
 
+///     swift run -c release ingest-benchmark --reports [--beacons 100000] [--runs 3]
+///
+/// `--reports` measures the one-shot audit of a chain whole (ReportBenchmark.swift): the
+/// release-built `beaconctl verify MANIFEST --input FILE` in each report format, its time,
+/// peak memory and report size.
+
 /// The targets, in sightings per second of wall time through the verification path.
 let targets: [IngestFormat: Double] = [.jsonLines: 1_000_000, .btsnoop: 2_000_000, .pcapng: 2_000_000]
 
@@ -186,6 +192,13 @@ if arguments.first == "--child" {
     else { exit(2) }
     print(measurement.line)
     exit(0)
+}
+if arguments.first == "--reports" {
+    guard let options = ReportBenchmarkOptions.parse(arguments.dropFirst()) else {
+        print(ReportBenchmarkOptions.usage)
+        exit(2)
+    }
+    exit(await runReportBenchmark(options))
 }
 if arguments.first == "--broker-flood" {
     guard let options = FloodOptions.parse(arguments.dropFirst()) else {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconFleet
+import FleetManifest
 
 /// The formats a verification report comes in.
 enum VerifyReportFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
@@ -18,12 +19,13 @@ enum VerifyReportFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
         }
     }
 
-    func render(_ result: VerificationResult, style: Style) -> String {
+    /// The report of this format, written into `sink` as the verdicts come.
+    func report(into sink: ReportSink, style: Style) -> any StreamedVerificationReport {
         switch self {
-        case .text: return VerifyTextReport.render(result, style: style)
-        case .json: return VerificationJSONReport.render(result)
-        case .junit: return VerificationJUnitReport.render(result)
-        case .markdown: return VerificationMarkdownReport.render(result)
+        case .text: return VerifyTextReport(sink, style: style)
+        case .json: return VerificationJSONReport(sink)
+        case .junit: return VerificationJUnitReport(sink)
+        case .markdown: return VerificationMarkdownReport(sink)
         }
     }
 }
@@ -84,12 +86,32 @@ struct VerifyReportOptions: ParsableArguments {
         }
     }
 
-    /// Writes the report files (never coloured), then the report on standard output.
+    /// Writes the report files (never coloured) and the report on standard output in one
+    /// walk over the verdicts, each as it is made. Every file is created before the first
+    /// line is written, so that a folder that cannot take one fails before any output; each
+    /// replaces the file at its path only once it is complete.
     func emit(_ result: VerificationResult, style: Style) throws {
         let plain = Style(choice: .never, isTerminal: false, environment: [:])
-        for report in try reports() {
-            try writeOutput(report.format.render(result, style: plain), to: report.path)
+        var sinks: [ReportSink] = []
+        var writers: [any StreamedVerificationReport] = []
+        let files = try reports()
+        do throws(ManifestFileError) {
+            for report in files {
+                let sink = try ReportSink.file(report.path)
+                sinks.append(sink)
+                writers.append(report.format.report(into: sink, style: plain))
+            }
+        } catch {
+            throw CommandFailure(.usageOrInput, error.description)
         }
-        try writeOutput(standardOutputFormat.render(result, style: style), to: nil)
+        let standardOutput = ReportSink.console(Console.current)
+        writers.append(standardOutputFormat.report(into: standardOutput, style: style))
+        VerificationReportPass.write(result, to: writers)
+        do throws(ManifestFileError) {
+            for sink in sinks { try sink.finish() }
+            try standardOutput.finish()
+        } catch {
+            throw CommandFailure(.usageOrInput, error.description)
+        }
     }
 }

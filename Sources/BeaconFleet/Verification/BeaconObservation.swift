@@ -2,19 +2,21 @@ import BeaconCore
 
 /// What was heard of one identity: the evidence a verdict rests on, as reports show it.
 /// Times are seconds since the verification started.
+///
+/// A fleet's pass keeps one per beacon until its report is written, and nearly every beacon
+/// is one device heard by one receiver with one measured power: that case is held inline
+/// (`ObservationStorage.single`), without the five small arrays and the address text the
+/// general case allocates, and the arrays are made when asked for.
 public struct BeaconObservation: Hashable, Sendable {
     public var identity: BeaconIdentity
     public var sightings: Int
-    /// Every device address the identity came from, most receptions first.
-    public var addresses: [AddressObservation]
-    /// Every measured-power value carried, most receptions first.
-    public var measuredPowers: [MeasuredPowerCount]
     public var firstSeen: Double?
     public var lastSeen: Double?
-    /// Every receiver that heard it, in order of first reception: coverage at a glance.
-    public var receivers: [ReceiverObservation]
     /// Receptions by receivers beyond those told apart (`ReceiverTally.maximumReceivers`).
     public var untrackedReceiverSightings: Int
+    /// Always the single form when it can hold the arrays exactly, so that two equal
+    /// observations are stored alike (equality and hashing compare the storage).
+    private var storage: ObservationStorage
 
     public init(
         identity: BeaconIdentity, sightings: Int = 0, addresses: [AddressObservation] = [],
@@ -23,22 +25,42 @@ public struct BeaconObservation: Hashable, Sendable {
     ) {
         self.identity = identity
         self.sightings = sightings
-        self.addresses = addresses
-        self.measuredPowers = measuredPowers
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
-        self.receivers = receivers
         self.untrackedReceiverSightings = untrackedReceiverSightings
+        storage = ObservationStorage(addresses: addresses, measuredPowers: measuredPowers, receivers: receivers)
+    }
+
+    /// Every device address the identity came from, most receptions first.
+    public var addresses: [AddressObservation] {
+        get { storage.addresses }
+        set { storage = ObservationStorage(addresses: newValue, measuredPowers: measuredPowers, receivers: receivers) }
+    }
+
+    /// Every measured-power value carried, most receptions first.
+    public var measuredPowers: [MeasuredPowerCount] {
+        get { storage.measuredPowers }
+        set { storage = ObservationStorage(addresses: addresses, measuredPowers: newValue, receivers: receivers) }
+    }
+
+    /// Every receiver that heard it, in order of first reception: coverage at a glance.
+    public var receivers: [ReceiverObservation] {
+        get { storage.receivers }
+        set { storage = ObservationStorage(addresses: addresses, measuredPowers: measuredPowers, receivers: newValue) }
     }
 
     /// Heard, but by no receiver that reports every advertisement (only through gateways
     /// that throttle or sample): no interval can be measured from it.
     public var heardOnlyThroughGateways: Bool {
-        sightings > 0 && addresses.allSatisfy(\.eventsByReceiver.isEmpty)
+        if case .single(let single) = storage { return sightings > 0 && !single.hasEvents }
+        return sightings > 0 && addresses.allSatisfy(\.eventsByReceiver.isEmpty)
     }
 
     /// The strongest signal received, dBm, when the receiver reported any.
-    public var strongestRSSI: Int? { addresses.compactMap(\.strongestRSSI).max() }
+    public var strongestRSSI: Int? {
+        if case .single(let single) = storage { return single.strongestRSSI }
+        return addresses.compactMap(\.strongestRSSI).max()
+    }
 
     /// The receivers, the strongest on average first; those without RSSI last, the most
     /// receptions first among equals.
@@ -51,6 +73,104 @@ public struct BeaconObservation: Hashable, Sendable {
             default: return lhs.sightings != rhs.sightings ? lhs.sightings > rhs.sightings : lhs.receiver < rhs.receiver
             }
         }
+    }
+}
+
+/// How a `BeaconObservation` holds its addresses, measured powers and receivers.
+private enum ObservationStorage: Hashable, Sendable {
+    /// One address, heard by one receiver (its events, if any, on that receiver's clock),
+    /// with at most one measured-power value, the same for the identity as for the address.
+    case single(SingleSource)
+    case general(addresses: [AddressObservation], measuredPowers: [MeasuredPowerCount], receivers: [ReceiverObservation])
+
+    init(addresses: [AddressObservation], measuredPowers: [MeasuredPowerCount], receivers: [ReceiverObservation]) {
+        if let single = SingleSource(addresses: addresses, measuredPowers: measuredPowers, receivers: receivers) {
+            self = .single(single)
+        } else {
+            self = .general(addresses: addresses, measuredPowers: measuredPowers, receivers: receivers)
+        }
+    }
+
+    var addresses: [AddressObservation] {
+        switch self {
+        case .single(let single): return [single.address]
+        case .general(let addresses, _, _): return addresses
+        }
+    }
+
+    var measuredPowers: [MeasuredPowerCount] {
+        switch self {
+        case .single(let single): return single.powers
+        case .general(_, let powers, _): return powers
+        }
+    }
+
+    var receivers: [ReceiverObservation] {
+        switch self {
+        case .single(let single): return [single.receiver]
+        case .general(_, _, let receivers): return receivers
+        }
+    }
+}
+
+/// The single form's fields: everything the three arrays would hold, inline.
+private struct SingleSource: Hashable, Sendable {
+    var deviceAddress: BluetoothAddress?
+    var isRandom: Bool
+    var isPrivate: Bool
+    var addressSightings: Int
+    var addressFirstSeen: Double
+    var addressLastSeen: Double
+    var strongestRSSI: Int?
+    /// The one measured-power value and its receptions; `powerSightings` 0 when none.
+    var power: Int8
+    var powerSightings: Int
+    /// Whether the receiver timed advertising events of the address (else it is a gateway's).
+    var hasEvents: Bool
+    var events: Int
+    var shortestGap: Double?
+    var span: Double
+    var receiver: ReceiverObservation
+
+    /// `nil` unless the three arrays are exactly what this form gives back.
+    init?(addresses: [AddressObservation], measuredPowers: [MeasuredPowerCount], receivers: [ReceiverObservation]) {
+        guard addresses.count == 1, receivers.count == 1, measuredPowers.count <= 1 else { return nil }
+        let address = addresses[0]
+        let receiver = receivers[0]
+        guard address.measuredPowers == measuredPowers, address.eventsByReceiver.count <= 1 else { return nil }
+        let device = address.address.isEmpty ? nil : BluetoothAddress(address.address)
+        guard BluetoothAddress.text(device) == address.address else { return nil }
+        let events = address.eventsByReceiver.first
+        if let events, events.receiver != receiver.receiver { return nil }
+        deviceAddress = device
+        isRandom = address.isRandom
+        isPrivate = address.isPrivate
+        addressSightings = address.sightings
+        addressFirstSeen = address.firstSeen
+        addressLastSeen = address.lastSeen
+        strongestRSSI = address.strongestRSSI
+        power = measuredPowers.first?.value ?? 0
+        powerSightings = measuredPowers.first?.sightings ?? 0
+        hasEvents = events != nil
+        self.events = events?.events ?? 0
+        shortestGap = events?.shortestGap
+        span = events?.span ?? 0
+        self.receiver = receiver
+        // A count of 0 is what "no value" is stored as: such a list is not this form's.
+        guard measuredPowers.allSatisfy({ $0.sightings != 0 }) else { return nil }
+    }
+
+    var powers: [MeasuredPowerCount] {
+        powerSightings == 0 ? [] : [MeasuredPowerCount(value: power, sightings: powerSightings)]
+    }
+
+    var address: AddressObservation {
+        AddressObservation(
+            address: BluetoothAddress.text(deviceAddress), isRandom: isRandom, isPrivate: isPrivate, sightings: addressSightings,
+            measuredPowers: powers, firstSeen: addressFirstSeen, lastSeen: addressLastSeen,
+            eventsByReceiver: hasEvents
+                ? [ReceiverEvents(receiver: receiver.receiver, events: events, shortestGap: shortestGap, span: span)] : [],
+            strongestRSSI: strongestRSSI)
     }
 }
 

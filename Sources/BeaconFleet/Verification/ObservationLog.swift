@@ -3,12 +3,19 @@ import HCI
 
 /// The running record of one identity's receptions, per device address. Cheap to update
 /// (constant work per sighting); `snapshot` turns it into the public `BeaconObservation`.
+///
+/// A fleet's pass holds one per beacon, every one open at once while the first receptions
+/// come in; nearly every beacon is one device heard by one receiver. So the first device
+/// (`firstTrack`), its first receiver's events and the first receiver's tally are kept
+/// inline, and only a second of any of them allocates (a dictionary or a small array).
 struct ObservationLog: Sendable {
     let identity: BeaconIdentity
     private(set) var sightings = 0
     /// Verification time of the K-th reception, once there was one.
     private(set) var requiredSightingsReachedAt: Double?
-    private var tracks: [BluetoothAddress?: AddressTrack] = [:]
+    /// The first address heard; the others, rare, in `otherTracks`.
+    private var firstTrack: AddressTrack?
+    private var otherTracks: [BluetoothAddress?: AddressTrack] = [:]
     /// Who heard it: one entry per receiver, at most `maximumReceivers`.
     private var receivers = ReceiverTally()
 
@@ -28,24 +35,40 @@ struct ObservationLog: Sendable {
         if sightings == requiredSightings { requiredSightingsReachedAt = time }
         receivers.record(sighting, at: time)
         let address = sighting.address
-        // In place: a track copied out of the dictionary would copy its storage at every reception.
-        return tracks[address, default: AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)]
+        // In place: a track copied out would copy its storage at every reception.
+        if firstTrack == nil {
+            firstTrack = AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)
+        }
+        if firstTrack?.address == address {
+            return firstTrack?.record(sighting, at: time, sameEventWindow: sameEventWindow)
+        }
+        return otherTracks[address, default: AddressTrack(address: address, isRandom: sighting.addressIsRandom, firstSeen: time)]
             .record(sighting, at: time, sameEventWindow: sameEventWindow)
+    }
+
+    /// Every address's track, the first heard first.
+    private var tracks: [AddressTrack] {
+        (firstTrack.map { [$0] } ?? []) + otherTracks.values
     }
 
     /// The track whose interval decides "slow": the pinned address when it was heard, else
     /// the address heard most (the earliest heard on a tie).
     func principalTrack(pinned: BluetoothAddress?) -> AddressTrack? {
-        if let pinned, let track = tracks[pinned] { return track }
-        return tracks.values.max { lhs, rhs in
+        if let pinned {
+            if let firstTrack, firstTrack.address == pinned { return firstTrack }
+            if let track = otherTracks[pinned] { return track }
+        }
+        guard !otherTracks.isEmpty else { return firstTrack }
+        return tracks.max { lhs, rhs in
             lhs.sightings != rhs.sightings ? lhs.sightings < rhs.sightings : lhs.firstSeen > rhs.firstSeen
         }
     }
 
     func snapshot() -> BeaconObservation {
-        let addresses = tracks.values.map(\.observation).sorted(by: Self.mostHeardFirst)
+        let tracks = self.tracks
+        let addresses = tracks.map(\.observation).sorted(by: Self.mostHeardFirst)
         var powers: [Int8: Int] = [:]
-        for track in tracks.values {
+        for track in tracks {
             for (value, count) in track.powers.counts { powers[value, default: 0] += count }
         }
         return BeaconObservation(
@@ -74,9 +97,10 @@ struct AddressTrack: Sendable {
     /// Advertising events per receiver, each measured on that receiver's own clock: two
     /// receivers' clocks may differ by more than an interval (or count from different
     /// moments), so a gap between one's reception and another's measures nothing.
-    private var eventsByReceiver: [ReceiverEventTrack] = []
-    /// Where the previous sighting's receiver is in `eventsByReceiver`.
-    private var lastReceiverIndex = 0
+    private var firstReceiverEvents: ReceiverEventTrack?
+    private var otherReceiverEvents: [ReceiverEventTrack] = []
+    /// Where the previous sighting's receiver is in `otherReceiverEvents`, when it was not the first.
+    private var lastOtherIndex = 0
 
     /// Receivers whose events are told apart per address; further ones only add receptions.
     static let maximumReceivers = 32
@@ -99,14 +123,18 @@ struct AddressTrack: Sendable {
         // A throttling gateway's gaps are its cadence, not the beacon's interval: its
         // receptions count, but time no advertising events.
         guard sighting.evidence.contains(.everyAdvertisement) else { return nil }
-        if lastReceiverIndex < eventsByReceiver.count, eventsByReceiver[lastReceiverIndex].receiver == sighting.receiver {
-            return eventsByReceiver[lastReceiverIndex].record(sighting.time, sameEventWindow: sameEventWindow)
-        } else if let index = eventsByReceiver.firstIndex(where: { $0.receiver == sighting.receiver }) {
-            lastReceiverIndex = index
-            return eventsByReceiver[index].record(sighting.time, sameEventWindow: sameEventWindow)
-        } else if eventsByReceiver.count < Self.maximumReceivers {
-            lastReceiverIndex = eventsByReceiver.count
-            eventsByReceiver.append(ReceiverEventTrack(receiver: sighting.receiver, firstEventTime: sighting.time))
+        if firstReceiverEvents == nil {
+            firstReceiverEvents = ReceiverEventTrack(receiver: sighting.receiver, firstEventTime: sighting.time)
+        } else if firstReceiverEvents?.receiver == sighting.receiver {
+            return firstReceiverEvents?.record(sighting.time, sameEventWindow: sameEventWindow)
+        } else if lastOtherIndex < otherReceiverEvents.count, otherReceiverEvents[lastOtherIndex].receiver == sighting.receiver {
+            return otherReceiverEvents[lastOtherIndex].record(sighting.time, sameEventWindow: sameEventWindow)
+        } else if let index = otherReceiverEvents.firstIndex(where: { $0.receiver == sighting.receiver }) {
+            lastOtherIndex = index
+            return otherReceiverEvents[index].record(sighting.time, sameEventWindow: sameEventWindow)
+        } else if 1 + otherReceiverEvents.count < Self.maximumReceivers {
+            lastOtherIndex = otherReceiverEvents.count
+            otherReceiverEvents.append(ReceiverEventTrack(receiver: sighting.receiver, firstEventTime: sighting.time))
         }
         return nil
     }
@@ -123,7 +151,8 @@ struct AddressTrack: Sendable {
         AddressObservation(
             address: BluetoothAddress.text(address), isRandom: isRandom, isPrivate: isPrivate, sightings: sightings,
             measuredPowers: MeasuredPowerCount.sorted(powers.counts), firstSeen: firstSeen, lastSeen: lastSeen,
-            eventsByReceiver: eventsByReceiver.map(\.observation), strongestRSSI: strongestRSSI)
+            eventsByReceiver: (firstReceiverEvents.map { [$0.observation] } ?? []) + otherReceiverEvents.map(\.observation),
+            strongestRSSI: strongestRSSI)
     }
 }
 
@@ -190,46 +219,60 @@ struct ReceiverEventTrack: Sendable {
 /// Who heard an identity, and how strongly: one entry per receiver, in order of first
 /// reception, at most `maximumReceivers` (further receivers' receptions are counted).
 struct ReceiverTally: Sendable {
-    private var entries: [ReceiverObservation] = []
-    /// RSSI sums per entry, for the mean.
-    private var rssiSums: [Int] = []
-    private var lastIndex = 0
+    /// One receiver's receptions, with the RSSI sum its mean comes from.
+    private struct Entry: Sendable {
+        var observation: ReceiverObservation
+        var rssiSum = 0
+
+        mutating func add(_ sighting: Sighting, at time: Double) {
+            observation.sightings += 1
+            observation.lastSeen = max(observation.lastSeen, time)
+            if let rssi = sighting.rssi {
+                observation.strongestRSSI = max(observation.strongestRSSI ?? rssi, rssi)
+                observation.rssiSamples += 1
+                // Clamped to a byte's range (every reader already keeps it there): a sum of
+                // such values cannot overflow in any count a process can receive.
+                rssiSum += min(max(rssi, -128), 127)
+            }
+        }
+
+        var final: ReceiverObservation {
+            var entry = observation
+            if entry.rssiSamples > 0 { entry.meanRSSI = Double(rssiSum) / Double(entry.rssiSamples) }
+            return entry
+        }
+    }
+
+    /// The first receiver inline (most identities have one), the others in order after it.
+    private var first: Entry?
+    private var others: [Entry] = []
+    private var lastOtherIndex = 0
     private(set) var untrackedSightings = 0
 
     static let maximumReceivers = 64
 
     mutating func record(_ sighting: Sighting, at time: Double) {
-        let index: Int
-        if lastIndex < entries.count, entries[lastIndex].receiver == sighting.receiver {
-            index = lastIndex
-        } else if let found = entries.firstIndex(where: { $0.receiver == sighting.receiver }) {
-            index = found
-        } else if entries.count < Self.maximumReceivers {
-            index = entries.count
-            entries.append(ReceiverObservation(receiver: sighting.receiver, firstSeen: time))
-            rssiSums.append(0)
+        if first == nil {
+            first = Entry(observation: ReceiverObservation(receiver: sighting.receiver, firstSeen: time))
+            first?.add(sighting, at: time)
+        } else if first?.observation.receiver == sighting.receiver {
+            first?.add(sighting, at: time)
+        } else if lastOtherIndex < others.count, others[lastOtherIndex].observation.receiver == sighting.receiver {
+            others[lastOtherIndex].add(sighting, at: time)
+        } else if let found = others.firstIndex(where: { $0.observation.receiver == sighting.receiver }) {
+            lastOtherIndex = found
+            others[found].add(sighting, at: time)
+        } else if 1 + others.count < Self.maximumReceivers {
+            lastOtherIndex = others.count
+            others.append(Entry(observation: ReceiverObservation(receiver: sighting.receiver, firstSeen: time)))
+            others[lastOtherIndex].add(sighting, at: time)
         } else {
             untrackedSightings += 1
-            return
-        }
-        lastIndex = index
-        entries[index].sightings += 1
-        entries[index].lastSeen = max(entries[index].lastSeen, time)
-        if let rssi = sighting.rssi {
-            entries[index].strongestRSSI = max(entries[index].strongestRSSI ?? rssi, rssi)
-            entries[index].rssiSamples += 1
-            // Clamped to a byte's range (every reader already keeps it there): a sum of
-            // such values cannot overflow in any count a process can receive.
-            rssiSums[index] += min(max(rssi, -128), 127)
         }
     }
 
     var observations: [ReceiverObservation] {
-        zip(entries, rssiSums).map { entry, sum in
-            var entry = entry
-            if entry.rssiSamples > 0 { entry.meanRSSI = Double(sum) / Double(entry.rssiSamples) }
-            return entry
-        }
+        (first.map { [$0.final] } ?? []) + others.map(\.final)
     }
 }
 

@@ -26,8 +26,10 @@ public struct VerificationEngine: Sendable {
     public static let maximumTrackedUnexpected = 1024
 
     private var logs: [ObservationLog]
-    private var verdicts: [BeaconVerdict?]
-    /// `verdicts[index] != nil`, asked at every reception without copying the verdict.
+    /// One per expected beacon, in manifest order: a placeholder until `isDecided`. Kept as
+    /// the result's own array (not copied into it): a fleet's verdicts are held once.
+    private var verdicts: [BeaconVerdict]
+    /// Whether `verdicts[index]` is decided, asked at every reception without copying the verdict.
     private var isDecided: [Bool]
     private let indexByIdentity: IdentityTable
     /// Beacons with K receptions whose settle window is still open, soonest end first. Only
@@ -57,7 +59,11 @@ public struct VerificationEngine: Sendable {
         self.plan = plan
         self.policy = policy
         logs = plan.expected.map { ObservationLog(identity: $0.identity) }
-        verdicts = Array(repeating: nil, count: plan.expected.count)
+        verdicts = plan.expected.map {
+            BeaconVerdict(
+                beacon: $0, status: .missing, findings: [], observation: BeaconObservation(identity: $0.identity),
+                decidedAt: 0, decidedEarly: false)
+        }
         isDecided = Array(repeating: false, count: plan.expected.count)
         indexByIdentity = IdentityTable(plan.expected.map(\.identity))
     }
@@ -261,7 +267,7 @@ public struct VerificationEngine: Sendable {
             plan.otherKnown[identity].map { OtherManifestBeacon(beaconID: $0, identity: identity, sightings: count) }
         }.sorted { $0.beaconID < $1.beaconID }
         return VerificationResult(
-            scope: plan.scope, policy: policy, verdicts: verdicts.compactMap { $0 }, unexpected: unexpected,
+            scope: plan.scope, policy: policy, verdicts: verdicts, unexpected: unexpected,
             untrackedUnexpectedSightings: untrackedUnexpectedSightings, otherManifestBeacons: others,
             sightings: sightings, ignoredSightings: ignoredSightings, duration: duration, endReason: reason)
     }

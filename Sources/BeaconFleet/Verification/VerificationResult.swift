@@ -76,6 +76,23 @@ public struct VerificationResult: Hashable, Sendable {
         return Set(observations.flatMap { $0.receivers.map(\.receiver) }).sorted()
     }
 
+    /// Whether more than one receiver heard a beacon of the pass or an unexpected identity
+    /// (`receivers.count > 1`, without gathering a fleet's receivers).
+    public var heardBySeveralReceivers: Bool {
+        var first: String?
+        func another(_ observation: BeaconObservation) -> Bool {
+            for receiver in observation.receivers {
+                guard let seen = first else {
+                    first = receiver.receiver
+                    continue
+                }
+                if seen != receiver.receiver { return true }
+            }
+            return false
+        }
+        return verdicts.contains { another($0.observation) } || unexpected.contains { another($0.observation) }
+    }
+
     /// True when every beacon is ok and nothing unexpected uses the fleet's UUIDs.
     public var passed: Bool {
         verdicts.allSatisfy { $0.status == .ok } && unexpected.isEmpty && untrackedUnexpectedSightings == 0

@@ -146,7 +146,7 @@ public enum ManifestFileReplacement {
 
     /// Makes a rename in `folder` durable. Some file systems refuse fsync on a folder
     /// (EINVAL); the rename has happened then and is as durable as that file system makes it.
-    private static func flushFolder(_ folder: String) {
+    static func flushFolder(_ folder: String) {
         let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderDescriptor >= 0 else { return }
         defer { close(folderDescriptor) }
@@ -159,11 +159,13 @@ public enum ManifestFileReplacement {
     /// crash leaves the old file or the new one. The new file's permissions are the
     /// process's default (0666 less the umask), as for any file a command creates.
     public static func write(_ bytes: [UInt8], to path: String) throws(ManifestFileError) {
-        let (folder, name) = split(path)
-        removeStaleTemporaries(in: folder)
-        try writeThroughTemporary(
-            bytes, folder: folder, name: name, target: path, path: path, mode: 0o666,
-            prepare: { (_: Int32) throws(ManifestFileError) in }, lastCheck: { () throws(ManifestFileError) in })
+        let file = try StreamedFileReplacement(path: path)
+        var failure: ManifestFileError?
+        bytes.withUnsafeBytes { raw in
+            do throws(ManifestFileError) { try file.append(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        try file.commit()
     }
 
     /// The file at `target` (links resolved) as it is now, checked against `original`: the
@@ -278,26 +280,30 @@ public enum ManifestFileReplacement {
     // MARK: Helpers
 
     /// The folder and the name of a resolved path.
-    private static func split(_ target: String) -> (folder: String, name: String) {
+    static func split(_ target: String) -> (folder: String, name: String) {
         guard let slash = target.lastIndex(of: "/") else { return (".", target) }
         let folder = String(target[..<slash])
         return (folder.isEmpty ? "/" : folder, String(target[target.index(after: slash)...]))
     }
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-        var remaining = bytes[...]
-        while !remaining.isEmpty {
-            let written = remaining.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+        bytes.withUnsafeBytes { writeAll($0, to: descriptor) }
+    }
+
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 return false
             }
-            remaining = remaining.dropFirst(written)
+            offset += written
         }
         return true
     }
 
-    private static func failure(_ path: String, _ kind: ManifestFileError.Kind) -> ManifestFileError {
+    static func failure(_ path: String, _ kind: ManifestFileError.Kind) -> ManifestFileError {
         ManifestFileError(path: path, kind: kind, reason: errorText())
     }
 

@@ -1,309 +1,227 @@
 import BeaconCore
 import BeaconFleet
-import Foundation
 
 /// The `--format json` report: one object, keys sorted, documented in docs/verify.md.
 /// `schema` names the shape; it changes only with a new number. Keys whose value is
 /// unknown (a beacon never heard has no `first_seen_s`) are left out.
-public enum VerificationJSONReport {
-    public static let schema = "beaconctl.verify/1"
+///
+/// Written as the verdicts come (`StreamingJSONWriter`), byte for byte what JSONEncoder
+/// writes for the whole document: a fleet's report is never held whole.
+final class VerificationJSONReport: StreamedVerificationReport {
+    static let schema = "beaconctl.verify/1"
 
-    public static func render(_ result: VerificationResult) -> String {
-        // Every value below is a string, an integer, a finite number or null: encoding
-        // cannot fail. Should it, the reason is reported in the same shape.
-        let text = (try? JSONOutput.document(Document(result))) ?? #"{"error": "the report could not be encoded"}"#
-        return text + "\n"
+    private var json: StreamingJSONWriter
+    let groupsByVenue = false
+
+    init(_ sink: ReportSink) {
+        json = StreamingJSONWriter(sink)
     }
 
-    struct Document: Encodable {
-        var schema = VerificationJSONReport.schema
-        var scope: String
-        var passed: Bool
-        var end: String
-        var durationSeconds: Double?
-        var policy: Policy
-        var summary: [String: Int]
-        var beacons: [Beacon]
-        var unexpected: [Unexpected]
-        var otherManifestBeacons: [Other]
-        /// Left out when there is nothing to warn of, so that a clean pass's report is unchanged.
-        var warnings: [String]?
-
-        enum CodingKeys: String, CodingKey {
-            case schema, scope, passed, end, policy, summary, beacons, unexpected, warnings
-            case durationSeconds = "duration_s"
-            case otherManifestBeacons = "other_manifest_beacons"
-        }
-
-        init(_ result: VerificationResult) {
-            scope = result.scope
-            passed = result.passed
-            end = result.endReason.rawValue
-            durationSeconds = finite(result.duration)
-            policy = Policy(result.policy)
-            var counts = Dictionary(uniqueKeysWithValues: VerdictStatus.allCases.map { ($0.rawValue, result.count($0)) })
-            counts["expected"] = result.verdicts.count
-            counts["sightings"] = result.sightings
-            counts["ignored_sightings"] = result.ignoredSightings
-            counts["unlisted_unexpected_sightings"] = result.untrackedUnexpectedSightings
-            // Only when some were lost, so that the report of a complete pass is unchanged.
-            if result.lostReports > 0 { counts["lost_reports"] = result.lostReports }
-            summary = counts
-            beacons = result.verdicts.map { Beacon($0, result: result) }
-            unexpected = result.unexpected.map(Unexpected.init)
-            otherManifestBeacons = result.otherManifestBeacons.map(Other.init)
-            warnings = result.warnings.isEmpty ? nil : result.warnings
-        }
+    /// The whole report as one string (tests, small results).
+    static func render(_ result: VerificationResult) -> String {
+        let sink = ReportSink.kept()
+        VerificationReportPass.write(result, to: [VerificationJSONReport(sink)])
+        return sink.text
     }
 
-    struct Policy: Encodable {
-        var requiredSightings: Int
-        var timeoutSeconds: Double?
-        var settleIntervals: Double
-        var minimumSettleSeconds: Double
-        var slowFactor: Double
-        var slowEvidenceLosses: Int
+    // Members below are written in the order of their keys' bytes, as the encoder sorts them.
 
-        enum CodingKeys: String, CodingKey {
-            case requiredSightings = "required_sightings"
-            case timeoutSeconds = "timeout_s"
-            case settleIntervals = "settle_intervals"
-            case minimumSettleSeconds = "minimum_settle_s"
-            case slowFactor = "slow_factor"
-            case slowEvidenceLosses = "slow_evidence_losses"
-        }
-
-        init(_ policy: VerificationPolicy) {
-            requiredSightings = policy.requiredSightings
-            timeoutSeconds = finite(policy.timeout)
-            settleIntervals = policy.settleIntervals
-            minimumSettleSeconds = policy.minimumSettle
-            slowFactor = policy.slowFactor
-            slowEvidenceLosses = policy.slowEvidenceLosses
-        }
+    func begin(_ context: VerificationReportContext) {
+        json.beginObject()
+        json.key("beacons")
+        json.beginArray()
     }
 
-    struct Identity: Encodable {
-        var uuid: String
-        var major: Int
-        var minor: Int
-
-        init(_ identity: BeaconIdentity) {
-            uuid = identity.uuid.description
-            major = Int(identity.major)
-            minor = Int(identity.minor)
+    func beacon(_ verdict: BeaconVerdict, explanation: String, context: VerificationReportContext) {
+        let beacon = verdict.beacon
+        json.element()
+        json.beginObject()
+        json.member("decided_at_s", finite(verdict.decidedAt))
+        json.member("decided_early", verdict.decidedEarly)
+        json.key("expected")
+        expected(beacon)
+        json.key("findings")
+        json.beginArray()
+        for finding in verdict.findings {
+            json.element()
+            json.beginObject()
+            json.member("kind", finding.status.rawValue)
+            json.member("message", finding.explanation(observation: verdict.observation))
+            json.endObject()
         }
+        json.endArray()
+        json.key("heard")
+        heard(verdict.observation)
+        json.member("id", beacon.beaconID)
+        json.key("identity")
+        identity(beacon.identity)
+        json.member("manifest", beacon.location?.description)
+        json.member("message", explanation)
+        json.member("name", beacon.name)
+        json.member("status", verdict.status.rawValue)
+        json.member("venue", beacon.venueID)
+        json.member("zone", beacon.zone)
+        json.endObject()
     }
 
-    struct Expected: Encodable {
-        /// `calibrated`, `advertised` (auto, value known) or `plausible` (auto, any value in range).
-        var measuredPowerRule: String
-        var measuredPower: Int?
-        var measuredPowerRange: [Int]?
-        var intervalMilliseconds: Int
-        var address: String?
-
-        enum CodingKeys: String, CodingKey {
-            case measuredPowerRule = "measured_power_rule"
-            case measuredPower = "measured_power"
-            case measuredPowerRange = "measured_power_range"
-            case intervalMilliseconds = "interval_ms"
-            case address
+    func end(_ context: VerificationReportContext) {
+        let result = context.result
+        json.endArray()
+        json.member("duration_s", finite(result.duration))
+        json.member("end", result.endReason.rawValue)
+        json.key("other_manifest_beacons")
+        json.beginArray()
+        for other in result.otherManifestBeacons {
+            json.element()
+            json.beginObject()
+            json.member("id", other.beaconID)
+            json.key("identity")
+            identity(other.identity)
+            json.member("sightings", other.sightings)
+            json.endObject()
         }
-
-        init(_ beacon: ExpectedBeacon) {
-            switch beacon.measuredPower {
-            case .calibrated(let value):
-                measuredPowerRule = "calibrated"
-                measuredPower = Int(value)
-            case .advertised(let value):
-                measuredPowerRule = "advertised"
-                measuredPower = Int(value)
-            case .plausible(let range):
-                measuredPowerRule = "plausible"
-                measuredPowerRange = [range.lowerBound, range.upperBound]
-            }
-            intervalMilliseconds = beacon.intervalMilliseconds
-            address = beacon.expectedAddress?.description
+        json.endArray()
+        json.member("passed", result.passed)
+        json.key("policy")
+        policy(result.policy)
+        json.member("schema", Self.schema)
+        json.member("scope", result.scope)
+        json.key("summary")
+        summary(result)
+        json.key("unexpected")
+        json.beginArray()
+        for unexpected in result.unexpected {
+            json.element()
+            json.beginObject()
+            json.key("heard")
+            heard(unexpected.observation)
+            json.key("identity")
+            identity(unexpected.identity)
+            json.member("likely_venue", unexpected.likelyVenue)
+            json.member("message", unexpected.explanation)
+            json.member("status", VerdictStatus.unexpected.rawValue)
+            json.endObject()
         }
+        json.endArray()
+        // Left out when there is nothing to warn of, so that a clean pass's report is unchanged.
+        if !context.warnings.isEmpty { json.member("warnings", strings: context.warnings) }
+        json.endObject()
+        json.endDocument()
     }
 
-    struct PowerCount: Encodable {
-        var dBm: Int
-        var sightings: Int
-
-        enum CodingKeys: String, CodingKey {
-            case dBm = "dbm"
-            case sightings
+    private func summary(_ result: VerificationResult) {
+        var counts = VerdictStatus.allCases.map { ($0.rawValue, result.count($0)) }
+        counts.append(("expected", result.verdicts.count))
+        counts.append(("sightings", result.sightings))
+        counts.append(("ignored_sightings", result.ignoredSightings))
+        counts.append(("unlisted_unexpected_sightings", result.untrackedUnexpectedSightings))
+        // Only when some were lost, so that the report of a complete pass is unchanged.
+        if result.lostReports > 0 { counts.append(("lost_reports", result.lostReports)) }
+        json.beginObject()
+        for (key, count) in counts.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }) {
+            json.key(named: key)
+            json.value(count)
         }
+        json.endObject()
     }
 
-    struct Address: Encodable {
-        var address: String
-        var random: Bool
-        var `private`: Bool
-        var sightings: Int
-        var events: Int
-        var shortestGapMilliseconds: Double?
-        var firstSeenSeconds: Double?
-        var lastSeenSeconds: Double?
-        var strongestRSSI: Int?
-
-        enum CodingKeys: String, CodingKey {
-            case address, random, `private`, sightings, events
-            case shortestGapMilliseconds = "shortest_gap_ms"
-            case firstSeenSeconds = "first_seen_s"
-            case lastSeenSeconds = "last_seen_s"
-            case strongestRSSI = "strongest_rssi"
-        }
-
-        init(_ address: AddressObservation) {
-            self.address = address.address
-            random = address.isRandom
-            `private` = address.isPrivate
-            sightings = address.sightings
-            events = address.events
-            shortestGapMilliseconds = address.shortestGap.flatMap { $0.isFinite ? ($0 * 10_000).rounded() / 10 : nil }
-            firstSeenSeconds = finite(address.firstSeen)
-            lastSeenSeconds = finite(address.lastSeen)
-            strongestRSSI = address.strongestRSSI
-        }
+    private func policy(_ policy: VerificationPolicy) {
+        json.beginObject()
+        json.member("minimum_settle_s", policy.minimumSettle)
+        json.member("required_sightings", policy.requiredSightings)
+        json.member("settle_intervals", policy.settleIntervals)
+        json.member("slow_evidence_losses", policy.slowEvidenceLosses)
+        json.member("slow_factor", policy.slowFactor)
+        json.member("timeout_s", finite(policy.timeout))
+        json.endObject()
     }
 
-    struct Receiver: Encodable {
-        var receiver: String
-        var sightings: Int
-        var firstSeenSeconds: Double?
-        var lastSeenSeconds: Double?
-        var strongestRSSI: Int?
-        var meanRSSI: Double?
-
-        enum CodingKeys: String, CodingKey {
-            case receiver, sightings
-            case firstSeenSeconds = "first_seen_s"
-            case lastSeenSeconds = "last_seen_s"
-            case strongestRSSI = "strongest_rssi"
-            case meanRSSI = "mean_rssi"
-        }
-
-        init(_ receiver: ReceiverObservation) {
-            self.receiver = receiver.receiver
-            sightings = receiver.sightings
-            firstSeenSeconds = finite(receiver.firstSeen)
-            lastSeenSeconds = finite(receiver.lastSeen)
-            strongestRSSI = receiver.strongestRSSI
-            // A tenth of a dB: the mean of whole-dB readings carries no more.
-            meanRSSI = receiver.meanRSSI.flatMap { $0.isFinite ? ($0 * 10).rounded() / 10 : nil }
-        }
+    private func identity(_ identity: BeaconIdentity) {
+        json.beginObject()
+        json.member("major", Int(identity.major))
+        json.member("minor", Int(identity.minor))
+        json.member("uuid", identity.uuid.description)
+        json.endObject()
     }
 
-    struct Heard: Encodable {
-        var sightings: Int
-        var firstSeenSeconds: Double?
-        var lastSeenSeconds: Double?
-        var strongestRSSI: Int?
-        var measuredPower: [PowerCount]
-        var addresses: [Address]
-        var receivers: [Receiver]
-        var untrackedReceiverSightings: Int?
-
-        enum CodingKeys: String, CodingKey {
-            case sightings, addresses, receivers
-            case firstSeenSeconds = "first_seen_s"
-            case lastSeenSeconds = "last_seen_s"
-            case strongestRSSI = "strongest_rssi"
-            case measuredPower = "measured_power"
-            case untrackedReceiverSightings = "untracked_receiver_sightings"
+    /// `measured_power_rule`: `calibrated`, `advertised` (auto, value known) or `plausible`
+    /// (auto, any value in range).
+    private func expected(_ beacon: ExpectedBeacon) {
+        json.beginObject()
+        json.member("address", beacon.expectedAddress?.description)
+        json.member("interval_ms", beacon.intervalMilliseconds)
+        switch beacon.measuredPower {
+        case .calibrated(let value):
+            json.member("measured_power", Int(value))
+            json.member("measured_power_rule", "calibrated")
+        case .advertised(let value):
+            json.member("measured_power", Int(value))
+            json.member("measured_power_rule", "advertised")
+        case .plausible(let range):
+            json.member("measured_power_range", integers: [range.lowerBound, range.upperBound])
+            json.member("measured_power_rule", "plausible")
         }
-
-        init(_ observation: BeaconObservation) {
-            sightings = observation.sightings
-            firstSeenSeconds = observation.firstSeen.flatMap(finite)
-            lastSeenSeconds = observation.lastSeen.flatMap(finite)
-            strongestRSSI = observation.strongestRSSI
-            measuredPower = observation.measuredPowers.map { PowerCount(dBm: Int($0.value), sightings: $0.sightings) }
-            addresses = observation.addresses.map(Address.init)
-            receivers = observation.receiversByStrength.map(Receiver.init)
-            untrackedReceiverSightings = observation.untrackedReceiverSightings > 0 ? observation.untrackedReceiverSightings : nil
-        }
+        json.endObject()
     }
 
-    struct Finding: Encodable {
-        var kind: String
-        var message: String
+    private func heard(_ observation: BeaconObservation) {
+        json.beginObject()
+        json.key("addresses")
+        json.beginArray()
+        for address in observation.addresses {
+            json.element()
+            self.address(address)
+        }
+        json.endArray()
+        json.member("first_seen_s", observation.firstSeen.flatMap(finite))
+        json.member("last_seen_s", observation.lastSeen.flatMap(finite))
+        json.key("measured_power")
+        json.beginArray()
+        for power in observation.measuredPowers {
+            json.element()
+            json.beginObject()
+            json.member("dbm", Int(power.value))
+            json.member("sightings", power.sightings)
+            json.endObject()
+        }
+        json.endArray()
+        json.key("receivers")
+        json.beginArray()
+        for receiver in observation.receiversByStrength {
+            json.element()
+            self.receiver(receiver)
+        }
+        json.endArray()
+        json.member("sightings", observation.sightings)
+        json.member("strongest_rssi", observation.strongestRSSI)
+        json.member("untracked_receiver_sightings", observation.untrackedReceiverSightings > 0 ? observation.untrackedReceiverSightings : nil)
+        json.endObject()
     }
 
-    struct Beacon: Encodable {
-        var id: String
-        var name: String?
-        var zone: String?
-        var venue: String
-        var identity: Identity
-        var status: String
-        var message: String
-        var decidedAtSeconds: Double?
-        var decidedEarly: Bool
-        var expected: Expected
-        var heard: Heard
-        var findings: [Finding]
-        var manifest: String?
-
-        enum CodingKeys: String, CodingKey {
-            case id, name, zone, venue, identity, status, message, expected, heard, findings, manifest
-            case decidedAtSeconds = "decided_at_s"
-            case decidedEarly = "decided_early"
-        }
-
-        init(_ verdict: BeaconVerdict, result: VerificationResult) {
-            let beacon = verdict.beacon
-            id = beacon.beaconID
-            name = beacon.name
-            zone = beacon.zone
-            venue = beacon.venueID
-            identity = Identity(beacon.identity)
-            status = verdict.status.rawValue
-            message = verdict.explanation(in: result)
-            decidedAtSeconds = finite(verdict.decidedAt)
-            decidedEarly = verdict.decidedEarly
-            expected = Expected(beacon)
-            heard = Heard(verdict.observation)
-            findings = verdict.findings.map {
-                Finding(kind: $0.status.rawValue, message: $0.explanation(observation: verdict.observation))
-            }
-            manifest = beacon.location?.description
-        }
+    private func address(_ address: AddressObservation) {
+        json.beginObject()
+        json.member("address", address.address)
+        json.member("events", address.events)
+        json.member("first_seen_s", finite(address.firstSeen))
+        json.member("last_seen_s", finite(address.lastSeen))
+        json.member("private", address.isPrivate)
+        json.member("random", address.isRandom)
+        json.member("shortest_gap_ms", address.shortestGap.flatMap { $0.isFinite ? ($0 * 10_000).rounded() / 10 : nil })
+        json.member("sightings", address.sightings)
+        json.member("strongest_rssi", address.strongestRSSI)
+        json.endObject()
     }
 
-    struct Unexpected: Encodable {
-        var identity: Identity
-        var status = VerdictStatus.unexpected.rawValue
-        var likelyVenue: String?
-        var message: String
-        var heard: Heard
-
-        enum CodingKeys: String, CodingKey {
-            case identity, status, message, heard
-            case likelyVenue = "likely_venue"
-        }
-
-        init(_ unexpected: UnexpectedBeacon) {
-            identity = Identity(unexpected.identity)
-            likelyVenue = unexpected.likelyVenue
-            message = unexpected.explanation
-            heard = Heard(unexpected.observation)
-        }
-    }
-
-    struct Other: Encodable {
-        var id: String
-        var identity: Identity
-        var sightings: Int
-
-        init(_ other: OtherManifestBeacon) {
-            id = other.beaconID
-            identity = Identity(other.identity)
-            sightings = other.sightings
-        }
+    private func receiver(_ receiver: ReceiverObservation) {
+        json.beginObject()
+        json.member("first_seen_s", finite(receiver.firstSeen))
+        json.member("last_seen_s", finite(receiver.lastSeen))
+        // A tenth of a dB: the mean of whole-dB readings carries no more.
+        json.member("mean_rssi", receiver.meanRSSI.flatMap { $0.isFinite ? ($0 * 10).rounded() / 10 : nil })
+        json.member("receiver", receiver.receiver)
+        json.member("sightings", receiver.sightings)
+        json.member("strongest_rssi", receiver.strongestRSSI)
+        json.endObject()
     }
 }
 

@@ -4,39 +4,65 @@ import BeaconFleet
 /// The JUnit XML report, for CI systems: one test suite per venue, one test case per
 /// expected beacon (failing unless `ok`), and a suite `unexpected` with one failing case
 /// per identity nobody expected. Layout as read by Jenkins, GitLab and GitHub reporters
-/// (the de-facto schema of Ant's JUnit task).
-public enum VerificationJUnitReport {
-    public static func render(_ result: VerificationResult) -> String {
-        let failures = result.verdicts.count { $0.status != .ok } + result.unexpected.count
+/// (the de-facto schema of Ant's JUnit task). Written as the verdicts come.
+final class VerificationJUnitReport: StreamedVerificationReport {
+    private let sink: ReportSink
+    /// The venue whose suite is open.
+    private var openVenue: String?
+    let groupsByVenue = true
+
+    init(_ sink: ReportSink) {
+        self.sink = sink
+    }
+
+    /// The whole report as one string (tests, small results).
+    static func render(_ result: VerificationResult) -> String {
+        let sink = ReportSink.kept()
+        VerificationReportPass.write(result, to: [VerificationJUnitReport(sink)])
+        return sink.text
+    }
+
+    func begin(_ context: VerificationReportContext) {
+        let result = context.result
+        let failures = context.venues.reduce(0) { $0 + $1.failures } + result.unexpected.count
         let tests = result.verdicts.count + result.unexpected.count
-        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml += "<testsuites" + attributes([
+        sink.write(#"<?xml version="1.0" encoding="UTF-8"?>"# + "\n")
+        sink.write("<testsuites" + Self.attributes([
             ("name", "beaconctl verify"), ("tests", "\(tests)"), ("failures", "\(failures)"), ("errors", "0"),
-            ("time", time(result.duration)),
-        ]) + ">\n"
-        for (venue, verdicts) in result.verdictsByVenue {
-            xml += suite(
-                name: venue, tests: verdicts.count, failures: verdicts.count { $0.status != .ok },
-                time: verdicts.map(\.decidedAt).max() ?? 0, scope: result.scope, warnings: result.warnings)
-            for verdict in verdicts {
-                xml += testCase(verdict, result: result)
-            }
-            xml += "  </testsuite>\n"
+            ("time", Self.time(result.duration)),
+        ]) + ">\n")
+    }
+
+    func beacon(_ verdict: BeaconVerdict, explanation: String, context: VerificationReportContext) {
+        let venueID = verdict.beacon.venueID
+        if venueID != openVenue {
+            if openVenue != nil { sink.write("  </testsuite>\n") }
+            openVenue = venueID
+            let venue = context.venue(venueID) ?? .init(id: venueID)
+            sink.write(Self.suite(
+                name: venueID, tests: venue.beacons, failures: venue.failures, time: venue.lastDecided,
+                scope: context.result.scope, warnings: context.warnings))
         }
+        sink.write(Self.testCase(verdict, explanation: explanation))
+    }
+
+    func end(_ context: VerificationReportContext) {
+        let result = context.result
+        if openVenue != nil { sink.write("  </testsuite>\n") }
         if !result.unexpected.isEmpty {
-            xml += suite(
+            sink.write(Self.suite(
                 name: "unexpected", tests: result.unexpected.count, failures: result.unexpected.count,
-                time: result.duration, scope: result.scope, warnings: result.warnings)
+                time: result.duration, scope: result.scope, warnings: context.warnings))
             for unexpected in result.unexpected {
-                xml += "    <testcase" + attributes([
+                sink.write("    <testcase" + Self.attributes([
                     ("name", unexpected.identity.description), ("classname", "unexpected"), ("time", "0"),
-                ]) + ">\n"
-                xml += "      <failure" + attributes([("type", "unexpected"), ("message", unexpected.explanation)]) + "/>\n"
-                xml += "    </testcase>\n"
+                ]) + ">\n")
+                sink.write("      <failure" + Self.attributes([("type", "unexpected"), ("message", unexpected.explanation)]) + "/>\n")
+                sink.write("    </testcase>\n")
             }
-            xml += "  </testsuite>\n"
+            sink.write("  </testsuite>\n")
         }
-        return xml + "</testsuites>\n"
+        sink.write("</testsuites>\n")
     }
 
     private static func suite(name: String, tests: Int, failures: Int, time seconds: Double, scope: String, warnings: [String]) -> String {
@@ -50,13 +76,12 @@ public enum VerificationJUnitReport {
         ]) + ">\n" + "    <properties>\n" + properties + "    </properties>\n"
     }
 
-    private static func testCase(_ verdict: BeaconVerdict, result: VerificationResult) -> String {
+    private static func testCase(_ verdict: BeaconVerdict, explanation: String) -> String {
         let beacon = verdict.beacon
         var xml = "    <testcase" + attributes([
             ("name", "\(beacon.beaconID) (\(beacon.identity))"), ("classname", beacon.venueID),
             ("time", time(verdict.decidedAt)),
         ])
-        let explanation = verdict.explanation(in: result)
         guard verdict.status != .ok else {
             return xml + ">\n      <system-out>" + XMLText.escaped(explanation, inAttribute: false)
                 + "</system-out>\n    </testcase>\n"

@@ -1,37 +1,58 @@
 import BeaconCore
 import BeaconFleet
+
 /// The Markdown report, for pull requests and wikis: a heading with the outcome, a summary
-/// line, and one table row per beacon (GitHub Flavored Markdown tables).
-public enum VerificationMarkdownReport {
-    public static func render(_ result: VerificationResult) -> String {
-        var text = "## beaconctl verify: \(cell(result.scope)) — \(result.passed ? "passed" : "**failed**")\n\n"
-        text += VerificationSummary.line(result) + "\n\n"
-        for warning in result.warnings { text += "**Warning:** " + cell(warning) + "\n\n" }
+/// line, and one table row per beacon (GitHub Flavored Markdown tables). Written as the
+/// verdicts come.
+final class VerificationMarkdownReport: StreamedVerificationReport {
+    private let sink: ReportSink
+    let groupsByVenue = false
+
+    init(_ sink: ReportSink) {
+        self.sink = sink
+    }
+
+    /// The whole report as one string (tests, small results).
+    static func render(_ result: VerificationResult) -> String {
+        let sink = ReportSink.kept()
+        VerificationReportPass.write(result, to: [VerificationMarkdownReport(sink)])
+        return sink.text
+    }
+
+    func begin(_ context: VerificationReportContext) {
+        let result = context.result
+        sink.write("## beaconctl verify: \(Self.cell(result.scope)) — \(result.passed ? "passed" : "**failed**")\n\n")
+        sink.write(VerificationSummary.line(result) + "\n\n")
+        for warning in context.warnings { sink.write("**Warning:** " + Self.cell(warning) + "\n\n") }
         // A Receivers column only when there is more than one receiver to tell apart.
-        let showsReceivers = result.receivers.count > 1
-        func receivers(_ observation: BeaconObservation) -> [String] {
-            guard showsReceivers else { return [] }
-            return [observation.receivers.isEmpty ? "—" : cell(VerdictWording.receivers(observation))]
-        }
-        text += "| Venue | Beacon | Identity | Verdict | Heard |" + (showsReceivers ? " Receivers |" : "") + " Details |\n"
-        text += "|---|---|---|---|---:|" + (showsReceivers ? "---|" : "") + "---|\n"
-        for verdict in result.verdicts {
-            let beacon = verdict.beacon
-            text += row([
-                cell(beacon.venueID), cell(beacon.beaconID), "`\(beacon.identity)`", status(verdict.status),
-                "\(verdict.observation.sightings)",
-            ] + receivers(verdict.observation) + [cell(verdict.explanation(in: result))])
-        }
+        sink.write("| Venue | Beacon | Identity | Verdict | Heard |" + (context.showsReceivers ? " Receivers |" : "") + " Details |\n")
+        sink.write("|---|---|---|---|---:|" + (context.showsReceivers ? "---|" : "") + "---|\n")
+    }
+
+    func beacon(_ verdict: BeaconVerdict, explanation: String, context: VerificationReportContext) {
+        let beacon = verdict.beacon
+        sink.write(Self.row([
+            Self.cell(beacon.venueID), Self.cell(beacon.beaconID), "`\(beacon.identity)`", Self.status(verdict.status),
+            "\(verdict.observation.sightings)",
+        ] + Self.receivers(verdict.observation, context) + [Self.cell(explanation)]))
+    }
+
+    func end(_ context: VerificationReportContext) {
+        let result = context.result
         for unexpected in result.unexpected {
-            text += row([
-                cell(unexpected.likelyVenue ?? "—"), "—", "`\(unexpected.identity)`", status(.unexpected),
+            sink.write(Self.row([
+                Self.cell(unexpected.likelyVenue ?? "—"), "—", "`\(unexpected.identity)`", Self.status(.unexpected),
                 "\(unexpected.observation.sightings)",
-            ] + receivers(unexpected.observation) + [cell(unexpected.explanation)])
+            ] + Self.receivers(unexpected.observation, context) + [Self.cell(unexpected.explanation)]))
         }
         if result.untrackedUnexpectedSightings > 0 {
-            text += "\n\(result.untrackedUnexpectedSightings) receptions of more unexpected identities were heard and not listed.\n"
+            sink.write("\n\(result.untrackedUnexpectedSightings) receptions of more unexpected identities were heard and not listed.\n")
         }
-        return text
+    }
+
+    private static func receivers(_ observation: BeaconObservation, _ context: VerificationReportContext) -> [String] {
+        guard context.showsReceivers else { return [] }
+        return [observation.receivers.isEmpty ? "—" : cell(VerdictWording.receivers(observation))]
     }
 
     private static func row(_ cells: [String]) -> String {
@@ -42,9 +63,14 @@ public enum VerificationMarkdownReport {
         status == .ok ? "ok" : "**\(status.rawValue)**"
     }
 
+    /// The bytes `cell` replaces or escapes (line breaks, `&` and Markdown's syntax).
+    private static let markup: [Bool] = (0..<128).map { Array("\n\r&\\|*_`[]<>#~".utf8).contains(UInt8($0)) }
+
     /// Text safe in a table cell: one line, and every character Markdown would read as
     /// syntax (a pipe would even end the cell) escaped with a backslash.
     static func cell(_ text: String) -> String {
+        // Most cells (ids, explanations) hold none of them: no walk by characters then.
+        guard text.utf8.contains(where: { $0 < 0x80 && markup[Int($0)] }) else { return text }
         var result = ""
         for character in text {
             switch character {

@@ -1,62 +1,89 @@
+import BeaconCore
 import BeaconFleet
 
 /// The human report of a verification pass: beacons grouped by venue in manifest order,
 /// one line each (verdict, beacon, identity, receptions, explanation), then the identities
-/// nobody expected, then one summary line.
-enum VerifyTextReport {
+/// nobody expected, then one summary line. Written as the verdicts come.
+final class VerifyTextReport: StreamedVerificationReport {
+    private let sink: ReportSink
+    private let style: Style
+    private var openVenue: String?
+    private var idWidth = 1
+    private let statusWidth = VerdictStatus.allCases.map(\.rawValue.count).max() ?? 0
+    let groupsByVenue = true
+
+    init(_ sink: ReportSink, style: Style) {
+        self.sink = sink
+        self.style = style
+    }
+
+    /// The whole report as one string (tests, small results).
     static func render(_ result: VerificationResult, style: Style) -> String {
-        var lines: [String] = [style.bold(printable(result.scope))]
-        let idWidth = min(32, (result.verdicts.map(\.beacon.beaconID.count) + [1]).max() ?? 1)
-        let statusWidth = VerdictStatus.allCases.map(\.rawValue.count).max() ?? 0
+        let sink = ReportSink.kept()
+        VerificationReportPass.write(result, to: [VerifyTextReport(sink, style: style)])
+        return sink.text
+    }
 
-        func line(_ status: VerdictStatus, _ id: String, _ identity: String, _ sightings: Int, _ text: String) -> String {
-            let statusText = status.rawValue.padding(statusWidth)
-            return "  " + colour(status, statusText, style) + "  " + printable(id).padding(idWidth) + "  " + identity
-                + "  " + style.dim("\(sightings)×".leftPadding(5)) + "  " + printable(text)
-        }
+    func begin(_ context: VerificationReportContext) {
+        idWidth = min(32, context.result.verdicts.reduce(1) { max($0, $1.beacon.beaconID.count) })
+        line(style.bold(Self.printable(context.result.scope)))
+    }
 
-        // With several receivers, a line under each beacon heard says which heard it and how
-        // strongly: coverage at a glance. One receiver would only repeat itself.
-        let showsReceivers = result.receivers.count > 1
-        let receiverIndent = String(repeating: " ", count: 2 + statusWidth + 2 + idWidth + 2)
-        func receiverLine(_ observation: BeaconObservation) -> String? {
-            guard showsReceivers, !observation.receivers.isEmpty else { return nil }
-            return receiverIndent + style.dim("heard by " + printable(VerdictWording.receivers(observation)))
+    func beacon(_ verdict: BeaconVerdict, explanation: String, context: VerificationReportContext) {
+        let venueID = verdict.beacon.venueID
+        if venueID != openVenue {
+            openVenue = venueID
+            line("")
+            line(style.bold(Self.printable(venueID)))
         }
+        line(beaconLine(
+            verdict.status, verdict.beacon.beaconID, verdict.beacon.identity.description, verdict.observation.sightings,
+            explanation))
+        receiverLine(verdict.observation, context)
+    }
 
-        for (venue, verdicts) in result.verdictsByVenue {
-            lines.append("")
-            lines.append(style.bold(printable(venue)))
-            for verdict in verdicts {
-                lines.append(line(
-                    verdict.status, verdict.beacon.beaconID, verdict.beacon.identity.description,
-                    verdict.observation.sightings, verdict.explanation(in: result)))
-                if let receivers = receiverLine(verdict.observation) { lines.append(receivers) }
-            }
-        }
+    func end(_ context: VerificationReportContext) {
+        let result = context.result
         if result.unexpectedCount > 0 {
-            lines.append("")
-            lines.append(style.bold("not in the manifest"))
+            line("")
+            line(style.bold("not in the manifest"))
             for unexpected in result.unexpected {
-                lines.append(line(
+                line(beaconLine(
                     .unexpected, "—", unexpected.identity.description, unexpected.observation.sightings,
                     unexpected.explanation))
-                if let receivers = receiverLine(unexpected.observation) { lines.append(receivers) }
+                receiverLine(unexpected.observation, context)
             }
             if result.untrackedUnexpectedSightings > 0 {
-                lines.append("  … and \(result.untrackedUnexpectedSightings) receptions of more identities using the fleet's UUIDs")
+                line("  … and \(result.untrackedUnexpectedSightings) receptions of more identities using the fleet's UUIDs")
             }
         }
         if !result.otherManifestBeacons.isEmpty {
-            let names = result.otherManifestBeacons.map { "\(printable($0.beaconID)) (\($0.sightings)×)" }
-            lines.append("")
-            lines.append(style.dim("also heard, outside this pass: " + names.joined(separator: ", ")))
+            let names = result.otherManifestBeacons.map { "\(Self.printable($0.beaconID)) (\($0.sightings)×)" }
+            line("")
+            line(style.dim("also heard, outside this pass: " + names.joined(separator: ", ")))
         }
-        lines.append("")
+        line("")
         let verdict = result.passed ? style.success("passed") : style.error("failed")
-        lines.append(verdict + ": " + printable(VerificationSummary.line(result)))
-        for warning in result.warnings { lines.append(style.warning("warning") + ": " + warning) }
-        return lines.joined(separator: "\n") + "\n"
+        line(verdict + ": " + Self.printable(VerificationSummary.line(result)))
+        for warning in context.warnings { line(style.warning("warning") + ": " + warning) }
+    }
+
+    private func line(_ text: String) {
+        sink.write(text + "\n")
+    }
+
+    private func beaconLine(_ status: VerdictStatus, _ id: String, _ identity: String, _ sightings: Int, _ text: String) -> String {
+        let statusText = status.rawValue.padding(statusWidth)
+        return "  " + Self.colour(status, statusText, style) + "  " + Self.printable(id).padding(idWidth) + "  " + identity
+            + "  " + style.dim("\(sightings)×".leftPadding(5)) + "  " + Self.printable(text)
+    }
+
+    /// With several receivers, a line under each beacon heard says which heard it and how
+    /// strongly: coverage at a glance. One receiver would only repeat itself.
+    private func receiverLine(_ observation: BeaconObservation, _ context: VerificationReportContext) {
+        guard context.showsReceivers, !observation.receivers.isEmpty else { return }
+        let indent = String(repeating: " ", count: 2 + statusWidth + 2 + idWidth + 2)
+        line(indent + style.dim("heard by " + Self.printable(VerdictWording.receivers(observation))))
     }
 
     private static func colour(_ status: VerdictStatus, _ text: String, _ style: Style) -> String {
@@ -68,8 +95,11 @@ enum VerifyTextReport {
     }
 
     /// Ids come from a manifest: control characters would move the terminal's cursor.
+    /// (`ControlCharacters` is exactly Unicode's category Cc, and much cheaper to ask than
+    /// a scalar's general category: this runs for every line of a fleet's report.)
     static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
+        guard text.unicodeScalars.contains(where: ControlCharacters.isControl) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { ControlCharacters.isControl($0) ? "?" : $0 }))
     }
 }
 
