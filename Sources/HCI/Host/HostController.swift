@@ -11,7 +11,8 @@ import Synchronization
 ///   answer. When a sent command times out its answer is presumed lost and one credit is
 ///   restored, so that a controller that swallowed a command does not block the host forever.
 /// - One task reads `transport.incoming`. Malformed packets are reported to subscribers and
-///   skipped. Non-event packets (ACL, SCO, ISO) are ignored: this host has no connections.
+///   skipped. ACL data goes to the subscribers of `aclData()` (an LE central above this
+///   layer); SCO and ISO packets are ignored.
 public actor HostController {
     /// The transport spec of the controller, used to prefix every error message.
     public nonisolated let name: String
@@ -39,6 +40,8 @@ public actor HostController {
         var drops: DropCounter?
     }
     private var droppedEvents = 0
+    private var aclSubscribers: [UInt64: AsyncStream<ACLDataPacket>.Continuation] = [:]
+    private var droppedACL = 0
 
     /// Set once the link ended: every later command fails with it.
     private var termination: Termination?
@@ -212,6 +215,10 @@ public actor HostController {
     // MARK: Receiving
 
     private func receive(_ packet: HCIPacket) {
+        if packet.type == .acl {
+            receiveACL(packet)
+            return
+        }
         guard packet.type == .event else { return }
         let event: HCIEvent
         do {
@@ -295,6 +302,10 @@ public actor HostController {
             subscriber.continuation.finish()
         }
         subscribers.removeAll()
+        for continuation in aclSubscribers.values {
+            continuation.finish()
+        }
+        aclSubscribers.removeAll()
     }
 
     private func kind(for termination: Termination) -> HCIError.Kind {
@@ -341,6 +352,68 @@ public actor HostController {
             if case .dropped = subscriber.continuation.yield(element) {
                 droppedEvents += 1
                 subscriber.drops?.add(1)
+            }
+        }
+    }
+
+    // MARK: ACL data
+
+    /// A new stream of the ACL data packets from the controller, from now on, in order. Each
+    /// subscriber buffers up to `bufferSize` packets; a subscriber that falls further behind
+    /// loses the newest ones, counted in `droppedACLPacketCount` (a lost fragment breaks its
+    /// L2CAP frame, which the reassembler above notices). Finishes when the link ends.
+    public func aclData(bufferSize: Int = 1024) -> AsyncStream<ACLDataPacket> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ACLDataPacket.self, bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
+        guard termination == nil else {
+            continuation.finish()
+            return stream
+        }
+        let id = nextSubscriberID
+        nextSubscriberID += 1
+        aclSubscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribeACL(id) }
+        }
+        return stream
+    }
+
+    /// Sends one ACL data packet. ACL flow control (the controller's buffer count, Number Of
+    /// Completed Packets) is the caller's: this only checks the packet and writes it.
+    public func send(_ acl: ACLDataPacket) async throws(HCITransportError) {
+        if let termination {
+            switch termination {
+            case .closed: throw HCITransportError(.closed, "\(name): the host controller was closed")
+            case .transportEnded(let error): throw error
+            }
+        }
+        let packet: HCIPacket
+        do {
+            packet = try acl.packet()
+        } catch {
+            throw HCITransportError(.framing, "\(name): \(error.message)")
+        }
+        try await transport.send(packet)
+    }
+
+    /// ACL packets lost because a subscriber's buffer was full, over all subscribers.
+    public var droppedACLPacketCount: Int { droppedACL }
+
+    private func unsubscribeACL(_ id: UInt64) {
+        aclSubscribers[id] = nil
+    }
+
+    private func receiveACL(_ packet: HCIPacket) {
+        let acl: ACLDataPacket
+        do {
+            acl = try ACLDataPacket(packet: packet)
+        } catch {
+            broadcast(.malformedPacket(packet, error))
+            return
+        }
+        for continuation in aclSubscribers.values {
+            if case .dropped = continuation.yield(acl) {
+                droppedACL += 1
             }
         }
     }
