@@ -144,18 +144,21 @@ import Testing
 
     // MARK: The host controller
 
-    @Test func hostControllerDeliversACLAndSendsIt() async throws {
+    @Test func hostControllerDeliversTrafficInOrderAndSendsACL() async throws {
         let controller = ScriptedController()
         let host = HostController(transport: controller.hostEnd)
-        let data = await host.aclData()
+        let traffic = await host.traffic()
         let events = await host.events()
+        let disconnection = HCIEvent.disconnectionComplete(.init(status: .success, connectionHandle: 0x40, reason: .connectionTimeout))
         try await controller.send(packet("02 40 20 02 00 aa bb"))
         // A malformed one is reported on the event stream and skipped.
         try await controller.send(packet("02 40 20 05 00 aa"))
+        try await controller.send(disconnection)
         try await controller.send(packet("02 40 10 01 00 cc"))
-        var iterator = data.makeAsyncIterator()
-        #expect(await iterator.next() == ACLDataPacket(handle: 0x40, boundary: .firstFlushable, data: [0xAA, 0xBB]))
-        #expect(await iterator.next() == ACLDataPacket(handle: 0x40, boundary: .continuation, data: [0xCC]))
+        var iterator = traffic.makeAsyncIterator()
+        #expect(await iterator.next() == .acl(ACLDataPacket(handle: 0x40, boundary: .firstFlushable, data: [0xAA, 0xBB])))
+        #expect(await iterator.next() == .event(disconnection))
+        #expect(await iterator.next() == .acl(ACLDataPacket(handle: 0x40, boundary: .continuation, data: [0xCC])))
         var eventIterator = events.makeAsyncIterator()
         guard case .malformedPacket(_, .lengthMismatch)? = await eventIterator.next() else {
             throw TestFailure("the malformed ACL packet was not reported")
@@ -164,6 +167,7 @@ import Testing
         let sent = try await controller.waitForACL(count: 1)
         #expect(sent == [ACLDataPacket(handle: 0x40, boundary: .firstNonFlushable, data: [9])])
         await host.close()
+        #expect(await iterator.next() == .transportEnded(nil))
         #expect(await iterator.next() == nil)
         await #expect(throws: HCITransportError.self) {
             try await host.send(ACLDataPacket(handle: 0x40, boundary: .firstNonFlushable, data: [9]))

@@ -11,8 +11,8 @@ import Synchronization
 ///   answer. When a sent command times out its answer is presumed lost and one credit is
 ///   restored, so that a controller that swallowed a command does not block the host forever.
 /// - One task reads `transport.incoming`. Malformed packets are reported to subscribers and
-///   skipped. ACL data goes to the subscribers of `aclData()` (an LE central above this
-///   layer); SCO and ISO packets are ignored.
+///   skipped. ACL data goes to the subscribers of `traffic()` (an LE central above this
+///   layer), in order with the events; SCO and ISO packets are ignored.
 public actor HostController {
     /// The transport spec of the controller, used to prefix every error message.
     public nonisolated let name: String
@@ -40,8 +40,8 @@ public actor HostController {
         var drops: DropCounter?
     }
     private var droppedEvents = 0
-    private var aclSubscribers: [UInt64: AsyncStream<ACLDataPacket>.Continuation] = [:]
-    private var droppedACL = 0
+    private var trafficSubscribers: [UInt64: AsyncStream<HostTraffic>.Continuation] = [:]
+    private var droppedTraffic = 0
 
     /// Set once the link ended: every later command fails with it.
     private var termination: Termination?
@@ -250,6 +250,7 @@ public actor HostController {
             break
         }
         broadcast(.event(event))
+        yieldTraffic(.event(event))
         if let notice { broadcast(notice) }
         scheduleWrites()
     }
@@ -302,10 +303,11 @@ public actor HostController {
             subscriber.continuation.finish()
         }
         subscribers.removeAll()
-        for continuation in aclSubscribers.values {
+        for continuation in trafficSubscribers.values {
+            continuation.yield(.transportEnded(notice.endedTransportError))
             continuation.finish()
         }
-        aclSubscribers.removeAll()
+        trafficSubscribers.removeAll()
     }
 
     private func kind(for termination: Termination) -> HCIError.Kind {
@@ -358,22 +360,28 @@ public actor HostController {
 
     // MARK: ACL data
 
-    /// A new stream of the ACL data packets from the controller, from now on, in order. Each
-    /// subscriber buffers up to `bufferSize` packets; a subscriber that falls further behind
-    /// loses the newest ones, counted in `droppedACLPacketCount` (a lost fragment breaks its
-    /// L2CAP frame, which the reassembler above notices). Finishes when the link ends.
-    public func aclData(bufferSize: Int = 1024) -> AsyncStream<ACLDataPacket> {
+    /// A new stream of the events and ACL data packets from the controller, from now on, in
+    /// the order they arrived: what a connection's owner needs, since a peripheral's first
+    /// PDU may follow its link's completion event at once. Each subscriber buffers up to
+    /// `bufferSize` elements; one that falls further behind loses the newest, counted in
+    /// `droppedTrafficCount` (a lost fragment breaks its L2CAP frame, which the reassembler
+    /// above notices). Ends with `.transportEnded` when the link to the controller does.
+    public func traffic(bufferSize: Int = 4096) -> AsyncStream<HostTraffic> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: ACLDataPacket.self, bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
-        guard termination == nil else {
+            of: HostTraffic.self, bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
+        if let termination {
+            switch termination {
+            case .closed: continuation.yield(.transportEnded(nil))
+            case .transportEnded(let error): continuation.yield(.transportEnded(error))
+            }
             continuation.finish()
             return stream
         }
         let id = nextSubscriberID
         nextSubscriberID += 1
-        aclSubscribers[id] = continuation
+        trafficSubscribers[id] = continuation
         continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribeACL(id) }
+            Task { await self?.unsubscribeTraffic(id) }
         }
         return stream
     }
@@ -396,11 +404,19 @@ public actor HostController {
         try await transport.send(packet)
     }
 
-    /// ACL packets lost because a subscriber's buffer was full, over all subscribers.
-    public var droppedACLPacketCount: Int { droppedACL }
+    /// Traffic elements lost because a subscriber's buffer was full, over all subscribers.
+    public var droppedTrafficCount: Int { droppedTraffic }
 
-    private func unsubscribeACL(_ id: UInt64) {
-        aclSubscribers[id] = nil
+    private func unsubscribeTraffic(_ id: UInt64) {
+        trafficSubscribers[id] = nil
+    }
+
+    private func yieldTraffic(_ element: HostTraffic) {
+        for continuation in trafficSubscribers.values {
+            if case .dropped = continuation.yield(element) {
+                droppedTraffic += 1
+            }
+        }
     }
 
     private func receiveACL(_ packet: HCIPacket) {
@@ -411,11 +427,7 @@ public actor HostController {
             broadcast(.malformedPacket(packet, error))
             return
         }
-        for continuation in aclSubscribers.values {
-            if case .dropped = continuation.yield(acl) {
-                droppedACL += 1
-            }
-        }
+        yieldTraffic(.acl(acl))
     }
 
     // MARK: State and shutdown

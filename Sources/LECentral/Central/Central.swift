@@ -32,6 +32,8 @@ public actor Central {
     private var pumping = false
 
     private var links: [UInt16: Link] = [:]
+    /// Connections adopted when their completion event arrived, until `connect` takes them.
+    private var adopted: [UInt16: LEConnection] = [:]
     private var attempt: Attempt?
     private var ended: LECentralError?
     private var tasks: [Task<Void, Never>] = []
@@ -76,18 +78,12 @@ public actor Central {
     /// and its ACL buffers.
     public func start() async throws(LECentralError) {
         guard !started else { return }
-        let events = await host.events(bufferSize: 4096)
-        let acl = await host.aclData(bufferSize: 4096)
+        // One ordered stream: a peripheral's first PDU may follow its completion event at once.
+        let traffic = await host.traffic(bufferSize: 4096)
         tasks.append(Task { [weak self] in
-            for await event in events {
+            for await element in traffic {
                 guard let self else { return }
-                await self.handle(event)
-            }
-        })
-        tasks.append(Task { [weak self] in
-            for await packet in acl {
-                guard let self else { return }
-                await self.receive(packet)
+                await self.handle(element)
             }
         })
         if configuration.resetsController {
@@ -170,17 +166,17 @@ public actor Central {
             outcome = await awaitAttempt(timeout: configuration.disconnectTimeout, ignoringCancellation: true)
             if case .completed(let complete) = outcome, complete.status == .success {
                 // Connected just as the attempt was given up: hang up at once.
-                adopt(complete, context: context)
+                adopted[complete.connectionHandle] = nil
                 _ = try? await disconnect(handle: complete.connectionHandle)
             }
             throw LECentralError(context: context, kind: stopped)
         }
         switch outcome {
         case .completed(let complete):
-            guard complete.status == .success else {
+            guard complete.status == .success, let connection = adopted.removeValue(forKey: complete.connectionHandle) else {
                 throw LECentralError(context: context, kind: .connectionFailed(complete.status))
             }
-            return adopt(complete, context: context)
+            return connection
         case .ended(let error):
             throw LECentralError(context: context, kind: error.kind)
         case .deadline, .cancelled:
@@ -248,7 +244,8 @@ public actor Central {
         inFlight[complete.connectionHandle] = 0
         let bearer = ACLATTBearer(central: self, handle: complete.connectionHandle, context: context, incoming: stream)
         let att = ATTClient(bearer: bearer, clock: clock, transactionTimeout: configuration.transactionTimeout)
-        return LEConnection(central: self, established: complete, context: context, att: att, record: record)
+        let connection = LEConnection(central: self, established: complete, context: context, att: att, record: record)
+        return connection
     }
 
     // MARK: Disconnecting
@@ -322,8 +319,10 @@ public actor Central {
 
     // MARK: Receiving
 
-    private func handle(_ element: HostControllerEvent) {
+    private func handle(_ element: HostTraffic) {
         switch element {
+        case .acl(let packet):
+            receive(packet)
         case .event(.le(.connectionComplete(let complete))):
             // A peripheral-role link is someone connecting to an advertiser here: not ours.
             if complete.status == .success, complete.role != .central { return }
@@ -334,6 +333,10 @@ public actor Central {
                     Task { _ = try? await host.send(Disconnect(connectionHandle: complete.connectionHandle)) }
                 }
                 return
+            }
+            if complete.status == .success {
+                // Adopted at once, so that the peripheral's first PDUs find their link.
+                adopted[complete.connectionHandle] = adopt(complete, context: "\(host.name): peripheral \(complete.peerAddress)")
             }
             settleAttempt(.completed(complete))
         case .event(.disconnectionComplete(let event)):
@@ -365,6 +368,7 @@ public actor Central {
         guard let link = links.removeValue(forKey: handle) else { return }
         freeBuffers = min(aclPacketCount, freeBuffers + (inFlight.removeValue(forKey: handle) ?? 0))
         outbox.removeAll { $0.handle == handle }
+        adopted[handle] = nil
         link.att.finish(throwing: LECentralError(context: link.context, kind: .disconnected(reason: reason)))
         link.record.end(reason: reason)
         pump()
