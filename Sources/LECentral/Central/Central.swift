@@ -316,6 +316,8 @@ public actor Central {
 
     /// ACL packets handed to the controller and not yet reported sent, for `handle`.
     public func packetsInFlight(on handle: UInt16) -> Int { inFlight[handle] ?? 0 }
+    /// ACL fragments waiting for a free controller buffer, over all links.
+    public var queuedFragmentCount: Int { outbox.count }
 
     // MARK: Receiving
 
