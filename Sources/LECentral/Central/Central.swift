@@ -265,6 +265,10 @@ public actor Central {
             }
         }
         let reason = await link.record.waitForEnd(clock: clock, timeout: configuration.disconnectTimeout)
+        if reason == nil, let ended {
+            // The link to the controller ended under the wait.
+            throw LECentralError(context: link.context, kind: ended.kind)
+        }
         guard let reason else {
             // No Disconnection Complete: the link is given up here so that nothing waits on it.
             end(handle, reason: .connectionTerminatedByLocalHost)
