@@ -162,4 +162,36 @@ import Testing
         try await controller.send(.disconnectionComplete(.init(status: .success, connectionHandle: Self.handle, reason: .connectionTerminatedByLocalHost)))
         #expect(try await hangingUp.value == .connectionTerminatedByLocalHost)
     }
+
+    @Test func incomingFragmentsAreReassembledAndOversizedFramesDropped() async throws {
+        let (controller, central, connection) = try await Self.connected()
+        let read = Task { try await connection.gatt.read(0x0003) }
+        try await controller.waitForACL(count: 1)
+        // A frame declaring 600 bytes (over the 517 bound), then the answer in three fragments.
+        try await controller.send(try ACLDataPacket(handle: Self.handle, boundary: .firstFlushable, data: hex("58 02 04 00 0b")).packet())
+        let answer = L2CAPFrame(channel: 4, payload: ATTPDU.readResponse(value: Array("beacon".utf8)).bytes).bytes ?? []
+        for (index, start) in [0, 3, 8].enumerated() {
+            let part = Array(answer[start..<min(answer.count, [3, 8, answer.count][index])])
+            try await controller.send(try ACLDataPacket(handle: Self.handle, boundary: index == 0 ? .firstFlushable : .continuation, data: part).packet())
+        }
+        #expect(try await read.value == Array("beacon".utf8))
+        #expect(await central.droppedFrames == 1)
+    }
+
+    @Test func aCancelledAttemptIsCancelledOnTheController() async throws {
+        let controller = ScriptedController()
+        let central = Central(host: HostController(transport: controller.hostEnd))
+        try await central.start()
+        let connecting = Task { try await central.connect(to: Self.peer, type: .random, timeout: .seconds(600)) }
+        try await controller.waitFor(.leExtendedCreateConnection)
+        connecting.cancel()
+        try await controller.waitFor(.leCreateConnectionCancel)
+        try await controller.send(Self.completion(.unknownConnectionIdentifier))
+        do {
+            _ = try await connecting.value
+            Issue.record("a cancelled attempt connected")
+        } catch let error as LECentralError {
+            #expect(error.kind == .cancelled)
+        }
+    }
 }

@@ -134,6 +134,7 @@ public actor Central {
         guard !Task.isCancelled else { throw LECentralError(context: context, kind: .cancelled) }
         attempt = Attempt(peer: address)
         defer { attempt = nil }
+        var stopped: LECentralError.Kind?
         do throws(HCIError) {
             if usesExtendedFamily {
                 try await host.send(try Self.parameterChecked(context) { () throws(HCIParameterError) in
@@ -149,25 +150,36 @@ public actor Central {
                 })
             }
         } catch {
-            throw LECentralError(context: context, kind: .controller(error))
+            // Cancelled or timed out while the controller had the command: it may be
+            // connecting all the same, so the attempt is cancelled there too.
+            switch error.kind {
+            case .cancelled: stopped = .cancelled
+            case .timeout: stopped = .controller(error)
+            default: throw LECentralError(context: context, kind: .controller(error))
+            }
         }
 
-        var outcome = await awaitAttempt(timeout: timeout)
-        var stopped: LECentralError.Kind?
-        switch outcome {
-        case .deadline: stopped = .connectionTimeout(timeout)
-        case .cancelled: stopped = .cancelled
-        default: break
+        var outcome: AttemptOutcome = .cancelled
+        if stopped == nil {
+            outcome = await awaitAttempt(timeout: timeout)
+            switch outcome {
+            case .deadline: stopped = .connectionTimeout(timeout)
+            case .cancelled: stopped = .cancelled
+            default: break
+            }
         }
         if let stopped {
             // 7.8.13: Command Disallowed when no attempt is pending any more (the completion
-            // is on its way); either way the completion event follows.
-            _ = try? await host.send(LECreateConnectionCancel())
+            // is on its way); either way the completion event follows. Sent from a task of
+            // its own: the caller's may be cancelled, and the controller must hear it anyway.
+            let host = host
+            await Task { _ = try? await host.send(LECreateConnectionCancel()) }.value
             outcome = await awaitAttempt(timeout: configuration.disconnectTimeout, ignoringCancellation: true)
             if case .completed(let complete) = outcome, complete.status == .success {
                 // Connected just as the attempt was given up: hang up at once.
                 adopted[complete.connectionHandle] = nil
-                _ = try? await disconnect(handle: complete.connectionHandle)
+                let handle = complete.connectionHandle
+                await Task { _ = try? await self.disconnect(handle: handle) }.value
             }
             throw LECentralError(context: context, kind: stopped)
         }
