@@ -196,13 +196,15 @@ public actor Central {
         }
     }
 
-    private static func parameterChecked<Command>(
+    /// The command `build` makes, its parameter error as the controller-side error the
+    /// caller reports for a command.
+    private static func parameterChecked<Command: HCICommand>(
         _ context: String, _ build: () throws(HCIParameterError) -> Command
     ) throws(HCIError) -> Command {
         do {
             return try build()
         } catch {
-            throw HCIError(controller: context, opcode: .leCreateConnection, kind: .invalidCommand(error))
+            throw HCIError(controller: context, opcode: Command.opcode, kind: .invalidCommand(error))
         }
     }
 
