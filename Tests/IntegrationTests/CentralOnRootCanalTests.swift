@@ -9,7 +9,7 @@ import Testing
 /// (Peripherals/gatt_peripheral.py) on RootCanal, the central on another RootCanal
 /// controller. Connect, MTU exchange, discovery, read, long read, write (long at MTU 23),
 /// notification, confirmed indication, a Security Request refused, a parameter update
-/// accepted, disconnect.
+/// accepted, disconnect from either side, a deadline.
 @Suite("LE central on RootCanal against a Bumble GATT peripheral", .requiresRootCanal, .timeLimit(.minutes(3)))
 struct CentralOnRootCanalTests {
     /// A static random address (top two bits set, Core v5.4 Vol 6 Part B 1.3.2.1).
@@ -91,6 +91,31 @@ struct CentralOnRootCanalTests {
             let services = try await connection.gatt.discoverPrimaryServices()
             #expect(services.contains { $0.uuid == Self.service })
             #expect(try await connection.disconnect() == .connectionTerminatedByLocalHost)
+            await central.host.close()
+        }
+    }
+
+    @Test("the peripheral hangs up: the link ends with its reason, in words, and requests fail with it")
+    func peripheralHangsUp() async throws {
+        try await withRootCanal { rootCanal in
+            let peripheral = try await BumblePeripheral.start(
+                on: rootCanal, address: Self.peripheralAddress, ["--hang-up-after-notification"])
+            defer { peripheral.signal(SIGKILL) }
+            let central = try await Self.startCentral(on: rootCanal)
+            let connection = try await central.connect(to: Self.peripheralAddress, type: .random, timeout: Self.connectDeadline)
+            let gatt = connection.gatt
+            let service = try #require(try await gatt.discoverPrimaryServices().first { $0.uuid == Self.service })
+            let events = try #require(try await gatt.discoverCharacteristics(of: service).first { $0.uuid == Self.events })
+            try await gatt.subscribe(to: events, .notifications)
+            #expect(await connection.waitForDisconnection() == .remoteUserTerminatedConnection)
+            do {
+                _ = try await gatt.read(events.valueHandle)
+                Issue.record("a read went through after the peripheral hung up")
+            } catch let error as LECentralError {
+                #expect(error.kind == .disconnected(reason: .remoteUserTerminatedConnection))
+                #expect(error.description.hasSuffix("not connected: the peripheral ended the connection (0x13)"))
+            }
+            #expect(try await connection.disconnect() == .remoteUserTerminatedConnection)
             await central.host.close()
         }
     }

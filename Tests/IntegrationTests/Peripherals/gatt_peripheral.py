@@ -7,7 +7,7 @@ characteristics and their Client Characteristic Configuration) and Bumble's docu
 device API, independently of beaconctl's code.
 
 Usage: gatt_peripheral.py TRANSPORT ADDRESS [--mtu N] [--security-request]
-                          [--parameter-update]
+                          [--parameter-update] [--hang-up-after-notification]
 
 TRANSPORT is a Bumble transport (tcp-client:127.0.0.1:PORT for RootCanal). The device
 advertises connectably from ADDRESS (a static random address) and prints one line per
@@ -57,6 +57,9 @@ async def main() -> None:
     parser.add_argument("--mtu", type=int, default=247, help="the largest ATT MTU the server accepts")
     parser.add_argument("--security-request", action="store_true", help="ask the central for security on connection")
     parser.add_argument("--parameter-update", action="store_true", help="ask for new connection parameters over L2CAP")
+    parser.add_argument(
+        "--hang-up-after-notification", action="store_true", help="disconnect once the notification was sent"
+    )
     args = parser.parse_args()
 
     async with await open_transport(args.transport) as hci:
@@ -82,6 +85,9 @@ async def main() -> None:
             if notify:
                 await device.notify_subscribers(events, NOTIFICATION)
                 say("notified")
+                if args.hang_up_after_notification:
+                    for connection in list(device.connections.values()):
+                        await connection.disconnect()
             if indicate:
                 # Returns once the central confirmed (Core Vol 3 Part F 3.4.7.2).
                 await device.indicate_subscribers(events, INDICATION)
