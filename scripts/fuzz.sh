@@ -3,7 +3,8 @@
 #
 # Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
 #   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, VerificationFuzz,
-#            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, PcapFuzz, GatewayFuzz, ATTFuzz, or all
+#            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, PcapFuzz, GatewayFuzz,
+#            GatewayConfigurationFuzz, ATTFuzz, or all
 #   SECONDS  how long to fuzz each target (default 60); 0 only builds
 #
 # The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
@@ -35,7 +36,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra_flags=("$@")
 
-targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz ATTFuzz)
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz)
 if [[ "$target" == all ]]; then
   selected=("${targets[@]}")
 else

@@ -60,6 +60,7 @@ struct UnexpectedErrorTests {
         ("verify --watch", ["verify", "m.yaml", "--watch", "--input", "sightings.jsonl"]),
         ("provision", ["provision", "m.yaml", "--hci", "virtual", "--verify-hci", "virtual"]),
         ("monitor", ["monitor", "--input", "sightings.jsonl", "--region", "s=\(Self.uuid)"]),
+        ("gateways configure", ["gateways", "configure", "m.yaml", "--mqtt", "mqtt://127.0.0.1/espresense", "--gateway", "espresense"]),
         ("calibrate", ["calibrate", "door", "--manifest", "m.yaml", "--input", "sightings.jsonl"]),
         ("controllers", ["controllers", "--hci", "virtual"]),
         ("plan coverage", ["plan", "coverage", "m.yaml", "--venue", "north"]),

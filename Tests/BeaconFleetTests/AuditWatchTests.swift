@@ -115,6 +115,37 @@ struct AuditWatchTests {
         #expect(report.end == .interrupted)
     }
 
+    @Test("live: a clock that jumped past half the silence between two inputs is a stall: said once, and the beacon missing only a full silence after it")
+    func watchStalls() async throws {
+        let plan = try Script.plan([Script.beacon("door", minor: 1)])
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: 5))
+        let sink = HealthSink()
+        let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        let clock = TestClock()
+        let running = Task {
+            try await watch.run(sightings, timing: .live(tick: .milliseconds(500)), input: "-", sinks: [sink], clock: clock)
+        }
+        var delivered = sink.delivered.makeAsyncIterator()
+        feed.yield(Script.sighting(Script.identity(minor: 1), at: 0))
+        guard case .change(let ok) = try #require(await delivered.next()) else { Issue.record("expected a change"); return }
+        #expect(ok.state == .ok)
+        // The watch does not run for 10 s (twice the silence): its next tick says 10 s.
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(10))
+        guard case .input(let stall) = try #require(await delivered.next()) else { Issue.record("expected watch-stalled"); return }
+        #expect(stall.kind == .watchStalled)
+        #expect(stall.time == 10)
+        #expect(stall.reason.contains("did not run for 10 s"))
+        // Silent since 0, but judged only a full silence after the stall: at 15, not at 5.
+        let next = try await clock.advancing(by: .milliseconds(500)) { await delivered.next() }
+        guard case .change(let missing) = try #require(next) else { Issue.record("expected a change"); return }
+        #expect(missing.state == .missing)
+        #expect(missing.time == 15)
+        running.cancel()
+        let report = try await running.value
+        #expect(report.statistics.stalls == 1)
+    }
+
     /// Hands changes and receiver events to one stream, in the order delivered.
     final class ReceiverSink: AuditEventSink {
         let delivered: AsyncStream<String>

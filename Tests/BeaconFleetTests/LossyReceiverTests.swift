@@ -88,4 +88,34 @@ struct LossyReceiverTests {
         for _ in 0..<3 { sparse.add(gap: 0.5, intervalMilliseconds: 100, receiver: "hci0") }
         #expect(sparse.loss(of: ReceiverEvents(receiver: "hci0", events: 1, shortestGap: nil), intervalMilliseconds: 100) == nil)
     }
+
+    @Test("a receiver beyond the ones whose loss is measured: its long gaps never make a beacon slow before the timeout")
+    func receiverBeyondTheBound() throws {
+        var reception = ReceiverReception(maximumReceivers: 1)
+        for _ in 0..<30 { reception.add(gap: 0.1, intervalMilliseconds: 100, receiver: "hci0") }
+        // hci9 came after the one place was taken: what it loses is unknown.
+        for _ in 0..<20 { reception.add(gap: 1.0, intervalMilliseconds: 100, receiver: "hci9") }
+        #expect(reception.isBeyondBound("hci9"))
+        #expect(!reception.isBeyondBound("hci0"))
+        let events = ReceiverEvents(receiver: "hci9", events: 21, shortestGap: 1.0, span: 20)
+        let track = AddressObservation(
+            address: "C0:00:00:00:00:01", isRandom: true, isPrivate: false, sightings: 21, measuredPowers: [],
+            firstSeen: 0, lastSeen: 20, eventsByReceiver: [events], strongestRSSI: -60)
+        let beyond = VerdictRules.intervalEvidence(track, intervalMilliseconds: 100, policy: VerificationPolicy(timeout: 60), reception: reception)
+        guard case .suspect = beyond else {
+            Issue.record("expected suspect, got \(beyond)")
+            return
+        }
+        // The same gaps on a receiver whose loss is measured (none of the others lost): slow.
+        let measured = VerdictRules.intervalEvidence(
+            AddressObservation(
+                address: "C0:00:00:00:00:01", isRandom: true, isPrivate: false, sightings: 21, measuredPowers: [],
+                firstSeen: 0, lastSeen: 20, eventsByReceiver: [ReceiverEvents(receiver: "hci0", events: 21, shortestGap: 1.0, span: 20)],
+                strongestRSSI: -60),
+            intervalMilliseconds: 100, policy: VerificationPolicy(timeout: 60), reception: reception)
+        guard case .slow = measured else {
+            Issue.record("expected slow, got \(measured)")
+            return
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BeaconFleet
@@ -125,6 +126,31 @@ struct SightingJSONLinesTests {
         // The full reader agrees with the fast one (null is the full reader's: the default).
         let null = try #require(try Self.decode(Self.line(replacing: "clock", with: "null"), defaultClock: .unix))
         #expect(null.clock == .unix)
+    }
+
+    @Test("a file whose first line has no clock and a time decades long: read as elapsed, as documented, and said once with the line that marks it", arguments: [true, false])
+    func undeclaredUnixTimeIsSaidOnce(marked: Bool) async throws {
+        let clock = marked ? #","clock":"elapsed""# : ""
+        let line = { (time: Double) in
+            #"{"uuid":"89D6E936-F61F-4227-BCD2-6E94C5A6B2E3","major":1,"minor":2,"measured_power":-59,"address":"C4:5B:BE:12:34:56","rssi":-63,"time":"#
+                + "\(time)\(clock)" + #","receiver":"box"}"#
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("old-\(UUID().uuidString).jsonl").path
+        try (1...3).map { line(1_764_000_000 + Double($0)) }.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let recording = try await SightingRecording.open(path: path)
+        let said = Mutex<[String]>([])
+        recording.announceUndeclaredUnixTime { message in said.withLock { $0.append(message) } }
+        var clocks: [SightingClock] = []
+        try await recording.forEach { clocks.append($0.clock); return true }
+        #expect(clocks == [.elapsed, .elapsed, .elapsed], "never guessed from the number")
+        let messages = said.withLock { $0 }
+        if marked {
+            #expect(messages.isEmpty, "a file that says its clock is taken at its word")
+        } else {
+            #expect(messages.count == 1)
+            #expect(messages.first?.contains(#"sed -i 's/,"receiver":/,"clock":"unix","receiver":/'"#) == true)
+        }
     }
 
     @Test("a sighting on Unix time is written saying so, and read back the same")

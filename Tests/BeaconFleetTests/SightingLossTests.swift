@@ -108,9 +108,12 @@ struct SightingLossTests {
         feed.yield(Script.sighting(Script.identity(minor: 1), at: 0))
         guard case .change(let ok) = try #require(await delivered.next()) else { Issue.record("expected a change"); return }
         #expect(ok.state == .ok)
-        // 0.2 s of the watch's clock pass: the beacon, last heard at 0, is not missing yet.
-        try await clock.sleepers(atLeast: 1)
-        clock.advance(by: .milliseconds(200))
+        // 0.2 s of the watch's clock pass, a tick at a time (a jump past half the silence
+        // would be the watch stalling): the beacon, last heard at 0, is not missing yet.
+        for _ in 0..<10 {
+            try await clock.sleepers(atLeast: 1)
+            clock.advance(by: .milliseconds(20))
+        }
         try await clock.sleepers(atLeast: 1)
         changes.yield(.incomplete(reason: "3 messages of fleet/sightings/a never arrived"))
         guard case .input(let loss) = try #require(await delivered.next()) else { Issue.record("expected sightings-lost"); return }

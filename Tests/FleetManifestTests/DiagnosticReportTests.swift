@@ -83,7 +83,7 @@ import Testing
         let warnings = DiagnosticCode.allCases.filter { $0.severity == .warning }.map(\.rawValue)
         #expect(warnings == [
             "link-not-followed", "vendor-default-uuid", "implausible-measured-power", "short-interval", "host-over-capacity",
-            "position-outside-plan", "unmatched-region",
+            "position-outside-plan", "unmatched-region", "region-budget",
         ])
     }
 }

@@ -58,6 +58,41 @@ struct BrokerSightingFeedTests {
         }
     }
 
+    @Test("a batch of 64 sightings with one corrupt line through Mosquitto: 63 read, 1 line counted, no message skipped", .timeLimit(.minutes(2)))
+    func oneBadLineInABatch() async throws {
+        try await withMosquitto { broker in
+            let url = try MQTTBrokerURL(parsing: broker.url + "/fleet")
+            let reader = try MQTTClient(broker: url, configuration: .init(clientID: "batch-reader"))
+            let feed = try BrokerSightingFeed(
+                subscriptions: [BrokerSubscription(client: reader, gateway: .beaconctl, base: "fleet", name: broker.url + "/fleet")],
+                logger: Logger(label: "test"))
+            for await event in reader.connectionEvents {
+                if case .subscribed = event { break }
+            }
+            let publisher = try MQTTClient(broker: url, configuration: .init(clientID: "batch-publisher"))
+            try publisher.start()
+            var payload: [UInt8] = []
+            for minor in 1...64 {
+                var line = Self.line(minor: UInt16(minor), at: 1e9 + Double(minor))
+                // A corrupt RSSI in the 41st (a number no Double holds).
+                if minor == 41 { line = Array(String(decoding: line, as: UTF8.self).replacing(#""rssi":-70"#, with: #""rssi":1e400"#).utf8) }
+                payload += line
+            }
+            #expect(publisher.publish(topic: MQTTTopics(prefix: "fleet").sightings(receiver: "store-1"), payload: payload))
+            await publisher.drain()
+            var minors: [UInt16] = []
+            for try await sighting in feed.sightings {
+                minors.append(sighting.identity.minor)
+                if minors.count == 63 { break }
+            }
+            #expect(minors == (1...64).filter { $0 != 41 }.map(UInt16.init))
+            #expect(feed.skippedMessages.unreadableLines == 1)
+            #expect(feed.skippedMessages.malformed == 0)
+            await publisher.stop()
+            await feed.stop()
+        }
+    }
+
     @Test("the publisher beaconctl boxes use numbers every message on its topic", .timeLimit(.minutes(2)))
     func publisherNumbers() async throws {
         try await withMosquitto { broker in

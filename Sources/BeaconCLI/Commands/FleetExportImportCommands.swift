@@ -3,36 +3,99 @@ import BeaconCore
 import FleetManifest
 import Foundation
 import HCITransports
+import BeaconFleet
 
 struct FleetExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write one row per beacon, with every inherited value resolved, as CSV or JSON.",
-        discussion: "For installers' spreadsheets and other systems. Refuses a manifest with errors (exit 1).")
+        abstract: "Write the fleet for other systems: beacons as CSV or JSON, regions for apps, keep-lists for receivers.",
+        discussion: """
+            csv, json: one row per beacon, with every inherited value resolved, for installers' \
+            spreadsheets. ios-regions, swift, android-regions: the manifest's regions for an app \
+            (docs/apps.md); refused (exit 1) when they are more than --region-budget, with the \
+            wildcard regions that would cover them. espresense, theengs, openmqttgateway: what a \
+            receiver keeps (docs/gateways.md). Refuses a manifest with errors (exit 1).
+            """)
 
     enum ExportFormat: String, CaseIterable, ExpressibleByArgument {
         case csv, json
+        case iOSRegions = "ios-regions"
+        case swift
+        case androidRegions = "android-regions"
+        case espresense, theengs
+        case openMQTTGateway = "openmqttgateway"
+
+        /// The gateway whose keep-list this format is.
+        var keepList: GatewayKeepList.Kind? { GatewayKeepList.Kind(rawValue: rawValue) }
     }
 
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var input: ManifestInput
 
-    @Option(help: "Output format: csv or json.")
+    @Option(help: "Output format: csv, json, ios-regions, swift, android-regions, espresense, theengs or openmqttgateway.")
     var format: ExportFormat = .csv
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
+    @Option(help: ArgumentHelp("Only this venue's beacons (csv, json and the receivers' keep-lists).", valueName: "id"))
+    var venue: String?
+
+    func validate() throws {
+        if venue != nil, [.iOSRegions, .swift, .androidRegions].contains(format) {
+            throw ValidationError("--venue chooses beacons; an app's regions are the manifest's `regions`, whole: leave --venue out with --format \(format.rawValue).")
+        }
+    }
+
     func run() async throws {
         try UnexpectedErrorProbe.reached("fleet export")
         let result = try await input.load()
         try reportBlockingDiagnostics(result)
+        let fleet = result.fleet
+        let beacons = try chosenBeacons(fleet)
+        let name = Set(fleet.regions.map(\.fleetName) + fleet.venues.map(\.fleetName)).sorted().joined(separator: ", ")
         let text: String
         switch format {
-        case .csv: text = FleetExport.csv(result.fleet.beacons)
-        case .json: text = FleetExport.json(result.fleet.beacons)
+        case .csv: text = FleetExport.csv(beacons)
+        case .json: text = FleetExport.json(beacons)
+        case .iOSRegions:
+            try checkBudget(fleet)
+            text = AppRegionExport.iOSJSON(fleet.regions, fleet: name, budget: input.budget)
+        case .swift:
+            try checkBudget(fleet)
+            text = AppRegionSwiftSource.file(fleet.regions, fleet: name, budget: input.budget)
+        case .androidRegions:
+            text = AppRegionExport.androidJSON(fleet.regions, fleet: name)
+        case .espresense, .theengs, .openMQTTGateway:
+            guard let kind = format.keepList else { return }
+            do {
+                text = try GatewayKeepList(kind, beacons: beacons).text + "\n"
+            } catch {
+                throw CommandFailure(.findings, error.description)
+            }
         }
         try writeOutput(text, to: output)
+    }
+
+    /// The venue's beacons with --venue, else the fleet's.
+    private func chosenBeacons(_ fleet: Fleet) throws -> [ResolvedBeacon] {
+        guard let venue else { return fleet.beacons }
+        guard let chosen = fleet.venues.first(where: { $0.id == venue }) else {
+            let known = fleet.venues.map(\.id).joined(separator: ", ")
+            throw CommandFailure(.usageOrInput, "--venue \(venue): the manifest has no such venue (its venues: \(known))")
+        }
+        return chosen.beacons
+    }
+
+    /// An iOS app monitors at most the budget's regions: a file with more would fail in
+    /// the app, region by region, past the limit.
+    private func checkBudget(_ fleet: Fleet) throws {
+        let budget = input.budget
+        let verdict = budget.check(fleet.regions, beacons: fleet.beacons)
+        guard let advice = verdict.advice(budget: budget) else { return }
+        throw CommandFailure(
+            .findings,
+            "the manifest has \(fleet.regions.count) regions and an app can monitor \(budget.limit) (--region-budget): \(advice)")
     }
 }
 

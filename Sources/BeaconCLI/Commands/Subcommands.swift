@@ -10,6 +10,7 @@ extension BeaconCtl {
         VerifyCommand.self,
         ProvisionCommand.self,
         MonitorCommand.self,
+        GatewaysCommand.self,
         CalibrateCommand.self,
         ControllersCommand.self,
         PlanCommand.self,

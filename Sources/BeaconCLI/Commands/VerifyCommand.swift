@@ -203,6 +203,7 @@ struct VerifyCommand: AsyncParsableCommand {
         switch await Self.open(path, deadline: isFile ? nil : timeout ?? Self.liveTimeout) {
         case .opened(let input):
             opened = input
+            opened.announceUndeclaredUnixTime { logger.warning("\($0)") }
         case .failed(let error):
             throw CommandFailure(.usageOrInput, error.description)
         case .deadline(let seconds):

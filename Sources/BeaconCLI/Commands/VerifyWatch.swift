@@ -209,6 +209,7 @@ extension VerifyCommand {
                 // Interrupted before the input said what it carries: nothing was heard.
                 return try await watch.run(AsyncThrowingStream<Sighting, any Error> { $0.finish() }, timing: .replay, sinks: sinks)
             }
+            opened.announceUndeclaredUnixTime { logger.warning("\($0)") }
             defer {
                 if let truncation = opened.truncation { logger.warning("\(path): \(truncation); used what precedes it") }
                 if let undecodable = opened.undecodableWarning { logger.warning("\(path): \(undecodable)") }

@@ -67,6 +67,8 @@ struct WatchOutput: AuditEventSink {
             return "\(time(event.time))  \(kind)  \(printable(event.input)) delivers again\(away); every beacon has a full silence from now before it can be missing"
         case .sightingsLost:
             return "\(time(event.time))  \(kind)  \(printable(event.input)): \(printable(event.reason)); no beacon is judged missing on a silence that includes them"
+        case .watchStalled, .receiverClock, .boundReached:
+            return "\(time(event.time))  \(kind)  \(printable(event.reason))"
         }
     }
 

@@ -71,6 +71,13 @@ struct MetricsServing: Sendable {
                 MetricSample(skipped.withoutIdentity, labels: [MetricLabel("reason", "without-identity")]),
             ]
         }
+        registry.register(
+            "beaconctl_input_lines_skipped_total",
+            help: "Unreadable lines skipped in broker messages whose other lines were read (a corrupt sighting in a batch).",
+            type: .counter
+        ) {
+            [MetricSample(feed.skippedMessages.unreadableLines)]
+        }
     }
 
     /// The watch's series (`verify --watch`) of a plan of `beacons`, read from the readings it
@@ -126,6 +133,18 @@ struct MetricsServing: Sendable {
         }
         registry.register("beaconctl_input_losses_total", help: "Times the input stopped delivering (input-lost events).", type: .counter) {
             Double(readings.snapshot.inputLosses)
+        }
+        registry.register(
+            "beaconctl_watch_receiver_clock_events_total",
+            help: "Receivers' clocks found off the watch's by more than the silence, or back in agreement (receiver-clock events).",
+            type: .counter
+        ) {
+            Double(readings.snapshot.statistics.receiverClockEvents)
+        }
+        registry.register(
+            "beaconctl_watch_stalls_total", help: "Times the watch itself did not run for a while (watch-stalled events).", type: .counter
+        ) {
+            Double(readings.snapshot.statistics.stalls)
         }
         return readings
     }

@@ -88,6 +88,9 @@ public struct BrokerInput: Sendable {
         if skipped.malformed > 0 {
             logger.warning("\(name): \(NumberText.count(skipped.malformed, "unreadable message")) skipped")
         }
+        if skipped.unreadableLines > 0 {
+            logger.warning("\(name): \(NumberText.count(skipped.unreadableLines, "unreadable line")) skipped; the other lines of their messages were read")
+        }
         if skipped.lost > 0 {
             logger.warning("\(name): \(NumberText.count(skipped.lost, "message")) of sightings never arrived (numbered by their publishers, dropped on the way: the broker drops what it cannot queue for a slow reader; raise its queue for this client, Mosquitto's max_queued_messages, or spread the fleet over more watches)")
         }

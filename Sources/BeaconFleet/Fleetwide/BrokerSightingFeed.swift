@@ -44,6 +44,8 @@ public final class BrokerSightingFeed: Sendable {
     public struct SkippedMessages: Hashable, Sendable {
         /// Unreadable messages on topics the gateway publishes sightings on.
         public var malformed = 0
+        /// Unreadable lines of messages whose other lines were read and kept.
+        public var unreadableLines = 0
         /// Reports of a beacon without an identity to audit (no major/minor).
         public var withoutIdentity = 0
         /// Messages a beaconctl publisher numbered and sent that never arrived.
@@ -90,6 +92,16 @@ public final class BrokerSightingFeed: Sendable {
                     }
                     switch decoder.readMarkingEvidence(topic: message.topic, payload: message.payload, base: subscription.base, arrivalTime: arrival()) {
                     case .sightings(let sightings):
+                        guard await channel.push(sightings) else { break reading }
+                    case .partlyReadable(let sightings, let unreadable, let reason):
+                        let count = skipped.counts.withLock { counts in
+                            counts.unreadableLines += unreadable
+                            return counts.unreadableLines
+                        }
+                        // The first few, then about every thousandth, as for whole messages.
+                        if count <= 3 || (count - unreadable) / 1000 != count / 1000 {
+                            logger.warning("\(subscription.name): skipped \(NumberText.count(unreadable, "unreadable line")) of a message on \(message.topic), kept its other \(NumberText.count(sightings.count, "sighting")) (\(count) so far): \(reason)")
+                        }
                         guard await channel.push(sightings) else { break reading }
                     case .receiverStatus(let receiver, let online):
                         statusContinuation.yield(ReceiverStatusChange(receiver: receiver, online: online))

@@ -50,8 +50,9 @@ public final class MQTTAuditSink: AuditEventSink {
     public func deliver(_ event: AuditInputEvent) {
         let line = Array(AuditJSONLines.encode(event).utf8)
         client.publish(topic: topics.auditEvents, payload: line)
-        // The input's state: lost or back. A loss of some sightings leaves it delivering.
-        guard event.kind != .sightingsLost else { return }
+        // The input's state: lost or back. A loss of some sightings, a stall or a receiver's
+        // clock leaves it delivering.
+        guard event.kind.isInputState else { return }
         client.publish(topic: topics.auditInput, payload: line, retain: true)
     }
 

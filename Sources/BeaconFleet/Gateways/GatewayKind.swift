@@ -49,6 +49,11 @@ public enum GatewayReading: Sendable, Equatable {
     /// On a topic this kind publishes sightings on, but not a readable message: counted,
     /// and the reason said for the first few.
     case malformed(String)
+    /// A batch of lines (beaconctl's own messages carry up to 64 sightings) of which some
+    /// could not be read: the readable ones are kept, each unreadable line counted (one bad
+    /// line must not cost the audit its neighbours' evidence). `firstReason` says why the
+    /// first of them was unreadable.
+    case partlyReadable([Sighting], unreadableLines: Int, firstReason: String)
 }
 
 /// Reads one gateway kind's messages. Pure: no state, no clock but the arrival time given.
@@ -93,9 +98,17 @@ extension GatewayDecoder {
     ) -> GatewayReading {
         let reading = read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime)
         let evidence = sightingEvidence
-        guard evidence != .complete, case .sightings(var sightings) = reading else { return reading }
-        for index in sightings.indices { sightings[index].evidence.formIntersection(evidence) }
-        return .sightings(sightings)
+        guard evidence != .complete else { return reading }
+        switch reading {
+        case .sightings(var sightings):
+            for index in sightings.indices { sightings[index].evidence.formIntersection(evidence) }
+            return .sightings(sightings)
+        case .partlyReadable(var sightings, let unreadable, let reason):
+            for index in sightings.indices { sightings[index].evidence.formIntersection(evidence) }
+            return .partlyReadable(sightings, unreadableLines: unreadable, firstReason: reason)
+        default:
+            return reading
+        }
     }
 }
 
@@ -118,6 +131,9 @@ public enum BeaconCtlGatewayDecoder: GatewayDecoder {
         }
         guard topics.receiver(ofSightings: topic) != nil else { return .ignored }
         var sightings: [Sighting] = []
+        var unreadable = 0
+        var firstReason: String?
+        // Line by line: a corrupt line is counted with its reason, its neighbours are kept.
         for (index, line) in payload.split(separator: 0x0A).enumerated() {
             do {
                 // beaconctl publishes Unix time (`MQTTSightingPublisher`) and says so; a line
@@ -126,9 +142,13 @@ public enum BeaconCtlGatewayDecoder: GatewayDecoder {
                     sightings.append(sighting)
                 }
             } catch {
-                return .malformed("\(error)")
+                unreadable += 1
+                if firstReason == nil { firstReason = "\(error)" }
             }
         }
-        return .sightings(sightings)
+        guard let firstReason else { return .sightings(sightings) }
+        // Nothing readable at all: the message as a whole is unreadable.
+        guard !sightings.isEmpty else { return .malformed(firstReason) }
+        return .partlyReadable(sightings, unreadableLines: unreadable, firstReason: firstReason)
     }
 }

@@ -135,6 +135,7 @@ public final class ScanRun: Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) async throws(SightingStreamError) {
         let live = recording.isLive
+        recording.announceUndeclaredUnixTime { logger.warning("\($0)") }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {

@@ -8,6 +8,9 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
     private let lines: Lines
     private let defaults: SightingJSONLines.Defaults
     private let bytes: @Sendable (Lines.Element) -> [UInt8]
+    /// Says once when the first line looks like Unix time left unmarked
+    /// (`UndeclaredUnixTimeHint`); only for inputs whose default clock is elapsed.
+    public let undeclaredUnixTime = UndeclaredUnixTimeHint()
 
     init(lines: Lines, source: String, defaultClock: SightingClock, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
         self.lines = lines
@@ -16,7 +19,7 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(lines: lines.makeAsyncIterator(), defaults: defaults, bytes: bytes)
+        AsyncIterator(lines: lines.makeAsyncIterator(), defaults: defaults, bytes: bytes, hint: undeclaredUnixTime)
     }
 
     package func makeBatchIterator() -> any SightingBatchIterator {
@@ -38,8 +41,14 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
         private var batch: [Sighting] = []
         private var batchIndex = 0
         private var pendingFailure: SightingStreamError?
+        /// `nil` once the first sighting was looked at.
+        private var hint: UndeclaredUnixTimeHint?
 
-        init(lines: Lines.AsyncIterator, defaults: SightingJSONLines.Defaults, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
+        init(
+            lines: Lines.AsyncIterator, defaults: SightingJSONLines.Defaults, bytes: @escaping @Sendable (Lines.Element) -> [UInt8],
+            hint: UndeclaredUnixTimeHint
+        ) {
+            self.hint = defaults.clock == .elapsed ? hint : nil
             if let file = lines as? SightingLineReader.AsyncIterator {
                 self.file = file
             } else {
@@ -66,8 +75,13 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
             do {
                 while let line = try await lines!.next() {
                     lineNumber += 1
+                    let lineBytes = bytes(line)
                     if let sighting = try SightingJSONLines.decode(
-                        line: bytes(line), lineNumber: lineNumber, source: defaults.receiver, defaultClock: defaults.clock) {
+                        line: lineBytes, lineNumber: lineNumber, source: defaults.receiver, defaultClock: defaults.clock) {
+                        if let hint {
+                            self.hint = nil
+                            lineBytes.withUnsafeBufferPointer { hint.noteFirst(sighting, line: $0, source: defaults.receiver) }
+                        }
                         return sighting
                     }
                 }
@@ -115,11 +129,16 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
             var fast = self.fast
             var failure: SightingStreamError?
             let defaults = self.defaults
+            var hint = self.hint
             file!.takeBufferedLines { line in
                 lineNumber += 1
                 do throws(SightingStreamError) {
                     if let sighting = try SightingJSONLines.decode(
                         line, lineNumber: lineNumber, source: defaults.receiver, defaults: defaults, fast: &fast) {
+                        if let first = hint {
+                            hint = nil
+                            first.noteFirst(sighting, line: line, source: defaults.receiver)
+                        }
                         sightings.append(sighting)
                     }
                     return true
@@ -130,6 +149,7 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
             }
             self.lineNumber = lineNumber
             self.fast = fast
+            self.hint = hint
             pendingFailure = failure
         }
     }

@@ -15,6 +15,7 @@ extension SightingRecording {
     /// Reads this recording (or broker stream) as `read(path:logger:_:)` does, its warnings
     /// naming it `name`.
     public func read(named name: String, logger: Logger, _ take: (Sighting) -> Bool) async throws {
+        announceUndeclaredUnixTime { logger.warning("\($0)") }
         try await forEach(take)
         if let truncation { logger.warning("\(name): \(truncation); used what precedes it") }
         if let undecodableWarning { logger.warning("\(name): \(undecodableWarning)") }

@@ -136,6 +136,13 @@ public enum SightingRecording: Sendable {
         try Task.checkCancellation()
     }
 
+    /// Hands `announce` the one word said of JSON lines whose first line looks like unmarked
+    /// Unix time (`UndeclaredUnixTimeHint`), as soon as it is noticed; captures and brokers
+    /// have nothing to say.
+    public func announceUndeclaredUnixTime(to announce: @escaping @Sendable (String) -> Void) {
+        if case .jsonLines(let lines) = self { lines.undeclaredUnixTime.announce(to: announce) }
+    }
+
     /// Where a capture was cut off, once it has been read to that point; `nil` for JSON lines
     /// (whose first bad line is an error) and for a whole capture.
     public var truncation: String? {

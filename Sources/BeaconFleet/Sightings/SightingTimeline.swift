@@ -29,18 +29,37 @@ public struct SightingTimeline: Sendable {
     private var unixTie: Double?
     private var elapsedOffsets: [String: Double] = [:]
     private let maximumReceivers: Int
+    /// Receivers on Unix time whose clock disagrees with the run's (`arrivalTolerance`), and
+    /// the offset each was placed with since: its arrival when it was found out.
+    private var rebasedUnixReceivers: [String: Double] = [:]
+    /// Receivers on Unix time whose sightings have all stood behind their arrival by more than
+    /// the tolerance since this arrival: behind for good once that lasts a tolerance.
+    private var behindSince: [String: Double] = [:]
+    /// How far a sighting's placed time may stand from its arrival before its receiver's clock
+    /// is taken as wrong (a live run that says when each sighting arrived: `place(_:arrival:)`);
+    /// `nil`: no such check (a replay, whose only clock is its sightings').
+    private let arrivalTolerance: Double?
+    /// Receivers whose clock was found to disagree with the run's, or to agree again, not yet
+    /// taken (`takeClockNotices`).
+    public private(set) var clockNotices: [ReceiverClockNotice] = []
     /// The receiver of the previous sighting, its clock and its offset: a recording of one
     /// receiver (the common case, millions of sightings) then costs a string comparison,
     /// not a hash.
     private var lastReceiver: (name: String, clock: SightingClock, offset: Double)?
 
-    /// Receivers that a replay or an audit tells apart: far more than one chain's.
-    public static let standardMaximumReceivers = 1024
+    /// Receivers on elapsed clocks that a replay or an audit tells apart: far more than a
+    /// chain's stores (a receiver costs one dictionary entry, its name and an offset, about
+    /// 100 bytes: 6.5 MB at the bound; docs/operations.md, "Bounds").
+    public static let standardMaximumReceivers = 65_536
 
     /// Beyond `maximumReceivers` receivers on elapsed clocks, their sightings cannot be
-    /// placed (`place` returns `nil`); sightings on Unix time always can.
-    public init(maximumReceivers: Int = standardMaximumReceivers) {
+    /// placed (`place` returns `nil`); sightings on Unix time always can. With
+    /// `arrivalTolerance` (a live watch: its silence), a receiver on Unix time whose
+    /// sightings would be placed further than that from their arrival is told
+    /// (`clockNotices`) and placed on arrival instead (`place(_:arrival:)`).
+    public init(maximumReceivers: Int = standardMaximumReceivers, arrivalTolerance: Double? = nil) {
         self.maximumReceivers = maximumReceivers
+        self.arrivalTolerance = arrivalTolerance
     }
 
     /// Receivers on elapsed clocks told apart so far.
@@ -69,19 +88,116 @@ public struct SightingTimeline: Sendable {
     /// an elapsed clock beyond `maximumReceivers`: that sighting cannot be placed.
     @inline(__always)
     public mutating func place(_ sighting: Sighting, joining: (() -> Double)? = nil) -> Placement? {
-        let before = now
+        guard let time = ownTime(of: sighting, joining: joining) else { return nil }
+        return moveClock(to: time)
+    }
+
+    /// Places a sighting that arrived at `arrival` on this clock (a live run reads its clock
+    /// as each sighting arrives): as `place(_:joining:)`, joining a new receiver there, and
+    /// never later than `arrival`: no receiver's clock can move this one past the run's own.
+    /// With `arrivalTolerance`, a receiver on Unix time whose sighting would stand further
+    /// from its arrival than that has a clock that stepped, or never was set (a box at 1970
+    /// before NTP): it is told (`clockNotices`) and placed on its arrival from then, its own
+    /// gaps kept, until its clock agrees with the others' again.
+    public mutating func place(_ sighting: Sighting, arrival: Double) -> Placement? {
+        guard arrival.isFinite else { return place(sighting) }
         let time: Double
-        if let last = lastReceiver, last.clock == sighting.clock, last.name == sighting.receiver {
-            time = sighting.time + last.offset
-        } else if let offset = offset(joining: sighting, at: joining) {
-            lastReceiver = (sighting.receiver, sighting.clock, offset)
-            time = sighting.time + offset
+        if sighting.clock == .unix, let tolerance = arrivalTolerance {
+            time = checkedUnixTime(of: sighting, arrival: arrival, tolerance: tolerance)
         } else {
-            return nil
+            guard let own = ownTime(of: sighting, joining: { arrival }) else { return nil }
+            time = own
         }
+        // The run's clock starts at the arrival of its first sighting, whatever that one's
+        // own clock says (a box at 1970 heard first must not start it decades back).
+        return moveClock(to: now == nil ? arrival : min(time, arrival))
+    }
+
+    /// Takes the receivers' clock notices so far, in order.
+    public mutating func takeClockNotices() -> [ReceiverClockNotice] {
+        defer { clockNotices = [] }
+        return clockNotices
+    }
+
+    /// The sighting's time on this clock by its receiver's offset, joining a new receiver;
+    /// `nil` beyond `maximumReceivers` receivers on elapsed clocks.
+    @inline(__always)
+    private mutating func ownTime(of sighting: Sighting, joining: (() -> Double)?) -> Double? {
+        if let last = lastReceiver, last.clock == sighting.clock, last.name == sighting.receiver {
+            return sighting.time + last.offset
+        }
+        guard let offset = offset(joining: sighting, at: joining) else { return nil }
+        lastReceiver = (sighting.receiver, sighting.clock, offset)
+        return sighting.time + offset
+    }
+
+    /// Moves the clock to a placed time when later, and says what that did.
+    @inline(__always)
+    private mutating func moveClock(to time: Double) -> Placement {
+        let before = now
         if time.isFinite, time > now ?? -.infinity { now = time }
         guard let before else { return Placement(time: time, advance: now == nil ? .unchanged : .started) }
         return Placement(time: time, advance: now! > before ? .moved : .unchanged)
+    }
+
+    /// A Unix-time sighting's time on this clock, its receiver's clock checked against the
+    /// arrival: placed with the shared offset while it agrees within `tolerance`, on its own
+    /// offset (fixed at the arrival that showed the disagreement) while it does not.
+    ///
+    /// A sighting ahead of its arrival by more than `tolerance` shows a clock ahead: no delay
+    /// can do that. One behind may only have waited (a broker's queue, a backlog read after
+    /// the run stalled), so a receiver is taken as behind only when every one of its
+    /// sightings for `tolerance` of arrivals was: a backlog drains faster than that, a wrong
+    /// clock does not.
+    private mutating func checkedUnixTime(of sighting: Sighting, arrival: Double, tolerance: Double) -> Double {
+        let shared = sharedUnixPlacement(joiningAt: arrival - sighting.time, tolerance: tolerance)
+        let agreeing = sighting.time + shared
+        let receiver = sighting.receiver
+        let rebased = rebasedUnixReceivers.isEmpty ? nil : rebasedUnixReceivers[receiver]
+        if rebased != nil, abs(agreeing - arrival) <= tolerance {
+            // Its clock agrees with the others' again (NTP caught up).
+            rebasedUnixReceivers[receiver] = nil
+            behindSince[receiver] = nil
+            clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: agreeing - arrival, agrees: true, at: arrival))
+            return agreeing
+        }
+        let placed = sighting.time + (rebased ?? shared)
+        if placed - arrival > tolerance {
+            return rebase(receiver, time: sighting.time, skew: agreeing - arrival, at: arrival)
+        }
+        guard arrival - placed > tolerance else {
+            if !behindSince.isEmpty { behindSince[receiver] = nil }
+            return placed
+        }
+        guard let since = behindSince[receiver] else {
+            behindSince[receiver] = arrival
+            return placed
+        }
+        guard arrival - since >= tolerance else { return placed }
+        return rebase(receiver, time: sighting.time, skew: agreeing - arrival, at: arrival)
+    }
+
+    /// Places `receiver`'s sightings on their arrival from now (its clock is `skew` seconds
+    /// off the others'), and says so the first time: a clock that keeps stepping (or stands
+    /// still) is placed again at each step, but said once until it agrees again. Returns the
+    /// sighting's time so placed.
+    private mutating func rebase(_ receiver: String, time: Double, skew: Double, at arrival: Double) -> Double {
+        let known = rebasedUnixReceivers.updateValue(arrival - time, forKey: receiver) != nil
+        behindSince[receiver] = nil
+        if !known { clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: skew, agrees: false, at: arrival)) }
+        return arrival
+    }
+
+    /// Where Unix time stands on this clock for receivers whose clock agrees with the run's:
+    /// fixed by the first sighting on Unix time whose clock agrees with the run's tie to Unix
+    /// time (`tieToUnixTime`) within `tolerance`, joining at its arrival so that a broker's
+    /// delay is not taken for silence; while none has, the tie itself. Without a tie, the
+    /// first sighting's, as `place(_:joining:)` does.
+    private mutating func sharedUnixPlacement(joiningAt offset: Double, tolerance: Double) -> Double {
+        if let unixPlacement { return unixPlacement }
+        if let unixTie, abs(offset + unixTie) > tolerance { return -unixTie }
+        unixPlacement = offset
+        return offset
     }
 
     /// Moves the clock to `time` when later (a tick, the wall clock followed, the end of an
@@ -145,4 +261,18 @@ public struct SightingTimeline: Sendable {
         let moment = joining.map { max($0(), now ?? -.infinity) } ?? now ?? time
         return moment - time
     }
+}
+
+/// A receiver on Unix time whose clock was found to disagree with the run's by more than the
+/// tolerance (it stepped, or was never set), or to agree again: the watch's `receiver-clock`
+/// event.
+public struct ReceiverClockNotice: Hashable, Sendable {
+    public var receiver: String
+    /// Seconds its clock stands ahead of the run's (behind: negative), as the sighting that
+    /// showed it says.
+    public var skew: Double
+    /// `true`: it agrees again, and its sightings are placed by their own times once more.
+    public var agrees: Bool
+    /// The arrival that showed it, on the run's clock.
+    public var at: Double
 }

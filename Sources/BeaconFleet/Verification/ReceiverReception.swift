@@ -22,9 +22,21 @@ struct ReceiverReception: Sendable {
     private var lastReceiver: String?
     private var lastIndex = 0
 
-    /// Receivers told apart; further ones' gaps are not counted (their beacons keep the
-    /// assumption), so that a source naming a receiver per sighting cannot grow memory.
-    static let maximumReceivers = 4096
+    /// Receivers told apart; further ones' gaps are not counted, so that a source naming a
+    /// receiver per sighting cannot grow memory, and their loss cannot be told
+    /// (`isBeyondBound`): their gaps prove nothing early (`VerdictRules.intervalEvidence`).
+    static let standardMaximumReceivers = 4096
+    let maximumReceivers: Int
+
+    init(maximumReceivers: Int = Self.standardMaximumReceivers) {
+        self.maximumReceivers = maximumReceivers
+    }
+
+    /// Whether `receiver` came after every place was taken: what it loses is unknown, so a
+    /// long gap it heard may be its own loss however much of it there is.
+    func isBeyondBound(_ receiver: String) -> Bool {
+        heardGaps.count >= maximumReceivers && indexByReceiver[receiver] == nil
+    }
 
     /// Below this many intervals spanned by the other beacons a receiver's loss is not
     /// estimated: a handful of gaps says little of it.
@@ -40,7 +52,7 @@ struct ReceiverReception: Sendable {
             index = lastIndex
         } else if let found = indexByReceiver[receiver] {
             index = found
-        } else if heardGaps.count < Self.maximumReceivers {
+        } else if heardGaps.count < maximumReceivers {
             index = heardGaps.count
             indexByReceiver[receiver] = index
             heardGaps.append(0)

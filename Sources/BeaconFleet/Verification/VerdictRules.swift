@@ -44,6 +44,9 @@ enum VerdictRules {
         var evidence = 0.0
         for receiver in track.eventsByReceiver {
             guard let gap = receiver.shortestGap else { continue }
+            // A receiver beyond the ones whose loss is measured: its gaps may all be its own
+            // losses, so they prove nothing before the timeout.
+            if reception?.isBeyondBound(receiver.receiver) == true { continue }
             let lossesPerGap = policy.lostPackets(inGap: gap, intervalMilliseconds: intervalMilliseconds)
             let loss = max(
                 VerificationPolicy.assumedLoss,

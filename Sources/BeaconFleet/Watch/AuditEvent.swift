@@ -91,8 +91,14 @@ public struct AuditStatistics: Hashable, Sendable {
     public var ignoredSightings = 0
     /// Sightings of unexpected identities beyond the tracked ones: counted, not told apart.
     public var untrackedUnexpectedSightings = 0
-    /// Sightings from receivers beyond the tracked ones (each has its own clock): counted, not used.
+    /// Sightings from receivers beyond the tracked ones (each has its own clock): counted, not
+    /// placed in time; the beacons they alone heard last are `unmonitored`, never missing.
     public var untrackedReceiverSightings = 0
+    /// Receivers' clocks found to disagree with the watch's by more than the silence, or to
+    /// agree again (`receiver-clock` events).
+    public var receiverClockEvents = 0
+    /// Times the watch itself did not run for a while (`watch-stalled` events).
+    public var stalls = 0
     /// Manifest beacons by state; beacons not yet known (never heard, silence not yet over) are in `unknown`.
     public var beaconStates: [AuditState: Int] = [:]
     public var unknownBeacons = 0

@@ -125,6 +125,14 @@ public struct AuditWatch: Sendable {
         // when nothing came for that long, delivering again at its next sighting.
         var lastArrival = 0.0
         var stalled = false
+        // The watch's own running, told by its ticks: each is stamped when its ticker woke,
+        // so a gap of `stallLimit` between two (they come every `tick`) is time the watch did
+        // not run. A sighting arrives when it is read, but no later than the last tick plus
+        // one: those read before the tick that tells a stall (they waited through it) cannot
+        // move the clock across the stall before it is known.
+        var lastTick = 0.0
+        let tickSeconds = tick.secondsValue
+        let stallLimit = Self.stallLimit(silence: configuration.silence, tick: tick)
         // Ends early when this task is cancelled: the stream's iteration stops.
         for await input in feed.inputs {
             let dropped = drops.value
@@ -141,8 +149,10 @@ public struct AuditWatch: Sendable {
             switch input {
             case .sighting(let sighting):
                 // The receiver's clock is tied to the feed's when its first sighting arrives
-                // (SightingTimeline); its later sightings keep their own times.
-                let events = progress.audit.observe(sighting, joining: feed.elapsed)
+                // (SightingTimeline); its later sightings keep their own times, never later
+                // than their arrival, and a receiver on Unix time whose clock is off the
+                // watch's by more than the silence is placed on arrival.
+                let events = progress.audit.observe(sighting, arrival: min(feed.elapsed(), lastTick + tickSeconds))
                 let time = progress.audit.now ?? 0
                 lastArrival = time
                 if stalled {
@@ -151,6 +161,8 @@ public struct AuditWatch: Sendable {
                 }
                 progress.take(events)
             case .tick(let time):
+                if time - lastTick >= stallLimit { progress.watchStalled(from: lastTick, until: time) }
+                lastTick = max(lastTick, time)
                 if let stallAfter, !stalled, time - lastArrival >= stallAfter {
                     stalled = true
                     // At the moment the limit passed (ticks come every half second).
@@ -175,6 +187,13 @@ public struct AuditWatch: Sendable {
         }
         progress.take(progress.audit.advance(to: feed.elapsed()))
         return .interrupted
+    }
+
+    /// The gap between two inputs of a live watch that is taken as the watch not running:
+    /// half the silence (a receiver publishing twice a silence then still has a sighting
+    /// read within its silence), and never less than a few ticks.
+    static func stallLimit(silence: Double, tick: Duration) -> Double {
+        max(silence / 2, 4 * tick.secondsValue)
     }
 }
 
@@ -260,6 +279,19 @@ private struct WatchProgress {
         }
     }
 
+    /// The watch did not run from `from` to `until` (its clock moved on while it read
+    /// nothing, not even its own ticks): blind time, so every beacon and receiver gets a full
+    /// silence from `until`, and the stall is said once, unless the watch was blind anyway
+    /// (its input lost or not yet delivering).
+    mutating func watchStalled(from: Double, until: Double) {
+        audit.stalled(from: from, until: until)
+        guard case .delivering = inputState else { return }
+        let seconds = NumberText.plain(((until - from) * 10).rounded() / 10)
+        deliver(AuditInputEvent(
+            time: max(until, audit.now ?? until), kind: .watchStalled, input: input,
+            reason: "the watch itself did not run for \(seconds) s (stopped, suspended or starved of CPU): what arrived meanwhile is read now, and no beacon or receiver is judged on a silence that includes the stall"))
+    }
+
     /// Sightings may be missing up to `time`: no beacon is judged by that silence, and the
     /// loss is said at once: a `sightings-lost` event (at most one every
     /// `lossEventSpacing` while losses go on: the status reports count them all), and, when
@@ -292,6 +324,9 @@ private struct WatchProgress {
     /// (a receiver first at one moment: its beacons' changes follow from it), then a status
     /// report when one is due.
     mutating func take(_ events: [AuditEvent]) {
+        for notice in audit.takeNotices() {
+            deliver(AuditInputEvent(time: notice.time, kind: notice.kind, input: input, reason: notice.reason))
+        }
         var receiverEvents = audit.takeReceiverEvents()[...]
         for var event in events {
             while let receiverEvent = receiverEvents.first, receiverEvent.time <= event.time {

@@ -32,8 +32,9 @@ public struct ContinuousAudit: Sendable {
         /// gone), and the window in which two devices sending one identity are a duplicate.
         public var silence: Double
         public var maximumTrackedUnexpected: Int
-        /// Receivers whose clocks are told apart (beyond them, sightings in Unix time still
-        /// join the shared wall clock; others are counted, not used).
+        /// Receivers on elapsed clocks whose clocks are told apart (sightings in Unix time all
+        /// share one base, whatever their number); the sightings of any beyond are counted, not
+        /// placed, and a beacon they alone heard last is `unmonitored`, never missing.
         public var maximumReceivers: Int
         /// Device addresses, and receivers, remembered per identity (the least recently heard
         /// makes room).
@@ -54,7 +55,7 @@ public struct ContinuousAudit: Sendable {
         public init(
             silence: Double = Self.defaultSilence,
             maximumTrackedUnexpected: Int = VerificationEngine.maximumTrackedUnexpected,
-            maximumReceivers: Int = 256, maximumAddressesPerIdentity: Int = 16, maximumReceiversPerIdentity: Int = 16,
+            maximumReceivers: Int = SightingTimeline.standardMaximumReceivers, maximumAddressesPerIdentity: Int = 16, maximumReceiversPerIdentity: Int = 16,
             maximumFollowedReceivers: Int = 65_536, followsReceivers: Bool = false
         ) {
             self.silence = silence
@@ -108,6 +109,8 @@ public struct ContinuousAudit: Sendable {
     private var awaitingBeacons: [Int] = []
     /// Receivers' changes not yet taken (`takeReceiverEvents`).
     private var receiverEvents: [AuditReceiverEvent] = []
+    /// What the audit says of its own evidence, not yet taken (`takeNotices`).
+    private var notices: [AuditNotice] = []
     /// Beacons not missing before a moment, by index: their receiver's return gave them a
     /// full silence. Few and short-lived (dropped when heard): beside the tracks, not in them.
     private var notBeforeByBeacon: [Int: Double] = [:]
@@ -119,7 +122,9 @@ public struct ContinuousAudit: Sendable {
         self.plan = plan
         self.configuration = configuration
         receivers = FollowedReceivers(maximum: configuration.maximumFollowedReceivers)
-        timeline = SightingTimeline(maximumReceivers: configuration.maximumReceivers)
+        // A live watch checks each receiver's Unix clock against its own, within the silence
+        // (`observe(_:arrival:)`): a clock further off would age or freshen beacons by more.
+        timeline = SightingTimeline(maximumReceivers: configuration.maximumReceivers, arrivalTolerance: configuration.silence)
         beacons = plan.expected.enumerated().map { AuditedIdentity(identity: $1.identity, order: $0) }
         beaconIndex = IdentityTable(plan.expected.map(\.identity))
     }
@@ -167,10 +172,26 @@ public struct ContinuousAudit: Sendable {
     /// `joining`, at the time that reads (a live watch's clock, read only then).
     public mutating func observe(_ sighting: Sighting, joining: (() -> Double)? = nil) -> [AuditEvent] {
         counters.sightings += 1
-        guard let placement = timeline.place(sighting, joining: joining) else {
-            counters.untrackedReceiverSightings += 1
-            return []
+        return take(sighting, placement: timeline.place(sighting, joining: joining))
+    }
+
+    /// Takes in one reception that arrived at `arrival` on the audit's clock (a live watch):
+    /// as `observe(_:joining:)`, but no receiver's clock moves the audit's past its own, and a
+    /// receiver on Unix time whose clock disagrees with the watch's by more than the silence
+    /// is told once (`takeNotices`, a `receiver-clock` event) and placed on arrival from then
+    /// (`SightingTimeline.place(_:arrival:)`): one box's clock never ages the others' beacons.
+    public mutating func observe(_ sighting: Sighting, arrival: Double) -> [AuditEvent] {
+        counters.sightings += 1
+        let placement = timeline.place(sighting, arrival: arrival)
+        if !timeline.clockNotices.isEmpty {
+            for notice in timeline.takeClockNotices() { noteReceiverClock(notice) }
         }
+        return take(sighting, placement: placement)
+    }
+
+    @inline(__always)
+    private mutating func take(_ sighting: Sighting, placement: SightingTimeline.Placement?) -> [AuditEvent] {
+        guard let placement else { return unplaced(sighting) }
         let placed = placement.time
         var events = clockMoved(placement.advance)
         // A sighting older than the clock (a source that reordered) counts at the clock's time.
@@ -209,6 +230,52 @@ public struct ContinuousAudit: Sendable {
             _ = takeReceiverSighting(place, sentAt: placed, at: time, into: &events)
         }
         return events
+    }
+
+    /// A sighting of a receiver beyond the `maximumReceivers` on elapsed clocks: its time
+    /// cannot be placed, so it is counted, and the manifest beacon it names cannot be judged
+    /// missing while its latest reception is one of these (it is `unmonitored`): evidence the
+    /// audit dropped never becomes a verdict. Said once (`takeNotices`).
+    private mutating func unplaced(_ sighting: Sighting) -> [AuditEvent] {
+        counters.untrackedReceiverSightings += 1
+        if counters.untrackedReceiverSightings == 1 {
+            notices.append(AuditNotice(
+                time: now ?? 0, kind: .boundReached,
+                reason: "receiver \(sighting.receiver) is beyond the \(configuration.maximumReceivers) receivers on their own clocks that the watch tells apart: its sightings cannot be placed in time, so the beacons only such receivers hear are unmonitored, never missing; mark the input's times as Unix time (\"clock\":\"unix\") or split the fleet over several watches"))
+        }
+        guard let time = now, let index = beaconIndex.index(of: sighting.identity, identityAt: { beacons[$0].identity }) else { return [] }
+        beacons[index].unplacedHeardAt = time
+        guard let event = reevaluateBeacon(index, at: time) else { return [] }
+        return [event]
+    }
+
+    /// A receiver's clock found to disagree with the watch's, or to agree again.
+    private mutating func noteReceiverClock(_ notice: ReceiverClockNotice) {
+        counters.receiverClockEvents += 1
+        let skew = NumberText.plain((abs(notice.skew) * 10).rounded() / 10)
+        let reason = notice.agrees
+            ? "receiver \(notice.receiver)'s clock agrees with the watch's again (off by \(skew) s): its sightings are placed by their own times again"
+            : "receiver \(notice.receiver)'s clock is \(skew) s \(notice.skew > 0 ? "ahead of" : "behind") the watch's (more than the \(Self.seconds(configuration.silence)) silence: it stepped, or was never set): its sightings are placed on their arrival, no other receiver's beacons are judged by it; set its clock (NTP)"
+        notices.append(AuditNotice(time: max(notice.at, now ?? notice.at), kind: .receiverClock, reason: reason))
+    }
+
+    /// What the audit has to say of its own evidence since the last call (a bound reached, a
+    /// receiver's clock), in order.
+    public mutating func takeNotices() -> [AuditNotice] {
+        guard !notices.isEmpty else { return [] }
+        defer { notices = [] }
+        return notices
+    }
+
+    /// The watch itself did not run from `from` to `until` on its clock (a stopped process, a
+    /// suspended VM, a machine swapping): nothing it would have read in that time was read
+    /// when it fell due, so no beacon and no receiver is judged by a silence that includes
+    /// it: each gets one full silence from `until`. Unlike `sightingsMayBeMissing`, nothing
+    /// due during the stall is judged first.
+    public mutating func stalled(from: Double, until: Double) {
+        guard until.isFinite else { return }
+        counters.stalls += 1
+        silenceJudgedFrom = max(silenceJudgedFrom, max(until, now ?? until) + configuration.silence)
     }
 
     /// The Unix time of `time` on the audit's clock, when the clock knows it
@@ -577,6 +644,8 @@ public struct ContinuousAudit: Sendable {
     }
 
     private func receiversWordWithoutWaiting(on index: Int, judged state: AuditState?) -> ReceiversWord {
+        // Receivers not followed (this host's controller, a file): a silence is the beacons'.
+        guard configuration.followsReceivers else { return .stands }
         // A copy, but only when a silence ends or a receiver is offline: not per reception.
         let track = beacons[index]
         guard let lastSeen = track.lastSeen else {
@@ -593,17 +662,25 @@ public struct ContinuousAudit: Sendable {
         var anyOnline = false
         var anyHeardSince = false
         var anyUsual = false
+        var anyUnfollowed = false
         let silenceEnded = max(lastSeen + configuration.silence, notBefore(ofBeacon: index), silenceJudgedFrom)
         for receiver in track.receivers where receiver.summary.lastSeen >= from {
             anyUsual = true
-            // A receiver not followed: judged as if no receiver were.
-            guard receiver.place >= 0, let state = receivers[receiver.place].state else { return .stands }
+            // A receiver beyond the followed ones (or not yet known by a state): whether it
+            // still hears is unknown, so its silence is no evidence either way.
+            guard receiver.place >= 0, let state = receivers[receiver.place].state else {
+                anyUnfollowed = true
+                continue
+            }
             if state == .online {
                 anyOnline = true
                 if (receivers[receiver.place].lastSeen ?? -.infinity) >= silenceEnded { anyHeardSince = true }
             }
         }
         guard anyUsual else { return .stands }
+        // Heard lately by a receiver the watch cannot follow: what it heard stands, but its
+        // silence cannot make the beacon missing unless a followed one shows it still hears.
+        if !anyOnline, anyUnfollowed { return state == .missing && track.state != .missing ? .unmonitored : .stands }
         if !anyOnline {
             // A beacon already missing stays so: its receivers heard that it was gone
             // before they went offline.
@@ -718,6 +795,10 @@ public struct ContinuousAudit: Sendable {
         beacons[index].evaluatedAt = time
         var state = Self.beaconState(
             beacons[index], expectation: plan.expected[index].measuredPower, start: start, silence: configuration.silence, at: time)
+        // Its latest reception came from a receiver beyond the bound: no verdict on silence.
+        if state == .missing, let unplaced = beacons[index].unplacedHeardAt, unplaced > beacons[index].lastSeen ?? -.infinity {
+            state = .unmonitored
+        }
         // The receivers matter when the beacon's silence passed, or when one is offline.
         if !heard, state == .missing || offlineReceivers > 0 {
             switch receiversWord(on: index, judged: state, at: time) {
@@ -790,8 +871,16 @@ public struct ContinuousAudit: Sendable {
             let others = hearing.isEmpty ? "" : " while \(hearing.joined(separator: ", ")) still hear\(hearing.count == 1 ? "s" : "") others"
             return "not heard for \(Self.seconds(silence)) on any receiver (last at \(SightingJSONLines.timeText(lastSeen)) s)\(others): check that it has power and is within range of a receiver"
         case .unmonitored:
-            let names = track.lastSeen == nil ? restored(index).sorted() : usualReceiverNames(track).map(\.name)
+            if let unplaced = track.unplacedHeardAt, unplaced > track.lastSeen ?? -.infinity {
+                return "last heard (at \(SightingJSONLines.timeText(unplaced)) s) only by receivers beyond the \(configuration.maximumReceivers) on their own clocks that the watch tells apart: their sightings cannot be placed in time, so it cannot be judged"
+            }
+            let usual = usualReceiverNames(track)
+            let names = track.lastSeen == nil ? restored(index).sorted() : usual.map(\.name)
             let last = track.lastSeen.map { " (last heard at \(SightingJSONLines.timeText($0)) s)" } ?? ""
+            if usual.contains(where: { $0.state == nil }) {
+                let unfollowed = usual.filter { $0.state == nil }.map(\.name)
+                return "heard lately only by receivers the watch does not follow (\(unfollowed.joined(separator: ", ")), beyond the \(configuration.maximumFollowedReceivers) it follows) or that are offline\(last): whether they still hear cannot be told, so it cannot be judged"
+            }
             return "every receiver that hears it is offline (\(names.joined(separator: ", ")))\(last): it cannot be judged until one is back; bring the receiver back online"
         case .duplicate:
             return "heard from \(recent.count) devices within \(Self.seconds(silence)): \(recent.map(\.text).joined(separator: ", ")); a cloned or misprogrammed beacon: find the copy and change or remove it"
@@ -884,6 +973,9 @@ private struct AuditedIdentity: Sendable {
     /// (Beside `state`: in the padding before `lastSeen`, no room of its own.)
     var awaitsReceiver = false
     var lastSeen: Double?
+    /// When (on the audit's clock) it was last heard by a receiver whose sightings could not
+    /// be placed (beyond `maximumReceivers`); `nil` when never.
+    var unplacedHeardAt: Double?
     /// The latest moment this track's state was computed: deadlines before it are spent.
     var evaluatedAt: Double?
     /// The deadline this track has in the audit's queue, if any.
@@ -965,4 +1057,12 @@ private struct AuditedAddress: Sendable {
 extension AuditedAddress {
     /// As events and reasons write it.
     var text: String { BluetoothAddress.text(address) }
+}
+
+/// What the audit says of its own evidence (a bound reached, a receiver's clock): the watch
+/// hands it on as an `AuditInputEvent` of the same kind.
+public struct AuditNotice: Hashable, Sendable {
+    public var time: Double
+    public var kind: AuditInputEvent.Kind
+    public var reason: String
 }

@@ -20,6 +20,18 @@ public struct AuditInputEvent: Hashable, Sendable {
         /// Sightings were lost on the way (the broker's, or the watch's own queue): no beacon
         /// is judged by a silence that includes them.
         case sightingsLost = "sightings-lost"
+        /// The watch itself did not run for a while (stopped, suspended, swapping): blind time,
+        /// judged as an input loss is, without being one.
+        case watchStalled = "watch-stalled"
+        /// A receiver's clock disagrees with the watch's by more than the silence (or agrees
+        /// again): its sightings are placed on their arrival meanwhile.
+        case receiverClock = "receiver-clock"
+        /// A bound on what the watch keeps was reached: what is beyond it is counted, and
+        /// nothing it concerns is judged on the evidence dropped.
+        case boundReached = "bound-reached"
+
+        /// Whether it changes what the input's retained state says (lost or back).
+        public var isInputState: Bool { self == .lost || self == .restored }
     }
 
     /// On the audit's clock.

@@ -43,12 +43,13 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     case hostOverCapacity = "host-over-capacity"
     case positionOutsidePlan = "position-outside-plan"
     case unmatchedRegion = "unmatched-region"
+    case regionBudget = "region-budget"
 
     /// Each code always has the same severity, so a code alone tells a tool how bad it is.
     var severity: DiagnosticSeverity {
         switch self {
         case .linkNotFollowed, .vendorDefaultUUID, .implausibleMeasuredPower, .shortInterval, .hostOverCapacity,
-            .positionOutsidePlan, .unmatchedRegion:
+            .positionOutsidePlan, .unmatchedRegion, .regionBudget:
             return .warning
         default:
             return .error

@@ -13,14 +13,18 @@ public struct ValidationOptions: Sendable {
     /// Diagnostics kept before the rest are only counted, so that a hostile file cannot
     /// grow the report without bound. `Int.max` keeps everything.
     public var maxDiagnostics: Int = 10_000
+    /// Regions an app can monitor (`RegionBudget`): more `regions` is a warning that says
+    /// which wildcard regions would cover them.
+    public var regionBudget: RegionBudget = .iOS
 
     public init(
         maxBeaconsPerHost: Int = 16, maxFileBytes: Int = 512 << 20, maxDepth: Int = 64,
-        maxDiagnostics: Int = 10_000
+        maxDiagnostics: Int = 10_000, regionBudget: RegionBudget = .iOS
     ) {
         self.maxBeaconsPerHost = maxBeaconsPerHost
         self.maxFileBytes = maxFileBytes
         self.maxDepth = maxDepth
         self.maxDiagnostics = maxDiagnostics
+        self.regionBudget = regionBudget
     }
 }

@@ -228,7 +228,21 @@ struct NamespaceChecks {
                     at: resolved.location, hint: "check its uuid, major and minor against the beacons")
             }
         }
+        checkRegionBudget(regions, of: beacons)
         return regions
+    }
+
+    /// More regions than an app can monitor: said once, at the first region past the
+    /// budget, with the wildcard regions that would cover them all.
+    private func checkRegionBudget(_ regions: [ResolvedRegion], of beacons: [ResolvedBeacon]) {
+        let budget = options.regionBudget
+        guard regions.count > budget.limit else { return }
+        let verdict = budget.check(regions, beacons: beacons)
+        log.emit(
+            .regionBudget,
+            "the fleet has \(regions.count) regions and an app can monitor \(budget.limit) (Core Location's limit is \(RegionBudget.iOSLimit), geofences included)",
+            at: regions[budget.limit].location,
+            hint: verdict.advice(budget: budget))
     }
 
     private static func describe(_ region: BeaconRegion) -> String {

@@ -49,6 +49,32 @@ struct GatewayDecoderTests {
         #expect(sightings.map(\.time) == [5, 5, 5], "a line's own time, not the arrival")
     }
 
+    @Test("a batch of 64 lines with one corrupt line: the 63 good ones are kept, the bad one counted with its reason", arguments: [
+        #""rssi":1e400"#, #""rssi":NaN"#, #""rssi":"loud""#,
+    ])
+    func oneBadLineInABatch(badRSSI: String) throws {
+        let good = { (minor: Int) in
+            #"{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":"# + "\(minor)"
+                + #","measured_power":-59,"address":"C4:5B:BE:00:00:01","rssi":-60,"time":1790000000.5,"receiver":"box"}"#
+        }
+        var lines = (1...64).map(good)
+        lines[40] = lines[40].replacing(#""rssi":-60"#, with: badRSSI)
+        let reading = BeaconCtlGatewayDecoder.readMarkingEvidence(
+            topic: "beaconctl/sightings/box", payload: Array(lines.joined(separator: "\n").utf8), base: "beaconctl", arrivalTime: Self.arrival)
+        guard case .partlyReadable(let sightings, let unreadable, let reason) = reading else {
+            Issue.record("expected a partly readable batch, got \(reading)")
+            return
+        }
+        #expect(sightings.count == 63)
+        #expect(!sightings.contains { $0.identity.minor == 41 })
+        #expect(unreadable == 1)
+        #expect(reason.contains("line 41"), "\(reason)")
+        // Every line bad: the message is unreadable as a whole.
+        let allBad = BeaconCtlGatewayDecoder.read(
+            topic: "beaconctl/sightings/box", payload: Array(lines[40].utf8), base: "beaconctl", arrivalTime: Self.arrival)
+        #expect(Self.isMalformed(allBad))
+    }
+
     static func isMalformed(_ reading: GatewayReading) -> Bool {
         if case .malformed = reading { return true }
         return false
