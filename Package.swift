@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "FleetManifest", targets: ["FleetManifest"]),
         .library(name: "HCI", targets: ["HCI"]),
         .library(name: "HCITransports", targets: ["HCITransports"]),
+        .library(name: "LECentral", targets: ["LECentral"]),
         .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
         .library(name: "BeaconTestKit", targets: ["BeaconTestKit"]),
@@ -48,6 +49,9 @@ let package = Package(
         .target(name: "HCI", dependencies: ["BeaconCore"], swiftSettings: strict),
         // Transports: POSIX descriptors, TCP, serial, btsnoop files and snooping, transport specs.
         .target(name: "HCITransports", dependencies: ["BeaconCore", "HCI"], swiftSettings: strict),
+        // An LE central on the host stack above HCI: connections, L2CAP over ACL, an ATT/GATT
+        // client. No I/O of its own (it drives a HostController), no manifests, no command line.
+        .target(name: "LECentral", dependencies: ["BeaconCore", "HCI"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
         // MQTT on libmosquitto: broker URLs, credentials, a client with reconnection and QoS 1.
@@ -133,6 +137,7 @@ let package = Package(
         // BeaconMQTT's own units (URLs, credentials, TLS settings, wording): no broker needed.
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
+        .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
         .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
@@ -154,9 +159,10 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
-                .product(name: "Logging", package: "swift-log"),
+                "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
+                "LECentral", "VirtualRadio", .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict),
+            // The peripherals Bumble plays, run by the tests from the source tree.
+            exclude: ["Peripherals"], swiftSettings: strict),
     ]
 )

@@ -4,7 +4,7 @@
 # Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
 #   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, VerificationFuzz,
 #            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, PcapFuzz, GatewayFuzz,
-#            GatewayConfigurationFuzz, or all
+#            GatewayConfigurationFuzz, ATTFuzz, or all
 #   SECONDS  how long to fuzz each target (default 60); 0 only builds
 #
 # The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
@@ -12,6 +12,7 @@
 # Sources/ with swiftc -sanitize=fuzzer,address (coverage-guided, with AddressSanitizer):
 #   BeaconCore   every file
 #   HCI          every file
+#   LECentral    every file (L2CAP, ATT, GATT, the central)
 #   FleetManifest every file (with libyaml, as the package builds it)
 #   RangingEvaluation every file (recordings at known distances, the estimators)
 #   BeaconMQTT   the broker URL only (MQTTBrokerURL, MQTTError, MQTTCredentials: no libmosquitto)
@@ -35,7 +36,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra_flags=("$@")
 
-targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz)
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz)
 if [[ "$target" == all ]]; then
   selected=("${targets[@]}")
 else
@@ -64,6 +65,8 @@ build_module BeaconCore Sources/BeaconCore/*.swift
 build_module RangingEvaluation Sources/RangingEvaluation/*.swift
 mapfile -t hci_sources < <(find Sources/HCI -name '*.swift' | sort)
 build_module HCI "${hci_sources[@]}"
+mapfile -t central_sources < <(find Sources/LECentral -name '*.swift' | sort)
+build_module LECentral "${central_sources[@]}"
 mapfile -t manifest_sources < <(find Sources/FleetManifest -name '*.swift' | sort)
 build_module FleetManifest -I Sources/CYAML "${manifest_sources[@]}"
 # The gateway decoders name their default base through the broker URL; the client proper
@@ -86,7 +89,7 @@ for name in "${selected[@]}"; do
   say "linking $name"
   # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
   swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
-    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
+    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
     -I Sources/CYAML -lyaml \
     -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
   [[ "$seconds" -eq 0 ]] && continue

@@ -32,6 +32,10 @@ public final class ScriptedController: Sendable {
         /// `false`: nothing is answered by itself; the test takes each command with
         /// `nextCommand()` and answers it with `complete(_:)` (host-controller protocol tests).
         public var answersAutomatically = true
+        /// What LE Read Buffer Size answers: the LE ACL packet length and count.
+        public var leBufferSize = LEReadBufferSize.ReturnParameters(aclDataPacketLength: 27, totalACLDataPackets: 4)
+        /// What Read Buffer Size answers (used when the LE answer is zeros).
+        public var sharedBufferSize = ReadBufferSize.ReturnParameters(aclDataPacketLength: 1021, totalACLDataPackets: 8)
 
         public init() {}
 
@@ -53,6 +57,7 @@ public final class ScriptedController: Sendable {
     private let configuration: Mutex<Configuration>
     private let override: AnswerOverride?
     private let received = RecordedLog<HCICommandPacket>()
+    private let receivedACL = RecordedLog<ACLDataPacket>()
     /// How many commands `nextCommand()` has handed out.
     private let taken = Mutex(0)
 
@@ -68,6 +73,10 @@ public final class ScriptedController: Sendable {
         Task { [self] in
             do {
                 for try await packet in incoming {
+                    if packet.type == .acl, let acl = try? ACLDataPacket(packet: packet) {
+                        receivedACL.append(acl)
+                        continue
+                    }
                     guard let command = try? HCICommandPacket(packet: packet) else { continue }
                     received.append(command)
                     guard let answer = try? answer(to: command) else { continue }
@@ -115,6 +124,15 @@ public final class ScriptedController: Sendable {
         }
         let commands = try await received.wait(for: "command #\(index + 1) from the host") { $0.count > index }
         return commands[index]
+    }
+
+    /// Every ACL data packet the host sent, in order.
+    public var aclPackets: [ACLDataPacket] { receivedACL.elements }
+
+    /// Waits until `count` ACL data packets have arrived from the host; returns them all.
+    @discardableResult
+    public func waitForACL(count: Int) async throws -> [ACLDataPacket] {
+        try await receivedACL.wait(for: "\(count) ACL data packet(s) from the host") { $0.count >= count }
     }
 
     // MARK: Steering
@@ -188,6 +206,9 @@ public final class ScriptedController: Sendable {
                 .init(numHCICommandPackets: 1, opcode: command.opcode, returnParameters: parameters)
             ).packet()
         }
+        if Self.answeredByStatus.contains(command.opcode) {
+            return try HCIEvent.commandStatus(.init(status: .success, numHCICommandPackets: 1, opcode: command.opcode)).packet()
+        }
         let complete: HCIEvent.CommandComplete
         switch command.opcode {
         case .readLocalVersionInformation:
@@ -220,6 +241,10 @@ public final class ScriptedController: Sendable {
             complete = .init(
                 answering: LESetExtendedAdvertisingParameters.self,
                 returnParameters: configuration.selectedTxPower ?? parameters.txPower ?? 0)
+        case .leReadBufferSize:
+            complete = .init(answering: LEReadBufferSize.self, returnParameters: configuration.leBufferSize)
+        case .readBufferSize:
+            complete = .init(answering: ReadBufferSize.self, returnParameters: configuration.sharedBufferSize)
         case .leReadTransmitPower:
             complete = .init(answering: LEReadTransmitPower.self, returnParameters: configuration.transmitPowerRange)
         default:
@@ -227,4 +252,10 @@ public final class ScriptedController: Sendable {
         }
         return try HCIEvent.commandComplete(complete).packet()
     }
+
+    /// Commands whose acceptance comes in Command Status (their result in a later event,
+    /// which the test sends itself).
+    static let answeredByStatus: Set<HCIOpcode> = [
+        .leCreateConnection, .leExtendedCreateConnection, .disconnect, .leConnectionUpdate,
+    ]
 }

@@ -48,6 +48,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Comparable, Sendable, Custo
 
 // Opcodes of the commands this package speaks (Core v5.4 Vol 4 Part E 7.3, 7.4, 7.8).
 extension HCIOpcode {
+    // Link Control (OGF 0x01)
+    public static let disconnect = HCIOpcode(rawValue: 0x0406)
     // Controller & Baseband (OGF 0x03)
     public static let setEventMask = HCIOpcode(rawValue: 0x0C01)
     public static let reset = HCIOpcode(rawValue: 0x0C03)
@@ -57,6 +59,7 @@ extension HCIOpcode {
     /// Read Local Supported Features (Core v5.4 Vol 4 Part E 7.4.3): `LMP_Features[8]`.
     /// Only the virtual controller answers it here; beaconctl reads the LE features instead.
     public static let readLocalSupportedFeatures = HCIOpcode(rawValue: 0x1003)
+    public static let readBufferSize = HCIOpcode(rawValue: 0x1005)
     public static let readBDADDR = HCIOpcode(rawValue: 0x1009)
     // LE Controller (OGF 0x08)
     public static let leSetEventMask = HCIOpcode(rawValue: 0x2001)
@@ -70,6 +73,9 @@ extension HCIOpcode {
     public static let leSetAdvertisingEnable = HCIOpcode(rawValue: 0x200A)
     public static let leSetScanParameters = HCIOpcode(rawValue: 0x200B)
     public static let leSetScanEnable = HCIOpcode(rawValue: 0x200C)
+    public static let leCreateConnection = HCIOpcode(rawValue: 0x200D)
+    public static let leCreateConnectionCancel = HCIOpcode(rawValue: 0x200E)
+    public static let leConnectionUpdate = HCIOpcode(rawValue: 0x2013)
     public static let leSetAdvertisingSetRandomAddress = HCIOpcode(rawValue: 0x2035)
     public static let leSetExtendedAdvertisingParameters = HCIOpcode(rawValue: 0x2036)
     public static let leSetExtendedAdvertisingData = HCIOpcode(rawValue: 0x2037)
@@ -81,6 +87,7 @@ extension HCIOpcode {
     public static let leClearAdvertisingSets = HCIOpcode(rawValue: 0x203D)
     public static let leSetExtendedScanParameters = HCIOpcode(rawValue: 0x2041)
     public static let leSetExtendedScanEnable = HCIOpcode(rawValue: 0x2042)
+    public static let leExtendedCreateConnection = HCIOpcode(rawValue: 0x2043)
     public static let leReadTransmitPower = HCIOpcode(rawValue: 0x204B)
 }
 
@@ -130,6 +137,7 @@ extension HCIOpcode {
         0x2010: "LE Clear Filter Accept List",
         0x2011: "LE Add Device To Filter Accept List",
         0x2012: "LE Remove Device From Filter Accept List",
+        0x2013: "LE Connection Update",
         0x2016: "LE Read Remote Features",
         0x2018: "LE Rand",
         0x201C: "LE Read Supported States",

@@ -14,6 +14,8 @@ public enum HCIEvent: Hashable, Sendable {
     /// Hardware Error (7.7.16): the controller hit a fault; it usually needs a Reset.
     case hardwareError(code: UInt8)
     case disconnectionComplete(DisconnectionComplete)
+    /// Number Of Completed Packets (7.7.19): the controller's ACL buffers freed, per handle.
+    case numberOfCompletedPackets(NumberOfCompletedPackets)
     case le(LEMetaEvent)
     case unknown(code: HCIEventCode, parameters: [UInt8])
 
@@ -50,6 +52,8 @@ public enum HCIEvent: Hashable, Sendable {
             self = .hardwareError(code: try reader.readUInt8())
         case .disconnectionComplete:
             self = .disconnectionComplete(try DisconnectionComplete(parameters: parameters))
+        case .numberOfCompletedPackets:
+            self = .numberOfCompletedPackets(try NumberOfCompletedPackets(parameters: parameters))
         case .leMeta:
             self = .le(try LEMetaEvent(parameters: parameters))
         default:
@@ -63,6 +67,7 @@ public enum HCIEvent: Hashable, Sendable {
         case .commandStatus: return .commandStatus
         case .hardwareError: return .hardwareError
         case .disconnectionComplete: return .disconnectionComplete
+        case .numberOfCompletedPackets: return .numberOfCompletedPackets
         case .le: return .leMeta
         case .unknown(let code, _): return code
         }
@@ -75,6 +80,7 @@ public enum HCIEvent: Hashable, Sendable {
         case .commandStatus(let event): event.encodeParameters(into: &bytes)
         case .hardwareError(let code): bytes.append(code)
         case .disconnectionComplete(let event): event.encodeParameters(into: &bytes)
+        case .numberOfCompletedPackets(let event): event.encodeParameters(into: &bytes)
         case .le(let event): event.encodeParameters(into: &bytes)
         case .unknown(_, let parameters): bytes += parameters
         }

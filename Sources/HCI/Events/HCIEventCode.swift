@@ -47,6 +47,7 @@ public struct LESubeventCode: RawRepresentable, Hashable, Sendable, CustomString
 
     public static let connectionComplete = LESubeventCode(rawValue: 0x01)
     public static let advertisingReport = LESubeventCode(rawValue: 0x02)
+    public static let connectionUpdateComplete = LESubeventCode(rawValue: 0x03)
     public static let enhancedConnectionComplete = LESubeventCode(rawValue: 0x0A)
     public static let extendedAdvertisingReport = LESubeventCode(rawValue: 0x0D)
     public static let scanTimeout = LESubeventCode(rawValue: 0x11)

@@ -8,6 +8,10 @@ public enum LEMetaEvent: Hashable, Sendable {
     case scanTimeout
     /// LE Advertising Set Terminated (7.7.65.18).
     case advertisingSetTerminated(LEAdvertisingSetTerminated)
+    /// LE Connection Complete (7.7.65.1) or LE Enhanced Connection Complete (7.7.65.10).
+    case connectionComplete(LEConnectionComplete)
+    /// LE Connection Update Complete (7.7.65.3).
+    case connectionUpdateComplete(LEConnectionUpdateComplete)
     case unknown(subevent: LESubeventCode, parameters: [UInt8])
 
     init(parameters: ArraySlice<UInt8>) throws(HCIDecodingError) {
@@ -23,6 +27,12 @@ public enum LEMetaEvent: Hashable, Sendable {
             self = .scanTimeout
         case .advertisingSetTerminated:
             self = .advertisingSetTerminated(try LEAdvertisingSetTerminated(parameters: body))
+        case .connectionComplete:
+            self = .connectionComplete(try LEConnectionComplete(parameters: body, enhanced: false))
+        case .enhancedConnectionComplete:
+            self = .connectionComplete(try LEConnectionComplete(parameters: body, enhanced: true))
+        case .connectionUpdateComplete:
+            self = .connectionUpdateComplete(try LEConnectionUpdateComplete(parameters: body))
         default:
             self = .unknown(subevent: subevent, parameters: Array(body))
         }
@@ -34,6 +44,8 @@ public enum LEMetaEvent: Hashable, Sendable {
         case .extendedAdvertisingReport: return .extendedAdvertisingReport
         case .scanTimeout: return .scanTimeout
         case .advertisingSetTerminated: return .advertisingSetTerminated
+        case .connectionComplete(let event): return event.isEnhanced ? .enhancedConnectionComplete : .connectionComplete
+        case .connectionUpdateComplete: return .connectionUpdateComplete
         case .unknown(let subevent, _): return subevent
         }
     }
@@ -45,6 +57,8 @@ public enum LEMetaEvent: Hashable, Sendable {
         case .extendedAdvertisingReport(let reports): LEExtendedAdvertisingReport.encodeReports(reports, into: &bytes)
         case .scanTimeout: break
         case .advertisingSetTerminated(let event): event.encodeParameters(into: &bytes)
+        case .connectionComplete(let event): event.encodeParameters(into: &bytes)
+        case .connectionUpdateComplete(let event): event.encodeParameters(into: &bytes)
         case .unknown(_, let parameters): bytes += parameters
         }
     }

@@ -11,7 +11,8 @@ import Synchronization
 ///   answer. When a sent command times out its answer is presumed lost and one credit is
 ///   restored, so that a controller that swallowed a command does not block the host forever.
 /// - One task reads `transport.incoming`. Malformed packets are reported to subscribers and
-///   skipped. Non-event packets (ACL, SCO, ISO) are ignored: this host has no connections.
+///   skipped. ACL data goes to the subscribers of `traffic()` (an LE central above this
+///   layer), in order with the events; SCO and ISO packets are ignored.
 public actor HostController {
     /// The transport spec of the controller, used to prefix every error message.
     public nonisolated let name: String
@@ -39,6 +40,8 @@ public actor HostController {
         var drops: DropCounter?
     }
     private var droppedEvents = 0
+    private var trafficSubscribers: [UInt64: AsyncStream<HostTraffic>.Continuation] = [:]
+    private var droppedTraffic = 0
 
     /// Set once the link ended: every later command fails with it.
     private var termination: Termination?
@@ -212,6 +215,10 @@ public actor HostController {
     // MARK: Receiving
 
     private func receive(_ packet: HCIPacket) {
+        if packet.type == .acl {
+            receiveACL(packet)
+            return
+        }
         guard packet.type == .event else { return }
         let event: HCIEvent
         do {
@@ -243,6 +250,7 @@ public actor HostController {
             break
         }
         broadcast(.event(event))
+        yieldTraffic(.event(event))
         if let notice { broadcast(notice) }
         scheduleWrites()
     }
@@ -295,6 +303,11 @@ public actor HostController {
             subscriber.continuation.finish()
         }
         subscribers.removeAll()
+        for continuation in trafficSubscribers.values {
+            continuation.yield(.transportEnded(notice.endedTransportError))
+            continuation.finish()
+        }
+        trafficSubscribers.removeAll()
     }
 
     private func kind(for termination: Termination) -> HCIError.Kind {
@@ -343,6 +356,78 @@ public actor HostController {
                 subscriber.drops?.add(1)
             }
         }
+    }
+
+    // MARK: ACL data
+
+    /// A new stream of the events and ACL data packets from the controller, from now on, in
+    /// the order they arrived: what a connection's owner needs, since a peripheral's first
+    /// PDU may follow its link's completion event at once. Each subscriber buffers up to
+    /// `bufferSize` elements; one that falls further behind loses the newest, counted in
+    /// `droppedTrafficCount` (a lost fragment breaks its L2CAP frame, which the reassembler
+    /// above notices). Ends with `.transportEnded` when the link to the controller does.
+    public func traffic(bufferSize: Int = 4096) -> AsyncStream<HostTraffic> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: HostTraffic.self, bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
+        if let termination {
+            switch termination {
+            case .closed: continuation.yield(.transportEnded(nil))
+            case .transportEnded(let error): continuation.yield(.transportEnded(error))
+            }
+            continuation.finish()
+            return stream
+        }
+        let id = nextSubscriberID
+        nextSubscriberID += 1
+        trafficSubscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribeTraffic(id) }
+        }
+        return stream
+    }
+
+    /// Sends one ACL data packet. ACL flow control (the controller's buffer count, Number Of
+    /// Completed Packets) is the caller's: this only checks the packet and writes it.
+    public func send(_ acl: ACLDataPacket) async throws(HCITransportError) {
+        if let termination {
+            switch termination {
+            case .closed: throw HCITransportError(.closed, "\(name): the host controller was closed")
+            case .transportEnded(let error): throw error
+            }
+        }
+        let packet: HCIPacket
+        do {
+            packet = try acl.packet()
+        } catch {
+            throw HCITransportError(.framing, "\(name): \(error.message)")
+        }
+        try await transport.send(packet)
+    }
+
+    /// Traffic elements lost because a subscriber's buffer was full, over all subscribers.
+    public var droppedTrafficCount: Int { droppedTraffic }
+
+    private func unsubscribeTraffic(_ id: UInt64) {
+        trafficSubscribers[id] = nil
+    }
+
+    private func yieldTraffic(_ element: HostTraffic) {
+        for continuation in trafficSubscribers.values {
+            if case .dropped = continuation.yield(element) {
+                droppedTraffic += 1
+            }
+        }
+    }
+
+    private func receiveACL(_ packet: HCIPacket) {
+        let acl: ACLDataPacket
+        do {
+            acl = try ACLDataPacket(packet: packet)
+        } catch {
+            broadcast(.malformedPacket(packet, error))
+            return
+        }
+        yieldTraffic(.acl(acl))
     }
 
     // MARK: State and shutdown

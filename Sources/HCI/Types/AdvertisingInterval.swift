@@ -77,6 +77,13 @@ public struct ScanInterval: Hashable, Comparable, Sendable, CustomStringConverti
         self.units = units
     }
 
+    /// 60 ms (96 units): what an LE central scans with, window equal, while connecting.
+    public static let connecting = ScanInterval(constant: 96)
+
+    private init(constant units: UInt16) {
+        self.units = units
+    }
+
     public var milliseconds: Double { Double(microseconds) / 1000 }
     public var microseconds: UInt64 { UInt64(units) * UInt64(AdvertisingInterval.microsecondsPerUnit) }
     public var isLegacyCompatible: Bool { Self.legacyUnits.contains(units) }

@@ -19,6 +19,8 @@ public struct HCIEventMask: OptionSet, Hashable, Sendable {
     public static let readRemoteVersionInformationComplete = HCIEventMask(rawValue: 1 << 11)
     /// Hardware Error: the watchdog needs it to notice a controller that restarted.
     public static let hardwareError = HCIEventMask(rawValue: 1 << 15)
+    /// Number Of Completed Packets (0x13): the ACL credits an LE central lives on.
+    public static let numberOfCompletedPackets = HCIEventMask(rawValue: 1 << 18)
     public static let dataBufferOverflow = HCIEventMask(rawValue: 1 << 25)
     public static let encryptionKeyRefreshComplete = HCIEventMask(rawValue: 1 << 47)
     /// LE Meta: without it no LE subevent (advertising reports, set terminated) arrives.
@@ -59,6 +61,10 @@ public struct LEEventMask: OptionSet, Hashable, Sendable {
 
     /// The controller's mask after Reset (0x000000000000001F).
     public static let specDefault = LEEventMask(rawValue: 0x1F)
+
+    /// What an LE central needs beyond the beacon host's: both connection-complete forms
+    /// and the connection update.
+    public static let central: LEEventMask = [.connectionComplete, .enhancedConnectionComplete, .connectionUpdateComplete]
 
     /// What beaconctl listens to: both report kinds, set terminated, scan timeout.
     public static let beaconHost: LEEventMask = [

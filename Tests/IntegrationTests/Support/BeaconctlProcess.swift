@@ -11,6 +11,8 @@ final class BeaconctlProcess: Sendable {
     /// The read ends of the output pipes, kept open for as long as the handlers and the
     /// `isFinished` check may use them.
     private let readEnds: [FileHandle]
+    /// The program's name, for messages.
+    let name: String
 
     /// What the process printed and how it ended, written by Foundation's handlers on their
     /// own threads.
@@ -86,10 +88,19 @@ final class BeaconctlProcess: Sendable {
 
     /// `environment` is added to this process's (after the variables below are cleared);
     /// `standardInput`, when given, is its standard input (else nothing).
-    init(_ arguments: [String], environment extra: [String: String] = [:], standardInput: Pipe? = nil) throws {
+    convenience init(_ arguments: [String], environment extra: [String: String] = [:], standardInput: Pipe? = nil) throws {
+        try self.init(
+            program: try Self.executable(), arguments: Self.withSafetyCommandTimeout(arguments), environment: extra,
+            standardInput: standardInput)
+    }
+
+    /// Another program watched the same way (a peripheral played by Bumble): its lines, its
+    /// end, signals to stop it.
+    init(program: URL, arguments: [String], environment extra: [String: String] = [:], standardInput: Pipe? = nil) throws {
         process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = Self.withSafetyCommandTimeout(arguments)
+        process.executableURL = program
+        process.arguments = arguments
+        name = program.lastPathComponent
         if let standardInput {
             process.standardInput = standardInput
         } else {
@@ -190,19 +201,19 @@ final class BeaconctlProcess: Sendable {
     func waitForLine(
         _ description: String, where condition: @escaping @Sendable (String) -> Bool
     ) async throws -> String {
-        let observed = try await state.wait(for: "beaconctl printing \(description)") { observed in
+        let observed = try await state.wait(for: "\(name) printing \(description)") { observed in
             observed.isFinished || observed.outputLines.contains(where: condition)
         }
         if let line = observed.outputLines.first(where: condition) { return line }
         throw BeaconctlProcessError(
-            "beaconctl exited with status \(observed.terminationStatus.map(String.init) ?? "?") before printing "
+            "\(name) exited with status \(observed.terminationStatus.map(String.init) ?? "?") before printing "
                 + "\(description). Output:\n\(standardOutput)\nErrors:\n\(standardError)")
     }
 
     /// Resumes once the complete lines of standard output satisfy `condition` (as a whole);
     /// false when beaconctl ended first, or after the safety deadline.
     func waitForOutput(_ description: String, where condition: @escaping @Sendable ([String]) -> Bool) async -> Bool {
-        let observed = try? await state.wait(for: "beaconctl printing \(description)") { observed in
+        let observed = try? await state.wait(for: "\(name) printing \(description)") { observed in
             observed.isFinished || condition(observed.outputLines)
         }
         return observed.map { condition($0.outputLines) } ?? false
@@ -230,10 +241,10 @@ final class BeaconctlProcess: Sendable {
         @Sendable func holds(_ observed: Observed) -> Bool {
             condition(observed.outputLines, String(decoding: observed.standardError, as: UTF8.self))
         }
-        let observed = try await state.wait(for: "beaconctl printing \(description)") { $0.isFinished || holds($0) }
+        let observed = try await state.wait(for: "\(name) printing \(description)") { $0.isFinished || holds($0) }
         if holds(observed) { return }
         throw BeaconctlProcessError(
-            "beaconctl exited with status \(observed.terminationStatus.map(String.init) ?? "?") before printing "
+            "\(name) exited with status \(observed.terminationStatus.map(String.init) ?? "?") before printing "
                 + "\(description). Output:\n\(standardOutput)\nErrors:\n\(standardError)")
     }
 
