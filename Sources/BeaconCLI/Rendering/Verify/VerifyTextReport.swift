@@ -9,6 +9,8 @@ final class VerifyTextReport: StreamedVerificationReport {
     private let style: Style
     private var openVenue: String?
     private var idWidth = 1
+    /// The widest identity of the report (`UUID/major/minor`): the counts after it line up.
+    private var identityWidth = 0
     private let statusWidth = VerdictStatus.allCases.map(\.rawValue.count).max() ?? 0
     let groupsByVenue = true
 
@@ -26,6 +28,10 @@ final class VerifyTextReport: StreamedVerificationReport {
 
     func begin(_ context: VerificationReportContext) {
         idWidth = min(32, context.result.verdicts.reduce(1) { max($0, $1.beacon.beaconID.count) })
+        // From the digits of majors and minors, without writing 100 000 identities twice.
+        identityWidth = context.result.unexpected.reduce(
+            context.result.verdicts.reduce(0) { max($0, Self.descriptionLength(of: $1.beacon.identity)) }
+        ) { max($0, Self.descriptionLength(of: $1.identity)) }
         line(style.bold(Self.printable(context.result.scope)))
     }
 
@@ -74,8 +80,15 @@ final class VerifyTextReport: StreamedVerificationReport {
 
     private func beaconLine(_ status: VerdictStatus, _ id: String, _ identity: String, _ sightings: Int, _ text: String) -> String {
         let statusText = status.rawValue.padding(statusWidth)
-        return "  " + Self.colour(status, statusText, style) + "  " + Self.printable(id).padding(idWidth) + "  " + identity
-            + "  " + style.dim("\(sightings)×".leftPadding(5)) + "  " + Self.printable(text)
+        return "  " + Self.colour(status, statusText, style) + "  " + Self.printable(id).padding(idWidth) + "  "
+            + identity.padding(identityWidth) + "  " + style.dim("\(sightings)×".leftPadding(5)) + "  " + Self.printable(text)
+    }
+
+    /// The length of `identity.description`: the UUID's 36 characters, two slashes, the
+    /// digits of major and minor.
+    static func descriptionLength(of identity: BeaconIdentity) -> Int {
+        func digits(_ value: UInt16) -> Int { value >= 10_000 ? 5 : value >= 1000 ? 4 : value >= 100 ? 3 : value >= 10 ? 2 : 1 }
+        return 38 + digits(identity.major) + digits(identity.minor)
     }
 
     /// With several receivers, a line under each beacon heard says which heard it and how
