@@ -81,7 +81,9 @@ build_module BeaconFleet -I Sources/CYAML "${sighting_sources[@]}" Sources/Beaco
   Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingSetAllocation.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift \
   Sources/BeaconFleet/Controllers/ControllerAdvice.swift "${fleet_sources[@]}"
 # The reports a verification pass renders (their escaping meets hostile identities).
-build_module BeaconCLI -I Sources/CYAML Sources/BeaconCLI/Rendering/JSONOutput.swift Sources/BeaconCLI/Rendering/Verify/VerificationJSONReport.swift \
+build_module BeaconCLI -I Sources/CYAML Sources/BeaconCLI/Rendering/JSONOutput.swift Sources/BeaconCLI/Rendering/StreamingJSONWriter.swift Sources/BeaconCLI/Rendering/Console.swift \
+  Sources/BeaconCLI/Rendering/Verify/ReportSink.swift Sources/BeaconCLI/Rendering/Verify/VerificationReportPass.swift \
+  Sources/BeaconCLI/Rendering/Verify/VerificationJSONReport.swift \
   Sources/BeaconCLI/Rendering/Verify/VerificationJUnitReport.swift Sources/BeaconCLI/Rendering/Verify/VerificationMarkdownReport.swift
 
 status=0

@@ -35,6 +35,11 @@ public func fuzzGateway(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             guard kind == .beaconctl || receiver.hasSuffix(" (\(kind.rawValue))") else {
                 fatalError("\(kind): a status naming \(receiver)")
             }
+        case .partlyReadable(let sightings, let unreadable, _):
+            // Only beaconctl's batches of lines are read line by line: some kept, some not.
+            guard kind == .beaconctl, !sightings.isEmpty, unreadable > 0 else {
+                fatalError("\(kind): a partly readable message of \(sightings.count) sightings and \(unreadable) unreadable lines")
+            }
         case .withoutIdentity, .ignored, .malformed:
             break
         }

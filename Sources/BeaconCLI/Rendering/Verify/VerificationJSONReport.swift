@@ -7,7 +7,7 @@ import BeaconFleet
 ///
 /// Written as the verdicts come (`StreamingJSONWriter`), byte for byte what JSONEncoder
 /// writes for the whole document: a fleet's report is never held whole.
-final class VerificationJSONReport: StreamedVerificationReport {
+package final class VerificationJSONReport: StreamedVerificationReport {
     static let schema = "beaconctl.verify/1"
 
     private var json: StreamingJSONWriter
@@ -18,7 +18,8 @@ final class VerificationJSONReport: StreamedVerificationReport {
     }
 
     /// The whole report as one string (tests, small results).
-    static func render(_ result: VerificationResult) -> String {
+    /// (Package-wide: the fuzz targets render every report too.)
+    package static func render(_ result: VerificationResult) -> String {
         let sink = ReportSink.kept()
         VerificationReportPass.write(result, to: [VerificationJSONReport(sink)])
         return sink.text

@@ -5,7 +5,7 @@ import BeaconFleet
 /// expected beacon (failing unless `ok`), and a suite `unexpected` with one failing case
 /// per identity nobody expected. Layout as read by Jenkins, GitLab and GitHub reporters
 /// (the de-facto schema of Ant's JUnit task). Written as the verdicts come.
-final class VerificationJUnitReport: StreamedVerificationReport {
+package final class VerificationJUnitReport: StreamedVerificationReport {
     private let sink: ReportSink
     /// The venue whose suite is open.
     private var openVenue: String?
@@ -16,7 +16,8 @@ final class VerificationJUnitReport: StreamedVerificationReport {
     }
 
     /// The whole report as one string (tests, small results).
-    static func render(_ result: VerificationResult) -> String {
+    /// (Package-wide: the fuzz targets render every report too.)
+    package static func render(_ result: VerificationResult) -> String {
         let sink = ReportSink.kept()
         VerificationReportPass.write(result, to: [VerificationJUnitReport(sink)])
         return sink.text

@@ -4,7 +4,7 @@ import BeaconFleet
 /// The Markdown report, for pull requests and wikis: a heading with the outcome, a summary
 /// line, and one table row per beacon (GitHub Flavored Markdown tables). Written as the
 /// verdicts come.
-final class VerificationMarkdownReport: StreamedVerificationReport {
+package final class VerificationMarkdownReport: StreamedVerificationReport {
     private let sink: ReportSink
     let groupsByVenue = false
 
@@ -13,7 +13,8 @@ final class VerificationMarkdownReport: StreamedVerificationReport {
     }
 
     /// The whole report as one string (tests, small results).
-    static func render(_ result: VerificationResult) -> String {
+    /// (Package-wide: the fuzz targets render every report too.)
+    package static func render(_ result: VerificationResult) -> String {
         let sink = ReportSink.kept()
         VerificationReportPass.write(result, to: [VerificationMarkdownReport(sink)])
         return sink.text
