@@ -23,6 +23,10 @@ public func fuzzAdvertisingData(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
     let decoded = DecodedAdvertisingData(bytes)
     // The decoder and the finder must agree on what is an iBeacon.
     guard (decoded.iBeacon?.advertisement == beacon) else { fatalError("decoder and finder disagree") }
+    // Eddystone-TLM, from the advertising data and from the bytes taken as a frame: a plain
+    // reading only from a frame of exactly 14 bytes.
+    _ = EddystoneTelemetry(advertisingData: bytes)
+    if case .plain = EddystoneTelemetry(frame: bytes), bytes.count != 14 { fatalError("a plain TLM reading from \(bytes.count) bytes") }
     _ = DecodeText.render(.advertisingData(decoded))
     _ = DecodeText.render(DecodedInput(bytes: bytes, as: .auto))
     return 0

@@ -100,6 +100,15 @@ struct DecodeTests {
         #expect(data.notIBeaconReason == reason)
     }
 
+    @Test("an Eddystone-TLM frame in service data is read out: battery, temperature, count, uptime")
+    func eddystoneTelemetry() throws {
+        let data = DecodedAdvertisingData(try DecodeHex.bytes(from: "02 01 06 03 03 AA FE 11 16 AA FE 20 00 0B B8 16 80 00 00 30 39 00 00 27 16"))
+        let serviceData = try #require(data.structures.first { $0.type == 0x16 })
+        #expect(serviceData.details.last == "Eddystone-TLM: battery 3000 mV, 22.5 °C, 12345 advertisements, up 16 min 40.6 s")
+        let encrypted = DecodedAdvertisingData(try DecodeHex.bytes(from: "15 16 AA FE 20 01" + String(repeating: " 00", count: 16)))
+        #expect(encrypted.structures.first?.details.last == "Eddystone-TLM, encrypted: readable only with the beacon's identity key")
+    }
+
     @Test func anIBeaconFollowedByAMalformedStructureIsNotOne() throws {
         // Found by Fuzz/ADParserFuzz: a whole iBeacon, then a length byte C5 with nothing
         // after it. The finder (like any scanner) refuses the report; the decoder must agree

@@ -91,7 +91,35 @@ public struct DecodedADStructure: Hashable, Sendable {
     private static func serviceData(_ data: [UInt8], width: Int) -> [String] {
         guard data.count >= width else { return [wrongLength(data, expected: "at least \(width) bytes (the service UUID)")] }
         let rest = data[width...]
-        return ["service \(uuidText(Array(data[0..<width])))", rest.isEmpty ? "no service data" : "data: \(HexText.bytes(rest))"]
+        var lines = ["service \(uuidText(Array(data[0..<width])))", rest.isEmpty ? "no service data" : "data: \(HexText.bytes(rest))"]
+        if width == 2, littleEndian(Array(data[0..<2])) == UInt64(EddystoneTelemetry.serviceUUID), let telemetry = EddystoneTelemetry(frame: rest) {
+            lines.append(telemetryText(telemetry))
+        }
+        return lines
+    }
+
+    /// `Eddystone-TLM: battery 3000 mV, 22.5 °C, 12345 advertisements, up 16 min 40 s`.
+    static func telemetryText(_ telemetry: EddystoneTelemetry) -> String {
+        switch telemetry {
+        case .plain(let reading):
+            let battery = reading.batteryMillivolts.map { "battery \($0) mV" } ?? "battery not measured"
+            let temperature = reading.temperature.map { "\(NumberText.plain(($0 * 100).rounded() / 100)) °C" } ?? "temperature not measured"
+            return "Eddystone-TLM: \(battery), \(temperature), \(reading.advertisingCount) advertisements, up \(uptimeText(reading.uptimeTenths))"
+        case .encrypted:
+            return "Eddystone-TLM, encrypted: readable only with the beacon's identity key"
+        case .malformed(let reason):
+            return "Eddystone-TLM, unreadable: \(reason)"
+        }
+    }
+
+    /// `3 d 4 h 5 min 6.7 s`, largest unit first, zero units left out.
+    private static func uptimeText(_ tenths: UInt32) -> String {
+        let seconds = Int(tenths / 10)
+        let parts: [(Int, String)] = [(seconds / 86_400, "d"), (seconds / 3600 % 24, "h"), (seconds / 60 % 60, "min")]
+        var text = parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        let rest = Double(seconds % 60) + Double(tenths % 10) / 10
+        if rest > 0 || text.isEmpty { text.append("\(NumberText.plain(rest)) s") }
+        return text.joined(separator: " ")
     }
 
     /// A service UUID sent least significant byte first (CSS Part A 1.1), written the usual
