@@ -170,7 +170,10 @@ public struct SightingTimeline: Sendable {
             return placed
         }
         guard let since = behindSince[receiver] else {
-            behindSince[receiver] = arrival
+            // Bounded like the receivers on elapsed clocks: beyond, a receiver behind is taken
+            // as delayed (placed by its own time, which only ages what it heard, never later
+            // than its arrival).
+            if behindSince.count < maximumReceivers { behindSince[receiver] = arrival }
             return placed
         }
         guard arrival - since >= tolerance else { return placed }
@@ -182,6 +185,12 @@ public struct SightingTimeline: Sendable {
     /// still) is placed again at each step, but said once until it agrees again. Returns the
     /// sighting's time so placed.
     private mutating func rebase(_ receiver: String, time: Double, skew: Double, at arrival: Double) -> Double {
+        // Bounded: beyond `maximumReceivers` receivers with clocks of their own, one more is
+        // placed on its arrival this once and not remembered (no box can grow this table).
+        guard rebasedUnixReceivers[receiver] != nil || rebasedUnixReceivers.count < maximumReceivers else {
+            behindSince[receiver] = nil
+            return arrival
+        }
         let known = rebasedUnixReceivers.updateValue(arrival - time, forKey: receiver) != nil
         behindSince[receiver] = nil
         if !known { clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: skew, agrees: false, at: arrival)) }
