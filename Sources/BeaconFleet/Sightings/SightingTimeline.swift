@@ -248,6 +248,22 @@ public struct SightingTimeline: Sendable {
         return unixTie.map { unixTime - $0 }
     }
 
+    /// Where a time on a receiver's clock falls on this clock, when that receiver's place is
+    /// already known (its sightings placed it; Unix time once any receiver on it was): what
+    /// the audit places a beacon's telemetry with, which comes from the same receivers as its
+    /// sightings. `nil` for a receiver not placed yet. Places nothing and never moves the clock.
+    public func knownTime(of time: Double, clock: SightingClock, receiver: String) -> Double? {
+        switch clock {
+        case .unix:
+            // A receiver whose clock was found wrong is placed on arrival, which only its
+            // sightings know: the caller places the reading where the clock stands.
+            guard let unixPlacement, rebasedUnixReceivers[receiver] == nil else { return nil }
+            return time + unixPlacement
+        case .elapsed:
+            return elapsedOffsets[receiver].map { time + $0 }
+        }
+    }
+
     private mutating func offset(joining sighting: Sighting, at joining: (() -> Double)?) -> Double? {
         switch sighting.clock {
         case .unix:

@@ -72,6 +72,9 @@ public struct BeaconVerdict: Hashable, Sendable {
     public var decidedAt: Double
     /// Whether it was reached before the timeout (or the end of the input).
     public var decidedEarly: Bool
+    /// Its battery, judged beside the verdict (docs/health.md); `nil` when the manifest
+    /// expects no telemetry from it and none was heard.
+    public var battery: BatteryReport?
 
     public init(
         beacon: ExpectedBeacon, status: VerdictStatus, findings: [VerificationFinding],

@@ -47,10 +47,12 @@ public struct BeaconVerifier: Sendable {
     /// `lostBeforehand` tells how many reports the source lost before they reached the pass
     /// (`ScanSession.lostCount`); with what this pass's own queue had to drop, the result's
     /// `lostReports` says the verdicts may rest on incomplete evidence. A live pass runs on
-    /// `clock` (a test clock in tests).
+    /// `clock` (a test clock in tests). `telemetry` is where the source leaves the telemetry
+    /// it decodes (`SightingSource.telemetry`): taken after each batch of a replay and at
+    /// each tick of a live pass, and judged beside the verdicts (docs/health.md).
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
-        clock: any Clock<Duration> = ContinuousClock(),
+        telemetry: TelemetryInbox? = nil, clock: any Clock<Duration> = ContinuousClock(),
         onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void = { _, _ in }
     ) async throws -> VerificationResult {
         var engine = VerificationEngine(plan: plan, policy: policy)
@@ -58,9 +60,10 @@ public struct BeaconVerifier: Sendable {
         var result: VerificationResult
         switch timing {
         case .replay:
-            result = try await replay(sightings, into: &engine, onUpdate: onUpdate)
+            result = try await replay(sightings, into: &engine, telemetry: telemetry, onUpdate: onUpdate)
         case .live(let tick):
-            result = try await listen(sightings, into: &engine, tick: tick, drops: ownDrops, clock: clock, onUpdate: onUpdate)
+            result = try await listen(
+                sightings, into: &engine, telemetry: telemetry, tick: tick, drops: ownDrops, clock: clock, onUpdate: onUpdate)
         }
         result.lostReports = (lostBeforehand?.lostCount ?? 0) + ownDrops.value
         return result
@@ -70,8 +73,23 @@ public struct BeaconVerifier: Sendable {
     /// Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
 
+    /// Hands the engine the telemetry the source decoded since the last call, each reading
+    /// placed by its receiver's clock where the timeline knows it, else where the clock stands.
+    private static func takeTelemetry(
+        from inbox: TelemetryInbox?, timeline: SightingTimeline, into engine: inout VerificationEngine
+    ) -> [VerificationEvent] {
+        guard let inbox else { return [] }
+        var events: [VerificationEvent] = []
+        for reading in inbox.take() where !engine.isFinished {
+            let time = timeline.knownTime(of: reading.time, clock: reading.clock, receiver: reading.receiver)
+                .map { min($0, timeline.now ?? $0) } ?? timeline.now ?? 0
+            events += engine.observe(reading, at: time)
+        }
+        return events
+    }
+
     private func replay<Sightings: AsyncSequence<Sighting, any Error>>(
-        _ sightings: Sightings, into engine: inout VerificationEngine,
+        _ sightings: Sightings, into engine: inout VerificationEngine, telemetry: TelemetryInbox?,
         onUpdate: @Sendable (VerificationProgress, [VerificationEvent]) -> Void
     ) async throws -> VerificationResult {
         // The pass's clock counts from 0, where the first sighting is placed; each receiver
@@ -95,6 +113,10 @@ public struct BeaconVerifier: Sendable {
                     if Task.isCancelled { break reading }
                     if let result = take(sighting) { return result }
                 }
+                // The telemetry decoded with this batch, placed now its receivers are.
+                let events = Self.takeTelemetry(from: telemetry, timeline: timeline, into: &engine)
+                if !events.isEmpty { onUpdate(engine.progress, events) }
+                if let result = engine.result { return result }
             }
         } else {
             for try await sighting in sightings {
@@ -102,13 +124,17 @@ public struct BeaconVerifier: Sendable {
                 if let result = take(sighting) { return result }
             }
         }
+        let last = Self.takeTelemetry(from: telemetry, timeline: timeline, into: &engine)
+        if !last.isEmpty { onUpdate(engine.progress, last) }
+        if let result = engine.result { return result }
         let (result, events) = engine.conclude(at: timeline.now ?? 0, reason: Task.isCancelled ? .interrupted : .inputEnded)
         onUpdate(engine.progress, events)
         return result
     }
 
     private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ sightings: Sightings, into engine: inout VerificationEngine, tick: Duration, drops: DropCounter,
+        _ sightings: Sightings, into engine: inout VerificationEngine, telemetry: TelemetryInbox?, tick: Duration,
+        drops: DropCounter,
         clock: any Clock<Duration>, onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void
     ) async throws -> VerificationResult {
         // One queue for both sources, so the engine is only ever touched by this task.
@@ -130,9 +156,10 @@ public struct BeaconVerifier: Sendable {
                 events = engine.observe(sighting, at: time)
             case .tick(let time):
                 timeline.advance(to: time)
-                events = engine.advance(to: time)
+                events = Self.takeTelemetry(from: telemetry, timeline: timeline, into: &engine) + engine.advance(to: time)
             case .ended(let time):
-                events = engine.finish(at: time, reason: .inputEnded)
+                events = Self.takeTelemetry(from: telemetry, timeline: timeline, into: &engine)
+                    + engine.finish(at: time, reason: .inputEnded)
             case .health, .receiverStatus:
                 // A one-shot pass has no health or receiver status source (`LiveSightingFeed`).
                 continue

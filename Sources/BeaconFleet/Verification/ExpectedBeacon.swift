@@ -18,6 +18,8 @@ public struct ExpectedBeacon: Hashable, Sendable {
         var intervalMilliseconds: Int
         var expectedAddress: BluetoothAddress?
         var location: SourceLocation?
+        var battery: BeaconBattery?
+        var advertisedByHost: Bool
     }
 
     private final class Box: Sendable {
@@ -35,11 +37,13 @@ public struct ExpectedBeacon: Hashable, Sendable {
     public init(
         beaconID: String, name: String? = nil, zone: String? = nil, venueID: String,
         identity: BeaconIdentity, measuredPower: MeasuredPowerExpectation, intervalMilliseconds: Int = 100,
-        expectedAddress: BluetoothAddress? = nil, location: SourceLocation? = nil
+        expectedAddress: BluetoothAddress? = nil, location: SourceLocation? = nil,
+        battery: BeaconBattery? = nil, advertisedByHost: Bool = false
     ) {
         box = Box(Fields(
             beaconID: beaconID, name: name, zone: zone, venueID: venueID, identity: identity, measuredPower: measuredPower,
-            intervalMilliseconds: intervalMilliseconds, expectedAddress: expectedAddress, location: location))
+            intervalMilliseconds: intervalMilliseconds, expectedAddress: expectedAddress, location: location,
+            battery: battery, advertisedByHost: advertisedByHost))
     }
 
     public static func == (lhs: ExpectedBeacon, rhs: ExpectedBeacon) -> Bool {
@@ -91,6 +95,22 @@ public struct ExpectedBeacon: Hashable, Sendable {
         set { fields.location = newValue }
     }
 
+    /// What the manifest says of its battery (threshold, cell, telemetry address).
+    public var battery: BeaconBattery? {
+        get { box.fields.battery }
+        set { fields.battery = newValue }
+    }
+    /// Whether a Linux host advertises it (`host:`): such a beacon has no battery.
+    public var advertisedByHost: Bool {
+        get { box.fields.advertisedByHost }
+        set { fields.advertisedByHost = newValue }
+    }
+    /// Whether the audit expects telemetry from it: the manifest sets a `battery_low` for
+    /// it and no host advertises it. Only for these is "no telemetry" said.
+    public var expectsTelemetry: Bool {
+        !advertisedByHost && battery?.lowThreshold != nil
+    }
+
     /// A manifest beacon. `advertisedMeasuredPower` is the value an advertiser computed for
     /// an `auto` beacon, when known; otherwise `auto` accepts anything in `plausibleRange`.
     public init(
@@ -107,6 +127,7 @@ public struct ExpectedBeacon: Hashable, Sendable {
             identity: beacon.identity, measuredPower: expectation, intervalMilliseconds: beacon.intervalMilliseconds,
             // The loader only accepts canonical addresses; one that does not parse cannot be
             // matched by any device, and is left out rather than failing every sighting.
-            expectedAddress: beacon.expectedAddress, location: beacon.location)
+            expectedAddress: beacon.expectedAddress, location: beacon.location,
+            battery: beacon.battery, advertisedByHost: beacon.host != nil)
     }
 }

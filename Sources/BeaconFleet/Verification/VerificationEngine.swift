@@ -49,6 +49,8 @@ public struct VerificationEngine: Sendable {
     private var ignoredSightings = 0
     private var sightings = 0
     private var now = 0.0
+    /// Telemetry paired with the beacons, and those still expected to send some.
+    private var telemetry: PassTelemetry
 
     /// Set once the pass is over.
     public private(set) var result: VerificationResult? {
@@ -66,6 +68,18 @@ public struct VerificationEngine: Sendable {
         }
         isDecided = Array(repeating: false, count: plan.expected.count)
         indexByIdentity = IdentityTable(plan.expected.map(\.identity))
+        telemetry = PassTelemetry(beacons: plan.expected)
+    }
+
+    /// Takes one telemetry reading placed at `time`: paired with its beacon (docs/health.md),
+    /// it may end the pass when it was the last telemetry the pass waited for.
+    @discardableResult
+    public mutating func observe(_ reading: TelemetryReading, at time: Double) -> [VerificationEvent] {
+        var events = advance(to: time)
+        guard !isFinished else { return events }
+        telemetry.take(reading, at: now)
+        events += finishIfAllDecided()
+        return events
     }
 
     /// `result != nil`, kept as a flag: every sighting asks, and a recording brings millions.
@@ -156,6 +170,10 @@ public struct VerificationEngine: Sendable {
         }
         settling = DeadlineQueue()
         awaitingEvidence.removeAll()
+        telemetry.settle(verdicts: verdicts)
+        for index in verdicts.indices {
+            verdicts[index].battery = telemetry.report(beacon: index, end: end)
+        }
         let result = makeResult(duration: end, reason: reason)
         self.result = result
         events.append(.finished(reason))
@@ -229,8 +247,14 @@ public struct VerificationEngine: Sendable {
             decidedAt: time, decidedEarly: !final)
     }
 
+    /// Ends the pass once every identity is decided and every beacon expected to send
+    /// telemetry has (a beacon's battery cannot be judged on a pass that stopped listening).
     private mutating func finishIfAllDecided() -> [VerificationEvent] {
         guard !isFinished, decidedCount == verdicts.count else { return [] }
+        if !telemetry.awaiting.isEmpty {
+            telemetry.settle(verdicts: verdicts)
+            guard telemetry.awaiting.isEmpty else { return [] }
+        }
         return finish(at: now, reason: .allDecided)
     }
 
@@ -269,7 +293,8 @@ public struct VerificationEngine: Sendable {
         return VerificationResult(
             scope: plan.scope, policy: policy, verdicts: verdicts, unexpected: unexpected,
             untrackedUnexpectedSightings: untrackedUnexpectedSightings, otherManifestBeacons: others,
-            sightings: sightings, ignoredSightings: ignoredSightings, duration: duration, endReason: reason)
+            sightings: sightings, ignoredSightings: ignoredSightings, duration: duration, endReason: reason,
+            telemetry: TelemetryCounts(received: telemetry.received, unpaired: telemetry.unpaired))
     }
 }
 

@@ -9,6 +9,17 @@ public enum VerificationEndReason: String, Hashable, Sendable {
     case interrupted
 }
 
+/// Telemetry readings a pass took, and those paired with no beacon (docs/health.md).
+public struct TelemetryCounts: Hashable, Sendable {
+    public var received = 0
+    public var unpaired = 0
+
+    public init(received: Int = 0, unpaired: Int = 0) {
+        self.received = received
+        self.unpaired = unpaired
+    }
+}
+
 /// The outcome of a verification pass: a verdict per expected beacon, and what else was heard.
 public struct VerificationResult: Hashable, Sendable {
     /// What the pass covered: "fleet jays-donuts, venue cupertino".
@@ -37,12 +48,16 @@ public struct VerificationResult: Hashable, Sendable {
     /// What the input itself says the verdicts may lack (records of a capture that could not
     /// be decoded): every report shows these beside `lossWarning`.
     public var inputWarnings: [String] = []
+    /// Telemetry readings the pass took, and those it could pair with no beacon.
+    public var telemetry: TelemetryCounts
 
     public init(
         scope: String, policy: VerificationPolicy, verdicts: [BeaconVerdict], unexpected: [UnexpectedBeacon],
         untrackedUnexpectedSightings: Int = 0, otherManifestBeacons: [OtherManifestBeacon] = [], sightings: Int,
-        ignoredSightings: Int, duration: Double, endReason: VerificationEndReason
+        ignoredSightings: Int, duration: Double, endReason: VerificationEndReason,
+        telemetry: TelemetryCounts = TelemetryCounts()
     ) {
+        self.telemetry = telemetry
         self.scope = scope
         self.policy = policy
         self.verdicts = verdicts
@@ -93,9 +108,21 @@ public struct VerificationResult: Hashable, Sendable {
         return verdicts.contains { another($0.observation) } || unexpected.contains { another($0.observation) }
     }
 
-    /// True when every beacon is ok and nothing unexpected uses the fleet's UUIDs.
+    /// True when every beacon is ok, no battery is low or unchecked where the manifest
+    /// expects telemetry, and nothing unexpected uses the fleet's UUIDs.
     public var passed: Bool {
-        verdicts.allSatisfy { $0.status == .ok } && unexpected.isEmpty && untrackedUnexpectedSightings == 0
+        verdicts.allSatisfy { $0.status == .ok && !($0.battery?.status.isFinding ?? false) }
+            && unexpected.isEmpty && untrackedUnexpectedSightings == 0
+    }
+
+    /// How many beacons' batteries have `status`.
+    public func count(battery status: BatteryReport.Status) -> Int {
+        verdicts.count { $0.battery?.status == status }
+    }
+
+    /// Whether any beacon has a battery report: reports show the battery column only then.
+    public var hasBatteryReports: Bool {
+        verdicts.contains { $0.battery != nil }
     }
 
     /// The unexpected identities told apart (at most `VerificationEngine.maximumTrackedUnexpected`).

@@ -96,6 +96,12 @@ public struct ResolvedBeacon: Hashable, Sendable {
         get { storage.address }
         set { uniqueStorage().address = newValue }
     }
+    /// What the manifest says of its battery (`battery_low`, `battery`, `telemetry_mac`,
+    /// inherited like the radio settings); `nil` when nothing is said.
+    public var battery: BeaconBattery? {
+        get { storage.battery }
+        set { uniqueStorage().battery = newValue }
+    }
     /// Where the beacon's mapping starts (its `- id:` line).
     public var location: SourceLocation {
         get { SourceLocation(file: storage.venue.file, line: storage.line, column: storage.column) }
@@ -115,9 +121,10 @@ public struct ResolvedBeacon: Hashable, Sendable {
     /// of a uniqueness check and a store per property.
     mutating func complete(
         venue: VenueContext, uuid: ProximityUUID?, major: UInt16?, measuredPower: MeasuredPower?,
-        intervalMilliseconds: Int?, txPower: Int?, host: String?
+        intervalMilliseconds: Int?, txPower: Int?, host: String?, battery: BeaconBattery?? = nil
     ) {
         let box = uniqueStorage()
+        if let battery { box.battery = battery }
         box.venue = venue
         if let uuid { box.identity.uuid = uuid }
         if let major { box.identity.major = major }
@@ -149,6 +156,7 @@ public struct ResolvedBeacon: Hashable, Sendable {
         hasher.combine(position)
         hasher.combine(host)
         hasher.combine(expectedAddress)
+        hasher.combine(battery)
         hasher.combine(location)
     }
 }
@@ -171,7 +179,8 @@ extension ResolvedBeacon {
     /// shared), which is what makes the unchecked `Sendable` sound.
     ///
     /// Swift lays a class's fields out in the order they are declared, and this order
-    /// leaves no padding: 160 bytes with the object header, a 176-byte malloc chunk. In the
+    /// leaves no padding: 168 bytes with the object header (the battery's reference
+    /// included), still a 176-byte malloc chunk. In the
     /// order of the public properties it took 177 bytes (with the address as text), and a
     /// 192-byte chunk per beacon (1.6 MB more at 100 000 beacons). The 8-byte fields come
     /// first; the 20-byte identity and the 4-byte line fill a multiple of 8; the 9-byte
@@ -182,6 +191,8 @@ extension ResolvedBeacon {
         var name: String?
         var zone: String?
         var host: String?
+        /// A shared reference: beacons inheriting the same battery values hold one object.
+        var battery: BeaconBattery?
         var intervalMilliseconds = 100
         var txPower = 0
         private var positionX = 0.0
@@ -233,6 +244,7 @@ extension ResolvedBeacon {
             copy.txPower = txPower
             copy.position = position
             copy.address = address
+            copy.battery = battery
             return copy
         }
 
@@ -241,7 +253,7 @@ extension ResolvedBeacon {
                 && line == other.line && column == other.column && identity == other.identity
                 && measuredPower == other.measuredPower
                 && intervalMilliseconds == other.intervalMilliseconds && txPower == other.txPower
-                && position == other.position && address == other.address
+                && position == other.position && address == other.address && battery == other.battery
                 && (venue === other.venue
                     || (venue.venueID == other.venue.venueID && venue.fleetName == other.venue.fleetName
                         && venue.file == other.venue.file))

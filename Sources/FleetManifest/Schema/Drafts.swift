@@ -14,6 +14,8 @@ struct InheritableSettings {
     var intervalMilliseconds: Int?
     var txPower: Int?
     var host: String?
+    var batteryLow: BatteryLevel?
+    var batteryType: BatteryType?
     /// Fields written at this level but invalid (already reported): whatever would
     /// inherit them is unusable.
     var invalid = FieldSet()

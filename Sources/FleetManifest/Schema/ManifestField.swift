@@ -4,6 +4,7 @@ enum ManifestField: UInt8, CaseIterable {
     case id, name, zone, major, minor, measuredPower, intervalMilliseconds, txPower
     case host, plan, beacons, position, mac, width, height
     case notifyOnEntry, notifyOnExit, notifyStateOnStart
+    case batteryLow, battery, telemetryMac
 
     /// The key as written in a manifest.
     var key: String {
@@ -33,6 +34,9 @@ enum ManifestField: UInt8, CaseIterable {
         case .notifyOnEntry: return "notify_on_entry"
         case .notifyOnExit: return "notify_on_exit"
         case .notifyStateOnStart: return "notify_state_on_start"
+        case .batteryLow: return "battery_low"
+        case .battery: return "battery"
+        case .telemetryMac: return "telemetry_mac"
         }
     }
 
@@ -122,14 +126,14 @@ enum ManifestMappingKind: Int, CaseIterable {
     var fields: [ManifestField] {
         switch self {
         case .document: return [.version, .fleet, .uuid, .maxBeaconsPerHost, .defaults, .venues, .regions]
-        case .defaults: return [.measuredPower, .intervalMilliseconds, .txPower, .host]
+        case .defaults: return [.measuredPower, .intervalMilliseconds, .txPower, .host, .batteryLow, .battery]
         case .venue:
             return [.id, .name, .uuid, .major, .measuredPower, .intervalMilliseconds, .txPower, .host,
-                    .plan, .beacons]
+                    .batteryLow, .battery, .plan, .beacons]
         case .plan: return [.width, .height]
         case .beacon:
             return [.id, .name, .zone, .uuid, .major, .minor, .measuredPower, .intervalMilliseconds,
-                    .txPower, .host, .position, .mac]
+                    .txPower, .host, .position, .mac, .batteryLow, .battery, .telemetryMac]
         case .region:
             return [.id, .uuid, .major, .minor, .notifyOnEntry, .notifyOnExit, .notifyStateOnStart]
         }

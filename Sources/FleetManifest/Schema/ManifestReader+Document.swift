@@ -124,7 +124,7 @@ extension ManifestReader {
     }
 
     private mutating func readDefaults(into settings: inout InheritableSettings) throws(YAMLStreamFailure) {
-        guard try mappingStart(of: .defaults, expecting: "a mapping of default values (measured_power, interval_ms, tx_power, host)") else {
+        guard try mappingStart(of: .defaults, expecting: "a mapping of default values (measured_power, interval_ms, tx_power, host, battery_low, battery)") else {
             return
         }
         var seen = FieldSet()
@@ -162,6 +162,12 @@ extension ManifestReader {
         case .host:
             settings.host = try textValue(of: .host)?.value
             valid = settings.host != nil
+        case .batteryLow:
+            settings.batteryLow = try batteryLowValue()
+            valid = settings.batteryLow != nil
+        case .battery:
+            settings.batteryType = try textValue(of: .battery).map { BatteryType(name: $0.value) }
+            valid = settings.batteryType != nil
         default:
             try skipValue()
         }

@@ -244,16 +244,52 @@ extension ManifestReader {
     }
 
     /// The expected advertiser address, read straight from the bytes.
-    mutating func macValue() throws(YAMLStreamFailure) -> Located<BluetoothAddress>? {
-        guard let token = try scalarValue(of: .mac, expecting: "an address like AA:BB:CC:DD:EE:FF") else { return nil }
+    mutating func macValue(of field: ManifestField = .mac) throws(YAMLStreamFailure) -> Located<BluetoothAddress>? {
+        guard let token = try scalarValue(of: field, expecting: "an address like AA:BB:CC:DD:EE:FF") else { return nil }
         if token.style != .block, let address = BluetoothAddress(utf8: token.bytes) {
             return Located(value: address, mark: token.mark)
         }
-        guard let text = text(from: token, field: .mac) else { return nil }
+        guard let text = text(from: token, field: field) else { return nil }
         report(
             .invalidMAC,
-            "`mac` `\(token.excerpt)` is not a Bluetooth address: \(BluetoothAddress.SpellingProblem(text.value))",
+            "`\(field.key)` `\(token.excerpt)` is not a Bluetooth address: \(BluetoothAddress.SpellingProblem(text.value))",
             at: token.mark)
         return nil
+    }
+
+    /// `battery_low`: the level below which the audit warns, in volts (`2.6V`, `2.6 V`,
+    /// `2600mV`, or a bare number of volts) or percent (`20%`), within the accepted ranges
+    /// (`BatteryLevel`).
+    mutating func batteryLowValue() throws(YAMLStreamFailure) -> BatteryLevel? {
+        let expectation = "a voltage such as 2.6V or a percentage such as 20%"
+        guard let token = try scalarValue(of: .batteryLow, expecting: expectation) else { return nil }
+        let level: BatteryLevel?
+        switch ScalarKind(of: token) {
+        case .integer(let value) where (0...60).contains(value):
+            level = .millivolts(UInt16(value * 1000))
+        case .decimal(let value, _) where value.isFinite && value >= 0 && value <= 60:
+            level = UInt16(exactly: (value * 1000).rounded()).map { .millivolts($0) }
+        case .text, .quoted:
+            level = BatteryLevel(text: token.text)
+        case .null:
+            report(.emptyValue, "`battery_low` has no value", at: token.mark, hint: "write \(expectation), or remove the line")
+            return nil
+        default:
+            level = nil
+        }
+        guard let level else {
+            report(.wrongType, "`battery_low` is \(token.excerpt); it must be \(expectation)", at: token.mark)
+            return nil
+        }
+        guard level.isAcceptedThreshold else {
+            report(
+                .valueOutOfRange,
+                "`battery_low` is \(level); it must be \(BatteryLevel.voltsText(BatteryLevel.acceptedMillivolts.lowerBound))…"
+                    + "\(BatteryLevel.voltsText(BatteryLevel.acceptedMillivolts.upperBound)) V or "
+                    + "\(BatteryLevel.acceptedPercent.lowerBound)…\(BatteryLevel.acceptedPercent.upperBound) %",
+                at: token.mark, hint: "a beacon's cell is 1.5 V, 3 V or 3.6 V new; warn a few tenths of a volt above where it stops")
+            return nil
+        }
+        return level
     }
 }

@@ -100,6 +100,11 @@ extension ManifestReader {
         var state = Namespace.BeaconState()
         var position: Located<PlanPoint>?
         var address: Located<BluetoothAddress>?
+        /// The battery values the beacon sets itself; its venue's and the fleet's fill in
+        /// the rest when the document is complete.
+        var batteryLow: BatteryLevel?
+        var batteryType: BatteryType?
+        var telemetryAddress: BluetoothAddress?
     }
 
     private mutating func readBeacon(at mark: Mark) throws(YAMLStreamFailure) -> BeaconRead {
@@ -123,6 +128,10 @@ extension ManifestReader {
                         hint: "every beacon needs its own `minor` (0…65535); uuid and major may come from the venue or fleet")
                 }
                 draft.state.isUsable = log.errorCount == errorsBefore
+                if draft.batteryLow != nil || draft.batteryType != nil || draft.telemetryAddress != nil {
+                    draft.beacon.battery = BeaconBattery(
+                        lowThreshold: draft.batteryLow, type: draft.batteryType, telemetryAddress: draft.telemetryAddress)
+                }
                 return draft
             case .skipped:
                 continue
@@ -188,6 +197,12 @@ extension ManifestReader {
                 draft.beacon.expectedAddress = mac.value
                 draft.address = mac
             }
+        case .batteryLow:
+            draft.batteryLow = try batteryLowValue()
+        case .battery:
+            draft.batteryType = try textValue(of: .battery).map { BatteryType(name: $0.value) }
+        case .telemetryMac:
+            draft.telemetryAddress = try macValue(of: .telemetryMac)?.value
         default:
             try skipValue()
         }

@@ -116,6 +116,8 @@ struct DocumentResolver {
         var intervalMilliseconds: Inherited<Int>
         var txPower: Inherited<Int>
         var host: Inherited<String>
+        /// What the venue's beacons inherit of the battery: one object for all of them.
+        var inheritedBattery: BeaconBattery?
         /// The radio settings some level wrote invalid: a beacon that does not set them
         /// itself is unusable.
         var invalidSettings: ExplicitFields = []
@@ -136,6 +138,11 @@ struct DocumentResolver {
                 .orBuiltIn(DocumentResolver.builtInIntervalMilliseconds)
             txPower = pick(.txPower, venue.txPower, fleet.txPower).orBuiltIn(DocumentResolver.builtInTxPower)
             host = pick(.host, venue.host, fleet.host)
+            let batteryLow = venue.batteryLow ?? fleet.batteryLow
+            let batteryType = venue.batteryType ?? fleet.batteryType
+            if batteryLow != nil || batteryType != nil {
+                inheritedBattery = BeaconBattery(lowThreshold: batteryLow, type: batteryType)
+            }
             for (field, isInvalid) in [
                 (ExplicitFields.measuredPower, measuredPower.isInvalid),
                 (.intervalMilliseconds, intervalMilliseconds.isInvalid), (.txPower, txPower.isInvalid),
@@ -143,6 +150,18 @@ struct DocumentResolver {
             ] where isInvalid {
                 invalidSettings.insert(field)
             }
+        }
+
+        /// What a beacon's `battery` becomes given its own (`nil`: it sets none): `nil` to
+        /// keep what it has, the venue's shared object when it sets nothing, or its own
+        /// values completed with the venue's.
+        func battery(for own: BeaconBattery?) -> BeaconBattery?? {
+            guard let inheritedBattery else { return nil }
+            guard let own else { return .some(inheritedBattery) }
+            if own.lowThreshold != nil && own.type != nil { return nil }
+            return .some(BeaconBattery(
+                lowThreshold: own.lowThreshold ?? inheritedBattery.lowThreshold, type: own.type ?? inheritedBattery.type,
+                telemetryAddress: own.telemetryAddress))
         }
     }
 
@@ -170,6 +189,7 @@ struct DocumentResolver {
             case .missing: missing.append("major")
             }
         }
+        let battery = inherited.battery(for: beacon.battery)
         beacon.complete(
             venue: venue,
             uuid: inherited.uuid.value(unless: own.contains(.uuid)),
@@ -177,7 +197,8 @@ struct DocumentResolver {
             measuredPower: inherited.measuredPower.value(unless: own.contains(.measuredPower)),
             intervalMilliseconds: inherited.intervalMilliseconds.value(unless: own.contains(.intervalMilliseconds)),
             txPower: inherited.txPower.value(unless: own.contains(.txPower)),
-            host: inherited.host.value(unless: own.contains(.host)))
+            host: inherited.host.value(unless: own.contains(.host)),
+            battery: battery)
         if !missing.isEmpty {
             reportMissingIdentity(missing, beacon: beacon, venueID: venueID)
             identityComplete = false
