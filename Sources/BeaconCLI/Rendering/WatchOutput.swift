@@ -33,6 +33,13 @@ struct WatchOutput: AuditEventSink {
         }
     }
 
+    func deliver(_ event: AuditBatteryEvent) {
+        switch format {
+        case .jsonl: console.line(AuditJSONLines.encode(event))
+        case .text: console.line(Self.text(event))
+        }
+    }
+
     func deliver(_ report: AuditStatusReport) {
         switch format {
         case .jsonl:
@@ -70,6 +77,16 @@ struct WatchOutput: AuditEventSink {
         case .watchStalled, .receiverClock, .boundReached:
             return "\(time(event.time))  \(kind)  \(printable(event.reason))"
         }
+    }
+
+    /// `   3600.0 s  battery-low     door 04F6…/1/1: battery 2.41 V below 2.5 V: replace it on the next visit; runs out in 12 days`
+    static func text(_ event: AuditBatteryEvent) -> String {
+        let kind = event.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
+        var text = "\(time(event.time))  \(kind)  \(printable(event.beaconID)) \(event.identity): \(event.reason)"
+        if event.kind == .low, let days = event.forecast.daysLeft {
+            text += "; the trend reaches it \(days <= 0 ? "now" : "in \(NumberText.count(Int(days.rounded(.down)), "day"))")"
+        }
+        return text
     }
 
     /// `     42.0 s  receiver-offline  store-12 (was online): none of its sightings for 30 s; unmonitored: door, till`
@@ -208,6 +225,31 @@ struct WatchEventHook: AuditEventSink {
         program.run(
             Self.variables(for: event), subject: "receiver-\(event.state.rawValue) \(WatchOutput.printable(event.receiver))",
             nulAdvice: "rename the receiver so that it holds no control characters")
+    }
+
+    /// `BEACONCTL_EVENT=battery-low` or `battery-ok`, with the beacon, its venue and identity,
+    /// `BEACONCTL_BATTERY` (the level judged, `2.41 V` or `15 %`), `BEACONCTL_THRESHOLD`,
+    /// `BEACONCTL_SOURCE`, `BEACONCTL_FORECAST_DAYS` (empty when the trend gives none),
+    /// `BEACONCTL_REASON` and `BEACONCTL_TIME`.
+    static func variables(for event: AuditBatteryEvent) -> [String: String] {
+        [
+            "BEACONCTL_EVENT": event.kind.rawValue,
+            "BEACONCTL_BEACON": event.beaconID,
+            "BEACONCTL_VENUE": event.venueID,
+            "BEACONCTL_IDENTITY": event.identity.description,
+            "BEACONCTL_BATTERY": event.level.description,
+            "BEACONCTL_THRESHOLD": event.threshold.description,
+            "BEACONCTL_SOURCE": event.source.rawValue,
+            "BEACONCTL_FORECAST_DAYS": event.forecast.daysLeft.map { String(($0 * 10).rounded() / 10) } ?? "",
+            "BEACONCTL_REASON": event.reason,
+            "BEACONCTL_TIME": String(event.time),
+        ]
+    }
+
+    func deliver(_ event: AuditBatteryEvent) {
+        program.run(
+            Self.variables(for: event), subject: "\(event.kind.rawValue) \(WatchOutput.printable(event.beaconID))",
+            nulAdvice: "rename the beacon so that it holds no control characters")
     }
 
     func deliver(_ event: AuditInputEvent) {

@@ -10,12 +10,15 @@ public protocol AuditEventSink: Sendable {
     func deliver(_ event: AuditInputEvent)
     /// A receiver offline, or online (first known, or back).
     func deliver(_ event: AuditReceiverEvent)
+    /// A beacon's battery low, or ok again (docs/health.md).
+    func deliver(_ event: AuditBatteryEvent)
 }
 
 extension AuditEventSink {
     public func deliver(_ report: AuditStatusReport) {}
     public func deliver(_ event: AuditInputEvent) {}
     public func deliver(_ event: AuditReceiverEvent) {}
+    public func deliver(_ event: AuditBatteryEvent) {}
 }
 
 /// The watch's counters at one moment: every `AuditWatch.statisticsPeriod`, and at the end.
@@ -35,11 +38,18 @@ public struct AuditStatusReport: Sendable {
     /// Every manifest beacon's state and latest reception at that moment (sinks that keep a
     /// per-beacon view current use it; the statistics line does not list them).
     public var beacons: [AuditBeaconSummary]
+    /// Every beacon's battery with a threshold or a reading, with its history and forecast.
+    public var batteries: [BatteryStanding]
+    /// Telemetry readings taken, and those paired with no beacon.
+    public var telemetry: TelemetryCounts
 
     public init(
         time: Double, statistics: AuditStatistics, lostSightings: Int, lostMessages: Int = 0, end: AuditWatchEnd? = nil,
-        beaconsNotOK: [(beacon: ExpectedBeacon, state: AuditState?)] = [], beacons: [AuditBeaconSummary] = []
+        beaconsNotOK: [(beacon: ExpectedBeacon, state: AuditState?)] = [], beacons: [AuditBeaconSummary] = [],
+        batteries: [BatteryStanding] = [], telemetry: TelemetryCounts = TelemetryCounts()
     ) {
+        self.batteries = batteries
+        self.telemetry = telemetry
         self.time = time
         self.statistics = statistics
         self.lostSightings = lostSightings

@@ -55,6 +55,27 @@ public enum AuditJSONLines {
         return line + "}"
     }
 
+    /// A battery low or ok again: `{"event":"battery-low","time":…,"beacon":"…","venue":"…",
+    /// "identity":"UUID/major/minor","level":"2.41 V","battery_mv":2410,"threshold":"2.5 V",
+    /// "source":"eddystone-tlm","reason":"…","forecast_days":12.5,"at":"…"}`: `battery_mv` or
+    /// `battery_percent` by the threshold's unit; `forecast_days` when the trend gives one.
+    public static func encode(_ event: AuditBatteryEvent) -> String {
+        var line = "{\"event\":\"\(event.kind.rawValue)\",\"time\":" + SightingJSONLines.timeText(event.time)
+        line += ",\"beacon\":" + JSONText.stringLiteral(event.beaconID)
+        line += ",\"venue\":" + JSONText.stringLiteral(event.venueID)
+        line += ",\"identity\":\"\(event.identity)\""
+        line += ",\"level\":\"\(event.level)\""
+        switch event.level {
+        case .millivolts(let value): line += ",\"battery_mv\":\(value)"
+        case .percent(let value): line += ",\"battery_percent\":\(value)"
+        }
+        line += ",\"threshold\":\"\(event.threshold)\",\"source\":\"\(event.source.rawValue)\""
+        line += ",\"reason\":" + JSONText.stringLiteral(event.reason)
+        if let days = event.forecast.daysLeft { line += ",\"forecast_days\":" + SightingJSONLines.timeText((days * 10).rounded() / 10) }
+        if let at = event.unixTime.flatMap({ WallClock.iso8601($0) }) { line += ",\"at\":\"\(at)\"" }
+        return line + "}"
+    }
+
     /// `,"last_seen":12.5,"last_seen_at":"2026-…Z"`, each when known.
     private static func lastSeenFields(_ lastSeen: Double?, _ unixTime: Double?) -> String {
         var fields = ""

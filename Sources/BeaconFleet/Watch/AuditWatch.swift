@@ -59,13 +59,14 @@ public struct AuditWatch: Sendable {
         lostMessages: (any LossCounting)? = nil,
         health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
         input: String = "the input", sinks: [any AuditEventSink], clock: any Clock<Duration> = ContinuousClock(),
-        stallAfter: Double? = nil
+        stallAfter: Double? = nil, telemetry: TelemetryInbox? = nil, batteryHistories: [String: [BatteryForecast.DailyMedian]] = [:]
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
         var audit = ContinuousAudit(plan: plan, configuration: configuration)
         _ = audit.restore(restoredStates, receivers: restoredReceivers)
+        _ = audit.restoreBatteryHistories(batteryHistories)
         var progress = WatchProgress(
-            audit: audit, sinks: sinks,
+            audit: audit, sinks: sinks, telemetry: telemetry,
             lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, lostMessages: { lostMessages?.lostCount ?? 0 }, input: input,
             readings: readings)
         progress.publishReadings()
@@ -84,6 +85,9 @@ public struct AuditWatch: Sendable {
                         if Task.isCancelled { break replaying }
                         progress.take(progress.audit.observe(sighting))
                     }
+                    // The telemetry read with this batch (or ahead of it: the reader runs
+                    // ahead), placed now its receivers are.
+                    progress.takeTelemetry(arrival: nil)
                     if readings != nil, ContinuousClock.now >= nextReadings {
                         progress.publishReadings()
                         nextReadings = ContinuousClock.now + Self.readingsPeriod
@@ -93,6 +97,7 @@ public struct AuditWatch: Sendable {
                 // A reader may end with an error of its own when it is cancelled: still a stop.
                 if !Task.isCancelled { throw error }
             }
+            progress.takeTelemetry(arrival: nil)
             end = Task.isCancelled ? .interrupted : .inputEnded
         case .live(let tick):
             end = try await listen(
@@ -171,8 +176,10 @@ public struct AuditWatch: Sendable {
                         at: max(lastArrival + stallAfter, progress.audit.now ?? 0))
                 }
                 progress.take(progress.audit.advance(to: time))
+                progress.takeTelemetry(arrival: time)
                 progress.publishReadings()
             case .ended(let time):
+                progress.takeTelemetry(arrival: time)
                 progress.take(progress.audit.advance(to: time))
                 return .inputEnded
             case .health(let change, let time):
@@ -201,6 +208,8 @@ public struct AuditWatch: Sendable {
 private struct WatchProgress {
     var audit: ContinuousAudit
     let sinks: [any AuditEventSink]
+    /// Where the source leaves its telemetry, taken at each batch or tick.
+    let telemetry: TelemetryInbox?
     let lost: @Sendable () -> Int
     let lostMessages: @Sendable () -> Int
     private var nextReport: Double?
@@ -223,11 +232,12 @@ private struct WatchProgress {
     }
 
     init(
-        audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int,
+        audit: ContinuousAudit, sinks: [any AuditEventSink], telemetry: TelemetryInbox?, lost: @escaping @Sendable () -> Int,
         lostMessages: @escaping @Sendable () -> Int, input: String, readings: AuditWatchReadings?
     ) {
         self.audit = audit
         self.sinks = sinks
+        self.telemetry = telemetry
         self.lost = lost
         self.lostMessages = lostMessages
         self.input = input
@@ -308,6 +318,18 @@ private struct WatchProgress {
         for sink in sinks { sink.deliver(report) }
     }
 
+    /// Judges the telemetry the source decoded since the last call and hands the battery
+    /// crossings to every sink.
+    mutating func takeTelemetry(arrival: Double?) {
+        guard let telemetry else { return }
+        for reading in telemetry.take() {
+            for var event in audit.observe(reading, arrival: arrival) {
+                event.unixTime = audit.unixTime(at: event.time)
+                for sink in sinks { sink.deliver(event) }
+            }
+        }
+    }
+
     private func deliver(_ event: AuditReceiverEvent) {
         var event = event
         event.unixTime = audit.unixTime(at: event.time)
@@ -343,7 +365,9 @@ private struct WatchProgress {
             return
         }
         guard now >= due else { return }
-        let report = AuditStatusReport(time: now, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries())
+        let report = AuditStatusReport(
+            time: now, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries(),
+            batteries: audit.batteryStandings, telemetry: audit.telemetryCounts)
         for sink in sinks { sink.deliver(report) }
         // One report however far the clock jumped; the next on the period's grid.
         let periods = ((now - due) / AuditWatch.statisticsPeriod).rounded(.down) + 1
@@ -362,7 +386,8 @@ private struct WatchProgress {
     func finish(_ end: AuditWatchEnd) -> AuditStatusReport {
         let report = AuditStatusReport(
             time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), end: end,
-            beaconsNotOK: audit.beaconStates.filter { $0.state != .ok }, beacons: beaconSummaries())
+            beaconsNotOK: audit.beaconStates.filter { $0.state != .ok }, beacons: beaconSummaries(),
+            batteries: audit.batteryStandings, telemetry: audit.telemetryCounts)
         for sink in sinks { sink.deliver(report) }
         publishReadings(ended: end == .inputEnded)
         return report

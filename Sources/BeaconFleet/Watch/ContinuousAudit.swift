@@ -121,6 +121,14 @@ public struct ContinuousAudit: Sendable {
     /// A restored `unmonitored` beacon's receivers from the previous watch, by index, until
     /// it is heard (`restore`).
     private var restoredReceivers: [Int: [String]] = [:]
+    /// The beacons' batteries (docs/health.md): a reducer of its own beside the tracks, fed
+    /// telemetry readings, never touched by a sighting.
+    var batteries: BatteryWatch
+    /// Telemetry paired by identity and the manifest's addresses (`TelemetryPairing`).
+    let manifestPairing: TelemetryPairing
+    /// Addresses of telemetry paired by the beacon heard advertising from them (`nil`: no
+    /// single beacon), looked up once per address and kept, bounded (`ContinuousAudit+Battery`).
+    var heardPairing: [BluetoothAddress: Int?] = [:]
 
     public init(plan: VerificationPlan, configuration: Configuration = Configuration()) {
         self.plan = plan
@@ -131,6 +139,19 @@ public struct ContinuousAudit: Sendable {
         timeline = SightingTimeline(maximumReceivers: configuration.maximumReceivers, arrivalTolerance: configuration.silence)
         beacons = plan.expected.enumerated().map { AuditedIdentity(identity: $1.identity, order: $0) }
         beaconIndex = IdentityTable(plan.expected.map(\.identity))
+        batteries = BatteryWatch(beacons: plan.expected)
+        manifestPairing = TelemetryPairing(beacons: plan.expected) { _ in [] }
+    }
+
+    /// Where a reading's time falls on the audit's clock, when its receiver is placed.
+    func timelineTime(of reading: TelemetryReading) -> Double? {
+        timeline.knownTime(of: reading.time, clock: reading.clock, receiver: reading.receiver)
+    }
+
+    /// The beacons advertising their identity from `address` among those heard lately, by
+    /// index: a walk of every beacon's few addresses, done once per telemetry address.
+    func beaconsHeard(from address: BluetoothAddress) -> [Int] {
+        beacons.indices.filter { index in beacons[index].addresses.contains { $0.address == address } }
     }
 
     /// The current state of each manifest beacon, in manifest order (`nil`: not yet known).

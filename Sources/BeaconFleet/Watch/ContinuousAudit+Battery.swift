@@ -1,0 +1,55 @@
+import BeaconCore
+
+extension ContinuousAudit {
+    /// Telemetry addresses remembered with the beacon they pair with: more than the beacons
+    /// and other telemetry senders a venue's air carries; beyond, a new address is looked up
+    /// each time, never remembered (memory stays bounded, docs/operations.md "Bounds").
+    static let maximumPairedAddresses = 65_536
+
+    /// Takes a telemetry reading that arrived at `arrival` on the audit's clock (a live
+    /// watch) or, replayed, with the sightings around it: placed by its receiver's clock
+    /// where the timeline knows it, never later than the audit's clock, paired with its
+    /// beacon (`TelemetryPairing`'s rules, the addresses of the beacons heard lately), and
+    /// judged. Returns the battery crossings it caused. Readings no rule pairs are counted.
+    public mutating func observe(_ reading: TelemetryReading, arrival: Double? = nil) -> [AuditBatteryEvent] {
+        let clockNow = now ?? arrival ?? 0
+        let placed = timelineTime(of: reading).map { min($0, clockNow) } ?? min(arrival ?? clockNow, clockNow)
+        guard let index = pairedBeacon(for: reading) else {
+            batteries.countUnpaired()
+            return []
+        }
+        let day = Self.day(of: unixTime(at: placed) ?? placed)
+        return batteries.take(reading, beacon: index, at: placed, day: day).map { [$0] } ?? []
+    }
+
+    /// The day a moment falls on: Unix days when the audit can tell Unix time, else days of
+    /// its own clock (a recording on an elapsed clock).
+    static func day(of seconds: Double) -> Int {
+        Int(exactly: (seconds / 86_400).rounded(.down)) ?? 0
+    }
+
+    private mutating func pairedBeacon(for reading: TelemetryReading) -> Int? {
+        if let index = manifestPairing.beacon(for: reading) { return index }
+        guard reading.identity == nil, let address = reading.address else { return nil }
+        if let known = heardPairing[address] { return known }
+        let heard = beaconsHeard(from: address)
+        let index = heard.count == 1 ? heard[0] : nil
+        // An address no beacon was heard from yet may be heard later: only a found pairing,
+        // or one two beacons claim, is remembered.
+        if !heard.isEmpty, heardPairing.count < Self.maximumPairedAddresses { heardPairing[address] = index }
+        return index
+    }
+
+    /// The beacons' batteries as the audit stands on them, in manifest order.
+    public var batteryStandings: [BatteryStanding] { batteries.standings }
+
+    /// Telemetry readings taken, and those paired with no beacon.
+    public var telemetryCounts: TelemetryCounts {
+        TelemetryCounts(received: batteries.received, unpaired: batteries.unpaired)
+    }
+
+    /// Starts from the battery histories a state file kept, by beacon id.
+    public mutating func restoreBatteryHistories(_ saved: [String: [BatteryForecast.DailyMedian]]) -> Int {
+        batteries.restore(saved)
+    }
+}
