@@ -1,6 +1,7 @@
 import BeaconCore
 import BeaconFleet
 import BeaconTestKit
+import FleetManifest
 import Foundation
 import Testing
 
@@ -44,6 +45,33 @@ struct AuditStateFileTests {
         #expect(read.writtenAt == 1_764_141_600.5)
         // Written through a temporary file that does not stay behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["watch.state"])
+    }
+
+    @Test("battery histories are kept in the beacons' lines, written when a day is gained, read back; a bad one is refused")
+    func batteryHistories() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("watch.state").path
+        let file = AuditStateFile(path: path, unixTime: { 1_764_141_600 })
+        file.deliver(Self.change("door", .ok))
+        var door = VerificationScript.beacon("door", minor: 1)
+        door.battery = BeaconBattery(lowThreshold: .millivolts(2500), type: nil)
+        let history: [BatteryForecast.DailyMedian] = [.init(day: 20_400, value: 2710), .init(day: 20_401, value: 2702)]
+        let standing = BatteryStanding(
+            beacon: door, standing: .ok, level: .millivolts(2702), lastReading: 5, source: .eddystoneTLM,
+            forecast: BatteryForecast(history: history, threshold: 2500), history: history)
+        file.deliver(AuditStatusReport(
+            time: 60, statistics: AuditStatistics(), lostSightings: 0, batteries: [standing]))
+        #expect(await file.flush() == nil)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains(#"{"beacon":"door","state":"ok","battery_history":"20400:2710,20401:2702"}"#))
+        #expect(try AuditStateFile.read(path)?.batteries == ["door": history])
+        try text.replacingOccurrences(of: "20401:2702", with: "20401:lots").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try AuditStateFile.read(path)
+        } throws: { error in
+            "\(error)".contains(":2: \"battery_history\" must be day:value pairs")
+        }
     }
 
     @Test("a file that is not a watch's state is refused with its line and what to do", arguments: [

@@ -128,12 +128,14 @@ extension VerifyCommand {
         // Restart without amnesia: the states a previous watch kept, and the file kept current.
         var restored: [String: AuditState] = [:]
         var restoredReceivers: [String: [String]] = [:]
+        var restoredBatteries: [String: [BatteryForecast.DailyMedian]] = [:]
         var keeper: AuditStateFile?
         if let stateFile {
             do {
                 if let found = try AuditStateFile.read(stateFile) {
                     restored = found.beacons
                     restoredReceivers = found.receivers
+                    restoredBatteries = found.batteries
                     let known = plan.expected.count { found.beacons[$0.beaconID] != nil }
                     let written = WallClock.iso8601(found.writtenAt) ?? "at an unknown time"
                     logger.notice("restarting from \(stateFile) (written \(written)): \(known) of \(plan.expected.count) beacons start in the state they had; only changes from it are reported")
@@ -143,7 +145,8 @@ extension VerifyCommand {
             } catch {
                 throw CommandFailure(.usageOrInput, error.description)
             }
-            let file = AuditStateFile(path: stateFile, restored: restored, restoredReceivers: restoredReceivers)
+            let file = AuditStateFile(
+                path: stateFile, restored: restored, restoredReceivers: restoredReceivers, restoredBatteries: restoredBatteries)
             sinks.append(file)
             keeper = file
         }
@@ -160,7 +163,7 @@ extension VerifyCommand {
             plan: plan,
             configuration: ContinuousAudit.Configuration(
                 silence: silence ?? ContinuousAudit.Configuration.defaultSilence, followsReceivers: broker != nil),
-            restoredStates: restored, restoredReceivers: restoredReceivers, readings: readings)
+            restoredStates: restored, restoredReceivers: restoredReceivers, restoredBatteries: restoredBatteries, readings: readings)
         serving?.registerBrokerClients(input: broker?.metricsClients ?? [], publish: publishing?.client)
         if let serving, let broker { serving.registerSkippedMessages(broker.feed) }
 

@@ -40,6 +40,19 @@ public struct BatteryStanding: Hashable, Sendable {
     public var source: TelemetrySource?
     public var forecast: BatteryForecast
     public var history: [BatteryForecast.DailyMedian]
+
+    public init(
+        beacon: ExpectedBeacon, standing: BatteryJudge.Standing, level: BatteryLevel?, lastReading: Double?,
+        source: TelemetrySource?, forecast: BatteryForecast, history: [BatteryForecast.DailyMedian]
+    ) {
+        self.beacon = beacon
+        self.standing = standing
+        self.level = level
+        self.lastReading = lastReading
+        self.source = source
+        self.forecast = forecast
+        self.history = history
+    }
 }
 
 /// The watch's batteries as a pure reducer: paired readings in, crossing events out, and

@@ -20,7 +20,10 @@ import Darwin
 ///
 /// An `unmonitored` beacon keeps the receivers that heard it, a line each after its state: a
 /// restarted watch that finds them all still offline keeps it `unmonitored` instead of
-/// judging it `missing` (files from before, without them, are read as they are).
+/// judging it `missing` (files from before, without them, are read as they are). A beacon
+/// with a battery history keeps its daily medians in its state line, as text that older
+/// readers skip: `{"beacon":"door","state":"ok","battery_history":"20400:2710,20401:2702"}`
+/// (Unix day, then millivolts or percent in the manifest threshold's unit; docs/health.md).
 /// Written after every change (a burst of changes is one write) and at the end, always
 /// whole and atomically: a temporary file beside it, flushed to disk, renamed over it, so a
 /// watch killed at any moment leaves the previous file or the new one, never half of one.
@@ -31,6 +34,8 @@ public final class AuditStateFile: AuditEventSink, Sendable {
         var beacons: [String: AuditState] = [:]
         /// The receivers of the `unmonitored` beacons, by beacon id.
         var receivers: [String: [String]] = [:]
+        /// Each beacon's battery history, by beacon id.
+        var batteries: [String: [BatteryForecast.DailyMedian]] = [:]
         var writePending = false
         var lastError: String?
         var writes = 0
@@ -43,19 +48,26 @@ public final class AuditStateFile: AuditEventSink, Sendable {
     /// Starts from `restored` (what `read` found), so that beacons not heard again keep it.
     public init(
         path: String, restored: [String: AuditState] = [:], restoredReceivers: [String: [String]] = [:],
+        restoredBatteries: [String: [BatteryForecast.DailyMedian]] = [:],
         unixTime: @escaping @Sendable () -> Double = WallClock.unixTime
     ) {
         self.path = path
-        self.state = Mutex(State(beacons: restored, receivers: restoredReceivers))
+        self.state = Mutex(State(beacons: restored, receivers: restoredReceivers, batteries: restoredBatteries))
         self.unixTime = unixTime
     }
 
-    /// The beacons' states in `path`, when they were written, and the receivers of the
-    /// `unmonitored` ones; `nil` when there is no file. Throws a message naming the line
-    /// when the file is not a state file.
-    public static func read(
-        _ path: String
-    ) throws(AuditStateFileError) -> (beacons: [String: AuditState], writtenAt: Double, receivers: [String: [String]])? {
+    /// What `read` found.
+    public struct Contents: Sendable {
+        public var beacons: [String: AuditState]
+        public var writtenAt: Double
+        public var receivers: [String: [String]]
+        public var batteries: [String: [BatteryForecast.DailyMedian]]
+    }
+
+    /// The beacons' states in `path`, when they were written, the receivers of the
+    /// `unmonitored` ones and the battery histories; `nil` when there is no file. Throws a
+    /// message naming the line when the file is not a state file.
+    public static func read(_ path: String) throws(AuditStateFileError) -> Contents? {
         guard let file = fopen(path, "rb") else {
             if errno == ENOENT { return nil }
             throw AuditStateFileError("\(path): cannot read the watch's state: \(String(cString: strerror(errno)))")
@@ -72,6 +84,7 @@ public final class AuditStateFile: AuditEventSink, Sendable {
         }
         var beacons: [String: AuditState] = [:]
         var receivers: [String: [String]] = [:]
+        var batteries: [String: [BatteryForecast.DailyMedian]] = [:]
         var writtenAt: Double?
         for (offset, line) in bytes.split(separator: 0x0A).enumerated() {
             let members: [(key: String, value: SightingJSONObjectReader.Value)]
@@ -104,9 +117,32 @@ public final class AuditStateFile: AuditEventSink, Sendable {
                 throw AuditStateFileError("\(path):\(offset + 1): expected {\"beacon\":…,\"state\":…} with a beacon's state (\(states))")
             }
             beacons[beacon] = state
+            if let history = string("battery_history") {
+                guard let days = Self.batteryHistory(history) else {
+                    throw AuditStateFileError(
+                        "\(path):\(offset + 1): \"battery_history\" must be day:value pairs separated by commas; delete the member to start the history afresh")
+                }
+                batteries[beacon] = days
+            }
         }
         guard let writtenAt else { throw AuditStateFileError("\(path): empty; not a watch's state file (delete it to start afresh)") }
-        return (beacons, writtenAt, receivers)
+        return Contents(beacons: beacons, writtenAt: writtenAt, receivers: receivers, batteries: batteries)
+    }
+
+    /// `20400:2710,20401:2702`, read with checks; `nil` when any pair is not two integers.
+    static func batteryHistory(_ text: String) -> [BatteryForecast.DailyMedian]? {
+        guard !text.isEmpty else { return [] }
+        var days: [BatteryForecast.DailyMedian] = []
+        for pair in text.split(separator: ",", omittingEmptySubsequences: false).prefix(BatteryHistory.maximumDays + 1) {
+            let parts = pair.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let day = Int(parts[0]), let value = Int(parts[1]), (0...100_000).contains(value) else { return nil }
+            days.append(.init(day: day, value: value))
+        }
+        return days
+    }
+
+    static func batteryHistoryText(_ days: [BatteryForecast.DailyMedian]) -> String {
+        days.map { "\($0.day):\($0.value)" }.joined(separator: ",")
     }
 
     public func deliver(_ event: AuditEvent) {
@@ -120,11 +156,22 @@ public final class AuditStateFile: AuditEventSink, Sendable {
         if schedule { queue.async { self.writeLatest() } }
     }
 
-    /// The final report: written once more, whatever is pending.
+    /// A status report: the battery histories taken, written when a beacon's history gained
+    /// a day (a reading a minute would otherwise rewrite the file every minute); the final
+    /// report is written once more, whatever is pending.
     public func deliver(_ report: AuditStatusReport) {
-        guard report.end != nil else { return }
-        state.withLock { $0.writePending = true }
-        queue.async { self.writeLatest() }
+        let schedule = state.withLock { state -> Bool in
+            var gainedDay = false
+            for standing in report.batteries where !standing.history.isEmpty {
+                let id = standing.beacon.beaconID
+                if state.batteries[id]?.last?.day != standing.history.last?.day { gainedDay = true }
+                state.batteries[id] = standing.history
+            }
+            guard report.end != nil || gainedDay else { return false }
+            defer { state.writePending = true }
+            return true
+        }
+        if schedule { queue.async { self.writeLatest() } }
     }
 
     /// Waits for every write asked for so far; the last error, if a write failed.
@@ -139,16 +186,18 @@ public final class AuditStateFile: AuditEventSink, Sendable {
     public var writes: Int { state.withLock { $0.writes } }
 
     private func writeLatest() {
-        let latest = state.withLock { state -> (beacons: [String: AuditState], receivers: [String: [String]])? in
+        let latest = state.withLock {
+            state -> (beacons: [String: AuditState], receivers: [String: [String]], batteries: [String: [BatteryForecast.DailyMedian]])? in
             guard state.writePending else { return nil }
             state.writePending = false
-            return (state.beacons, state.receivers)
+            return (state.beacons, state.receivers, state.batteries)
         }
-        guard let (beacons, receivers) = latest else { return }
+        guard let (beacons, receivers, batteries) = latest else { return }
         var text = "{\"state_file\":\"beaconctl-watch\",\"version\":1,\"written_at\":\(SightingJSONLines.timeText(unixTime()))}\n"
         for (beacon, state) in beacons.sorted(by: { $0.key < $1.key }) {
             let id = JSONText.stringLiteral(beacon)
-            text += "{\"beacon\":\(id),\"state\":\"\(state.rawValue)\"}\n"
+            let history = batteries[beacon].map { ",\"battery_history\":\"\(Self.batteryHistoryText($0))\"" } ?? ""
+            text += "{\"beacon\":\(id),\"state\":\"\(state.rawValue)\"\(history)}\n"
             for receiver in state == .unmonitored ? receivers[beacon] ?? [] : [] {
                 text += "{\"beacon\":\(id),\"receiver\":\(JSONText.stringLiteral(receiver))}\n"
             }

@@ -25,14 +25,18 @@ public struct AuditWatch: Sendable {
     /// receivers of the `unmonitored` ones.
     public let restoredStates: [String: AuditState]
     public let restoredReceivers: [String: [String]]
+    /// Battery histories by beacon id that the watch starts from (its state file's).
+    public let restoredBatteries: [String: [BatteryForecast.DailyMedian]]
     /// Where the watch keeps its counters current a few times a second, for metrics; `nil`:
     /// nobody reads them, and they are not copied.
     public let readings: AuditWatchReadings?
 
     public init(
         plan: VerificationPlan, configuration: ContinuousAudit.Configuration, restoredStates: [String: AuditState] = [:],
-        restoredReceivers: [String: [String]] = [:], readings: AuditWatchReadings? = nil
+        restoredReceivers: [String: [String]] = [:], restoredBatteries: [String: [BatteryForecast.DailyMedian]] = [:],
+        readings: AuditWatchReadings? = nil
     ) {
+        self.restoredBatteries = restoredBatteries
         self.plan = plan
         self.configuration = configuration
         self.restoredStates = restoredStates
@@ -59,12 +63,12 @@ public struct AuditWatch: Sendable {
         lostMessages: (any LossCounting)? = nil,
         health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
         input: String = "the input", sinks: [any AuditEventSink], clock: any Clock<Duration> = ContinuousClock(),
-        stallAfter: Double? = nil, telemetry: TelemetryInbox? = nil, batteryHistories: [String: [BatteryForecast.DailyMedian]] = [:]
+        stallAfter: Double? = nil, telemetry: TelemetryInbox? = nil
     ) async throws -> AuditStatusReport {
         let ownDrops = DropCounter()
         var audit = ContinuousAudit(plan: plan, configuration: configuration)
         _ = audit.restore(restoredStates, receivers: restoredReceivers)
-        _ = audit.restoreBatteryHistories(batteryHistories)
+        _ = audit.restoreBatteryHistories(restoredBatteries)
         var progress = WatchProgress(
             audit: audit, sinks: sinks, telemetry: telemetry,
             lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, lostMessages: { lostMessages?.lostCount ?? 0 }, input: input,
