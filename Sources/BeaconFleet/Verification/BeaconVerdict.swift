@@ -76,6 +76,11 @@ public struct BeaconVerdict: Hashable, Sendable {
     /// expects no telemetry from it and none was heard.
     public var battery: BatteryReport?
 
+    /// Whether the beacon passes: `ok`, and no battery finding beside it.
+    public var passed: Bool {
+        status == .ok && !(battery?.status.isFinding ?? false)
+    }
+
     public init(
         beacon: ExpectedBeacon, status: VerdictStatus, findings: [VerificationFinding],
         observation: BeaconObservation, decidedAt: Double, decidedEarly: Bool

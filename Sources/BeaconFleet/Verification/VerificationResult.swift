@@ -111,8 +111,7 @@ public struct VerificationResult: Hashable, Sendable {
     /// True when every beacon is ok, no battery is low or unchecked where the manifest
     /// expects telemetry, and nothing unexpected uses the fleet's UUIDs.
     public var passed: Bool {
-        verdicts.allSatisfy { $0.status == .ok && !($0.battery?.status.isFinding ?? false) }
-            && unexpected.isEmpty && untrackedUnexpectedSightings == 0
+        verdicts.allSatisfy(\.passed) && unexpected.isEmpty && untrackedUnexpectedSightings == 0
     }
 
     /// How many beacons' batteries have `status`.

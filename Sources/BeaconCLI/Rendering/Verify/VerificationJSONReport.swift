@@ -37,6 +37,11 @@ package final class VerificationJSONReport: StreamedVerificationReport {
         let beacon = verdict.beacon
         json.element()
         json.beginObject()
+        // Left out when the manifest expects no telemetry and none was heard.
+        if let battery = verdict.battery {
+            json.key("battery")
+            self.battery(battery)
+        }
         json.member("decided_at_s", finite(verdict.decidedAt))
         json.member("decided_early", verdict.decidedEarly)
         json.key("expected")
@@ -118,6 +123,13 @@ package final class VerificationJSONReport: StreamedVerificationReport {
         counts.append(("unlisted_unexpected_sightings", result.untrackedUnexpectedSightings))
         // Only when some were lost, so that the report of a complete pass is unchanged.
         if result.lostReports > 0 { counts.append(("lost_reports", result.lostReports)) }
+        // Only when a battery was reported or telemetry heard: other passes' reports unchanged.
+        if result.hasBatteryReports || result.telemetry.received > 0 {
+            counts.append(("battery_low", result.count(battery: .low)))
+            counts.append(("no_telemetry", result.count(battery: .noTelemetry)))
+            counts.append(("telemetry_readings", result.telemetry.received))
+            counts.append(("unpaired_telemetry", result.telemetry.unpaired))
+        }
         json.beginObject()
         for (key, count) in counts.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }) {
             json.key(named: key)
@@ -134,6 +146,24 @@ package final class VerificationJSONReport: StreamedVerificationReport {
         json.member("slow_evidence_losses", policy.slowEvidenceLosses)
         json.member("slow_factor", policy.slowFactor)
         json.member("timeout_s", finite(policy.timeout))
+        json.endObject()
+    }
+
+    /// `{"age_s":12,"battery_mv":2410,"heard_at_s":3.2,"level":"2.41 V","readings":4,
+    /// "source":"eddystone-tlm","status":"battery-low","temperature_c":21.5,"threshold":"2.5 V"}`:
+    /// `battery_mv` or `battery_percent` by the level's unit; unknown values left out.
+    private func battery(_ battery: BatteryReport) {
+        json.beginObject()
+        json.member("age_s", battery.age.flatMap(finite))
+        if case .millivolts(let value)? = battery.level { json.member("battery_mv", Int(value)) }
+        if case .percent(let value)? = battery.level { json.member("battery_percent", Int(value)) }
+        json.member("heard_at_s", battery.heardAt.flatMap(finite))
+        json.member("level", battery.level?.description)
+        json.member("readings", battery.readings)
+        json.member("source", battery.source?.rawValue)
+        json.member("status", battery.status.rawValue)
+        json.member("temperature_c", battery.temperature.flatMap { $0.isFinite ? ($0 * 100).rounded() / 100 : nil })
+        json.member("threshold", battery.threshold?.description)
         json.endObject()
     }
 

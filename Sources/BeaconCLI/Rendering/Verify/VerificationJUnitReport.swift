@@ -79,15 +79,22 @@ package final class VerificationJUnitReport: StreamedVerificationReport {
 
     private static func testCase(_ verdict: BeaconVerdict, explanation: String) -> String {
         let beacon = verdict.beacon
-        var xml = "    <testcase" + attributes([
+        let xml = "    <testcase" + attributes([
             ("name", "\(beacon.beaconID) (\(beacon.identity))"), ("classname", beacon.venueID),
             ("time", time(verdict.decidedAt)),
         ])
-        guard verdict.status != .ok else {
-            return xml + ">\n      <system-out>" + XMLText.escaped(explanation, inAttribute: false)
-                + "</system-out>\n    </testcase>\n"
+        let batteryText = verdict.battery.map { "; " + $0.summary } ?? ""
+        guard verdict.passed else {
+            return xml + failure(verdict, explanation: explanation, batteryText: batteryText)
         }
-        xml += ">\n"
+        return xml + ">\n      <system-out>" + XMLText.escaped(explanation + batteryText, inAttribute: false)
+            + "</system-out>\n    </testcase>\n"
+    }
+
+    /// The failing case's body: the verdict's finding, or the battery's when the identity is ok.
+    private static func failure(_ verdict: BeaconVerdict, explanation: String, batteryText: String) -> String {
+        let beacon = verdict.beacon
+        var xml = ">\n"
         var details: [String] = []
         if let location = beacon.location { details.append("defined at \(location)") }
         details.append("expected measured power \(beacon.measuredPower), interval \(beacon.intervalMilliseconds) ms"
@@ -99,7 +106,10 @@ package final class VerificationJUnitReport: StreamedVerificationReport {
         if !verdict.observation.receivers.isEmpty {
             details.append("heard by " + VerdictWording.receivers(verdict.observation))
         }
-        xml += "      <failure" + attributes([("type", verdict.status.rawValue), ("message", explanation)]) + ">"
+        if let battery = verdict.battery { details.append(battery.summary) }
+        let type = verdict.status != .ok ? verdict.status.rawValue : verdict.battery?.status.rawValue ?? verdict.status.rawValue
+        let message = verdict.status != .ok ? explanation : explanation + batteryText
+        xml += "      <failure" + attributes([("type", type), ("message", message)]) + ">"
         xml += XMLText.escaped(details.joined(separator: "\n"), inAttribute: false)
         return xml + "</failure>\n    </testcase>\n"
     }

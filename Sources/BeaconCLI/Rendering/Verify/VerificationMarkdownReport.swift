@@ -26,8 +26,11 @@ package final class VerificationMarkdownReport: StreamedVerificationReport {
         sink.write(VerificationSummary.line(result) + "\n\n")
         for warning in context.warnings { sink.write("**Warning:** " + Self.cell(warning) + "\n\n") }
         // A Receivers column only when there is more than one receiver to tell apart.
-        sink.write("| Venue | Beacon | Identity | Verdict | Heard |" + (context.showsReceivers ? " Receivers |" : "") + " Details |\n")
-        sink.write("|---|---|---|---|---:|" + (context.showsReceivers ? "---|" : "") + "---|\n")
+        // A Battery column only when some beacon's battery is reported.
+        let battery = result.hasBatteryReports
+        sink.write("| Venue | Beacon | Identity | Verdict | Heard |" + (context.showsReceivers ? " Receivers |" : "")
+            + (battery ? " Battery |" : "") + " Details |\n")
+        sink.write("|---|---|---|---|---:|" + (context.showsReceivers ? "---|" : "") + (battery ? "---|" : "") + "---|\n")
     }
 
     func beacon(_ verdict: BeaconVerdict, explanation: String, context: VerificationReportContext) {
@@ -35,7 +38,14 @@ package final class VerificationMarkdownReport: StreamedVerificationReport {
         sink.write(Self.row([
             Self.cell(beacon.venueID), Self.cell(beacon.beaconID), "`\(beacon.identity)`", Self.status(verdict.status),
             "\(verdict.observation.sightings)",
-        ] + Self.receivers(verdict.observation, context) + [Self.cell(explanation)]))
+        ] + Self.receivers(verdict.observation, context) + Self.battery(verdict, context) + [Self.cell(explanation)]))
+    }
+
+    private static func battery(_ verdict: BeaconVerdict, _ context: VerificationReportContext) -> [String] {
+        guard context.result.hasBatteryReports else { return [] }
+        guard let battery = verdict.battery else { return ["—"] }
+        let text = cell(battery.summary)
+        return [battery.status.isFinding ? "**\(text)**" : text]
     }
 
     func end(_ context: VerificationReportContext) {
@@ -44,7 +54,8 @@ package final class VerificationMarkdownReport: StreamedVerificationReport {
             sink.write(Self.row([
                 Self.cell(unexpected.likelyVenue ?? "—"), "—", "`\(unexpected.identity)`", Self.status(.unexpected),
                 "\(unexpected.observation.sightings)",
-            ] + Self.receivers(unexpected.observation, context) + [Self.cell(unexpected.explanation)]))
+            ] + Self.receivers(unexpected.observation, context) + (result.hasBatteryReports ? ["—"] : [])
+                + [Self.cell(unexpected.explanation)]))
         }
         if result.untrackedUnexpectedSightings > 0 {
             sink.write("\n\(result.untrackedUnexpectedSightings) receptions of more unexpected identities were heard and not listed.\n")
@@ -97,6 +108,11 @@ public enum VerificationSummary {
         var text = "\(NumberText.count(result.verdicts.count, "beacon"))"
         text += counts.isEmpty ? "" : ": " + counts.joined(separator: ", ")
         if result.unexpectedCount > 0 { text += "; \(result.unexpectedCount) unexpected" }
+        let batteries = [BatteryReport.Status.low, .noTelemetry].compactMap { status -> String? in
+            let count = result.count(battery: status)
+            return count == 0 ? nil : "\(count) \(status.rawValue)"
+        }
+        if !batteries.isEmpty { text += "; " + batteries.joined(separator: ", ") }
         text += "; \(NumberText.count(result.sightings, "sighting")) in \(VerdictWording.seconds(result.duration))"
         if result.lostReports > 0 { text += ", \(result.lostReports) lost" }
         return text + " (\(endText(result.endReason)))"

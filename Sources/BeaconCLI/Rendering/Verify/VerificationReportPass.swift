@@ -56,7 +56,7 @@ struct VerificationReportContext {
                 members.append([])
             }
             venues[slot].beacons += 1
-            if verdict.status != .ok { venues[slot].failures += 1 }
+            if !verdict.passed { venues[slot].failures += 1 }
             venues[slot].lastDecided = max(venues[slot].lastDecided, verdict.decidedAt)
             members[slot].append(index)
         }

@@ -45,7 +45,16 @@ final class VerifyTextReport: StreamedVerificationReport {
         line(beaconLine(
             verdict.status, verdict.beacon.beaconID, verdict.beacon.identity.description, verdict.observation.sightings,
             explanation))
+        batteryLine(verdict)
         receiverLine(verdict.observation, context)
+    }
+
+    /// A line under a beacon whose battery was reported: "battery 2.41 V (low: below 2.5 V), 12 s old".
+    private func batteryLine(_ verdict: BeaconVerdict) {
+        guard let battery = verdict.battery else { return }
+        let indent = String(repeating: " ", count: 2 + statusWidth + 2 + idWidth + 2)
+        let text = battery.summary
+        line(indent + (battery.status.isFinding ? style.error(text) : style.dim(text)))
     }
 
     func end(_ context: VerificationReportContext) {
