@@ -142,6 +142,45 @@ struct MetricsServing: Sendable {
             Double(readings.snapshot.statistics.receiverClockEvents)
         }
         registry.register(
+            "beaconctl_beacon_battery_volts",
+            help: "Each beacon's battery voltage as the watch judges it (the median of its latest telemetry readings).",
+            type: .gauge
+        ) {
+            readings.snapshot.batteries.compactMap { battery in
+                guard case .millivolts(let millivolts) = battery.level else { return nil }
+                return MetricSample(
+                    Double(millivolts) / 1000, labels: [MetricLabel("beacon", battery.beaconID), MetricLabel("venue", battery.venueID)])
+            }
+        }
+        registry.register(
+            "beaconctl_beacon_battery_percent",
+            help: "Each beacon's battery level in percent, for beacons whose telemetry gives percent rather than volts.",
+            type: .gauge
+        ) {
+            readings.snapshot.batteries.compactMap { battery in
+                guard case .percent(let percent) = battery.level else { return nil }
+                return MetricSample(
+                    Int(percent), labels: [MetricLabel("beacon", battery.beaconID), MetricLabel("venue", battery.venueID)])
+            }
+        }
+        registry.register(
+            "beaconctl_beacons_battery_low", help: "Beacons whose battery is below the manifest's battery_low, by venue.", type: .gauge
+        ) {
+            var byVenue: [String: Int] = [:]
+            for battery in readings.snapshot.batteries { byVenue[battery.venueID, default: 0] += battery.isLow ? 1 : 0 }
+            return byVenue.sorted { $0.key < $1.key }.map { MetricSample($0.value, labels: [MetricLabel("venue", $0.key)]) }
+        }
+        registry.register(
+            "beaconctl_telemetry_readings_total",
+            help: "Telemetry readings the watch took, by whether a beacon of the manifest was paired with them.", type: .counter
+        ) {
+            let telemetry = readings.snapshot.telemetry
+            return [
+                MetricSample(telemetry.received - telemetry.unpaired, labels: [MetricLabel("paired", "true")]),
+                MetricSample(telemetry.unpaired, labels: [MetricLabel("paired", "false")]),
+            ]
+        }
+        registry.register(
             "beaconctl_watch_stalls_total", help: "Times the watch itself did not run for a while (watch-stalled events).", type: .counter
         ) {
             Double(readings.snapshot.statistics.stalls)

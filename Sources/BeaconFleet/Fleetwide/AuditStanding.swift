@@ -10,6 +10,10 @@ import BeaconCore
 ///      "state":"ok","verdict":"ok","reason":"…","addresses":["…"],"receivers":[{…}],
 ///      "last_seen":59.9,"last_seen_at":"2026-…Z"}
 ///
+/// A beacon the manifest says something of its battery about (docs/health.md) has four more,
+/// always: `"battery_v"` (or `null`), `"battery_percent"` (or `null`), `"battery_state"`
+/// (`ok`, `battery-low` or `unknown`) and `"battery_at"` (the latest reading's time, or `null`).
+///
 /// `verdict` repeats `state` because Home Assistant's MQTT integration drops an attribute
 /// named `state`; both say `unknown` while this watch has not judged the beacon yet.
 public struct AuditStanding: Hashable, Sendable {
@@ -29,6 +33,32 @@ public struct AuditStanding: Hashable, Sendable {
     public var receivers: [AuditReceiverSummary]
     public var lastSeen: Double?
     public var lastSeenUnixTime: Double?
+    /// Its battery, for a beacon the manifest gives battery settings; `nil` for the others
+    /// (their standings have no battery fields).
+    public var battery: Battery?
+
+    /// What a standing says of a battery.
+    public struct Battery: Hashable, Sendable {
+        public var level: BatteryLevel?
+        public var standing: BatteryJudge.Standing
+        /// The latest reading, Unix time, when the audit's clock can tell it.
+        public var readAt: Double?
+
+        public init(level: BatteryLevel?, standing: BatteryJudge.Standing, readAt: Double?) {
+            self.level = level
+            self.standing = standing
+            self.readAt = readAt
+        }
+
+        /// The word `battery_state` carries.
+        var state: String {
+            switch standing {
+            case .unknown: AuditStanding.unknown
+            case .ok: "ok"
+            case .low: AuditBatteryEvent.Kind.low.rawValue
+            }
+        }
+    }
 
     /// The standing a change leaves.
     public init(_ event: AuditEvent) {
@@ -109,6 +139,16 @@ public struct AuditStanding: Hashable, Sendable {
         line += ",\"receivers\":[" + receivers.map(AuditJSONLines.encode(_:)).joined(separator: ",") + "]"
         line += ",\"last_seen\":" + (lastSeen.map(SightingJSONLines.timeText) ?? "null")
         line += ",\"last_seen_at\":" + optional(lastSeenUnixTime.flatMap { WallClock.iso8601($0) })
+        if let battery {
+            if case .millivolts(let value)? = battery.level {
+                line += ",\"battery_v\":" + BatteryLevel.voltsText(value) + ",\"battery_percent\":null"
+            } else if case .percent(let value)? = battery.level {
+                line += ",\"battery_v\":null,\"battery_percent\":\(value)"
+            } else {
+                line += ",\"battery_v\":null,\"battery_percent\":null"
+            }
+            line += ",\"battery_state\":\"\(battery.state)\",\"battery_at\":" + optional(battery.readAt.flatMap { WallClock.iso8601($0) })
+        }
         return line + "}"
     }
 }

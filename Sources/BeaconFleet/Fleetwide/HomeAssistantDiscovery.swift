@@ -47,9 +47,48 @@ public struct HomeAssistantDiscovery: Sendable {
         public var payload: String
     }
 
-    /// The announcements for `beacons`: three per beacon, verdict first.
+    /// The announcements for `beacons`: three per beacon, verdict first, and two more for a
+    /// beacon the manifest gives battery settings (its battery low, its voltage).
     public func announcements(for beacons: [ExpectedBeacon]) -> [Announcement] {
-        beacons.flatMap { beacon in [verdict(beacon), presence(beacon), lastSeen(beacon)] }
+        beacons.flatMap { beacon in
+            [verdict(beacon), presence(beacon), lastSeen(beacon)]
+                + (beacon.battery == nil ? [] : [batteryLow(beacon), batteryVoltage(beacon)])
+        }
+    }
+
+    /// Home Assistant's battery class on a binary sensor means "low" when on: what its battery
+    /// dashboards and automations look for, with no template of the user's. Unknown until a
+    /// reading was judged.
+    private func batteryLow(_ beacon: ExpectedBeacon) -> Announcement {
+        let objectID = Self.identifier(beacon.beaconID)
+        let low = AuditBatteryEvent.Kind.low.rawValue
+        let fields = common(beacon, entity: "battery", name: "Battery") + [
+            ("device_class", string("battery")),
+            ("entity_category", string("diagnostic")),
+            ("value_template", string(
+                "{{ 'ON' if value_json.battery_state == '\(low)' else ('OFF' if value_json.battery_state == 'ok' else 'None') }}")),
+        ]
+        return Announcement(topic: "\(discoveryPrefix)/binary_sensor/\(node)/\(objectID)_battery/config", payload: json(fields, device: device(beacon)))
+    }
+
+    /// The battery's voltage (or its percentage, for telemetry that gives one), as the watch
+    /// judges it: a sensor of the voltage class in volts, so that history graphs show the
+    /// decline the forecast reads.
+    private func batteryVoltage(_ beacon: ExpectedBeacon) -> Announcement {
+        let objectID = Self.identifier(beacon.beaconID)
+        let percent: Bool
+        if case .percent? = beacon.battery?.lowThreshold { percent = true } else { percent = false }
+        let fields = common(beacon, entity: percent ? "battery_level" : "battery_voltage", name: percent ? "Battery level" : "Battery voltage") + [
+            ("device_class", string(percent ? "battery" : "voltage")),
+            ("unit_of_measurement", string(percent ? "%" : "V")),
+            ("state_class", string("measurement")),
+            ("entity_category", string("diagnostic")),
+            ("value_template", string(percent
+                ? "{{ value_json.battery_percent if value_json.battery_percent is not none else 'None' }}"
+                : "{{ value_json.battery_v if value_json.battery_v is not none else 'None' }}")),
+        ]
+        let kind = percent ? "battery_level" : "battery_voltage"
+        return Announcement(topic: "\(discoveryPrefix)/sensor/\(node)/\(objectID)_\(kind)/config", payload: json(fields, device: device(beacon)))
     }
 
     /// The states in which the audit hears a beacon: presence on.

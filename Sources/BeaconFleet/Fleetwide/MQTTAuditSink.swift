@@ -18,6 +18,9 @@ public final class MQTTAuditSink: AuditEventSink {
     /// Each manifest beacon's latest change, by id: a refresh repeats its reason, addresses
     /// and receivers, so that the standing's fields stay the same. Bounded by the manifest.
     private let latestChanges = Mutex<[String: AuditEvent]>([:])
+    /// Each battery's standing by beacon id, for the beacons the manifest gives battery
+    /// settings (their standings always carry it). Bounded by the manifest.
+    private let batteries = Mutex<[String: AuditStanding.Battery]>([:])
     private let receiverDiscovery: HomeAssistantDiscovery?
     /// Receivers announced to Home Assistant: bounded by the receivers the audit follows.
     private let announcedReceivers = Mutex<Set<String>>([])
@@ -31,8 +34,25 @@ public final class MQTTAuditSink: AuditEventSink {
     /// Replaces whatever standing the broker retains for `beacons` (a previous run's) with
     /// an unconfirmed one; call before the watch starts, so that every change follows it.
     public func unconfirm(_ beacons: [ExpectedBeacon]) {
+        batteries.withLock { batteries in
+            for beacon in beacons where beacon.battery != nil {
+                batteries[beacon.beaconID] = AuditStanding.Battery(level: nil, standing: .unknown, readAt: nil)
+            }
+        }
         for beacon in beacons {
             publish(AuditStanding.unconfirmed(beacon), key: beacon.beaconID)
+        }
+    }
+
+    /// On the events topic; the beacon's standing again, with its battery now.
+    public func deliver(_ event: AuditBatteryEvent) {
+        client.publish(topic: topics.auditEvents, payload: Array(AuditJSONLines.encode(event).utf8))
+        batteries.withLock {
+            $0[event.beaconID] = AuditStanding.Battery(
+                level: event.level, standing: event.kind == .low ? .low : .ok, readAt: event.unixTime)
+        }
+        if let change = latestChanges.withLock({ $0[event.beaconID] }) {
+            publish(AuditStanding(change), key: event.beaconID)
         }
     }
 
@@ -69,6 +89,12 @@ public final class MQTTAuditSink: AuditEventSink {
     }
 
     public func deliver(_ report: AuditStatusReport) {
+        batteries.withLock { batteries in
+            for standing in report.batteries where batteries[standing.beacon.beaconID] != nil {
+                batteries[standing.beacon.beaconID] = AuditStanding.Battery(
+                    level: standing.level, standing: standing.standing, readAt: standing.lastReadingUnixTime)
+            }
+        }
         let changes = latestChanges.withLock { $0 }
         for beacon in report.beacons {
             let id = beacon.beacon.beaconID
@@ -78,6 +104,8 @@ public final class MQTTAuditSink: AuditEventSink {
     }
 
     private func publish(_ standing: AuditStanding, key: String) {
+        var standing = standing
+        if let beaconID = standing.beaconID { standing.battery = batteries.withLock { $0[beaconID] } }
         client.publish(topic: topics.auditBeacon(key), payload: Array(standing.jsonLine.utf8), retain: true)
     }
 }

@@ -37,6 +37,8 @@ public struct BatteryStanding: Hashable, Sendable {
     public var level: BatteryLevel?
     /// The latest reading, on the audit's clock.
     public var lastReading: Double?
+    /// The same in Unix time, when the audit's clock can say it; set by the watch.
+    public var lastReadingUnixTime: Double?
     public var source: TelemetrySource?
     public var forecast: BatteryForecast
     public var history: [BatteryForecast.DailyMedian]

@@ -257,6 +257,13 @@ private struct WatchProgress {
         snapshot.lostMessages = lostMessages()
         if case .delivering = inputState { snapshot.inputDelivering = !ended }
         snapshot.inputLosses = inputLosses
+        snapshot.batteries = audit.batteryStandings.compactMap { standing in
+            standing.level.map {
+                AuditWatchReadings.BatteryReading(
+                    beaconID: standing.beacon.beaconID, venueID: standing.beacon.venueID, level: $0, isLow: standing.standing == .low)
+            }
+        }
+        snapshot.telemetry = audit.telemetryCounts
         readings.publish(snapshot)
     }
 

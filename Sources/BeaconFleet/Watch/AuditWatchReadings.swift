@@ -1,3 +1,4 @@
+import BeaconCore
 import Synchronization
 
 /// The watch's counters as of its latest moment, readable from any thread: what a metrics
@@ -18,8 +19,20 @@ public final class AuditWatchReadings: Sendable {
         public var inputDelivering = false
         /// Losses of the input reported so far (`input-lost` events).
         public var inputLosses = 0
+        /// Each beacon's battery level judged, for beacons with one (docs/health.md).
+        public var batteries: [BatteryReading] = []
+        /// Telemetry readings taken, and those paired with no beacon.
+        public var telemetry = TelemetryCounts()
 
         public init() {}
+    }
+
+    /// One beacon's battery as a metric sees it.
+    public struct BatteryReading: Hashable, Sendable {
+        public var beaconID: String
+        public var venueID: String
+        public var level: BatteryLevel
+        public var isLow: Bool
     }
 
     private let current: Mutex<Snapshot>

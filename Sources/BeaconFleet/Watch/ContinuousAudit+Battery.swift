@@ -41,7 +41,13 @@ extension ContinuousAudit {
     }
 
     /// The beacons' batteries as the audit stands on them, in manifest order.
-    public var batteryStandings: [BatteryStanding] { batteries.standings }
+    public var batteryStandings: [BatteryStanding] {
+        batteries.standings.map { standing in
+            var standing = standing
+            standing.lastReadingUnixTime = standing.lastReading.flatMap(unixTime(at:))
+            return standing
+        }
+    }
 
     /// Telemetry readings taken, and those paired with no beacon.
     public var telemetryCounts: TelemetryCounts {
