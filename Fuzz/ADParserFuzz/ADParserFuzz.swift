@@ -3,7 +3,7 @@ import BeaconFleet
 
 /// libFuzzer entry: advertising data from the air, through everything that reads it.
 ///
-/// The AD structure parser, the iBeacon finder, and `beaconctl decode`'s decoder and text
+/// The AD structure parser, the iBeacon finder, the telemetry frames (Eddystone-TLM, KKM), and `beaconctl decode`'s decoder and text
 /// formatter, on the bytes read as advertising data and as whatever `--as auto` makes of
 /// them. Built by scripts/fuzz.sh; not part of the SwiftPM package.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -27,6 +27,16 @@ public func fuzzAdvertisingData(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
     // reading only from a frame of exactly 14 bytes.
     _ = EddystoneTelemetry(advertisingData: bytes)
     if case .plain = EddystoneTelemetry(frame: bytes), bytes.count != 14 { fatalError("a plain TLM reading from \(bytes.count) bytes") }
+    // KKM's frames: a system reading only from 11 bytes or more, with a level of 100 % at most.
+    if case .system(let system) = KKMTelemetry(frame: bytes), bytes.count < 11 || system.batteryPercent > 100 {
+        fatalError("a KKM system reading from \(bytes.count) bytes")
+    }
+    // Whatever frame an advertisement carries, its reading (if any) measured something.
+    if let found = AdvertisedTelemetry(advertisingData: bytes),
+       let reading = found.reading(address: .zero, addressIsRandom: false, time: 0, clock: .elapsed, receiver: "fuzz"),
+       reading.batteryMillivolts == nil && reading.batteryPercent == nil && reading.temperature == nil {
+        fatalError("a telemetry reading that measured nothing")
+    }
     _ = DecodeText.render(.advertisingData(decoded))
     _ = DecodeText.render(DecodedInput(bytes: bytes, as: .auto))
     return 0

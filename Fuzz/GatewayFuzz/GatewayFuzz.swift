@@ -6,7 +6,7 @@ import BeaconFleet
 /// The input's first byte picks the kind, the text up to the first newline is the topic
 /// and the rest the payload. Every reading must be one of the five, a sighting must carry
 /// the arrival time and a receiver naming the kind, and the decoder must answer the same
-/// twice (it is pure); the kind is also guessed from the message. Built by scripts/fuzz.sh; not part of the SwiftPM package.
+/// twice (it is pure), with or without its telemetry; the kind is also guessed from the message. Built by scripts/fuzz.sh; not part of the SwiftPM package.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzGateway(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
@@ -23,6 +23,17 @@ public func fuzzGateway(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let reading = decoder.read(topic: topic, payload: payload, base: base, arrivalTime: arrival)
         guard reading == decoder.read(topic: topic, payload: payload, base: base, arrivalTime: arrival) else {
             fatalError("\(kind) read the same message two ways")
+        }
+        // With its telemetry: the same reading, and every reading names its beacon and measured a battery or temperature.
+        var telemetry = GatewayTelemetry()
+        guard reading == decoder.read(topic: topic, payload: payload, base: base, arrivalTime: arrival, telemetry: &telemetry) else {
+            fatalError("\(kind) read a message another way when asked for its telemetry")
+        }
+        for found in telemetry.readings {
+            guard found.address != nil || found.identity != nil,
+                  found.batteryMillivolts != nil || found.batteryPercent != nil || found.temperature != nil,
+                  found.batteryPercent.map({ $0 <= 100 }) ?? true
+            else { fatalError("\(kind): a telemetry reading of no beacon or of nothing: \(found)") }
         }
         switch reading {
         case .sightings(let sightings):

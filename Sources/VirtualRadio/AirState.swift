@@ -20,13 +20,16 @@ struct AirState {
     /// Beacons placed by identity: their advertising comes from there, whichever controller sends it.
     var beaconPlacements: [BeaconIdentity: PlanPoint] = [:]
     var places: [String: VirtualPlace] = [:]
+    /// What beacons say of their health beside their iBeacon; `nil`: nothing.
+    var beaconTelemetry: VirtualBeaconTelemetry?
     private(set) var statistics = AirStatistics()
     /// Every delivery since recording started; `nil` when not recording.
     var recording: [AirDelivery]?
 
-    init(seed: UInt64, propagation: PropagationModel) {
+    init(seed: UInt64, propagation: PropagationModel, beaconTelemetry: VirtualBeaconTelemetry? = nil) {
         self.seed = seed
         self.propagation = propagation
+        self.beaconTelemetry = beaconTelemetry
     }
 
     var nextWorkTime: AirTime? { queue.nextTime }
@@ -193,11 +196,22 @@ struct AirState {
             let set = slots[slot]?.controller.runningSet(work.key, generation: work.generation)
         else { return }
         let time = AirTime(microseconds: work.time)
-        if work.channelIndex < set.channels.count {
-            if work.channelIndex == 0 { statistics.advertisingEvents += 1 }
-            transmit(set, channel: set.channels[work.channelIndex], from: slot, at: time)
+        // A beacon's telemetry event sends the TLM frame on every channel after the iBeacon.
+        let telemetry = beaconTelemetry.flatMap { telemetry in
+            set.beaconIdentity != nil && !set.isDirected && telemetry.carriesTelemetry(event: set.completedEvents) ? telemetry : nil
         }
-        if work.channelIndex + 1 < set.channels.count {
+        let pduCount = set.channels.count * (telemetry == nil ? 1 : 2)
+        if work.channelIndex < pduCount {
+            if work.channelIndex == 0 { statistics.advertisingEvents += 1 }
+            let channel = set.channels[work.channelIndex % set.channels.count]
+            if let telemetry, work.channelIndex >= set.channels.count {
+                let sent = UInt64(set.completedEvents) * UInt64(set.channels.count) + UInt64(work.channelIndex)
+                transmit(set, channel: channel, from: slot, at: time, data: telemetry.advertisingData(at: time, advertisingCount: sent))
+            } else {
+                transmit(set, channel: channel, from: slot, at: time)
+            }
+        }
+        if work.channelIndex + 1 < pduCount {
             queue.push(ScheduledWork(
                 time: time.advanced(byMicroseconds: set.pduSpacingMicroseconds).microseconds, slot: slot, key: set.key, kind: .advertisingPDU,
                 channelIndex: work.channelIndex + 1, generation: set.generation))
@@ -215,7 +229,8 @@ struct AirState {
         }
     }
 
-    private mutating func transmit(_ set: AdvertisingSet, channel: UInt8, from slot: Int, at time: AirTime) {
+    /// Sends `data` (the set's own when `nil`) on `channel` to every scanner.
+    private mutating func transmit(_ set: AdvertisingSet, channel: UInt8, from slot: Int, at time: AirTime, data: [UInt8]? = nil) {
         statistics.transmittedPDUs += 1
         guard !scanners.isEmpty,
             let (address, addressType) = slots[slot]?.controller.advertiserAddress(of: set),
@@ -225,7 +240,7 @@ struct AirState {
             transmitter: slot, time: time, durationMicroseconds: set.primaryPDUDurationMicroseconds,
             channel: channel, phy: set.primaryPHY, properties: set.properties, address: address,
             addressType: addressType, target: set.isDirected ? set.peerAddress : nil,
-            data: set.isDirected && set.isLegacy ? [] : set.data, txPower: set.txPower, sid: set.sid,
+            data: set.isDirected && set.isLegacy ? [] : data ?? set.data, txPower: set.txPower, sid: set.sid,
             secondaryPHY: set.secondaryPHY, position: position)
         for receiver in scanners {
             guard let outcome = slots[receiver]?.controller.receive(transmission, model: propagation) else { continue }

@@ -40,11 +40,18 @@ public final class VirtualAir: Sendable {
         public var seed: UInt64
         public var propagation: PropagationModel
         public var timeMode: TimeMode
+        /// What the beacons advertised on this air say of their battery (Eddystone-TLM beside
+        /// each iBeacon); `nil`: no telemetry.
+        public var beaconTelemetry: VirtualBeaconTelemetry?
 
-        public init(seed: UInt64 = 1, propagation: PropagationModel = PropagationModel(), timeMode: TimeMode = .virtual) {
+        public init(
+            seed: UInt64 = 1, propagation: PropagationModel = PropagationModel(), timeMode: TimeMode = .virtual,
+            beaconTelemetry: VirtualBeaconTelemetry? = nil
+        ) {
             self.seed = seed
             self.propagation = propagation
             self.timeMode = timeMode
+            self.beaconTelemetry = beaconTelemetry
         }
     }
 
@@ -62,7 +69,8 @@ public final class VirtualAir: Sendable {
     public init(name: String = "virtual", configuration: Configuration = Configuration()) {
         self.name = name
         self.configuration = configuration
-        state = Mutex(AirState(seed: configuration.seed, propagation: configuration.propagation))
+        state = Mutex(AirState(
+            seed: configuration.seed, propagation: configuration.propagation, beaconTelemetry: configuration.beaconTelemetry))
         wallOrigin = ContinuousClock.now
         if case .realTime = configuration.timeMode {
             startDriver()
@@ -219,6 +227,13 @@ public final class VirtualAir: Sendable {
     public var propagation: PropagationModel {
         get { state.withLock { $0.propagation } }
         set { state.withLock { $0.propagation = newValue } }
+    }
+
+    /// The beacons' telemetry in force (first from `Configuration.beaconTelemetry`);
+    /// changing it affects every later advertising event.
+    public var beaconTelemetry: VirtualBeaconTelemetry? {
+        get { state.withLock { $0.beaconTelemetry } }
+        set { state.withLock { $0.beaconTelemetry = newValue } }
     }
 
     // MARK: Observation

@@ -80,9 +80,11 @@ public enum VirtualAirRegistry {
 
 extension VirtualAir.Configuration {
     /// What an air created on demand for the command line gets: real time, a fixed seed,
-    /// and an indoor-like medium: path-loss exponent 2, 3 dB shadowing, 2 % packet loss.
+    /// an indoor-like medium (path-loss exponent 2, 3 dB shadowing, 2 % packet loss), and
+    /// beacons that send Eddystone-TLM beside their iBeacon (`VirtualBeaconTelemetry.standard`),
+    /// so that scans and audits show a battery with no hardware.
     public static let live = VirtualAir.Configuration(
         seed: 1,
         propagation: PropagationModel(pathLossExponent: 2, shadowingSigma: 3, packetLoss: 0.02),
-        timeMode: .realTime(speed: 1))
+        timeMode: .realTime(speed: 1), beaconTelemetry: .standard)
 }

@@ -187,6 +187,29 @@ struct ScanCommandTests {
         #expect(second.output == expected)
     }
 
+    @Test("--telemetry writes the recording's telemetry lines among its sightings; without it none; the text table shows them")
+    func telemetryLines() async throws {
+        let scratch = try ScratchFolder()
+        let telemetry = #"{"telemetry":1,"source":"eddystone-tlm","address":"C4:5B:BE:12:34:56","address_random":false,"battery_mv":2987,"battery_percent":null,"temperature":21.5,"time":0.5,"clock":"elapsed","receiver":"hci0"}"#
+        let sightings = (0..<3).map { Self.line(minor: 2, rssi: -59, milliseconds: $0 * 100) }
+        let file = try scratch.write("tlm.jsonl", (sightings + [telemetry]).joined(separator: "\n") + "\n")
+        let with = await runBeaconctl(["scan", "--input", file, "--format", "jsonl", "--telemetry"])
+        #expect(with.status == 0, "\(with.error)")
+        #expect(with.output == (sightings + [telemetry]).joined(separator: "\n") + "\n")
+        let without = await runBeaconctl(["scan", "--input", file, "--format", "jsonl"])
+        #expect(without.output == sightings.joined(separator: "\n") + "\n", "older readers refuse telemetry lines: only when asked")
+        let text = await runBeaconctl(["scan", "--input", file, "--format", "text"])
+        #expect(text.output.hasSuffix("""
+
+            TELEMETRY          BATTERY  TEMP     SOURCE         RECEIVER
+            C4:5B:BE:12:34:56  2.987 V  21.5 °C  eddystone-tlm  hci0
+
+            """), "\(text.output)")
+        let refused = await runBeaconctl(["scan", "--input", file, "--format", "text", "--telemetry"])
+        #expect(refused.status == 2)
+        #expect(refused.error.contains("Error: --telemetry adds telemetry lines to --format jsonl or to what --mqtt publishes; the text table shows telemetry without it."))
+    }
+
     @Test func aBadRecordingLineExitsTwo() async throws {
         let scratch = try ScratchFolder()
         let file = try scratch.write("scan.jsonl", Self.line(minor: 2, rssi: -59, milliseconds: 0) + "\n{\"uuid\": 5}\n")

@@ -88,6 +88,7 @@ struct FastPathEquivalenceTests {
         let datas: [[UInt8]] = [
             testIBeaconData, name + Array(testIBeaconData.dropFirst(3)), bytes("02 01 06 03 03 AA FE"),
             testIBeaconData + [0x00, 0x00], Array(testIBeaconData.prefix(20)), [], bytes("00") + testIBeaconData,
+            TelemetryExtractionTests.tlmData, TelemetryExtractionTests.kkmSensorData, TelemetryExtractionTests.kkmSystemData,
         ]
         var events: [[UInt8]] = []
         for (index, data) in datas.enumerated() {
@@ -122,6 +123,7 @@ struct FastPathEquivalenceTests {
                 let sightings = full.extract(from: event, at: 1.5).sightings
                 #expect(fastSightings == sightings, "\(body)")
                 #expect(fast.counts == full.counts, "\(body)")
+                #expect(fast.telemetry.take() == full.telemetry.take(), "\(body)")
             } else {
                 #expect(fastSightings.isEmpty && fast.counts == SightingExtractionCounts())
             }

@@ -93,6 +93,65 @@ struct BrokerSightingFeedTests {
         }
     }
 
+    @Test("battery fields through Mosquitto: Theengs Gateway's volt and beaconctl's telemetry lines land in the feed's inbox, tied to the address", .timeLimit(.minutes(2)))
+    func telemetryThroughTheBroker() async throws {
+        try await withMosquitto { broker in
+            let beaconctlURL = try MQTTBrokerURL(parsing: broker.url + "/fleet")
+            let homeURL = try MQTTBrokerURL(parsing: broker.url + "/home")
+            let fleetReader = try MQTTClient(broker: beaconctlURL, configuration: .init(clientID: "tlm-fleet-reader"))
+            let homeReader = try MQTTClient(broker: homeURL, configuration: .init(clientID: "tlm-home-reader"))
+            let feed = try BrokerSightingFeed(
+                subscriptions: [
+                    BrokerSubscription(client: fleetReader, gateway: .beaconctl, base: "fleet", name: "fleet"),
+                    BrokerSubscription(client: homeReader, gateway: .theengs, base: "home", name: "home"),
+                ],
+                logger: Logger(label: "test"))
+            for reader in [fleetReader, homeReader] {
+                for await event in reader.connectionEvents {
+                    if case .subscribed = event { break }
+                }
+            }
+            let client = try MQTTClient(broker: beaconctlURL, configuration: .init(clientID: "tlm-publisher"))
+            try client.start()
+            // A box publishing with --telemetry: a reading, then a sighting of the same address, one batch.
+            let publisher = MQTTSightingPublisher(client: client, topics: MQTTTopics(prefix: "fleet"), receiver: "store-1", wallClockOffset: 1e9)
+            let address = BluetoothAddress("C4:5B:BE:00:00:01")
+            publisher.add(TelemetryReading(
+                address: address, addressIsRandom: false, batteryMillivolts: 2990, temperature: 21.5, time: 5, clock: .elapsed,
+                receiver: "hci0", source: .eddystoneTLM), now: 0)
+            var sighting = Script.sighting(Script.identity(minor: 1), at: 6)
+            sighting.address = address
+            sighting.clock = .elapsed
+            publisher.add(sighting, now: 0)
+            publisher.flushAll()
+            // Theengs Gateway: a KKM sensor frame's battery, then the same beacon's iBeacon, on its one topic.
+            let topic = "home/TheengsGateway/BTtoMQTT/DD330A102030"
+            #expect(client.publish(topic: topic, payload: Array(#"{"id": "DD:33:0A:10:20:30", "rssi": -66, "brand": "KKM", "model_id": "K6P", "tempc": 22.5, "volt": 2.987}"#.utf8)))
+            #expect(client.publish(topic: topic, payload: Array(#"{"id": "DD:33:0A:10:20:30", "rssi": -70, "brand": "GENERIC", "model": "iBeacon", "model_id": "IBEACON", "type": "BCON", "mfid": "4c00", "uuid": "e2c56db5dffb48d2b060d0f5a71096e0", "major": 1, "minor": 2, "txpower": -59}"#.utf8)))
+            // No address: counted.
+            #expect(client.publish(topic: "home/TheengsGateway/BTtoMQTT/x", payload: Array(#"{"rssi": -66, "volt": 2.9}"#.utf8)))
+            #expect(client.publish(topic: topic, payload: Array(#"{"id": "DD:33:0A:10:20:30", "rssi": -71, "brand": "GENERIC", "model": "iBeacon", "model_id": "IBEACON", "type": "BCON", "mfid": "4c00", "uuid": "e2c56db5dffb48d2b060d0f5a71096e0", "major": 1, "minor": 3, "txpower": -59}"#.utf8)))
+            await client.drain()
+            // Each topic's messages are read in order: once its last sighting is out, its telemetry was put.
+            var addresses: [String] = []
+            for try await sighting in feed.sightings {
+                addresses.append(sighting.address?.description ?? "")
+                if addresses.count == 3 { break }
+            }
+            #expect(Set(addresses) == ["C4:5B:BE:00:00:01", "DD:33:0A:10:20:30"])
+            let readings = feed.sightings.telemetry.take()
+            #expect(Set(readings.map(\.batteryMillivolts)) == [2990, 2987])
+            let boxReading = try #require(readings.first { $0.batteryMillivolts == 2990 })
+            #expect(boxReading.address == address && boxReading.receiver == "store-1")
+            #expect(boxReading.clock == .unix && boxReading.time == 1e9 + 5, "on the Unix time its sightings get")
+            let gatewayReading = try #require(readings.first { $0.batteryMillivolts == 2987 })
+            #expect(gatewayReading.address == BluetoothAddress("DD:33:0A:10:20:30") && gatewayReading.source == .gateway)
+            #expect(feed.skippedMessages.telemetryWithoutBeacon == 1)
+            await client.stop()
+            await feed.stop()
+        }
+    }
+
     @Test("the publisher beaconctl boxes use numbers every message on its topic", .timeLimit(.minutes(2)))
     func publisherNumbers() async throws {
         try await withMosquitto { broker in

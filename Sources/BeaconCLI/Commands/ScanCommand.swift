@@ -82,6 +82,9 @@ struct ScanCommand: AsyncParsableCommand {
             valueName: "convention"))
     var publishAs: SightingPublishing.Convention = .beaconctl
 
+    @Flag(help: "Also write the telemetry heard (Eddystone-TLM, KKM frames, gateways' battery fields) as telemetry lines among the JSON lines (--format jsonl) and publish them with --mqtt (docs/sightings.md). Off by default: readers before telemetry lines refuse them.")
+    var telemetry = false
+
     @Flag(
         name: .customLong("unix-time"),
         help: "Stamp sightings with Unix time (seconds since 1970, UTC) instead of seconds since the scan started, so that many receivers' streams merge. Published sightings (--mqtt) always carry it.")
@@ -124,6 +127,12 @@ struct ScanCommand: AsyncParsableCommand {
         }
         if publishAs != .beaconctl && mqtt == nil {
             throw ValidationError("--publish-as \(publishAs.rawValue) says how --mqtt publishes; add --mqtt mqtt://HOST/room_presence.")
+        }
+        if telemetry && format == .text && mqtt == nil {
+            throw ValidationError("--telemetry adds telemetry lines to --format jsonl or to what --mqtt publishes; the text table shows telemetry without it.")
+        }
+        if telemetry && publishAs == .mqttRoom {
+            throw ValidationError("--telemetry publishes telemetry lines in the beaconctl convention; --publish-as mqtt-room has no place for them.")
         }
         if let receiver, receiver.isEmpty || receiver.count > 128 {
             throw ValidationError("--receiver takes a name of 1 to 128 characters.")
@@ -187,7 +196,9 @@ struct ScanCommand: AsyncParsableCommand {
         // JSON lines go to standard output as the run takes them; the table is drawn from it.
         let run = ScanRun(
             region: try region(), ranging: ranging,
-            write: outputFormat == .jsonl ? Self.writeJSONLine : nil)
+            write: outputFormat == .jsonl ? Self.writeJSONLine : nil,
+            writeTelemetry: outputFormat == .jsonl && telemetry ? Self.writeTelemetryLine : nil,
+            publishesTelemetry: telemetry)
         let table = ScanTable(names: names, style: globals.style())
         let capture = input == nil ? try controller.openCapture() : nil
         defer { capture?.close() }
@@ -340,7 +351,7 @@ struct ScanCommand: AsyncParsableCommand {
     private static func frameLines(_ run: ScanRun, _ table: ScanTable, at time: Double, header: String) -> [String] {
         let beacons = run.snapshot(at: time)
         let title = header + ", \(ScanTable.decimal(time, places: 1)) s: \(count(beacons.count, "beacon"))"
-        return [title, ""] + table.lines(beacons, at: time)
+        return [title, ""] + table.lines(beacons, at: time) + TelemetryText.lines(run.latestTelemetry(), style: table.style)
     }
 
     private func printFinalTable(_ run: ScanRun, _ table: ScanTable, at time: Double, header: String) {
@@ -348,7 +359,9 @@ struct ScanCommand: AsyncParsableCommand {
         let console = Console.current
         console.line(header + Self.count(beacons.count, "beacon"))
         console.line()
-        for line in table.lines(beacons, at: time) { console.line(line) }
+        for line in table.lines(beacons, at: time) + TelemetryText.lines(run.latestTelemetry(), style: table.style) {
+            console.line(line)
+        }
     }
 
     // MARK: A recording
@@ -391,6 +404,11 @@ struct ScanCommand: AsyncParsableCommand {
     /// One sighting to standard output, as `--format jsonl` writes it.
     @Sendable private static func writeJSONLine(_ sighting: Sighting) {
         Console.current.line(SightingJSONLines.encode(sighting))
+    }
+
+    /// One telemetry reading to standard output, as `--format jsonl --telemetry` writes it.
+    @Sendable private static func writeTelemetryLine(_ reading: TelemetryReading) {
+        Console.current.line(TelemetryJSONLines.encode(reading))
     }
 
     static func count(_ value: Int, _ noun: String) -> String {

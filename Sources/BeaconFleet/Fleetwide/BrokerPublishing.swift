@@ -62,6 +62,13 @@ public struct SightingPublishing: Sendable {
         }
     }
 
+    /// Publishes one telemetry reading as a telemetry line, in the beaconctl convention (the
+    /// mqtt-room convention has no place for it).
+    public func add(_ reading: TelemetryReading, now: Double) {
+        guard roomPublisher == nil else { return }
+        publisher.add(reading, now: now)
+    }
+
     /// Sends what is batched, then ends as every publishing client does
     /// (`PublishingClient.finish`): whether every sighting was delivered.
     @discardableResult

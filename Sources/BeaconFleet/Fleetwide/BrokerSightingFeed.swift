@@ -48,6 +48,8 @@ public final class BrokerSightingFeed: Sendable {
         public var unreadableLines = 0
         /// Reports of a beacon without an identity to audit (no major/minor).
         public var withoutIdentity = 0
+        /// Battery fields without an address or identity to tie them to (counted, not guessed).
+        public var telemetryWithoutBeacon = 0
         /// Messages a beaconctl publisher numbered and sent that never arrived.
         public var lost = 0
     }
@@ -76,6 +78,7 @@ public final class BrokerSightingFeed: Sendable {
         self.losses = losses
         self.lossContinuation = lossContinuation
         let skipped = self.skipped
+        let telemetryInbox = TelemetryInbox()
         pumps = subscriptions.map { subscription in
             for filter in subscription.gateway.decoder.topicFilters(base: subscription.base) {
                 subscription.client.subscribe(filter)
@@ -90,9 +93,28 @@ public final class BrokerSightingFeed: Sendable {
                         skipped.counts.withLock { $0.lost += missing }
                         lossContinuation.yield(BrokerMessageLoss(messages: missing, topic: message.topic, input: subscription.name))
                     }
-                    switch decoder.readMarkingEvidence(topic: message.topic, payload: message.payload, base: subscription.base, arrivalTime: arrival()) {
+                    var telemetry = GatewayTelemetry()
+                    let decoded = decoder.readMarkingEvidence(
+                        topic: message.topic, payload: message.payload, base: subscription.base, arrivalTime: arrival(),
+                        telemetry: &telemetry)
+                    telemetryInbox.put(contentsOf: telemetry.readings)
+                    if telemetry.withoutBeacon > 0 {
+                        let count = skipped.counts.withLock { counts in
+                            counts.telemetryWithoutBeacon += telemetry.withoutBeacon
+                            return counts.telemetryWithoutBeacon
+                        }
+                        // Once: a gateway that publishes no address does so for every device.
+                        if count == telemetry.withoutBeacon, let reason = telemetry.firstWithoutBeaconReason {
+                            logger.warning("\(subscription.name): \(reason) on \(message.topic); such readings are counted, not tied to a beacon by guess")
+                        }
+                    }
+                    switch decoded {
                     case .sightings(let sightings):
-                        guard await channel.push(sightings) else { break reading }
+                        // A message of telemetry lines alone has no sightings to pass on.
+                        guard sightings.isEmpty else {
+                            guard await channel.push(sightings) else { break reading }
+                            continue
+                        }
                     case .partlyReadable(let sightings, let unreadable, let reason):
                         let count = skipped.counts.withLock { counts in
                             counts.unreadableLines += unreadable
@@ -130,7 +152,7 @@ public final class BrokerSightingFeed: Sendable {
                 channel.finish()
             }
         }
-        sightings = BrokerSightings(channel: channel)
+        sightings = BrokerSightings(channel: channel, telemetry: telemetryInbox)
         do {
             for subscription in subscriptions { try subscription.client.start() }
         } catch {

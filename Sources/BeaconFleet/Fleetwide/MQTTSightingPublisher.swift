@@ -48,8 +48,19 @@ public final class MQTTSightingPublisher: Sendable {
     public func add(_ sighting: Sighting, now: Double) {
         var stamped = wallClockOffset.map { sighting.onUnixTime(offset: $0) } ?? sighting
         if let receiver { stamped.receiver = receiver }
-        let topic = topics.sightings(receiver: stamped.receiver)
-        let line = Array(SightingJSONLines.encode(stamped).utf8)
+        add(line: Array(SightingJSONLines.encode(stamped).utf8), topic: topics.sightings(receiver: stamped.receiver), now: now)
+    }
+
+    /// Adds one telemetry reading as a telemetry line (`TelemetryJSONLines`, docs/mqtt.md) to
+    /// its receiver's batch, on the clock and under the name its sightings get; only for
+    /// `scan --mqtt --telemetry`, as readers before telemetry lines refuse them.
+    public func add(_ reading: TelemetryReading, now: Double) {
+        var stamped = wallClockOffset.map { reading.onUnixTime(offset: $0) } ?? reading
+        if let receiver { stamped.receiver = receiver }
+        add(line: Array(TelemetryJSONLines.encode(stamped).utf8), topic: topics.sightings(receiver: stamped.receiver), now: now)
+    }
+
+    private func add(line: [UInt8], topic: String, now: Double) {
         let full: [UInt8]? = state.withLock { state in
             var batch = state.batches[topic] ?? Batch(firstAt: now)
             batch.lines += line
@@ -76,8 +87,8 @@ public final class MQTTSightingPublisher: Sendable {
         flush { _ in true }
     }
 
-    /// Sightings handed to the broker client, and those dropped because it had too many
-    /// messages waiting for the broker. Those the broker refused (MQTT 5) are in
+    /// Lines (sightings, and telemetry readings when published) handed to the broker client,
+    /// and those dropped because it had too many messages waiting for the broker. Those the broker refused (MQTT 5) are in
     /// `client.refusedPublications.items`, counted within `published`.
     public var counts: (published: Int, dropped: Int) {
         state.withLock { ($0.published, $0.dropped) }
@@ -97,7 +108,7 @@ public final class MQTTSightingPublisher: Sendable {
     }
 
     private func send(_ payload: [UInt8], to topic: String) {
-        // One sighting a line: a message the broker refuses counts its sightings as refused.
+        // One sighting (or reading) a line: a message the broker refuses counts its lines as refused.
         let sightings = payload.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
         // A message the client drops keeps its number: the reader sees the gap, as it should.
         let sent = sequence.withLock { numbering in

@@ -76,11 +76,22 @@ public protocol GatewayDecoder {
     static var reportPeriod: Double? { get }
     /// One message. `arrivalTime` is Unix seconds on this host when the message arrived.
     static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading
+    /// One message, and the telemetry it carries beside its sightings (`GatewayTelemetry`).
+    static func read(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry: inout GatewayTelemetry
+    ) -> GatewayReading
 }
 
 extension GatewayDecoder {
     public static var carriesMeasuredPower: Bool { true }
     public static var reportPeriod: Double? { nil }
+
+    /// Gateways whose messages carry no telemetry this reader takes: the message alone.
+    public static func read(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry: inout GatewayTelemetry
+    ) -> GatewayReading {
+        read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime)
+    }
 
     /// What its sightings can vouch for, from `reportsEveryAdvertisement` and
     /// `carriesMeasuredPower`: the audit judges nothing else from them.
@@ -96,7 +107,15 @@ extension GatewayDecoder {
     public static func readMarkingEvidence(
         topic: String, payload: [UInt8], base: String, arrivalTime: Double
     ) -> GatewayReading {
-        let reading = read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime)
+        var ignored = GatewayTelemetry()
+        return readMarkingEvidence(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, telemetry: &ignored)
+    }
+
+    /// `readMarkingEvidence`, with the message's telemetry added to `telemetry`.
+    public static func readMarkingEvidence(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry: inout GatewayTelemetry
+    ) -> GatewayReading {
+        let reading = read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, telemetry: &telemetry)
         let evidence = sightingEvidence
         guard evidence != .complete else { return reading }
         switch reading {
@@ -123,6 +142,14 @@ public enum BeaconCtlGatewayDecoder: GatewayDecoder {
     public static var reportsEveryAdvertisement: Bool { true }
 
     public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
+        var ignored = GatewayTelemetry()
+        return read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, telemetry: &ignored)
+    }
+
+    /// Sighting lines and telemetry lines (`scan --mqtt --telemetry`) alike, line by line.
+    public static func read(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry: inout GatewayTelemetry
+    ) -> GatewayReading {
         let topics = MQTTTopics(prefix: base)
         if let receiver = topics.receiver(ofStatus: topic) {
             if payload == MQTTTopics.online { return .receiverStatus(receiver: receiver, online: true) }
@@ -131,6 +158,7 @@ public enum BeaconCtlGatewayDecoder: GatewayDecoder {
         }
         guard topics.receiver(ofSightings: topic) != nil else { return .ignored }
         var sightings: [Sighting] = []
+        var readings: [TelemetryReading] = []
         var unreadable = 0
         var firstReason: String?
         // Line by line: a corrupt line is counted with its reason, its neighbours are kept.
@@ -138,7 +166,8 @@ public enum BeaconCtlGatewayDecoder: GatewayDecoder {
             do {
                 // beaconctl publishes Unix time (`MQTTSightingPublisher`) and says so; a line
                 // that does not say is on the broker's clock too: receivers share it.
-                if let sighting = try SightingJSONLines.decode(line: line, lineNumber: index + 1, source: topic, defaultClock: .unix) {
+                if let sighting = try SightingJSONLines.decode(
+                    line: line, lineNumber: index + 1, source: topic, defaultClock: .unix, telemetry: { readings.append($0) }) {
                     sightings.append(sighting)
                 }
             } catch {
@@ -146,9 +175,11 @@ public enum BeaconCtlGatewayDecoder: GatewayDecoder {
                 if firstReason == nil { firstReason = "\(error)" }
             }
         }
+        telemetry.readings += readings
         guard let firstReason else { return .sightings(sightings) }
         // Nothing readable at all: the message as a whole is unreadable.
-        guard !sightings.isEmpty else { return .malformed(firstReason) }
+        guard !sightings.isEmpty || !readings.isEmpty else { return .malformed(firstReason) }
+        guard !sightings.isEmpty else { return .malformed("\(unreadable) of its lines unreadable, its telemetry lines kept: \(firstReason)") }
         return .partlyReadable(sightings, unreadableLines: unreadable, firstReason: firstReason)
     }
 }

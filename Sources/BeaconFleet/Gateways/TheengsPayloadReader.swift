@@ -19,7 +19,8 @@ enum TheengsPayloadReader {
     }
 
     static func read(
-        topic: String, payload: [UInt8], base: String, arrivalTime: Double, kind: GatewayKind
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, kind: GatewayKind,
+        telemetry: inout GatewayTelemetry
     ) -> GatewayReading {
         guard let levels = GatewaySighting.levels(of: topic, under: base), levels.count >= 2,
               !levels[0].isEmpty
@@ -38,7 +39,20 @@ enum TheengsPayloadReader {
             // OpenMQTTGateway without its decoder): the most faithful reading.
             let raw = try fields.string("manufacturerdata").flatMap(GatewaySpelling.iBeacon(manufacturerDataHex:))
             let isIBeacon = try fields.string("model_id") == "IBEACON"
-            guard raw != nil || isIBeacon else { return .ignored }
+            guard raw != nil || isIBeacon else {
+                // Another device: its battery fields, when it has some, are telemetry.
+                let address = (try? fields.has("mac") ? fields.address("mac") : fields.address("id")) ?? nil
+                let isRandom = ((try? fields.integer("mac_type", in: 0...255)) ?? nil).map { $0 == 1 } ?? false
+                if let reading = GatewayBatteryFields.reading(
+                    fields, address: address, addressIsRandom: isRandom, arrivalTime: arrivalTime, receiver: receiver) {
+                    if address == nil {
+                        telemetry.noteWithoutBeacon("\(receiver) reported a battery without the device's address (\"id\" or \"mac\")")
+                    } else {
+                        telemetry.readings.append(reading)
+                    }
+                }
+                return .ignored
+            }
             let rssi = try fields.integer("rssi", in: -128...127).map { value throws(GatewayPayload.Problem) in
                 guard let rssi = GatewaySpelling.rssi(Double(value)) else { throw .init("\"rssi\" \(value) is not an RSSI in dBm") }
                 return rssi
@@ -111,7 +125,16 @@ public enum TheengsGatewayDecoder: GatewayDecoder {
     public static var reportPeriod: Double? { 10 }
 
     public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
-        TheengsPayloadReader.read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, kind: .theengs)
+        var ignored = GatewayTelemetry()
+        return read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, telemetry: &ignored)
+    }
+
+    /// Its iBeacon reports, and the battery fields of the other devices it decodes (`GatewayBatteryFields`).
+    public static func read(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry: inout GatewayTelemetry
+    ) -> GatewayReading {
+        TheengsPayloadReader.read(
+            topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, kind: .theengs, telemetry: &telemetry)
     }
 }
 
@@ -129,6 +152,15 @@ public enum OpenMQTTGatewayDecoder: GatewayDecoder {
     public static var reportPeriod: Double? { 55.5 }
 
     public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
-        TheengsPayloadReader.read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, kind: .openMQTTGateway)
+        var ignored = GatewayTelemetry()
+        return read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, telemetry: &ignored)
+    }
+
+    /// Its iBeacon reports, and the battery fields of the other devices it decodes (`GatewayBatteryFields`).
+    public static func read(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry: inout GatewayTelemetry
+    ) -> GatewayReading {
+        TheengsPayloadReader.read(
+            topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, kind: .openMQTTGateway, telemetry: &telemetry)
     }
 }

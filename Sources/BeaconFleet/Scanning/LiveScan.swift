@@ -23,6 +23,8 @@ public final class LiveScan: Sendable {
     public var sightings: AsyncThrowingStream<Sighting, any Error> { session.sightings }
     public var family: ScanFamily { session.family }
     public var counts: SightingExtractionCounts { session.counts }
+    /// The telemetry readings heard beside the sightings (`ScanSession.telemetry`).
+    public var telemetry: TelemetryInbox { session.telemetry }
     /// Whether the controller delivers (`ScanSession.health`).
     public var health: AsyncStream<InputHealthChange> { session.health }
     /// Reports lost between the controller and the consumer of `sightings` so far.

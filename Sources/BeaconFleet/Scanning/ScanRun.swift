@@ -14,6 +14,10 @@ public final class ScanRun: Sendable {
     public let region: BeaconRegion?
     /// Where each sighting to be written goes; `nil` when none is.
     private let write: (@Sendable (Sighting) -> Void)?
+    /// Where each telemetry reading to be written goes (`scan --telemetry`); `nil` when none is.
+    private let writeTelemetry: (@Sendable (TelemetryReading) -> Void)?
+    /// Whether readings are published beside sightings (`scan --mqtt --telemetry`).
+    private let publishesTelemetry: Bool
     private let state: Mutex<State>
 
     private struct State {
@@ -23,6 +27,10 @@ public final class ScanRun: Sendable {
         var firstTime: Double?
         /// A recording's clock, each receiver placed on it (as verify and monitor place them).
         var timeline = SightingTimeline()
+        /// The latest telemetry reading of each advertiser (or identity, for a gateway's
+        /// readings without an address), for the table; at most `telemetryTableLimit`.
+        var latestTelemetry: [TelemetryKey: TelemetryReading] = [:]
+        var telemetryCount = 0
 
         /// `sighting` into ranging at `time` on the scan's clock.
         mutating func range(_ sighting: Sighting, at time: Double) {
@@ -36,15 +44,63 @@ public final class ScanRun: Sendable {
     }
 
     /// A run ranging sightings of `region` (every beacon when `nil`); `write`, when given,
-    /// gets every sighting that passes it, as it is to be written.
-    public init(region: BeaconRegion?, ranging: RangingConfiguration, write: (@Sendable (Sighting) -> Void)? = nil) {
+    /// gets every sighting that passes it, as it is to be written; `writeTelemetry` every
+    /// telemetry reading the source heard (`scan --telemetry`: not filtered by `region`, as
+    /// most readings carry no identity), and `publishesTelemetry` sends them to the broker
+    /// beside the sightings.
+    public init(
+        region: BeaconRegion?, ranging: RangingConfiguration, write: (@Sendable (Sighting) -> Void)? = nil,
+        writeTelemetry: (@Sendable (TelemetryReading) -> Void)? = nil, publishesTelemetry: Bool = false
+    ) {
         self.region = region
         self.write = write
+        self.writeTelemetry = writeTelemetry
+        self.publishesTelemetry = publishesTelemetry
         self.state = Mutex(State(ranger: BeaconRanger(configuration: ranging)))
     }
 
     /// Sightings taken into ranging so far.
     public var sightingCount: Int { state.withLock { $0.sightingCount } }
+    /// Telemetry readings taken so far.
+    public var telemetryCount: Int { state.withLock { $0.telemetryCount } }
+
+    /// Whom a telemetry reading is about, for the table.
+    struct TelemetryKey: Hashable {
+        var address: BluetoothAddress?
+        var identity: BeaconIdentity?
+    }
+
+    /// Advertisers whose latest reading the table keeps: beyond, new ones are not shown.
+    static let telemetryTableLimit = 4096
+
+    /// The latest reading of each advertiser heard with telemetry, by address then identity.
+    public func latestTelemetry() -> [TelemetryReading] {
+        state.withLock { Array($0.latestTelemetry.values) }.sorted { first, second in
+            let left = (first.address?.value ?? .max, first.receiver)
+            let right = (second.address?.value ?? .max, second.receiver)
+            return left < right
+        }
+    }
+
+    /// Takes every reading `inbox` holds: kept as each advertiser's latest, written and
+    /// published when asked (moved to Unix time by `writtenTimeOffset` when given, as the
+    /// sightings are). `now` is the publisher's clock.
+    func takeTelemetry(from inbox: TelemetryInbox, writtenTimeOffset: Double?, publisher: SightingPublishing?, now: Double) {
+        let readings = inbox.take()
+        guard !readings.isEmpty else { return }
+        state.withLock { state in
+            state.telemetryCount += readings.count
+            for reading in readings {
+                let key = TelemetryKey(address: reading.address, identity: reading.address == nil ? reading.identity : nil)
+                guard state.latestTelemetry[key] != nil || state.latestTelemetry.count < Self.telemetryTableLimit else { continue }
+                state.latestTelemetry[key] = reading
+            }
+        }
+        for reading in readings {
+            if let writeTelemetry { writeTelemetry(writtenTimeOffset.map { reading.onUnixTime(offset: $0) } ?? reading) }
+            if publishesTelemetry { publisher?.add(reading, now: now) }
+        }
+    }
     /// The newest sighting time: "now" for a recorded input.
     public var latestTime: Double? { state.withLock { $0.latestTime } }
 
@@ -100,6 +156,8 @@ public final class ScanRun: Sendable {
                 take(sighting, writtenTimeOffset: writtenTimeOffset)
                 publisher?.add(sighting, now: now) { ranged(sighting) }
             } tick: { now in
+                // Telemetry is rare (a frame every few seconds a beacon): taken at each tick.
+                takeTelemetry(from: scan.telemetry, writtenTimeOffset: writtenTimeOffset, publisher: publisher, now: now)
                 publisher?.publisher.flushIfDue(now: now)
                 onTick(now)
             }
@@ -110,6 +168,7 @@ public final class ScanRun: Sendable {
         }
         // Stopped here rather than at the end of the scan's scope: the final counts need it.
         await scan.close()
+        takeTelemetry(from: scan.telemetry, writtenTimeOffset: writtenTimeOffset, publisher: publisher, now: scan.elapsed())
         return LiveEnd(elapsed: scan.elapsed(), counts: scan.counts, lostCount: scan.lostCount + drops.value, failure: failure)
     }
 
@@ -139,10 +198,16 @@ public final class ScanRun: Sendable {
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
+                    var taken = 0
                     try await recording.forEach { sighting in
                         // A duration over a live stream counts the clock's seconds (below).
                         guard self.takeRecorded(sighting, duration: live ? nil : duration) else { return false }
                         publisher?.add(sighting, now: sighting.time) { self.ranged(sighting) }
+                        // Telemetry read meanwhile, every so many sightings: one lock per batch, not per sighting.
+                        taken &+= 1
+                        if taken % Self.telemetryEvery == 0 {
+                            self.takeTelemetry(from: recording.telemetry, writtenTimeOffset: nil, publisher: publisher, now: sighting.time)
+                        }
                         return true
                     }
                 }
@@ -157,8 +222,10 @@ public final class ScanRun: Sendable {
             throw error
         } catch {
             // Cancelled while reading: range what was read.
+            takeTelemetry(from: recording.telemetry, writtenTimeOffset: nil, publisher: publisher, now: latestTime ?? 0)
             return
         }
+        takeTelemetry(from: recording.telemetry, writtenTimeOffset: nil, publisher: publisher, now: latestTime ?? 0)
         if let truncation = recording.truncation {
             logger.warning("\(name): \(truncation); ranged what precedes it")
         }
@@ -167,6 +234,9 @@ public final class ScanRun: Sendable {
             logger.info("read a \(summary.format) capture", metadata: ["file": "\(name)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
         }
     }
+
+    /// Sightings of a recording between two takes of its telemetry.
+    static let telemetryEvery = 256
 
     /// Takes a recorded sighting: ranged at its time on the scan's clock, where each
     /// receiver keeps the time base its first sighting gave it (`SightingTimeline`), so that

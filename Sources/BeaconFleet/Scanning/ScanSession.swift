@@ -13,6 +13,9 @@ public final class ScanSession: Sendable {
     public let family: ScanFamily
     public let controller: String
     public let sightings: AsyncThrowingStream<Sighting, any Error>
+    /// The telemetry readings heard beside the sightings (Eddystone-TLM, KKM frames), on the
+    /// sightings' clock and receiver, for the audit to take.
+    public let telemetry = TelemetryInbox()
 
     private let commands: ScanCommands
     private let continuation: AsyncThrowingStream<Sighting, any Error>.Continuation
@@ -108,7 +111,7 @@ public final class ScanSession: Sendable {
     // MARK: Reading reports
 
     private func read(_ events: AsyncStream<HostControllerEvent>) async {
-        var extractor = SightingExtractor(receiver: commands.configuration.receiver ?? controller)
+        var extractor = SightingExtractor(receiver: commands.configuration.receiver ?? controller, telemetry: telemetry)
         let logger = commands.logger
         for await element in events {
             switch element {

@@ -4,6 +4,14 @@ import BeaconCore
 public struct BrokerSightings: AsyncSequence, SightingBatchSequence, Sendable {
     public typealias Element = Sighting
     let channel: BatchChannel<Sighting>
+    /// The telemetry readings of the same messages (gateways' battery fields, beaconctl's
+    /// telemetry lines), put as they are decoded.
+    public let telemetry: TelemetryInbox
+
+    init(channel: BatchChannel<Sighting>, telemetry: TelemetryInbox = TelemetryInbox()) {
+        self.channel = channel
+        self.telemetry = telemetry
+    }
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(channel: channel)

@@ -16,6 +16,8 @@ import Synchronization
 /// judge records with one `SightingCaptureDecoder`.
 public struct SightingCapture: Sendable {
     public var sightings: [Sighting]
+    /// The telemetry readings of its reports, in order (`SightingExtractor`).
+    public var telemetry: [TelemetryReading]
     public var summary: SightingCaptureSummary.Values
 
     public var counts: SightingExtractionCounts { summary.counts }
@@ -33,13 +35,14 @@ public struct SightingCapture: Sendable {
             var reader = PcapReader()
             reader.append(bytes)
             reader.finish()
-            var decoder = SightingCaptureDecoder(pcapFormat: format, source: source)
+            let telemetry = TelemetryInbox()
+            var decoder = SightingCaptureDecoder(pcapFormat: format, source: source, telemetry: telemetry)
             var sightings: [Sighting] = []
             while let packet = try decoder.nextRecord(from: &reader) {
                 try decoder.appendSightings(in: packet, position: reader.lastRecordPosition, to: &sightings)
             }
             try decoder.checkEnd()
-            self.init(sightings: sightings, summary: decoder.values)
+            self.init(sightings: sightings, telemetry: telemetry.take(), summary: decoder.values)
             return
         }
         let reader: BTSnoopReader
@@ -51,19 +54,22 @@ public struct SightingCapture: Sendable {
         try self.init(reader: reader, source: source)
     }
 
-    private init(sightings: [Sighting], summary: SightingCaptureSummary.Values) {
+    private init(sightings: [Sighting], telemetry: [TelemetryReading], summary: SightingCaptureSummary.Values) {
         self.sightings = sightings
+        self.telemetry = telemetry
         self.summary = summary
     }
 
     /// Reads the records of an opened btsnoop capture.
     public init(reader: BTSnoopReader, source: String) throws(SightingStreamError) {
         var reader = reader
-        var decoder = SightingCaptureDecoder(datalink: reader.datalink, source: source)
+        let inbox = TelemetryInbox()
+        var decoder = SightingCaptureDecoder(datalink: reader.datalink, source: source, telemetry: inbox)
         sightings = []
         while let record = try decoder.nextRecord(from: &reader) {
             try decoder.appendSightings(in: record, position: reader.lastRecordPosition, to: &sightings)
         }
+        telemetry = inbox.take()
         summary = decoder.values
     }
 
@@ -157,6 +163,9 @@ package struct SightingCaptureDecoder {
             total.fragments += other.counts.fragments
             total.malformedData += other.counts.malformedData
             total.incompleteData += other.counts.incompleteData
+            total.telemetryReadings += other.counts.telemetryReadings
+            total.encryptedTelemetry += other.counts.encryptedTelemetry
+            total.malformedTelemetry += other.counts.malformedTelemetry
         }
         total.malformedEvents = malformedEvents
         values.counts = total
@@ -181,6 +190,8 @@ package struct SightingCaptureDecoder {
     /// pcapng interfaces after the first: each is its own receiver.
     private var extractorsByInterface: [Int: SightingExtractor] = [:]
     private var malformedEvents = 0
+    /// Where every receiver's telemetry readings go.
+    private let telemetry: TelemetryInbox
     // pcap and pcapng
     private var pcapFormat: PcapReader.Format?
     private var startNanoseconds: Int64?
@@ -190,17 +201,19 @@ package struct SightingCaptureDecoder {
     /// The record being decoded, to name it when it cannot be.
     private var position: (index: Int, offset: Int) = (0, 0)
 
-    package init(datalink: BTSnoopDatalink, source: String) {
+    package init(datalink: BTSnoopDatalink, source: String, telemetry: TelemetryInbox = TelemetryInbox()) {
         found = .init(datalink: datalink)
         self.source = source
-        extractor = SightingExtractor(receiver: source)
+        self.telemetry = telemetry
+        extractor = SightingExtractor(receiver: source, telemetry: telemetry)
     }
 
-    package init(pcapFormat: PcapReader.Format, source: String) {
+    package init(pcapFormat: PcapReader.Format, source: String, telemetry: TelemetryInbox = TelemetryInbox()) {
         found = .init(datalink: nil, format: pcapFormat.rawValue)
         self.source = source
         self.pcapFormat = pcapFormat
-        extractor = SightingExtractor(receiver: source)
+        self.telemetry = telemetry
+        extractor = SightingExtractor(receiver: source, telemetry: telemetry)
     }
 
     /// Whether the capture ended inside a record (see `nextRecord(from:)`).
@@ -409,7 +422,7 @@ package struct SightingCaptureDecoder {
     ) {
         let decoded: Bool
         if let index = controllerIndex {
-            var extractor = extractorsByIndex.removeValue(forKey: index) ?? SightingExtractor(receiver: "\(source) hci\(index)")
+            var extractor = extractorsByIndex.removeValue(forKey: index) ?? SightingExtractor(receiver: "\(source) hci\(index)", telemetry: telemetry)
             decoded = Self.extract(body, with: &extractor, at: seconds, into: &sightings)
             extractorsByIndex[index] = extractor
         } else {
@@ -425,7 +438,7 @@ package struct SightingCaptureDecoder {
     private mutating func withExtractor<Result>(interface: Int, _ body: (inout SightingExtractor) -> Result) -> Result {
         guard interface != 0 else { return body(&extractor) }
         var extractor = extractorsByInterface.removeValue(forKey: interface)
-            ?? SightingExtractor(receiver: "\(source) interface \(interface)")
+            ?? SightingExtractor(receiver: "\(source) interface \(interface)", telemetry: telemetry)
         defer { extractorsByInterface[interface] = extractor }
         return body(&extractor)
     }
@@ -461,6 +474,8 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
     private let source: String
     private let format: Format
     public let summary = SightingCaptureSummary()
+    /// The telemetry readings of the capture's reports, put as its records are decoded.
+    public let telemetry = TelemetryInbox()
 
     init(bytes: SightingLineReader.AsyncIterator, source: String, format: Format = .btsnoop) {
         self.bytes = bytes
@@ -469,7 +484,7 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(bytes: bytes, source: source, format: format, summary: summary)
+        AsyncIterator(bytes: bytes, source: source, format: format, summary: summary, telemetry: telemetry)
     }
 
     package func makeBatchIterator() -> any SightingBatchIterator {
@@ -481,6 +496,7 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
         private let source: String
         private let format: Format
         private let summary: SightingCaptureSummary
+        private let telemetry: TelemetryInbox
         // Held here between batches and moved out while one is decoded, so that each is
         // uniquely referenced then (a second reference would copy its buffer at every append).
         private var btsnoop: BTSnoopReader?
@@ -497,11 +513,15 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
         static let batchLimit = 1024
         static let chunkSize = 64 * 1024
 
-        init(bytes: SightingLineReader.AsyncIterator, source: String, format: Format, summary: SightingCaptureSummary) {
+        init(
+            bytes: SightingLineReader.AsyncIterator, source: String, format: Format, summary: SightingCaptureSummary,
+            telemetry: TelemetryInbox
+        ) {
             self.bytes = bytes
             self.source = source
             self.format = format
             self.summary = summary
+            self.telemetry = telemetry
         }
 
         public mutating func next() async throws -> Sighting? {
@@ -550,7 +570,7 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
                 do {
                     let opened = try BTSnoopReader(prefix: header)
                     btsnoop = opened
-                    decoder = SightingCaptureDecoder(datalink: opened.datalink, source: source)
+                    decoder = SightingCaptureDecoder(datalink: opened.datalink, source: source, telemetry: telemetry)
                 } catch {
                     throw SightingStreamError(source: source, reason: error.description)
                 }
@@ -569,7 +589,7 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
         /// `decodeBTSnoopBatch(into:)` for pcap and pcapng.
         private mutating func decodePcapBatch(_ format: PcapReader.Format, into batch: inout [Sighting]) async throws -> Bool {
             var reader = pcap ?? PcapReader()
-            var decoder = self.decoder ?? SightingCaptureDecoder(pcapFormat: format, source: source)
+            var decoder = self.decoder ?? SightingCaptureDecoder(pcapFormat: format, source: source, telemetry: telemetry)
             pcap = nil
             self.decoder = nil
             defer {

@@ -30,19 +30,27 @@ extension SightingExtractor {
             let dataLength = Int(body[offset + 8])
             let dataStart = offset + 9
             counts.reports += 1
-            if let beacon = Self.firstIBeacon(in: body, from: dataStart, to: dataStart + dataLength) {
-                counts.iBeaconReports += 1
-                // Address (6 octets, least significant first) after event type and address type.
+            // Address (6 octets, least significant first) after event type and address type.
+            func address() -> BluetoothAddress {
                 var address: UInt64 = 0
                 for index in (offset + 2..<offset + 8).reversed() { address = address << 8 | UInt64(body[index]) }
+                return BluetoothAddress(truncating: address)
+            }
+            if let beacon = Self.firstIBeacon(in: body, from: dataStart, to: dataStart + dataLength) {
+                counts.iBeaconReports += 1
                 let rssi = body[dataStart + dataLength]
                 sightings.append(Sighting(
-                    advertisement: beacon, address: BluetoothAddress(truncating: address),
+                    advertisement: beacon, address: address(),
                     addressIsRandom: Self.isRandom(LEAddressType(rawValue: body[offset + 1])),
                     rssi: rssi == 0x7F ? nil : Int(Int8(bitPattern: rssi)), time: time, clock: Self.clock,
                     receiver: receiver))
             } else {
                 counts.otherReports += 1
+                if let found = Self.telemetry(in: body, from: dataStart, to: dataStart + dataLength) {
+                    var ignored = Extraction()
+                    note(found, address: address(), addressIsRandom: Self.isRandom(LEAddressType(rawValue: body[offset + 1])),
+                         time: time, into: &ignored)
+                }
             }
             offset = dataStart + dataLength + 1
         }
@@ -60,6 +68,30 @@ extension SightingExtractor {
             offset += 1 + length
         }
         return true
+    }
+
+    /// `AdvertisedTelemetry(structures:)` over whole AD structures in `start..<end`: only a
+    /// structure that may hold a frame (service data or manufacturer data of the right
+    /// identifier) is copied out and read.
+    private static func telemetry(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> AdvertisedTelemetry? {
+        var offset = start
+        while offset < end {
+            let length = Int(bytes[offset])
+            if length == 0 { return nil }
+            // Type, then a 16-bit UUID or company identifier (least significant byte first), then a frame byte.
+            if length >= 4 {
+                let type = bytes[offset + 1]
+                let identifier = UInt16(bytes[offset + 2]) | UInt16(bytes[offset + 3]) << 8
+                if (type == AdvertisedTelemetry.serviceData16Type && identifier == EddystoneTelemetry.serviceUUID)
+                    || (type == ADStructure.manufacturerSpecificType && identifier == KKMTelemetry.companyIdentifier),
+                   let found = AdvertisedTelemetry(structure: ADStructure(
+                       type: type, data: Array(bytes[(offset + 2)..<(offset + 1 + length)]))) {
+                    return found
+                }
+            }
+            offset += 1 + length
+        }
+        return nil
     }
 
     /// `firstIBeacon(in:)` over whole AD structures in `start..<end`, in place.

@@ -5,18 +5,25 @@ import HCI
 /// multi-report event, legacy (LE Advertising Report) and extended (LE Extended
 /// Advertising Report, fragments put back together), with the iBeacon found anywhere among
 /// the AD structures. Reports without an iBeacon are counted and otherwise ignored;
-/// malformed ones are counted and described, never fatal.
+/// malformed ones are counted and described, never fatal. Telemetry frames (Eddystone-TLM,
+/// KKM's system and sensor frames: `AdvertisedTelemetry`) become `TelemetryReading`s put into
+/// `telemetry`, on the sightings' clock and receiver; they are looked for only in reports
+/// without an iBeacon (and in extended data long enough to hold both), so an iBeacon report
+/// costs nothing more for them.
 ///
 /// Shared by the live scanner and the capture reader, so that a btsnoop file yields exactly
 /// what scanning the same air would have.
 public struct SightingExtractor: Sendable {
     /// Goes into every sighting's `receiver`.
     public var receiver: String
+    /// Where the telemetry readings go, as they are found.
+    public let telemetry: TelemetryInbox
     public internal(set) var counts = SightingExtractionCounts()
     private var assembler = SightingExtendedReportAssembler()
 
-    public init(receiver: String) {
+    public init(receiver: String, telemetry: TelemetryInbox = TelemetryInbox()) {
         self.receiver = receiver
+        self.telemetry = telemetry
     }
 
     /// What one event held.
@@ -79,12 +86,39 @@ public struct SightingExtractor: Sendable {
         }
         guard let beacon = Self.firstIBeacon(in: structures) else {
             counts.otherReports += 1
+            if let found = AdvertisedTelemetry(structures: structures) {
+                note(found, address: address, addressIsRandom: Self.isRandom(addressType), time: time, into: &extraction)
+            }
             return
         }
         counts.iBeaconReports += 1
         extraction.sightings.append(Sighting(
             advertisement: beacon, address: address,
             addressIsRandom: Self.isRandom(addressType), rssi: rssi.map(Int.init), time: time, clock: Self.clock, receiver: receiver))
+        // Only extended data has room for a telemetry frame beside the iBeacon's 30 bytes.
+        if data.count > Self.legacyDataLength, let found = AdvertisedTelemetry(structures: structures) {
+            note(found, address: address, addressIsRandom: Self.isRandom(addressType), time: time, into: &extraction)
+        }
+    }
+
+    /// Legacy advertising data holds at most 31 bytes (Core v5.4 Vol 6 Part B 2.3.1).
+    static let legacyDataLength = 31
+
+    /// Counts a telemetry frame and puts its reading, if it measured anything, in `telemetry`.
+    mutating func note(
+        _ found: AdvertisedTelemetry, address: BluetoothAddress, addressIsRandom: Bool, time: Double,
+        into extraction: inout Extraction
+    ) {
+        if let problem = found.problem {
+            counts.malformedTelemetry += 1
+            extraction.problems.append("telemetry from \(address): \(problem)")
+        } else if found.isEncrypted {
+            counts.encryptedTelemetry += 1
+        } else if let reading = found.reading(
+            address: address, addressIsRandom: addressIsRandom, time: time, clock: Self.clock, receiver: receiver) {
+            counts.telemetryReadings += 1
+            telemetry.put(reading)
+        }
     }
 
     /// The clock of every extracted sighting: a live scan's times count from its start, a
@@ -121,11 +155,24 @@ public struct SightingExtractionCounts: Hashable, Sendable, CustomStringConverti
     public var incompleteData = 0
     /// Events that could not be decoded at all.
     public var malformedEvents = 0
+    /// Telemetry frames read into a `TelemetryReading` (battery or temperature measured).
+    public var telemetryReadings = 0
+    /// Encrypted Eddystone-TLM frames: unreadable without the beacon's key.
+    public var encryptedTelemetry = 0
+    /// Telemetry frames that do not follow their document (`AdvertisedTelemetry.problem`).
+    public var malformedTelemetry = 0
 
     public init() {}
 
     public var description: String {
         "\(reports) reports: \(iBeaconReports) iBeacon, \(otherReports) other, \(fragments) fragments, "
             + "\(malformedData) malformed, \(incompleteData) incomplete; \(malformedEvents) undecodable events"
+            + telemetryDescription
+    }
+
+    /// `; telemetry: 3 readings, 1 encrypted, 0 malformed`, or nothing when there was none.
+    private var telemetryDescription: String {
+        guard telemetryReadings + encryptedTelemetry + malformedTelemetry > 0 else { return "" }
+        return "; telemetry: \(telemetryReadings) readings, \(encryptedTelemetry) encrypted, \(malformedTelemetry) malformed"
     }
 }

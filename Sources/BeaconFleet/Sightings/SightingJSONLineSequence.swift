@@ -11,6 +11,8 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
     /// Says once when the first line looks like Unix time left unmarked
     /// (`UndeclaredUnixTimeHint`); only for inputs whose default clock is elapsed.
     public let undeclaredUnixTime = UndeclaredUnixTimeHint()
+    /// The readings of its telemetry lines (docs/sightings.md), put as they are read.
+    public let telemetry = TelemetryInbox()
 
     init(lines: Lines, source: String, defaultClock: SightingClock, bytes: @escaping @Sendable (Lines.Element) -> [UInt8]) {
         self.lines = lines
@@ -19,7 +21,7 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(lines: lines.makeAsyncIterator(), defaults: defaults, bytes: bytes, hint: undeclaredUnixTime)
+        AsyncIterator(lines: lines.makeAsyncIterator(), defaults: defaults, bytes: bytes, hint: undeclaredUnixTime, telemetry: telemetry)
     }
 
     package func makeBatchIterator() -> any SightingBatchIterator {
@@ -43,11 +45,14 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
         private var pendingFailure: SightingStreamError?
         /// `nil` once the first sighting was looked at.
         private var hint: UndeclaredUnixTimeHint?
+        /// Where telemetry lines' readings go.
+        private let telemetry: TelemetryInbox
 
         init(
             lines: Lines.AsyncIterator, defaults: SightingJSONLines.Defaults, bytes: @escaping @Sendable (Lines.Element) -> [UInt8],
-            hint: UndeclaredUnixTimeHint
+            hint: UndeclaredUnixTimeHint, telemetry: TelemetryInbox
         ) {
+            self.telemetry = telemetry
             self.hint = defaults.clock == .elapsed ? hint : nil
             if let file = lines as? SightingLineReader.AsyncIterator {
                 self.file = file
@@ -77,7 +82,8 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
                     lineNumber += 1
                     let lineBytes = bytes(line)
                     if let sighting = try SightingJSONLines.decode(
-                        line: lineBytes, lineNumber: lineNumber, source: defaults.receiver, defaultClock: defaults.clock) {
+                        line: lineBytes, lineNumber: lineNumber, source: defaults.receiver, defaultClock: defaults.clock,
+                        telemetry: telemetry.put) {
                         if let hint {
                             self.hint = nil
                             lineBytes.withUnsafeBufferPointer { hint.noteFirst(sighting, line: $0, source: defaults.receiver) }
@@ -130,16 +136,22 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
             var failure: SightingStreamError?
             let defaults = self.defaults
             var hint = self.hint
+            let telemetry = self.telemetry
             file!.takeBufferedLines { line in
                 lineNumber += 1
                 do throws(SightingStreamError) {
-                    if let sighting = try SightingJSONLines.decode(
+                    switch try SightingJSONLines.decode(
                         line, lineNumber: lineNumber, source: defaults.receiver, defaults: defaults, fast: &fast) {
+                    case .sighting(let sighting)?:
                         if let first = hint {
                             hint = nil
                             first.noteFirst(sighting, line: line, source: defaults.receiver)
                         }
                         sightings.append(sighting)
+                    case .telemetry(let reading)?:
+                        telemetry.put(reading)
+                    case nil:
+                        break
                     }
                     return true
                 } catch {

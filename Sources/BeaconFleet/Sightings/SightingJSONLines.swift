@@ -11,8 +11,9 @@ import HCI
 /// A sighting without an address (a gateway that publishes none) has `"address":null`.
 ///
 /// Reading is strict per line and lenient about the stream: blank lines are skipped, fields
-/// this version does not know are ignored, and any line that is not a valid sighting is an
-/// error naming the line and column (a skipped line would silently understate what was heard).
+/// this version does not know are ignored, telemetry lines (`TelemetryJSONLines`) are read
+/// beside sightings, and any other line that is not a valid sighting is an error naming the
+/// line and column (a skipped line would silently understate what was heard).
 public enum SightingJSONLines {
     /// The longest line read, in bytes: a sighting takes under 300, so a longer line means
     /// the input is not a sighting stream (a binary file, a log).
@@ -37,16 +38,25 @@ public enum SightingJSONLines {
     /// a sighting. `defaultReceiver` fills in a missing `receiver` field, `defaultClock` a
     /// missing `clock` (the input's own: `.elapsed` for a file or a pipe, `.unix` for a
     /// broker's messages; docs/sightings.md).
+    ///
+    /// A telemetry line (docs/sightings.md) is read and checked like a sighting line, handed
+    /// to `telemetry`, and gives `nil`.
     public static func decode(
         line: some Collection<UInt8>, lineNumber: Int, source: String, defaultReceiver: String? = nil,
-        defaultClock: SightingClock
+        defaultClock: SightingClock, telemetry: (TelemetryReading) -> Void = { _ in }
     ) throws(SightingStreamError) -> Sighting? {
         var fast = SightingJSONFastDecoder()
         let bytes = Array(line)
         let defaults = Defaults(receiver: defaultReceiver ?? source, clock: defaultClock)
-        return try bytes.withUnsafeBufferPointer { buffer throws(SightingStreamError) in
+        let decoded = try bytes.withUnsafeBufferPointer { buffer throws(SightingStreamError) in
             try decode(buffer, lineNumber: lineNumber, source: source, defaults: defaults, fast: &fast)
         }
+        switch decoded {
+        case .sighting(let sighting)?: return sighting
+        case .telemetry(let reading)?: telemetry(reading)
+        case nil: break
+        }
+        return nil
     }
 
     /// What a line leaves out takes from its input: the receiver's name and the clock.
@@ -64,23 +74,42 @@ public enum SightingJSONLines {
     /// Never guessed from the number (docs/sightings.md).
     public static let recordingClock = SightingClock.elapsed
 
+    /// What one non-blank line holds: a sighting, or a telemetry reading (`TelemetryJSONLines`).
+    package enum Line: Equatable, Sendable {
+        case sighting(Sighting)
+        case telemetry(TelemetryReading)
+    }
+
     /// One line in place: the fast decoder first, the full reader for whatever it leaves
-    /// undecided (every error comes from the full reader).
+    /// undecided (every error comes from the full reader). A telemetry line is always
+    /// undecided there (its `"telemetry"` member is none of a sighting's), so sighting lines
+    /// pay nothing for them.
     static func decode(
         _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int, source: String, defaults: Defaults,
         fast: inout SightingJSONFastDecoder
-    ) throws(SightingStreamError) -> Sighting? {
+    ) throws(SightingStreamError) -> Line? {
         switch fast.decode(line, defaults: defaults) {
-        case .sighting(let sighting): return sighting
+        case .sighting(let sighting): return .sighting(sighting)
         case .blank: return nil
-        case .undecided: return try decodeFully(Array(line), lineNumber: lineNumber, source: source, defaults: defaults)
+        case .undecided: return try decodeLine(Array(line), lineNumber: lineNumber, source: source, defaults: defaults)
         }
     }
 
-    /// The full reader alone, without the fast path (tests compare the two).
+    /// The full reader alone, without the fast path (tests compare the two); a telemetry
+    /// line, read and checked, gives `nil` as a blank line does.
     package static func decodeFully(
         _ bytes: [UInt8], lineNumber: Int, source: String, defaults: Defaults
     ) throws(SightingStreamError) -> Sighting? {
+        guard case .sighting(let sighting)? = try decodeLine(bytes, lineNumber: lineNumber, source: source, defaults: defaults) else {
+            return nil
+        }
+        return sighting
+    }
+
+    /// The full reader: a sighting or a telemetry line, `nil` for a blank one.
+    package static func decodeLine(
+        _ bytes: [UInt8], lineNumber: Int, source: String, defaults: Defaults
+    ) throws(SightingStreamError) -> Line? {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
         func failure(_ reason: String, column: Int? = nil) -> SightingStreamError {
             SightingStreamError(source: source, line: lineNumber, column: column, reason: reason)
@@ -95,7 +124,9 @@ public enum SightingJSONLines {
             throw failure(error.reason, column: error.column)
         }
         do {
-            return try sighting(from: SightingFields(members: members), defaults: defaults)
+            let fields = SightingFields(members: members)
+            if fields.has("telemetry") { return .telemetry(try TelemetryJSONLines.reading(from: fields, defaults: defaults)) }
+            return .sighting(try sighting(from: fields, defaults: defaults))
         } catch {
             throw failure(error.message)
         }
@@ -114,29 +145,12 @@ public enum SightingJSONLines {
         let major = try fields.integer("major", in: 0...65_535)
         let minor = try fields.integer("minor", in: 0...65_535)
         let measuredPower = try fields.integer("measured_power", in: -128...127)
-        // No address: null or left out, or the empty string earlier versions wrote for it
-        // (docs/sightings.md); anything else must be one.
-        var address: BluetoothAddress?
-        if let addressText = try fields.optionalString("address"), !addressText.isEmpty {
-            guard let parsed = BluetoothAddress(addressText) else {
-                throw SightingFields.Problem("\"address\" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF), or null for none; got \(JSONText.stringLiteral(String(addressText.prefix(40))))")
-            }
-            address = parsed
-        }
+        let address = try fields.address()
         let addressIsRandom = try fields.optionalBool("address_random") ?? false
         // 127 is HCI's "RSSI not available"; in a sighting that is written null.
         let rssi = try fields.optionalInteger("rssi", in: -128...126, hint: "127 means \"not available\": write null")
-        let time = try fields.double("time")
-        guard Sighting.acceptedTimes.contains(time) else {
-            throw SightingFields.Problem("\"time\" must be seconds from -1e10 to 1e10 (about 317 years either way); got \(time)")
-        }
-        var clock = defaults.clock
-        if let clockName = try fields.optionalString("clock") {
-            guard let named = SightingClock(name: clockName) else {
-                throw SightingFields.Problem("\"clock\" must be \"elapsed\" (seconds on the receiver's own clock) or \"unix\" (seconds since 1970 UTC); got \(JSONText.stringLiteral(String(clockName.prefix(40))))")
-            }
-            clock = named
-        }
+        let time = try fields.time()
+        let clock = try fields.clock(default: defaults.clock)
         let receiver = try fields.optionalString("receiver") ?? defaults.receiver
         let advertisement = IBeaconAdvertisement(
             identity: BeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor)),
@@ -165,9 +179,9 @@ public enum SightingJSONLines {
     }
 }
 
-/// The members of one sighting object, read field by field with messages that say which
-/// field is wrong and what it should be.
-private struct SightingFields {
+/// The members of one sighting (or telemetry) object, read field by field with messages
+/// that say which field is wrong and what it should be.
+struct SightingFields {
     struct Problem: Error {
         var message: String
         init(_ message: String) { self.message = message }
@@ -227,6 +241,49 @@ private struct SightingFields {
             return value
         case let other?: throw Problem("\"\(key)\" must be a number of seconds; got \(Self.kind(other))")
         }
+    }
+
+    func optionalDouble(_ key: String) throws(Problem) -> Double? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .number(let text)?:
+            guard let value = Double(text), value.isFinite else { throw Problem("\"\(key)\" is out of range: \(text)") }
+            return value
+        case let other?: throw Problem("\"\(key)\" must be a number; got \(Self.kind(other))")
+        }
+    }
+
+    /// Whether the object has the member `key` (of any value).
+    func has(_ key: String) -> Bool {
+        values[key] != nil
+    }
+
+    /// `"address"`: null or left out, or the empty string earlier versions wrote for it
+    /// (docs/sightings.md), is none; anything else must be one.
+    func address() throws(Problem) -> BluetoothAddress? {
+        guard let addressText = try optionalString("address"), !addressText.isEmpty else { return nil }
+        guard let parsed = BluetoothAddress(addressText) else {
+            throw Problem("\"address\" must be six hexadecimal pairs separated by colons (AA:BB:CC:DD:EE:FF), or null for none; got \(JSONText.stringLiteral(String(addressText.prefix(40))))")
+        }
+        return parsed
+    }
+
+    /// `"time"`, within `Sighting.acceptedTimes`.
+    func time() throws(Problem) -> Double {
+        let time = try double("time")
+        guard Sighting.acceptedTimes.contains(time) else {
+            throw Problem("\"time\" must be seconds from -1e10 to 1e10 (about 317 years either way); got \(time)")
+        }
+        return time
+    }
+
+    /// `"clock"`, or `defaultClock` when the line names none.
+    func clock(default defaultClock: SightingClock) throws(Problem) -> SightingClock {
+        guard let clockName = try optionalString("clock") else { return defaultClock }
+        guard let named = SightingClock(name: clockName) else {
+            throw Problem("\"clock\" must be \"elapsed\" (seconds on the receiver's own clock) or \"unix\" (seconds since 1970 UTC); got \(JSONText.stringLiteral(String(clockName.prefix(40))))")
+        }
+        return named
     }
 
     func optionalBool(_ key: String) throws(Problem) -> Bool? {

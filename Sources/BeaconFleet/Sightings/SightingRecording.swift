@@ -28,7 +28,8 @@ public enum SightingRecording: Sendable {
         SightingJSONLineSequence(lines: SightingLineReader(path: path), source: displayName(path), defaultClock: defaultClock) { $0 }
     }
 
-    /// The sightings of JSON-lines text held in memory.
+    /// The sightings of JSON-lines text held in memory; its telemetry lines are read and
+    /// checked, and left out.
     public static func jsonLines(
         text: String, source: String, defaultClock: SightingClock = SightingJSONLines.recordingClock
     ) throws(SightingStreamError) -> [Sighting] {
@@ -107,6 +108,17 @@ public enum SightingRecording: Sendable {
         case .capture(let capture): capture
         case .jsonLines(let lines): lines
         case .broker(let sightings): sightings
+        }
+    }
+
+    /// The telemetry readings found beside the sightings, put as the recording is read: a
+    /// capture's Eddystone-TLM and KKM frames, JSON lines' telemetry lines, a broker's
+    /// battery fields and telemetry lines. Take them after (or while) reading.
+    public var telemetry: TelemetryInbox {
+        switch self {
+        case .capture(let capture): capture.telemetry
+        case .jsonLines(let lines): lines.telemetry
+        case .broker(let sightings): sightings.telemetry
         }
     }
 

@@ -11,6 +11,16 @@ public enum SightingSource: Sendable {
     case live(LiveScan)
     case recording(SightingRecording)
 
+    /// Where this source leaves the telemetry readings it hears beside its sightings, on
+    /// the same clock and receiver as they: a use case takes them from here
+    /// (`TelemetryInbox.take()`) as it judges.
+    public var telemetry: TelemetryInbox {
+        switch self {
+        case .live(let scan): scan.telemetry
+        case .recording(let recording): recording.telemetry
+        }
+    }
+
     /// A source as the user named it, not yet opened: a controller (`--hci`), a recording
     /// (`--input PATH`) or a broker (`--input mqtt://…`).
     public enum Origin: Sendable {
