@@ -174,7 +174,8 @@ struct VerifyCommand: AsyncParsableCommand {
                         gateways: broker.feed.subscriptions.map(\.gateway), requiredSightings: policy.requiredSightings, timeout: policy.timeout) {
                         logger.warning("\(warning)")
                     }
-                    result = try await verify(broker.feed.sightings, plan: plan, timing: .live, policy: policy)
+                    result = try await verify(
+                        broker.feed.sightings, plan: plan, timing: .live, policy: policy, telemetry: broker.feed.sightings.telemetry)
                 } else {
                     result = try await verifyRecording(input, plan: plan)
                 }
@@ -224,18 +225,20 @@ struct VerifyCommand: AsyncParsableCommand {
             // A pipe is listened to live, as JSON lines on a pipe are (docs/verify.md, "Inputs
             // and time"): a capture that stalls then ends at the timeout, not never.
             var result = isFile
-                ? try await verify(capture, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
-                : try await verify(capture, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
+                ? try await verify(capture, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity), telemetry: opened.telemetry)
+                : try await verify(
+                    capture, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), telemetry: opened.telemetry)
             if let undecodable = opened.undecodableWarning { result.inputWarnings.append(undecodable) }
             return result
         case .jsonLines(let lines):
             if isFile {
-                return try await verify(lines, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity))
+                return try await verify(lines, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity), telemetry: lines.telemetry)
             }
-            return try await verify(lines, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
+            return try await verify(lines, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), telemetry: lines.telemetry)
         case .broker(let sightings):
             // A file never opens as a broker (see `BrokerInput`); live, as one is.
-            return try await verify(sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout))
+            return try await verify(
+                sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), telemetry: sightings.telemetry)
         }
     }
 
@@ -281,7 +284,8 @@ struct VerifyCommand: AsyncParsableCommand {
     private func verifyLive(plan: VerificationPlan) async throws -> VerificationResult {
         try await controller.scanning(logger: globals.makeLogger()) { session in
             try await verify(
-                session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), lostBeforehand: session)
+                session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), lostBeforehand: session,
+                telemetry: session.telemetry)
         }
     }
 
@@ -320,7 +324,7 @@ struct VerifyCommand: AsyncParsableCommand {
     /// verdicts reached so far.
     private func verify<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, plan: VerificationPlan, timing: VerificationTiming, policy: VerificationPolicy,
-        lostBeforehand: (any LossCounting)? = nil
+        lostBeforehand: (any LossCounting)? = nil, telemetry: TelemetryInbox? = nil
     ) async throws -> VerificationResult {
         if let problem = policy.problem { throw CommandFailure(.usageOrInput, problem) }
         let progress = VerifyProgressLine(console: Console.current, timeout: policy.timeout)
@@ -330,7 +334,9 @@ struct VerifyCommand: AsyncParsableCommand {
             if case .live = timing {
                 logger.info("listening until every beacon is decided or \(VerdictWording.seconds(policy.timeout)) have passed; Ctrl-C ends the pass with what was heard")
             }
-            return try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand) { state, _ in progress.update(state) }
+            return try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand, telemetry: telemetry) { state, _ in
+                progress.update(state)
+            }
         }
         progress.clear()
         return try Self.value(of: outcome)

@@ -220,10 +220,13 @@ extension VerifyCommand {
             // Each format by its own type: a replay runs specialised code at a million sightings/s.
             switch opened {
             case .capture(let capture):
-                return try await watch.run(capture, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter)
+                return try await watch.run(
+                    capture, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter, telemetry: opened.telemetry)
             case .jsonLines(let lines):
-                return try await watch.run(lines, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter)
-            case .broker(let sightings): return try await watch.run(sightings, timing: timing, input: path, sinks: sinks)
+                return try await watch.run(
+                    lines, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter, telemetry: lines.telemetry)
+            case .broker(let sightings):
+                return try await watch.run(sightings, timing: timing, input: path, sinks: sinks, telemetry: sightings.telemetry)
             }
         })
     }
@@ -236,7 +239,7 @@ extension VerifyCommand {
             try await watch.run(
                 broker.feed.sightings, timing: AuditWatch.liveTiming, lostMessages: broker.feed, health: broker.health,
                 receiverStatus: broker.feed.receiverStatuses,
-                input: broker.name, sinks: sinks)
+                input: broker.name, sinks: sinks, telemetry: broker.feed.sightings.telemetry)
         })
     }
 
@@ -244,17 +247,18 @@ extension VerifyCommand {
         try await controller.scanning(logger: globals.makeLogger()) { session in
             try await run(
                 watch, over: session.sightings, timing: AuditWatch.liveTiming, lostBeforehand: session, health: session.health,
-                input: session.controller, sinks: sinks)
+                input: session.controller, sinks: sinks, telemetry: session.telemetry)
         }
     }
 
     /// Runs the watch until its input ends; SIGINT or SIGTERM stop it with a final report.
     private func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ watch: AuditWatch, over sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
-        health: AsyncStream<InputHealthChange>? = nil, input: String, sinks: [any AuditEventSink]
+        health: AsyncStream<InputHealthChange>? = nil, input: String, sinks: [any AuditEventSink], telemetry: TelemetryInbox? = nil
     ) async throws -> AuditStatusReport {
         try Self.value(of: await Self.untilSignal(stopWithin: StopDeadline.watchLimit) {
-            try await watch.run(sightings, timing: timing, lostBeforehand: lostBeforehand, health: health, input: input, sinks: sinks)
+            try await watch.run(
+                sightings, timing: timing, lostBeforehand: lostBeforehand, health: health, input: input, sinks: sinks, telemetry: telemetry)
         })
     }
 }
