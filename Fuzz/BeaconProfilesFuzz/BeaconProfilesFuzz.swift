@@ -3,11 +3,13 @@ import BeaconProfiles
 
 /// libFuzzer entry: bytes from a vendor beacon's configuration service.
 ///
-/// The first byte picks the reader, the rest is the input:
-/// - even: a KBeacon notification (authentication answers, acknowledgements, report parts);
+/// The low two bits of the first byte pick the reader, the rest is the input:
+/// - 0: a KBeacon notification (authentication answers, acknowledgements, report parts);
 ///   a decoded acknowledgement or report keeps its data within the bytes given;
-/// - odd: a KBeacon configuration answer (JSON); one that decodes gives a reading whose
-///   settings, written back to the same configuration, make a message that decodes again.
+/// - 1: a KBeacon configuration answer (JSON); one that decodes gives a reading whose
+///   settings, written back to the same configuration, make a message that decodes again;
+/// - 2, 3: the Eddystone Configuration Service's values (capabilities, lock state, interval,
+///   powers, challenge); a decoded interval re-encodes to the same bytes.
 /// Every input is also framed as an outgoing message in parts of the size the byte picks,
 /// and the parts must put the message back together. Built by scripts/fuzz.sh; not part of
 /// the SwiftPM package.
@@ -17,7 +19,8 @@ public func fuzzBeaconProfileBytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     guard let selector = bytes.first else { return 0 }
     let input = Array(bytes.dropFirst())
 
-    if selector & 1 == 0 {
+    switch selector & 3 {
+    case 0:
         if let notification = try? KBeaconNotification(bytes: input) {
             switch notification {
             case .acknowledgement(_, _, _, let payload), .report(_, _, _, let payload):
@@ -28,15 +31,29 @@ public func fuzzBeaconProfileBytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -
                 break
             }
         }
-    } else if let configuration = try? KBeaconConfiguration(json: input) {
-        let reading = configuration.reading
-        let fields = reading.settings.setFields
-        if let message = try? configuration.writeMessage(fields, of: reading.settings) {
-            guard (try? KBeaconConfiguration(json: message)) != nil else { fatalError("a write message that does not decode") }
+    case 1:
+        if let configuration = try? KBeaconConfiguration(json: input) {
+            let reading = configuration.reading
+            let fields = reading.settings.setFields
+            if let message = try? configuration.writeMessage(fields, of: reading.settings) {
+                guard (try? KBeaconConfiguration(json: message)) != nil else { fatalError("a write message that does not decode") }
+            }
+        }
+    default:
+        if let capabilities = try? EddystoneConfigurationService.Capabilities(bytes: input) {
+            guard capabilities.txPowers.count == input.count - 6 else { fatalError("capabilities lost a power") }
+        }
+        _ = try? EddystoneConfigurationService.lockState(input)
+        _ = try? EddystoneConfigurationService.power(input, what: "Radio Tx Power")
+        _ = try? EddystoneConfigurationService.challenge(input)
+        if let interval = try? EddystoneConfigurationService.interval(input) {
+            guard let value = UInt16(exactly: interval), EddystoneConfigurationService.intervalBytes(value) == input else {
+                fatalError("an interval that does not re-encode")
+            }
         }
     }
 
-    let capacity = Int(selector >> 1) + 1
+    let capacity = Int(selector >> 2) + 1
     var rebuilt: [UInt8] = []
     var offset = 0
     while offset < input.count || (offset == 0 && input.isEmpty) {

@@ -89,6 +89,8 @@ struct KBeaconConfigurationTests {
         (#"{"advObj":{}}"#, .wrongKind(key: "advObj", expected: "an array")),
         (#"{"advObj":[1]}"#, .wrongKind(key: "advObj", expected: "an array of objects")),
         (#"{"advObj":[{"slot":0,"type":5,"majorID":70000}]}"#, .invalid(key: "majorID", why: "70000 is outside 0…65535")),
+        // Found by BeaconProfilesFuzz: a power range upside down once made a range that trapped.
+        (#"{"minPwr":740,"maxPwr":4}"#, .invalid(key: "minPwr", why: "740 dBm is above maxPwr, 4 dBm")),
         (#"{"advObj":[{"slot":0,"type":5,"uuid":"nope"}]}"#, .invalid(key: "uuid", why: "\(ProximityUUIDParseError.wrongLength(4))")),
     ])
     func malformed(json: String, error: KBeaconConfigurationError) {

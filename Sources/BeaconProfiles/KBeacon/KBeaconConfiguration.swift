@@ -69,6 +69,9 @@ package struct KBeaconConfiguration: Equatable, Sendable {
         minimumTxPower = try Self.integer(top, "minPwr")
         maximumTxPower = try Self.integer(top, "maxPwr")
         maximumInterval = try Self.number(top, "maxPrd")
+        if let minimumTxPower, let maximumTxPower, minimumTxPower > maximumTxPower {
+            throw .invalid(key: "minPwr", why: "\(minimumTxPower) dBm is above maxPwr, \(maximumTxPower) dBm")
+        }
         if let array = top["advObj"] {
             guard let entries = array as? [Any] else { throw .wrongKind(key: "advObj", expected: "an array") }
             for entry in entries {
@@ -112,9 +115,10 @@ package struct KBeaconConfiguration: Equatable, Sendable {
                 top["meaPwr"] = value
             case .txPower:
                 guard let value = target.txPower else { continue }
-                let range = (minimumTxPower ?? Self.defaultTxPowerRange.lowerBound)...(maximumTxPower ?? Self.defaultTxPowerRange.upperBound)
-                guard range.contains(value) else {
-                    throw .outOfRange(field, "\(value) dBm is outside this beacon's \(range.lowerBound)…\(range.upperBound) dBm")
+                let lower = minimumTxPower ?? Self.defaultTxPowerRange.lowerBound
+                let upper = maximumTxPower ?? Self.defaultTxPowerRange.upperBound
+                guard value >= lower, value <= upper else {
+                    throw .outOfRange(field, "\(value) dBm is outside this beacon's \(lower)…\(upper) dBm")
                 }
                 slot["txPwr"] = value
             case .advertisingInterval:

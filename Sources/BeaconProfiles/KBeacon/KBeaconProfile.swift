@@ -51,6 +51,8 @@ public actor KBeaconProfile: BeaconProfile {
     /// Bytes of a message per part: 17 until the beacon tells its MTU.
     private var partCapacity = KBeaconFrame.defaultFrameLength - KBeaconFrame.partHeaderLength
     private var configuration: KBeaconConfiguration?
+    /// A bound on the frames one exchange may take (a 4096-byte answer in 1-byte parts, and room).
+    static let maximumFramesPerExchange = KBeaconFrame.maximumMessageLength + 64
 
     private init(gatt: GATTClient, address: BluetoothAddress, writeHandle: UInt16, writeWithResponse: Bool, inbox: NotificationInbox, options: Options) {
         self.gatt = gatt
@@ -202,13 +204,20 @@ public actor KBeaconProfile: BeaconProfile {
     /// (KBeacon.java `configHandleDownCmdAck`, `configHandleReadDataRpt`).
     private func exchange(_ message: [UInt8], step: String) async throws(BeaconProfileError) -> [UInt8] {
         guard let first = KBeaconFrame.part(of: message, type: .json, at: 0, capacity: partCapacity) else {
-            throw failure(.invalidValue(.uuid, "a message of \(message.count) bytes cannot be framed"))
+            throw failure(.malformed("\(step): a message of \(message.count) bytes cannot be framed"))
         }
         try await send(first)
         var sent = 0
         var received: [UInt8] = []
         var receiving = false
+        // Every useful frame moves a message on by a byte at least: more frames than that
+        // is a beacon keeping us busy, not an answer.
+        var frames = 0
         while true {
+            frames += 1
+            guard frames <= Self.maximumFramesPerExchange else {
+                throw failure(.malformed("\(step): more than \(Self.maximumFramesPerExchange) frames without an answer"))
+            }
             let notification = try await nextNotification(step)
             switch notification {
             case .acknowledgement(.json, let sequence, let cause, let data):
@@ -263,13 +272,14 @@ public actor KBeaconProfile: BeaconProfile {
     }
 
     private func nextAuthenticationAnswer(_ step: String) async throws(BeaconProfileError) -> KBeaconNotification {
-        while true {
+        for _ in 0..<Self.maximumFramesPerExchange {
             let notification = try await nextNotification(step)
             switch notification {
             case .challenge, .authenticated, .authenticationRefused: return notification
             case .acknowledgement, .report: continue
             }
         }
+        throw failure(.malformed("\(step): more than \(Self.maximumFramesPerExchange) frames without an authentication answer"))
     }
 
     /// The next frame the beacon notifies, decoded; an undecodable one is malformed.

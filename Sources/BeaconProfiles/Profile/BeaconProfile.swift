@@ -11,8 +11,12 @@ public protocol BeaconProfile: Sendable {
     /// `kbeacon: tcp-client:127.0.0.1:6402: peripheral F0:…`, for messages.
     var context: String { get }
 
-    /// The fields this profile can write; asking for another is `unsupported`.
+    /// The fields this profile can write; a target that sets another is `unsupported`
+    /// before the beacon is touched.
     var writableFields: Set<BeaconField> { get }
+
+    /// Why `field` cannot be written, in a sentence (for a field not in `writableFields`).
+    func whyNotWritable(_ field: BeaconField) -> String
 
     /// Tries `password` once. A second call on the same connection throws
     /// `authenticationAlreadyAttempted`.
@@ -26,4 +30,10 @@ public protocol BeaconProfile: Sendable {
 
     /// Sets a new password; the next connection needs it.
     func changePassword(to newPassword: BeaconPassword) async throws(BeaconProfileError)
+}
+
+extension BeaconProfile {
+    public func whyNotWritable(_ field: BeaconField) -> String {
+        "the \(name) profile does not write it"
+    }
 }

@@ -1,4 +1,5 @@
 /// Brings one beacon to a target through a profile, in the one safe order:
+/// 0. a target with a field the profile cannot write is refused before anything is sent;
 /// 1. one password attempt; a refusal ends it with nothing written;
 /// 2. read what the beacon holds;
 /// 3. write only the fields that differ (none when it is already right);
@@ -9,6 +10,10 @@ public enum BeaconProvisioning {
     public static func run(
         _ profile: some BeaconProfile, password: BeaconPassword, target: BeaconSettings, newPassword: BeaconPassword? = nil
     ) async throws(BeaconProfileError) -> ProvisioningOutcome {
+        // A target the profile cannot reach is said before the password is tried.
+        if let field = target.setFields.first(where: { !profile.writableFields.contains($0) }) {
+            throw BeaconProfileError(context: profile.context, kind: .unsupported(field, profile.whyNotWritable(field)))
+        }
         let outcome = try await profile.authenticate(password)
         guard outcome == .accepted else {
             if case .refused(let refusal) = outcome { return .refused(refusal) }

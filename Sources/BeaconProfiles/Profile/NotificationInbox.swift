@@ -74,7 +74,8 @@ actor NotificationInbox {
         }
     }
 
-    private func receive(_ value: [UInt8]) {
+    /// Takes one notified value (the reader task calls it; tests may too).
+    func receive(_ value: [UInt8]) {
         if let waiter {
             resolve(waiter.id, .value(value))
             return
