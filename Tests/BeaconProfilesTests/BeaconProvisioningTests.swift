@@ -49,6 +49,15 @@ struct BeaconProvisioningTests {
         #expect(await profile.steps == ["authenticate"])
     }
 
+    @Test("a new password the beacon would not take is refused before the password is tried")
+    func unusableNewPassword() async throws {
+        let profile = ScriptedProfile(holding: Self.held, rejectsB: true)
+        await #expect(throws: BeaconProfileError(context: "scripted", kind: .invalidPassword("too short"))) {
+            try await BeaconProvisioning.run(profile, password: BeaconPassword("a"), target: Self.held, newPassword: BeaconPassword("b"))
+        }
+        #expect(await profile.steps.isEmpty)
+    }
+
     @Test("a value the beacon silently changes is reported, and the password is left as it was")
     func notApplied() async throws {
         let profile = ScriptedProfile(holding: Self.held, roundsInterval: true)
@@ -79,10 +88,12 @@ actor ScriptedProfile: BeaconProfile {
     private var held: BeaconSettings
     private let refusal: AuthenticationRefusal?
     private let roundsInterval: Bool
+    private let rejectsB: Bool
     private(set) var steps: [String] = []
 
-    init(holding held: BeaconSettings, refusal: AuthenticationRefusal? = nil, roundsInterval: Bool = false) {
+    init(holding held: BeaconSettings, refusal: AuthenticationRefusal? = nil, roundsInterval: Bool = false, rejectsB: Bool = false) {
         self.held = held
+        self.rejectsB = rejectsB
         self.refusal = refusal
         self.roundsInterval = roundsInterval
     }
@@ -113,5 +124,9 @@ actor ScriptedProfile: BeaconProfile {
 
     func changePassword(to newPassword: BeaconPassword) async throws(BeaconProfileError) {
         steps.append("password")
+    }
+
+    nonisolated func problem(with password: BeaconPassword) -> String? {
+        password == BeaconPassword("b") && rejectsB ? "too short" : nil
     }
 }

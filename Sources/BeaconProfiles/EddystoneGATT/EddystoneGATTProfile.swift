@@ -23,6 +23,12 @@ public actor EddystoneGATTProfile: BeaconProfile {
             + "profile, or provision the beacon as an Eddystone beacon"
     }
 
+    public nonisolated func problem(with password: BeaconPassword) -> String? {
+        EddystoneConfigurationService.lockCode(password) == nil ? Self.lockCodeForm : nil
+    }
+
+    static let lockCodeForm = "an Eddystone lock code is 16 bytes written as 32 hexadecimal digits"
+
     private let gatt: GATTClient
     private let handles: [AttributeUUID: UInt16]
     private var attempted = false
@@ -103,7 +109,7 @@ public actor EddystoneGATTProfile: BeaconProfile {
     public func authenticate(_ password: BeaconPassword) async throws(BeaconProfileError) -> AuthenticationOutcome {
         guard !attempted else { throw failure(.authenticationAlreadyAttempted) }
         guard let code = EddystoneConfigurationService.lockCode(password) else {
-            throw failure(.invalidPassword("an Eddystone lock code is 16 bytes written as 32 hexadecimal digits"))
+            throw failure(.invalidPassword(Self.lockCodeForm))
         }
         attempted = true
         let state = try decode(try await readValue(EddystoneConfigurationService.lockState), EddystoneConfigurationService.lockState)
@@ -140,7 +146,8 @@ public actor EddystoneGATTProfile: BeaconProfile {
                 try EddystoneConfigurationService.Capabilities(bytes: bytes)
             }
         }
-        try await selectSlotZero()
+        // Slot 0 is active: the document has beacons select it on every new connection, and
+        // this profile selects no other (reading writes nothing).
         let interval = try decode(try await readValue(EddystoneConfigurationService.advertisingInterval), EddystoneConfigurationService.interval)
         let power = try decode(try await readValue(EddystoneConfigurationService.radioTxPower)) { bytes throws(EddystoneDecodeError) in
             try EddystoneConfigurationService.power(bytes, what: "Radio Tx Power")
@@ -187,7 +194,7 @@ public actor EddystoneGATTProfile: BeaconProfile {
                     + "with an unchecked one could lock the beacon with a code nobody knows; lock the beacon and run again"))
         }
         guard let newCode = EddystoneConfigurationService.lockCode(newPassword) else {
-            throw failure(.invalidPassword("an Eddystone lock code is 16 bytes written as 32 hexadecimal digits"))
+            throw failure(.invalidPassword(Self.lockCodeForm))
         }
         guard let encrypted = Cryptography.aes128ECB(key: lockCode, block: newCode) else {
             throw failure(.cryptography("OpenSSL's libcrypto would not compute AES-128-ECB, which a new Eddystone lock code needs"))

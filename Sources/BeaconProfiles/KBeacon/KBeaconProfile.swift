@@ -40,6 +40,10 @@ public actor KBeaconProfile: BeaconProfile {
     public nonisolated let context: String
     public nonisolated let writableFields = Set(BeaconField.allCases)
 
+    public nonisolated func problem(with password: BeaconPassword) -> String? {
+        KBeaconAuthentication.problem(with: password)
+    }
+
     private let gatt: GATTClient
     private let address: BluetoothAddress
     private let writeHandle: UInt16

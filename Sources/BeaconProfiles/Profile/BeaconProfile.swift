@@ -18,6 +18,9 @@ public protocol BeaconProfile: Sendable {
     /// Why `field` cannot be written, in a sentence (for a field not in `writableFields`).
     func whyNotWritable(_ field: BeaconField) -> String
 
+    /// Why this beacon would not take `password` as its password, `nil` when it would.
+    func problem(with password: BeaconPassword) -> String?
+
     /// Tries `password` once. A second call on the same connection throws
     /// `authenticationAlreadyAttempted`.
     func authenticate(_ password: BeaconPassword) async throws(BeaconProfileError) -> AuthenticationOutcome
@@ -36,4 +39,6 @@ extension BeaconProfile {
     public func whyNotWritable(_ field: BeaconField) -> String {
         "the \(name) profile does not write it"
     }
+
+    public func problem(with password: BeaconPassword) -> String? { nil }
 }

@@ -1,5 +1,6 @@
 /// Brings one beacon to a target through a profile, in the one safe order:
-/// 0. a target with a field the profile cannot write is refused before anything is sent;
+/// 0. a target with a field the profile cannot write, or a new password the beacon would not
+///    take, is refused before anything is sent;
 /// 1. one password attempt; a refusal ends it with nothing written;
 /// 2. read what the beacon holds;
 /// 3. write only the fields that differ (none when it is already right);
@@ -13,6 +14,9 @@ public enum BeaconProvisioning {
         // A target the profile cannot reach is said before the password is tried.
         if let field = target.setFields.first(where: { !profile.writableFields.contains($0) }) {
             throw BeaconProfileError(context: profile.context, kind: .unsupported(field, profile.whyNotWritable(field)))
+        }
+        if let newPassword, let problem = profile.problem(with: newPassword) {
+            throw BeaconProfileError(context: profile.context, kind: .invalidPassword(problem))
         }
         let outcome = try await profile.authenticate(password)
         guard outcome == .accepted else {
