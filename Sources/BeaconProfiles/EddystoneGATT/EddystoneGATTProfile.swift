@@ -8,8 +8,10 @@ import LECentral
 /// only when asked (`factoryReset()`, never during provisioning).
 ///
 /// It cannot write an iBeacon identity or measured power: the service configures Eddystone
-/// frames (UID, URL, TLM, EID) only, and no documented vendor extension adds iBeacon to it.
-/// A target that sets them is refused before the beacon is touched.
+/// frames (UID, URL, TLM, EID) only. Vendors that offer iBeacon do it in services of their own
+/// beside it (Accent Systems' iBKS GATT reference manual documents an iBeacon Service 0xFA00),
+/// not as an extension of this one. A target that sets them is refused before the beacon is
+/// touched.
 public actor EddystoneGATTProfile: BeaconProfile {
     public static let service = EddystoneConfigurationService.service
 
@@ -19,8 +21,9 @@ public actor EddystoneGATTProfile: BeaconProfile {
 
     public nonisolated func whyNotWritable(_ field: BeaconField) -> String {
         "the Eddystone Configuration GATT Service configures Eddystone frames (UID, URL, TLM, EID) and has no "
-            + "iBeacon identity or measured power; no documented vendor extension adds them: use the vendor's own "
-            + "profile, or provision the beacon as an Eddystone beacon"
+            + "iBeacon identity or measured power; vendors that add iBeacon do it in services of their own beside it "
+            + "(Accent Systems' iBKS GATT reference manual: an iBeacon Service 0xFA00), which this profile does not "
+            + "use: provision the beacon with its vendor's profile, or as an Eddystone beacon"
     }
 
     public nonisolated func problem(with password: BeaconPassword) -> String? {
