@@ -84,6 +84,28 @@ struct KBeaconProfileOnRootCanalTests {
         }
     }
 
+    @Test("a beacon without an iBeacon slot: slot 0 becomes one with the whole identity")
+    func noIBeaconSlot() async throws {
+        try await withRootCanal { rootCanal in
+            let beacon = try await ProfilePeripheral.start("kbeacon_peripheral.py", on: rootCanal, address: Self.address, ["--no-ibeacon-slot"])
+            defer { beacon.signal(SIGKILL) }
+            let central = try await CentralOnRootCanalTests.startCentral(on: rootCanal)
+            let connection = try await central.connect(to: Self.address, type: .random, timeout: CentralOnRootCanalTests.connectDeadline)
+            let profile = try await KBeaconProfile.open(on: connection)
+            let outcome = try await BeaconProvisioning.run(profile, password: KBeaconProfile.factoryPassword, target: Self.target)
+            guard case .provisioned(let report) = outcome else {
+                Issue.record("not provisioned: \(outcome)")
+                return
+            }
+            #expect(report.before.settings.identity == nil)
+            #expect(report.after.settings == Self.target)
+            let state = try await beacon.waitForLine("the new slot") { $0.hasPrefix("state ") }
+            #expect(state.contains(#""slot": 0"#) && state.contains(#""type": 5"#))
+            try await connection.disconnect()
+            await central.host.close()
+        }
+    }
+
     @Test("a wrong password: the beacon's proof does not match, one attempt only, nothing written")
     func wrongPassword() async throws {
         try await withRootCanal { rootCanal in

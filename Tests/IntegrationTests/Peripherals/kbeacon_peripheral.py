@@ -22,7 +22,7 @@ beacon's side of what the SDK does as a central, independently of beaconctl's co
 
 Usage: kbeacon_peripheral.py TRANSPORT ADDRESS [--mtu N] [--password P] [--locked]
            [--uuid U --major N --minor N --measured-power N --tx-power N --interval N]
-           [--attempts N]
+           [--attempts N] [--no-ibeacon-slot]
 
 Prints one line per event for the test to wait on:
   ready                        advertising has started
@@ -100,7 +100,7 @@ class Beacon:
             "maxPrd": 20000.0,
             "maxSlot": 5,
         }
-        self.slots = [
+        self.slots = [{"slot": 0, "type": 2, "txPwr": 0, "advPrd": 1000.0, "conn": 1}] if args.no_ibeacon_slot else [
             {"slot": 0, "type": 2, "txPwr": 0, "advPrd": 1000.0, "conn": 1},
             {
                 "slot": 1,
@@ -272,6 +272,7 @@ async def main() -> None:
     parser.add_argument("--measured-power", type=int, default=-59)
     parser.add_argument("--tx-power", type=int, default=0)
     parser.add_argument("--interval", type=int, default=1000)
+    parser.add_argument("--no-ibeacon-slot", action="store_true", help="advertise Eddystone-UID only (slot 0, type 2)")
     args = parser.parse_args()
 
     async with await open_transport(args.transport) as hci:
