@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
-        .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "HCITestKit", "LECentral"], swiftSettings: strict),
+        .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
         .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
