@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "HCI", targets: ["HCI"]),
         .library(name: "HCITransports", targets: ["HCITransports"]),
         .library(name: "LECentral", targets: ["LECentral"]),
+        .library(name: "BeaconProfiles", targets: ["BeaconProfiles"]),
         .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
         .library(name: "BeaconTestKit", targets: ["BeaconTestKit"]),
@@ -39,6 +40,11 @@ let package = Package(
         .systemLibrary(
             name: "CMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev", "libssl-dev"])]),
+        // OpenSSL's libcrypto alone (Debian: libssl-dev), for the digests and ciphers vendor
+        // beacons authenticate with (MD5, AES-128), without libmosquitto.
+        .systemLibrary(
+            name: "CLibCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
 
         // Identity, frames, regions, ranging maths: no I/O, no dependencies.
         .target(name: "BeaconCore", swiftSettings: strict),
@@ -52,6 +58,10 @@ let package = Package(
         // An LE central on the host stack above HCI: connections, L2CAP over ACL, an ATT/GATT
         // client. No I/O of its own (it drives a HostController), no manifests, no command line.
         .target(name: "LECentral", dependencies: ["BeaconCore", "HCI"], swiftSettings: strict),
+        // Vendor configuration profiles above the central: recognise a beacon, authenticate
+        // once, read what it holds, write only what differs, change its password, read back.
+        // No manifests, no command line.
+        .target(name: "BeaconProfiles", dependencies: ["BeaconCore", "HCI", "LECentral", "CLibCrypto"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
         // MQTT on libmosquitto: broker URLs, credentials, a client with reconnection and QoS 1.
@@ -138,6 +148,7 @@ let package = Package(
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
+        .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
         .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
@@ -160,7 +171,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
-                "LECentral", "VirtualRadio", .product(name: "Logging", package: "swift-log"),
+                "LECentral", "BeaconProfiles", "VirtualRadio", .product(name: "Logging", package: "swift-log"),
             ],
             // The peripherals Bumble plays, run by the tests from the source tree.
             exclude: ["Peripherals"], swiftSettings: strict),

@@ -4,7 +4,7 @@
 # Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
 #   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, VerificationFuzz,
 #            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, PcapFuzz, GatewayFuzz,
-#            GatewayConfigurationFuzz, ATTFuzz, or all
+#            GatewayConfigurationFuzz, ATTFuzz, BeaconProfilesFuzz, or all
 #   SECONDS  how long to fuzz each target (default 60); 0 only builds
 #
 # The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
@@ -13,6 +13,7 @@
 #   BeaconCore   every file
 #   HCI          every file
 #   LECentral    every file (L2CAP, ATT, GATT, the central)
+#   BeaconProfiles every file (vendor configuration profiles; with OpenSSL's libcrypto)
 #   FleetManifest every file (with libyaml, as the package builds it)
 #   RangingEvaluation every file (recordings at known distances, the estimators)
 #   BeaconMQTT   the broker URL only (MQTTBrokerURL, MQTTError, MQTTCredentials: no libmosquitto)
@@ -36,7 +37,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra_flags=("$@")
 
-targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz)
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz BeaconProfilesFuzz)
 if [[ "$target" == all ]]; then
   selected=("${targets[@]}")
 else
@@ -67,6 +68,8 @@ mapfile -t hci_sources < <(find Sources/HCI -name '*.swift' | sort)
 build_module HCI "${hci_sources[@]}"
 mapfile -t central_sources < <(find Sources/LECentral -name '*.swift' | sort)
 build_module LECentral "${central_sources[@]}"
+mapfile -t profile_sources < <(find Sources/BeaconProfiles -name '*.swift' | sort)
+build_module BeaconProfiles -I Sources/CLibCrypto "${profile_sources[@]}"
 mapfile -t manifest_sources < <(find Sources/FleetManifest -name '*.swift' | sort)
 build_module FleetManifest -I Sources/CYAML "${manifest_sources[@]}"
 # The gateway decoders name their default base through the broker URL; the client proper
@@ -91,8 +94,8 @@ for name in "${selected[@]}"; do
   say "linking $name"
   # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
   swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
-    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
-    -I Sources/CYAML -lyaml \
+    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/BeaconProfiles.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
+    -I Sources/CYAML -I Sources/CLibCrypto -lyaml -lcrypto \
     -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
   [[ "$seconds" -eq 0 ]] && continue
   corpus="$out/corpus-$name"

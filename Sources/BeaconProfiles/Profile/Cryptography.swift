@@ -1,0 +1,41 @@
+import CLibCrypto
+
+/// Digests and ciphers from OpenSSL's libcrypto, never written by hand.
+enum Cryptography {
+    /// MD5 of `bytes` (RFC 1321) through EVP; `nil` when OpenSSL refuses it (a FIPS-only
+    /// configuration has no MD5).
+    static func md5(_ bytes: [UInt8]) -> [UInt8]? {
+        var digest = [UInt8](repeating: 0, count: 16)
+        var length: UInt32 = 0
+        let status = bytes.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_md5(), nil)
+            }
+        }
+        guard status == 1, length == 16 else { return nil }
+        return digest
+    }
+
+    /// AES-128 in ECB mode (FIPS-197) of one 16-byte block under a 16-byte key, without
+    /// padding; `nil` for other lengths or when OpenSSL fails.
+    static func aes128ECB(key: [UInt8], block: [UInt8]) -> [UInt8]? {
+        guard key.count == 16, block.count == 16, let context = EVP_CIPHER_CTX_new() else { return nil }
+        defer { EVP_CIPHER_CTX_free(context) }
+        var output = [UInt8](repeating: 0, count: 32)
+        var written: Int32 = 0
+        var finished: Int32 = 0
+        let status = key.withUnsafeBufferPointer { key in
+            block.withUnsafeBufferPointer { input in
+                output.withUnsafeMutableBufferPointer { output -> Bool in
+                    guard EVP_EncryptInit_ex(context, EVP_aes_128_ecb(), nil, key.baseAddress, nil) == 1,
+                        EVP_CIPHER_CTX_set_padding(context, 0) == 1,
+                        EVP_EncryptUpdate(context, output.baseAddress, &written, input.baseAddress, 16) == 1
+                    else { return false }
+                    return EVP_EncryptFinal_ex(context, output.baseAddress.map { $0 + Int(written) }, &finished) == 1
+                }
+            }
+        }
+        guard status, written + finished == 16 else { return nil }
+        return Array(output[0..<16])
+    }
+}
