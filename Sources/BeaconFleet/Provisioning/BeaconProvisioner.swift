@@ -180,7 +180,9 @@ public struct BeaconProvisioner: Sendable {
                 configuration: ScanConfiguration(access: ControllerAccess(listening)), logger: logger, clock: clock
             ) { scan in
                 onEvent(.verifying(expected: plan.expected.count, controller: listening.description))
-                return try await verifier.run(scan.sightings, timing: .live, lostBeforehand: scan, clock: clock) { progress, events in
+                return try await verifier.run(
+                    scan.sightings, timing: .live, lostBeforehand: scan, telemetry: scan.telemetry, clock: clock
+                ) { progress, events in
                     onEvent(.verification(progress, events))
                 }
             })
