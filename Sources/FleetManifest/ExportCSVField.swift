@@ -1,8 +1,8 @@
 /// CSV cell and record rendering after RFC 4180 section 2.
-enum CSVField {
+public enum CSVField {
     /// The cell as written: enclosed in double quotes, with each quote doubled, when it holds
     /// a comma, a quote or a line break (rules 6 and 7); as is otherwise.
-    static func render(_ text: String) -> String {
+    public static func render(_ text: String) -> String {
         var result = ""
         append(text, to: &result)
         return result
@@ -23,7 +23,7 @@ enum CSVField {
 
     /// One record: cells joined by commas, ended by CRLF as RFC 4180 rule 1 asks (spreadsheet
     /// programs and Python's csv module write the same).
-    static func record(_ cells: [String]) -> String {
+    public static func record(_ cells: [String]) -> String {
         cells.map(render).joined(separator: ",") + "\r\n"
     }
 }

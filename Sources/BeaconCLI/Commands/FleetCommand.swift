@@ -7,7 +7,10 @@ struct FleetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
         abstract: "Validate, export and import fleet manifests.",
-        subcommands: [FleetValidateCommand.self, FleetPlanCommand.self, FleetExportCommand.self, FleetImportCommand.self])
+        subcommands: [
+            FleetValidateCommand.self, FleetPlanCommand.self, FleetExportCommand.self, FleetImportCommand.self,
+            FleetBatteriesCommand.self,
+        ])
 }
 
 /// Options for reading manifests, shared by the commands that load them.

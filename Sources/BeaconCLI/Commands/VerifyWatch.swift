@@ -194,7 +194,8 @@ extension VerifyCommand {
         if let publishing, !(await publishing.finish(logger: logger)) {
             throw CommandFailure(.controller, "not every change reached \(publishing.client.broker) (see above)")
         }
-        if report.end == .inputEnded && !report.statistics.allOK { throw ExitStatus.findings.exitCode }
+        let batteryLow = report.batteries.contains { $0.standing == .low }
+        if report.end == .inputEnded && (!report.statistics.allOK || batteryLow) { throw ExitStatus.findings.exitCode }
     }
 
     /// A regular file on its own clock, as fast as it reads; a pipe (a live `scan`) live.

@@ -79,14 +79,10 @@ struct WatchOutput: AuditEventSink {
         }
     }
 
-    /// `   3600.0 s  battery-low     door 04F6…/1/1: battery 2.41 V below 2.5 V: replace it on the next visit; runs out in 12 days`
+    /// `   3600.0 s  battery-low     door 04F6…/1/1: battery 2.41 V below 2.5 V: replace it on the next visit`
     static func text(_ event: AuditBatteryEvent) -> String {
         let kind = event.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
-        var text = "\(time(event.time))  \(kind)  \(printable(event.beaconID)) \(event.identity): \(event.reason)"
-        if event.kind == .low, let days = event.forecast.daysLeft {
-            text += "; the trend reaches it \(days <= 0 ? "now" : "in \(NumberText.count(Int(days.rounded(.down)), "day"))")"
-        }
-        return text
+        return "\(time(event.time))  \(kind)  \(printable(event.beaconID)) \(event.identity): \(event.reason)"
     }
 
     /// `     42.0 s  receiver-offline  store-12 (was online): none of its sightings for 30 s; unmonitored: door, till`
@@ -130,11 +126,13 @@ struct WatchOutput: AuditEventSink {
         if report.lostSightings > 0 { losses.append("\(LossWording.reports(report.lostSightings)) lost on this host") }
         if report.lostMessages > 0 { losses.append("\(NumberText.count(report.lostMessages, "message")) of sightings lost on the way from the broker") }
         let lost = losses.isEmpty ? "" : "; " + losses.joined(separator: " and ") + " (no beacon was judged missing on a silence that included them)"
-        if report.statistics.allOK {
+        let lowBatteries = report.batteries.filter { $0.standing == .low }.map { "\(printable($0.beacon.beaconID)) battery-low" }
+        if report.statistics.allOK && lowBatteries.isEmpty {
             let count = report.statistics.beaconStates[.ok] ?? 0
             return "passed \(when): every beacon ok (\(count))\(lost)"
         }
         var problems = report.beaconsNotOK.map { beacon, state in "\(printable(beacon.beaconID)) \(state?.rawValue ?? "not heard yet")" }
+        problems += lowBatteries
         if report.statistics.unexpectedNow > 0 {
             problems.append("\(report.statistics.unexpectedNow) unexpected identit\(report.statistics.unexpectedNow == 1 ? "y" : "ies") on the air")
         }
@@ -229,8 +227,7 @@ struct WatchEventHook: AuditEventSink {
 
     /// `BEACONCTL_EVENT=battery-low` or `battery-ok`, with the beacon, its venue and identity,
     /// `BEACONCTL_BATTERY` (the level judged, `2.41 V` or `15 %`), `BEACONCTL_THRESHOLD`,
-    /// `BEACONCTL_SOURCE`, `BEACONCTL_FORECAST_DAYS` (empty when the trend gives none),
-    /// `BEACONCTL_REASON` and `BEACONCTL_TIME`.
+    /// `BEACONCTL_SOURCE`, `BEACONCTL_REASON` and `BEACONCTL_TIME`.
     static func variables(for event: AuditBatteryEvent) -> [String: String] {
         [
             "BEACONCTL_EVENT": event.kind.rawValue,
@@ -240,7 +237,6 @@ struct WatchEventHook: AuditEventSink {
             "BEACONCTL_BATTERY": event.level.description,
             "BEACONCTL_THRESHOLD": event.threshold.description,
             "BEACONCTL_SOURCE": event.source.rawValue,
-            "BEACONCTL_FORECAST_DAYS": event.forecast.daysLeft.map { String(($0 * 10).rounded() / 10) } ?? "",
             "BEACONCTL_REASON": event.reason,
             "BEACONCTL_TIME": String(event.time),
         ]

@@ -8,6 +8,7 @@ import BeaconCore
 /// (bounded, in its state file), reports call this.
 public enum BatteryForecast: Hashable, Sendable {
     /// Fewer than `minimumDays` days with readings.
+    /// (`daysLeft` is never more than `longestForecastDays`: a slighter trend is `notDeclining`.)
     case notEnoughHistory(days: Int)
     /// The trend does not decline (a fresh cell, a mains-powered beacon): no date to give.
     case notDeclining
@@ -17,6 +18,8 @@ public enum BatteryForecast: Hashable, Sendable {
     case days(Double)
 
     public static let minimumDays = 3
+    /// Ten years: no beacon cell lasts longer.
+    public static let longestForecastDays = 3650.0
 
     /// One day's median, in the threshold's unit (millivolts or percent); `day` counts days
     /// (Unix days for a watch tied to Unix time).
@@ -58,7 +61,10 @@ public enum BatteryForecast: Hashable, Sendable {
         } else if !(slope < 0) {
             self = .notDeclining
         } else {
-            self = .days((Double(threshold) - atLast) / slope)
+            let days = (Double(threshold) - atLast) / slope
+            // Beyond the longest a beacon's cell lasts, a trend this slight is no decline
+            // worth a date (and every number shown stays a small one).
+            self = days.isFinite && days <= Self.longestForecastDays ? .days(days) : .notDeclining
         }
     }
 

@@ -57,8 +57,8 @@ public enum AuditJSONLines {
 
     /// A battery low or ok again: `{"event":"battery-low","time":…,"beacon":"…","venue":"…",
     /// "identity":"UUID/major/minor","level":"2.41 V","battery_mv":2410,"threshold":"2.5 V",
-    /// "source":"eddystone-tlm","reason":"…","forecast_days":12.5,"at":"…"}`: `battery_mv` or
-    /// `battery_percent` by the threshold's unit; `forecast_days` when the trend gives one.
+    /// "source":"eddystone-tlm","reason":"…","at":"…"}`: `battery_mv` or `battery_percent` by
+    /// the threshold's unit.
     public static func encode(_ event: AuditBatteryEvent) -> String {
         var line = "{\"event\":\"\(event.kind.rawValue)\",\"time\":" + SightingJSONLines.timeText(event.time)
         line += ",\"beacon\":" + JSONText.stringLiteral(event.beaconID)
@@ -71,7 +71,7 @@ public enum AuditJSONLines {
         }
         line += ",\"threshold\":\"\(event.threshold)\",\"source\":\"\(event.source.rawValue)\""
         line += ",\"reason\":" + JSONText.stringLiteral(event.reason)
-        if let days = event.forecast.daysLeft { line += ",\"forecast_days\":" + SightingJSONLines.timeText((days * 10).rounded() / 10) }
+        // Going low, the forecast is moot; back ok, a new cell has no trend yet.
         if let at = event.unixTime.flatMap({ WallClock.iso8601($0) }) { line += ",\"at\":\"\(at)\"" }
         return line + "}"
     }
@@ -97,12 +97,19 @@ public enum AuditJSONLines {
         line += ",\"beacons\":{\(counts.joined(separator: ","))}"
         line += ",\"unexpected\":\(statistics.unexpectedNow),\"gone\":\(statistics.unexpectedGone)"
         line += ",\"receivers\":{\"online\":\(statistics.receiversOnline),\"offline\":\(statistics.receiversOffline)}"
+        // Only when telemetry was heard or batteries are expected: other watches' lines unchanged.
+        let lowBatteries = report.batteries.filter { $0.standing == .low }
+        if report.telemetry.received > 0 || !report.batteries.isEmpty {
+            line += ",\"batteries\":{\"low\":\(lowBatteries.count),\"telemetry_readings\":\(report.telemetry.received)"
+                + ",\"unpaired_telemetry\":\(report.telemetry.unpaired)}"
+        }
         if let end = report.end {
-            line += ",\"end\":\"\(end.rawValue)\",\"passed\":\(statistics.allOK)"
-            let notOK: [String] = report.beaconsNotOK.map { beacon, state in
+            line += ",\"end\":\"\(end.rawValue)\",\"passed\":\(statistics.allOK && lowBatteries.isEmpty)"
+            var notOK: [String] = report.beaconsNotOK.map { beacon, state in
                 let name = JSONText.stringLiteral(beacon.beaconID)
                 return "{\"beacon\":\(name),\"state\":\"\(state?.rawValue ?? "unknown")\"}"
             }
+            notOK += lowBatteries.map { "{\"beacon\":\(JSONText.stringLiteral($0.beacon.beaconID)),\"state\":\"battery-low\"}" }
             line += ",\"not_ok\":[\(notOK.joined(separator: ","))]"
         }
         return line + "}"

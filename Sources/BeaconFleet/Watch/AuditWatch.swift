@@ -85,13 +85,15 @@ public struct AuditWatch: Sendable {
             var nextReadings = ContinuousClock.now + Self.readingsPeriod
             do {
                 replaying: while let batch = try await readAhead.next() {
+                    // The telemetry decoded so far (the reader runs ahead of the audit), each
+                    // reading judged when the replay's clock reaches it, in order with the
+                    // sightings around it.
+                    progress.collectTelemetry()
                     for sighting in batch {
                         if Task.isCancelled { break replaying }
                         progress.take(progress.audit.observe(sighting))
+                        if progress.hasPendingTelemetry { progress.takeTelemetry(dueBy: progress.audit.now) }
                     }
-                    // The telemetry read with this batch (or ahead of it: the reader runs
-                    // ahead), placed now its receivers are.
-                    progress.takeTelemetry(arrival: nil)
                     if readings != nil, ContinuousClock.now >= nextReadings {
                         progress.publishReadings()
                         nextReadings = ContinuousClock.now + Self.readingsPeriod
@@ -101,7 +103,8 @@ public struct AuditWatch: Sendable {
                 // A reader may end with an error of its own when it is cancelled: still a stop.
                 if !Task.isCancelled { throw error }
             }
-            progress.takeTelemetry(arrival: nil)
+            progress.collectTelemetry()
+            progress.takeTelemetry(dueBy: nil)
             end = Task.isCancelled ? .interrupted : .inputEnded
         case .live(let tick):
             end = try await listen(
@@ -180,10 +183,12 @@ public struct AuditWatch: Sendable {
                         at: max(lastArrival + stallAfter, progress.audit.now ?? 0))
                 }
                 progress.take(progress.audit.advance(to: time))
-                progress.takeTelemetry(arrival: time)
+                progress.collectTelemetry()
+                progress.takeTelemetry(dueBy: nil, arrival: time)
                 progress.publishReadings()
             case .ended(let time):
-                progress.takeTelemetry(arrival: time)
+                progress.collectTelemetry()
+                progress.takeTelemetry(dueBy: nil, arrival: time)
                 progress.take(progress.audit.advance(to: time))
                 return .inputEnded
             case .health(let change, let time):
@@ -329,15 +334,44 @@ private struct WatchProgress {
         for sink in sinks { sink.deliver(report) }
     }
 
-    /// Judges the telemetry the source decoded since the last call and hands the battery
-    /// crossings to every sink.
-    mutating func takeTelemetry(arrival: Double?) {
+    /// Readings taken from the source, not yet judged: in the order decoded, which is the
+    /// order heard.
+    private var pendingTelemetry: [TelemetryReading] = []
+    private var pendingTelemetryStart = 0
+
+    var hasPendingTelemetry: Bool { pendingTelemetryStart < pendingTelemetry.count }
+
+    /// Takes what the source decoded since the last call.
+    mutating func collectTelemetry() {
         guard let telemetry else { return }
-        for reading in telemetry.take() {
+        let readings = telemetry.take()
+        guard !readings.isEmpty else { return }
+        if pendingTelemetryStart == pendingTelemetry.count {
+            pendingTelemetry = readings
+            pendingTelemetryStart = 0
+        } else {
+            pendingTelemetry.append(contentsOf: readings)
+        }
+    }
+
+    /// Judges the pending readings placed at or before `dueBy` on the audit's clock (every one
+    /// with `nil`: a live watch's tick, or the end) and hands the battery crossings to every
+    /// sink. A reading from a receiver the audit has not placed (none of its sightings came
+    /// yet) is due at once, where the clock stands. Only readings decoded ahead of the replay
+    /// wait, so the pending ones are bounded by the reader's lead.
+    mutating func takeTelemetry(dueBy: Double?, arrival: Double? = nil) {
+        while pendingTelemetryStart < pendingTelemetry.count {
+            let reading = pendingTelemetry[pendingTelemetryStart]
+            if let dueBy, let placed = audit.timelineTime(of: reading), placed > dueBy { break }
+            pendingTelemetryStart += 1
             for var event in audit.observe(reading, arrival: arrival) {
                 event.unixTime = audit.unixTime(at: event.time)
                 for sink in sinks { sink.deliver(event) }
             }
+        }
+        if pendingTelemetryStart == pendingTelemetry.count {
+            pendingTelemetry.removeAll(keepingCapacity: true)
+            pendingTelemetryStart = 0
         }
     }
 
