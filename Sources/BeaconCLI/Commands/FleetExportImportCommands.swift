@@ -200,7 +200,8 @@ func readInput(_ path: String) async throws -> String {
 /// `ManifestFileReplacement`), or to standard output.
 func writeOutput(_ text: String, to path: String?) throws {
     guard let path else {
-        Console.current.write(text.hasSuffix("\n") ? text : text + "\n")
+        // By its last byte: "\r\n" (CSV's record end) is one Character, which `hasSuffix("\n")` misses.
+        Console.current.write(text.utf8.last == UInt8(ascii: "\n") ? text : text + "\n")
         return
     }
     do {
