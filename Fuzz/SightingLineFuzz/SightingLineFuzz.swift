@@ -27,8 +27,12 @@ public func fuzzSightingLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     for reading in readings {
         let line = TelemetryJSONLines.encode(reading)
         var again: [TelemetryReading] = []
-        guard (try? SightingJSONLines.decode(line: Array(line.utf8), lineNumber: 1, source: "fuzz", defaultClock: .unix) { again.append($0) }) != nil,
-              let back = again.first, back.address == reading.address, back.identity == reading.identity,
+        do {
+            _ = try SightingJSONLines.decode(line: Array(line.utf8), lineNumber: 1, source: "fuzz", defaultClock: .unix) { again.append($0) }
+        } catch {
+            fatalError("an encoded telemetry reading does not decode: \(line): \(error)")
+        }
+        guard let back = again.first, back.address == reading.address, back.identity == reading.identity,
               back.batteryMillivolts == reading.batteryMillivolts, back.batteryPercent == reading.batteryPercent,
               back.temperature == reading.temperature, back.source == reading.source, back.clock == reading.clock,
               back.receiver == reading.receiver, abs(back.time - reading.time) <= 1e-6 * max(1, abs(reading.time))
