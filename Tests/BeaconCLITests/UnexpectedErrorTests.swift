@@ -54,6 +54,7 @@ struct UnexpectedErrorTests {
         ("fleet plan", ["fleet", "plan", "--venue", "north", "--zones", "entrance"]),
         ("fleet export", ["fleet", "export", "m.yaml"]),
         ("fleet import", ["fleet", "import", "beacons.csv"]),
+        ("fleet batteries", ["fleet", "batteries", "m.yaml", "--state", "watch.state"]),
         ("advertise", ["advertise", "--manifest", "m.yaml", "--all", "--hci", "virtual"]),
         ("scan", ["scan", "--input", "sightings.jsonl"]),
         ("verify", ["verify", "m.yaml", "--input", "sightings.jsonl"]),

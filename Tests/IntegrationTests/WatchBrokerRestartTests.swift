@@ -148,12 +148,15 @@ struct WatchBrokerRestartTests {
         try Self.manifest.write(to: manifestFile, atomically: true, encoding: .utf8)
 
         try await withMosquitto(persistence: persistence) { broker in
+            // The box publishes before the watch starts: the watch's first silence (3 s from
+            // its connection) must not depend on how fast a busy machine starts the box.
+            let box = try StoreBox(broker)
+            await box.waitUntilPublished(moreThan: 3)
             let watchID = "watch-\(UUID().uuidString.prefix(8))"
             let watch = try BeaconctlProcess(
                 ["verify", manifestFile.path, "--watch", "--input", broker.url, "--silence", "3", "--format", "jsonl"],
                 environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": watchID])
             try await MQTTCommandTests.waitForSubscription(broker, clientID: watchID)
-            let box = try StoreBox(broker)
 
             #expect(await watch.waitForOutput("front and back ok") { Self.states($0) == ["front": "ok", "back": "ok"] }, "\(watch.standardError)")
 
@@ -220,10 +223,12 @@ extension WatchBrokerRestartTests {
             let arguments = [
                 "verify", manifestFile.path, "--watch", "--input", broker.url, "--silence", "3", "--format", "jsonl", "--state", stateFile,
             ]
+            // The box publishes before the watch starts (see `brokerRestart`).
+            let box = try StoreBox(broker)
+            await box.waitUntilPublished(moreThan: 3)
             let firstID = "watch-\(UUID().uuidString.prefix(8))"
             let first = try BeaconctlProcess(arguments, environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": firstID])
             try await MQTTCommandTests.waitForSubscription(broker, clientID: firstID)
-            let box = try StoreBox(broker)
             #expect(await first.waitForOutput("front and back ok") { Self.states($0) == ["front": "ok", "back": "ok"] }, "\(first.standardError)")
             try await Self.waitForFile(stateFile, containing: [#"{"beacon":"front","state":"ok"}"#, #"{"beacon":"back","state":"ok"}"#])
             first.signal(SIGKILL)

@@ -46,6 +46,7 @@ struct FleetBatteriesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try UnexpectedErrorProbe.reached("fleet batteries")
         let result = try await input.load()
         try reportBlockingDiagnostics(result)
         let saved: AuditStateFile.Contents
