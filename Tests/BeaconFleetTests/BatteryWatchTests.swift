@@ -72,6 +72,16 @@ import Testing
         #expect(abs(days - 10.5) < 1.0, "forecast \(days) days")
     }
 
+    @Test func aRestartDoesNotPageAgainForALowBattery() throws {
+        var audit = ContinuousAudit(plan: try Script.plan([Self.door()]), configuration: .init(silence: 60))
+        #expect(audit.restoreBatteryHistories(["door": [.init(day: 1, value: 2450), .init(day: 2, value: 2440)]]) == 1)
+        _ = audit.observe(Script.sighting(Script.identity(minor: 1), at: 0))
+        #expect(audit.observe(Self.reading(2430, at: 1)).isEmpty)
+        #expect(audit.batteryStandings.first?.standing == .low)
+        // Replaced meanwhile: ok, said once.
+        #expect(audit.observe(Self.reading(3050, at: 2)).map(\.kind) == [.ok])
+    }
+
     @Test func forecastSaysWhenHistoryIsShortOrFlat() {
         #expect(BatteryForecast(history: [.init(day: 1, value: 2900), .init(day: 2, value: 2880)], threshold: 2500)
             == .notEnoughHistory(days: 2))

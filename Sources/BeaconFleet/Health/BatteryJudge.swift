@@ -71,6 +71,18 @@ public struct BatteryJudge: Hashable, Sendable {
         }
     }
 
+    /// Starts from a level the judge stood on before (a restarted watch's state file: the
+    /// latest day's median), without a transition: a battery already low is not paged again
+    /// for a restart.
+    public mutating func restore(_ value: Int) {
+        let limit = switch threshold {
+        case .millivolts(let millivolts): Int(millivolts)
+        case .percent(let percent): Int(percent)
+        }
+        recent = [value]
+        standing = value < limit ? .low : .ok
+    }
+
     /// Takes a reading; returns what it changed, if anything. Readings without a value in
     /// the threshold's unit change nothing.
     public mutating func take(_ reading: TelemetryReading) -> Transition? {

@@ -81,6 +81,8 @@ public struct BatteryWatch: Sendable {
         for (index, beacon) in beacons.enumerated() {
             guard let days = saved[beacon.beaconID], !days.isEmpty else { continue }
             histories[index] = BatteryHistory(days: days)
+            // The standing the previous watch left: a low battery is not paged again.
+            if let latest = days.max(by: { $0.day < $1.day }) { judges[index]?.restore(latest.value) }
             used += 1
         }
         return used
