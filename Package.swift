@@ -75,8 +75,8 @@ let package = Package(
         .target(
             name: "BeaconFleet",
             dependencies: [
-                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "BeaconMQTT",
-                .product(name: "Logging", package: "swift-log"),
+                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "BeaconMQTT", "LECentral",
+                "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The command line: argument parsing, output formatting, logging setup.

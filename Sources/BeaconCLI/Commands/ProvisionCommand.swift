@@ -32,7 +32,9 @@ struct ProvisionCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("verify-hci"),
         help: ArgumentHelp("The controller that listens: a second one, since a controller does not hear its own advertising.", valueName: "spec"))
-    var verifyHCI: String
+    var verifyHCI: String?
+
+    @OptionGroup(title: "Battery beacons (--hardware)") var hardware: HardwareProvisionOptions
 
     @Option(help: ArgumentHelp("The host whose beacons to provision (default: this machine's host name).", valueName: "name"))
     var host: String?
@@ -57,7 +59,15 @@ struct ProvisionCommand: AsyncParsableCommand {
         if manifests.isEmpty {
             throw ValidationError("Name the manifest to provision, e.g. `beaconctl provision fleets/ --hci hci0 --verify-hci hci1`.")
         }
+        if hardware.hardware {
+            try hardware.check(verifyHCI: verifyHCI, once: once, host: host, reports: reports)
+            return
+        }
+        try hardware.checkUnused()
         try reports.checkReportFormat(command: "provision")
+        guard let verifyHCI else {
+            throw ValidationError("Missing expected argument '--verify-hci <spec>' (or pass --hardware to write battery beacons).")
+        }
         let listening: HCITransportSpec
         do {
             listening = try HCITransportSpec(parsing: verifyHCI)
@@ -80,6 +90,11 @@ struct ProvisionCommand: AsyncParsableCommand {
         let console = Console.current
         let loaded = ManifestLoader.load(paths: manifests)
         try reportBlockingDiagnostics(loaded)
+        if hardware.hardware {
+            try await runHardware(loaded.fleet)
+            return
+        }
+        guard let verifyHCI else { throw CommandFailure(.usageOrInput, "--verify-hci is required without --hardware") }
         guard let hostName = host ?? ManifestBeaconSelection.thisHost() else {
             throw CommandFailure(.usageOrInput, "cannot read this machine's host name; pass --host NAME")
         }
