@@ -186,4 +186,46 @@ struct ProvisionHardwareOnRootCanalTests {
             #expect(!beacon.outputLines.contains("connected"))
         }
     }
+    @Test("--assign nearest --yes: the beacon without mac: gets the connectable KBeacon heard, and its address is written back")
+    func assignNearest() async throws {
+        try await withRootCanal { rootCanal in
+            let folder = try TemporaryFolder()
+            let text = """
+                version: 1
+                fleet: hardware-test
+                uuid: \(Self.uuid)
+                defaults:
+                  interval_ms: 350
+                  tx_power: -4
+                venues:
+                  - id: cafe
+                    major: 12
+                    beacons:
+                      - id: counter   # unboxed today, no address yet
+                        minor: 7
+                        measured_power: -59
+                """
+            let manifest = try folder.write("fleet.yaml", text)
+            let address = BluetoothAddress("F0:4C:0A:00:00:33") ?? .zero
+            let beacon = try await ProfilePeripheral.start("kbeacon_peripheral.py", on: rootCanal, address: address, ["--advertise-ibeacon"])
+            defer { beacon.signal(SIGKILL) }
+            let environment = ["BEACONCTL_BEACON_PASSWORD": Self.factory]
+            let run = try await Self.run(
+                manifest, rootCanal, ["--assign", "nearest", "--yes", "--profile", "kbeacon", "--format", "json"], environment: environment)
+            #expect(run.status == 0, "\(run.process.standardOutput)\n\(run.process.standardError)")
+            let counter = try #require(try Self.beacons(run.process)["counter"])
+            #expect(counter["status"] as? String == "provisioned")
+            #expect(counter["address"] as? String == "\(address)")
+            #expect(counter["address_assigned"] as? Bool == true)
+            #expect(counter["verdict"] as? String == "ok")
+            let written = try String(contentsOfFile: manifest, encoding: .utf8)
+            #expect(written == text.replacingOccurrences(
+                of: "no address yet\n", with: "no address yet\n        mac: \"\(address)\"\n"), "\(written)")
+
+            // The next run finds it by its mac: and has nothing to write.
+            let again = try await Self.run(manifest, rootCanal, ["--format", "json"], environment: environment)
+            #expect(again.status == 0, "\(again.process.standardOutput)\n\(again.process.standardError)")
+            #expect(try Self.beacons(again.process)["counter"]?["status"] as? String == "already-correct")
+        }
+    }
 }

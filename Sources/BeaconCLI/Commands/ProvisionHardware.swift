@@ -33,6 +33,14 @@ struct HardwareProvisionOptions: ParsableArguments {
         help: ArgumentHelp("A file whose first line is the password to set last (else $BEACONCTL_BEACON_NEW_PASSWORD).", valueName: "file"))
     var newPasswordFile: String?
 
+    @Option(help: ArgumentHelp(
+        "nearest: give each beacon without mac: the strongest unassigned connectable beacon, one at a time, and write its address back as mac: once the read-back matched.",
+        valueName: "rule"))
+    var assign: AssignRule?
+
+    @Flag(help: "Take each --assign proposal without asking (for scripts).")
+    var yes = false
+
     @Flag(name: .customLong("dry-run"), help: "Connect and read each beacon; write nothing.")
     var dryRun = false
 
@@ -60,6 +68,14 @@ struct HardwareProvisionOptions: ParsableArguments {
             throw ValidationError("--report is for the verification report of this host's beacons; with --hardware use --format json or --log.")
         }
         try SecondsFlag.check(discoverySeconds, "--discovery-seconds", allowingInfinity: false)
+        if yes, assign == nil { throw ValidationError("--yes answers --assign's questions; add --assign nearest.") }
+        if assign != nil, dryRun {
+            throw ValidationError("--assign writes mac: into the manifest after writing the beacon; --dry-run writes nothing: run without --assign first, or pin mac: by hand.")
+        }
+    }
+
+    enum AssignRule: String, ExpressibleByArgument, CaseIterable {
+        case nearest
     }
 
     /// Hardware options given without --hardware are a mistake worth saying.
@@ -67,7 +83,8 @@ struct HardwareProvisionOptions: ParsableArguments {
         let given = [
             venue.map { _ in "--venue" }, beacons.isEmpty ? nil : "--beacon", profile == .auto ? nil : "--profile",
             passwordFile.map { _ in "--password-file" }, newPasswordFile.map { _ in "--new-password-file" },
-            dryRun ? "--dry-run" : nil, force ? "--force" : nil, logFile.map { _ in "--log" },
+            dryRun ? "--dry-run" : nil, force ? "--force" : nil, logFile.map { _ in "--log" }, assign.map { _ in "--assign" },
+            yes ? "--yes" : nil,
         ].compactMap { $0 }
         if let first = given.first {
             throw ValidationError("\(first) applies to battery beacons: add --hardware.")
@@ -90,6 +107,12 @@ extension ProvisionCommand {
                 .usageOrInput,
                 "no password: put the beacons' current password (a new KBeacon's is sixteen zeros) on the first line of a file given with --password-file, or in $\(ProvisionPasswords.currentVariable); never on the command line")
         }
+        let prompting = isatty(STDIN_FILENO) == 1
+        if hardware.assign != nil, !hardware.yes, !prompting {
+            throw CommandFailure(
+                .usageOrInput,
+                "--assign nearest asks before giving a beacon's address to each manifest beacon, and standard input is not a terminal: pass --yes to take every proposal")
+        }
         let newPassword = try ProvisionPasswords.read(
             file: hardware.newPasswordFile, variable: ProvisionPasswords.newVariable, environment: environment,
             flag: "--new-password-file")
@@ -102,14 +125,20 @@ extension ProvisionCommand {
         let host = try await controller.openHost(spec, capture: capture)
         let request = HardwareProvisioningRequest(
             fleet: fleet, venueID: hardware.venue, beaconIDs: hardware.beacons, profile: hardware.profile, password: password,
-            newPassword: newPassword, dryRun: hardware.dryRun, force: hardware.force,
+            newPassword: newPassword, assignNearest: hardware.assign == .nearest, dryRun: hardware.dryRun, force: hardware.force,
             discoveryWindow: SecondsFlag.duration(hardware.discoverySeconds) ?? .seconds(5),
             policy: VerificationPolicy(requiredSightings: requiredSightings, timeout: timeout))
+        let namespace = manifests
+        let askFirst = !hardware.yes
         let errorStyle = globals.style(forStandardError: true)
         let provisioner = HardwareProvisioner(
             request: request, host: host, scanConfiguration: ScanConfiguration(access: ControllerAccess(spec)),
             logger: globals.makeLogger(),
-            recordAddress: { _, _ in "--assign is not available in this version" },
+            confirm: { beacon, peripheral in
+                guard askFirst else { return true }
+                return await Self.ask(beacon, peripheral, console: console)
+            },
+            recordAddress: { beacon, address in Self.recordAddress(address, of: beacon, namespace: namespace) },
             onWrite: { record in log?.append(record) })
         let outcome: Result<HardwareProvisioningResult, HardwareProvisioningError>
         do throws(HardwareProvisioningError) {
@@ -134,6 +163,30 @@ extension ProvisionCommand {
         }
     }
 
+    /// Writes `mac:` for `beacon`, from the manifest as it is now: refused when the beacon's
+    /// identity changed there since the run started (the address would land on another).
+    static func recordAddress(_ address: BluetoothAddress, of beacon: ResolvedBeacon, namespace: [String]) -> String? {
+        let loaded = ManifestLoader.load(paths: namespace, keepingSnapshots: true)
+        guard let now = loaded.fleet.beacons.first(where: { $0.id == beacon.id }), now.identity == beacon.identity else {
+            return "`\(beacon.id)` changed in the manifest during the run; add mac: \"\(address)\" by hand if it is still this beacon"
+        }
+        do {
+            try ManifestValueEdit.writeAddress(address, beaconID: beacon.id, in: loaded)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    /// Asks on the terminal whether `peripheral` becomes `beacon`; anything but y/yes declines.
+    static func ask(_ beacon: ResolvedBeacon, _ peripheral: DiscoveredPeripheral, console: Console) async -> Bool {
+        let strength = peripheral.strongestRSSI.map { ", \($0) dBm" } ?? ""
+        let kind = peripheral.advertisedProfile.map { ", \($0)" } ?? ""
+        console.writeToError("provision: make \(peripheral.address)\(kind)\(strength) the beacon `\(beacon.id)`? [y/N] ")
+        let answer = await TerminalLine.read()?.trimmingCharacters(in: .whitespaces).lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
     /// Progress on standard error, one line per step.
     private static func show(_ event: HardwareProvisioningEvent, console: Console, style: Style) {
         switch event {
@@ -148,6 +201,16 @@ extension ProvisionCommand {
             console.errorLine("provision: \(result.beaconID): \(status)")
         case .verifying(let count):
             console.errorLine("provision: listening for \(NumberText.count(count, "beacon")) on the air")
+        }
+    }
+}
+
+/// One line from standard input, read on a thread of its own (a blocking read has no place
+/// on Swift's cooperative pool); `nil` at the end of input.
+enum TerminalLine {
+    static func read() async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: readLine()) }
         }
     }
 }

@@ -25,8 +25,8 @@ enum ProvisionPasswords {
             guard let text = String(data: bytes, encoding: .utf8) else {
                 throw CommandFailure(.usageOrInput, "\(flag) \(file): not UTF-8 text")
             }
-            let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            let password = line.hasSuffix("\r") ? String(line.dropLast()) : line
+            // "\r\n" is one Character: stopping at any line break takes CRLF files too.
+            let password = String(text.prefix { !$0.isNewline })
             if password.isEmpty {
                 throw CommandFailure(.usageOrInput, "\(flag) \(file): the first line is empty; put the password on it")
             }
