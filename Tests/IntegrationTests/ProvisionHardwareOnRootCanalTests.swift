@@ -228,4 +228,48 @@ struct ProvisionHardwareOnRootCanalTests {
             #expect(try Self.beacons(again.process)["counter"]?["status"] as? String == "already-correct")
         }
     }
+    @Test("a link lost while writing is partly-written (exit 1, never provisioned); the next run finishes it")
+    func interruptedThenFinished() async throws {
+        try await withRootCanal { rootCanal in
+            let folder = try TemporaryFolder()
+            let manifest = try folder.write("fleet.yaml", Self.manifest())
+            let beacon = try await ProfilePeripheral.start(
+                "kbeacon_peripheral.py", on: rootCanal, address: Self.kitchen, ["--advertise-ibeacon", "--hang-up-on-cfg", "1"])
+            defer { beacon.signal(SIGKILL) }
+            let environment = ["BEACONCTL_BEACON_PASSWORD": Self.factory]
+            let first = try await Self.run(manifest, rootCanal, ["--beacon", "kitchen", "--format", "json"], environment: environment)
+            #expect(first.status == 1, "\(first.process.standardOutput)\n\(first.process.standardError)")
+            let broken = try #require(try Self.beacons(first.process)["kitchen"])
+            #expect(broken["status"] as? String == "partly-written")
+            #expect(broken["written"] as? [String] == [])
+            #expect(broken["not_written"] as? [String] == ["uuid", "major", "minor", "measured-power", "tx-power", "advertising-interval"])
+            #expect((broken["detail"] as? String)?.contains("run again") == true)
+            #expect(beacon.outputLines.contains("hung up"))
+
+            let second = try await Self.run(manifest, rootCanal, ["--beacon", "kitchen", "--format", "json"], environment: environment)
+            #expect(second.status == 0, "\(second.process.standardOutput)\n\(second.process.standardError)")
+            let finished = try #require(try Self.beacons(second.process)["kitchen"])
+            #expect(finished["status"] as? String == "provisioned")
+            #expect(finished["verdict"] as? String == "ok")
+        }
+    }
+
+    @Test("an Eddystone configuration beacon cannot carry an iBeacon identity: unsupported, said plainly, nothing sent")
+    func eddystoneCannotCarryAnIBeacon() async throws {
+        try await withRootCanal { rootCanal in
+            let folder = try TemporaryFolder()
+            let manifest = try folder.write("fleet.yaml", Self.manifest())
+            let beacon = try await ProfilePeripheral.start("eddystone_peripheral.py", on: rootCanal, address: Self.kitchen, [])
+            defer { beacon.signal(SIGKILL) }
+            let run = try await Self.run(
+                manifest, rootCanal, ["--beacon", "kitchen", "--format", "json"],
+                environment: ["BEACONCTL_BEACON_PASSWORD": String(repeating: "0", count: 32)])
+            #expect(run.status == 1, "\(run.process.standardOutput)\n\(run.process.standardError)")
+            let kitchen = try #require(try Self.beacons(run.process)["kitchen"])
+            #expect(kitchen["status"] as? String == "unsupported")
+            #expect(kitchen["profile"] as? String == "eddystone-gatt")
+            #expect((kitchen["detail"] as? String)?.contains("cannot carry an iBeacon identity") == true)
+            #expect(!beacon.outputLines.contains { $0.hasPrefix("unlock") || $0.hasPrefix("challenge") })
+        }
+    }
 }

@@ -11,7 +11,7 @@ import Synchronization
 struct ProvisionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "provision",
-        abstract: "Advertise this host's beacons, verify them from a second controller, then keep advertising.",
+        abstract: "Advertise this host's beacons and verify them, or (--hardware) write the manifest into battery beacons over Bluetooth.",
         discussion: """
             Validates the manifest, advertises the beacons whose host: is --host on --hci, listens on \
             --verify-hci until every one of them is decided (expecting, for measured_power: auto, the \
@@ -20,6 +20,14 @@ struct ProvisionCommand: AsyncParsableCommand {
 
             Exit codes: the verification's, 0 when every beacon is ok, 1 otherwise (or a manifest with \
             errors); 2 usage errors; 3 when a controller fails. See docs/verify.md.
+
+            With --hardware: scans on --hci, matches the manifest's battery beacons (no host:) by mac: \
+            (or --assign nearest), and for each connects, tries the password once, reads, writes only \
+            what differs, reads back, sets the new password last, then hears the beacons on the air. \
+            Passwords come from --password-file / --new-password-file or BEACONCTL_BEACON_PASSWORD / \
+            BEACONCTL_BEACON_NEW_PASSWORD, never the command line. Exit 0 when every beacon is \
+            provisioned or already correct and verified, 1 otherwise, 2 usage, 3 controller. See \
+            docs/provisioning.md.
             """)
 
     @OptionGroup var globals: GlobalOptions

@@ -28,7 +28,8 @@ Usage: kbeacon_peripheral.py TRANSPORT ADDRESS [--mtu N] [--password P] [--locke
 frame (Apple's layout: UUID, major, minor, the common meaPwr) every advPrd milliseconds, KKM's
 data moves to the scan response, and a configuration applied shows in the advertisement once
 the central has disconnected. --non-connectable advertises without accepting connections (a
-beacon whose connectable window has closed).
+beacon whose connectable window has closed). --hang-up-on-cfg N drops the link instead of
+applying the first N configuration messages (a test fault: a link lost between writes).
 
 Prints one line per event for the test to wait on:
   ready                        advertising has started
@@ -197,6 +198,13 @@ class Beacon:
         if message.get("msg") == "getPara":
             await self.answer(connection, message)
         elif message.get("msg") == "cfg":
+            if self.args.hang_up_on_cfg > 0:
+                # The link lost mid-configuration (a test fault, not vendor behaviour):
+                # nothing applied, no acknowledgement.
+                self.args.hang_up_on_cfg -= 1
+                say("hung up")
+                await connection.disconnect()
+                return
             cause = self.apply(message)
             await self.acknowledge(connection, 0, cause)
         else:
@@ -283,6 +291,7 @@ async def main() -> None:
     parser.add_argument("--no-ibeacon-slot", action="store_true", help="advertise Eddystone-UID only (slot 0, type 2)")
     parser.add_argument("--advertise-ibeacon", action="store_true", help="advertise the iBeacon slot's frame (KKM data in the scan response)")
     parser.add_argument("--non-connectable", action="store_true", help="advertise without accepting connections")
+    parser.add_argument("--hang-up-on-cfg", type=int, default=0, help="disconnect instead of applying the first N cfg messages")
     args = parser.parse_args()
 
     async with await open_transport(args.transport) as hci:
