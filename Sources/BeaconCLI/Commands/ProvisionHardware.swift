@@ -140,11 +140,16 @@ extension ProvisionCommand {
             },
             recordAddress: { beacon, address in Self.recordAddress(address, of: beacon, namespace: namespace) },
             onWrite: { record in log?.append(record) })
-        let outcome: Result<HardwareProvisioningResult, HardwareProvisioningError>
-        do throws(HardwareProvisioningError) {
-            outcome = .success(try await provisioner.run { event in Self.show(event, console: console, style: errorStyle) })
-        } catch {
-            outcome = .failure(error)
+        // SIGINT or SIGTERM cancels the run: the beacon being written ends partly-written or
+        // unreachable, those after it are reported as not attempted, and the table still prints.
+        let (outcome, _) = await TerminationSignals.cancellingOnSignal(onSignal: { signal in
+            console.errorLine("provision: \(TerminationSignals.name(of: signal)) received, stopping after this step")
+        }) { () -> Result<HardwareProvisioningResult, HardwareProvisioningError> in
+            do throws(HardwareProvisioningError) {
+                return .success(try await provisioner.run { event in Self.show(event, console: console, style: errorStyle) })
+            } catch {
+                return .failure(error)
+            }
         }
         await host.close()
         if let failure = log?.failure { throw failure }

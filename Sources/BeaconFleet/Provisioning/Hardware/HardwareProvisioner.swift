@@ -76,7 +76,13 @@ public struct HardwareProvisioner: Sendable {
         }
         var results: [HardwareBeaconResult] = []
         for match in matches {
-            if Task.isCancelled { break }
+            if Task.isCancelled {
+                // Stopped (SIGINT, SIGTERM): the rest are reported, not silently dropped.
+                results.append(HardwareBeaconResult(
+                    beaconID: match.beacon.id, address: match.beacon.expectedAddress, status: .unreachable,
+                    detail: "not attempted: the run was stopped before this beacon; run again to provision it"))
+                continue
+            }
             let result: HardwareBeaconResult
             switch match {
             case .unreachable(let beacon, let why):
@@ -99,7 +105,7 @@ public struct HardwareProvisioner: Sendable {
             onEvent(.finished(result))
             results.append(result)
         }
-        if !request.dryRun {
+        if !request.dryRun && !Task.isCancelled {
             results = try await verify(results, onEvent: onEvent)
         }
         return HardwareProvisioningResult(results: results, dryRun: request.dryRun)
@@ -119,7 +125,6 @@ public struct HardwareProvisioner: Sendable {
             result.detail = error.description
             return result
         }
-        defer { Task { [connection] in _ = try? await connection.disconnect() } }
         let profile: any BeaconProfile
         switch await open(peripheral, on: connection) {
         case .success(let opened):
@@ -208,7 +213,7 @@ public struct HardwareProvisioner: Sendable {
                 return .proceed
             }
         } catch {
-            return failed(error, result, review: review, target: target, beacon: beacon, profile: profile)
+            return failed(error, result, review: review, target: target, beacon: beacon, address: peripheral.address, profile: profile)
         }
         switch outcome {
         case .refused(let refusal):
@@ -234,7 +239,7 @@ public struct HardwareProvisioner: Sendable {
                 : "wrote \(Self.fields(report.written, of: target)), read back equal"
             if report.passwordChanged { result.detail += "; password changed" }
             if !report.written.isEmpty || report.passwordChanged {
-                log(beacon, profile: profile, fields: report.written, target: target, passwordChanged: report.passwordChanged, outcome: "written")
+                log(beacon, peripheral.address, profile: profile, fields: report.written, target: target, passwordChanged: report.passwordChanged, outcome: "written")
             }
         }
         return result
@@ -242,7 +247,7 @@ public struct HardwareProvisioner: Sendable {
 
     private func failed(
         _ error: BeaconProfileError, _ start: HardwareBeaconResult, review: ReviewState, target: BeaconSettings,
-        beacon: ResolvedBeacon, profile: any BeaconProfile
+        beacon: ResolvedBeacon, address: BluetoothAddress, profile: any BeaconProfile
     ) -> HardwareBeaconResult {
         var result = start
         let asked = review.fields
@@ -264,25 +269,25 @@ public struct HardwareProvisioner: Sendable {
         } else if asked.isEmpty {
             // Settings were right; the new password's change did not complete.
             result.detail = "settings correct, but the new password was not confirmed: \(error.description); try the old password and the new one on the next run"
-            log(beacon, profile: profile, fields: [], target: target, passwordChanged: false, outcome: "password not confirmed")
+            log(beacon, address, profile: profile, fields: [], target: target, passwordChanged: false, outcome: "password not confirmed")
             return result
         } else {
             // The link or the beacon failed while writing: which fields it took is unknown.
             result.notWritten = asked
         }
         result.detail = "not finished: \(error.description); run again to finish (fields already right are not written twice)"
-        log(beacon, profile: profile, fields: result.written, target: target, passwordChanged: false, outcome: "partly-written: not confirmed \(result.notWritten.map(\.rawValue).joined(separator: ","))")
+        log(beacon, address, profile: profile, fields: result.written, target: target, passwordChanged: false, outcome: "partly-written: not confirmed \(result.notWritten.map(\.rawValue).joined(separator: ","))")
         return result
     }
 
     private func log(
-        _ beacon: ResolvedBeacon, profile: any BeaconProfile, fields: [BeaconField], target: BeaconSettings, passwordChanged: Bool,
+        _ beacon: ResolvedBeacon, _ address: BluetoothAddress, profile: any BeaconProfile, fields: [BeaconField], target: BeaconSettings, passwordChanged: Bool,
         outcome: String
     ) {
         var values: [String: String] = [:]
         for field in fields { values[field.rawValue] = target.text(of: field) }
         onWrite(ProvisioningWriteRecord(
-            time: WallClock.iso8601(WallClock.unixTime()) ?? "", beacon: beacon.id, address: beacon.expectedAddress.map { "\($0)" } ?? "",
+            time: WallClock.iso8601(WallClock.unixTime()) ?? "", beacon: beacon.id, address: "\(address)",
             profile: profile.name, values: values, passwordChanged: passwordChanged, outcome: outcome))
     }
 
