@@ -39,10 +39,10 @@ struct ProvisionHardwareOnRootCanalTests {
     }
 
     static func run(
-        _ manifest: String, _ rootCanal: RootCanal, _ extra: [String], environment: [String: String] = [:]
+        _ manifest: String, _ rootCanal: RootCanal, _ extra: [String], environment: [String: String] = [:], timeout: Int = 10
     ) async throws -> (status: Int32?, process: BeaconctlProcess) {
         let process = try BeaconctlProcess(
-            ["provision", manifest, "--hardware", "--hci", rootCanal.hciTransportSpec, "--discovery-seconds", "2", "--timeout", "10"]
+            ["provision", manifest, "--hardware", "--hci", rootCanal.hciTransportSpec, "--discovery-seconds", "2", "--timeout", "\(timeout)"]
                 + extra,
             environment: environment)
         let status = await process.waitForExit()
@@ -270,6 +270,25 @@ struct ProvisionHardwareOnRootCanalTests {
             #expect(kitchen["profile"] as? String == "eddystone-gatt")
             #expect((kitchen["detail"] as? String)?.contains("cannot carry an iBeacon identity") == true)
             #expect(!beacon.outputLines.contains { $0.hasPrefix("unlock") || $0.hasPrefix("challenge") })
+        }
+    }
+    @Test("written and read back but not heard with its identity on the air: not-verified with the verdict, exit 1")
+    func notVerified() async throws {
+        try await withRootCanal { rootCanal in
+            let folder = try TemporaryFolder()
+            let manifest = try folder.write("fleet.yaml", Self.manifest())
+            // Without --advertise-ibeacon the beacon keeps advertising KKM's data only.
+            let beacon = try await ProfilePeripheral.start("kbeacon_peripheral.py", on: rootCanal, address: Self.kitchen, [])
+            defer { beacon.signal(SIGKILL) }
+            let run = try await Self.run(
+                manifest, rootCanal, ["--beacon", "kitchen", "--format", "json"], environment: ["BEACONCTL_BEACON_PASSWORD": Self.factory],
+                timeout: 3)
+            #expect(run.status == 1, "\(run.process.standardOutput)\n\(run.process.standardError)")
+            let kitchen = try #require(try Self.beacons(run.process)["kitchen"])
+            #expect(kitchen["status"] as? String == "not-verified")
+            #expect(kitchen["verdict"] as? String == "missing")
+            #expect(kitchen["written"] as? [String] == ["uuid", "major", "minor", "measured-power", "tx-power", "advertising-interval"])
+            #expect((kitchen["detail"] as? String)?.contains("not verified on the air: missing") == true)
         }
     }
 }
