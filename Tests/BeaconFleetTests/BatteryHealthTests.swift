@@ -64,17 +64,19 @@ import Testing
         let beacons = [withTelemetryAddress, pinned, heard, sharedOne, sharedTwo]
         let heardFrom: [[String]] = [[], [], ["C0:00:00:00:00:CC"], ["C0:00:00:00:00:DD"], ["C0:00:00:00:00:DD"]]
         let pairing = TelemetryPairing(beacons: beacons) { heardFrom[$0].compactMap(BluetoothAddress.init) }
-        #expect(pairing.beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:AA")) == 0)
-        #expect(pairing.beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:BB")) == 1)
-        #expect(pairing.beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:CC")) == 2)
+        let byIdentity = Dictionary(uniqueKeysWithValues: beacons.enumerated().map { ($1.identity, $0) })
+        func beacon(for reading: TelemetryReading) -> Int? { pairing.beacon(for: reading, identityIndex: { byIdentity[$0] }) }
+        #expect(beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:AA")) == 0)
+        #expect(beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:BB")) == 1)
+        #expect(beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:CC")) == 2)
         // Two beacons heard from one address (a device advertising two identities): whose
         // battery it is cannot be told.
-        #expect(pairing.beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:DD")) == nil)
-        #expect(pairing.beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:EE")) == nil)
-        #expect(pairing.beacon(for: Self.tlm(2900, from: nil)) == nil)
+        #expect(beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:DD")) == nil)
+        #expect(beacon(for: Self.tlm(2900, from: "C0:00:00:00:00:EE")) == nil)
+        #expect(beacon(for: Self.tlm(2900, from: nil)) == nil)
         var withIdentity = Self.tlm(2900, from: nil)
         withIdentity.identity = Script.identity(minor: 4)
-        #expect(pairing.beacon(for: withIdentity) == 3)
+        #expect(beacon(for: withIdentity) == 3)
     }
 
     private func plan(threshold: BatteryLevel = .millivolts(2500)) throws -> VerificationPlan {

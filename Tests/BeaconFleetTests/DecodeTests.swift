@@ -109,6 +109,16 @@ struct DecodeTests {
         #expect(encrypted.structures.first?.details.last == "Eddystone-TLM, encrypted: readable only with the beacon's identity key")
     }
 
+    @Test("KKM's frames are read out: a sensor frame as manufacturer data, a system frame as Eddystone service data, a cut one")
+    func kkmTelemetry() throws {
+        let sensor = DecodedAdvertisingData(try DecodeHex.bytes(from: "02 01 06 0A FF 53 0A 21 00 03 0C 1C FD C0"))
+        #expect(sensor.structures.first { $0.type == 0xFF }?.details.last == "KKM sensor frame: battery 3100 mV, -2.25 °C")
+        let system = DecodedAdvertisingData(try DecodeHex.bytes(from: "0E 16 AA FE 22 07 54 DD 33 0A 10 20 30 05 0C"))
+        #expect(system.structures.first?.details.last == "KKM system frame: battery 84 %, model 7, firmware 5.12")
+        let cut = DecodedAdvertisingData(try DecodeHex.bytes(from: "07 FF 53 0A 21 00 01 0B"))
+        #expect(cut.structures.first?.details.last == "KKM frame, unreadable: a KKM sensor frame of 4 bytes that ends before its battery voltage (byte 3)")
+    }
+
     @Test func anIBeaconFollowedByAMalformedStructureIsNotOne() throws {
         // Found by Fuzz/ADParserFuzz: a whole iBeacon, then a length byte C5 with nothing
         // after it. The finder (like any scanner) refuses the report; the decoder must agree

@@ -143,6 +143,41 @@ struct ScanRunTests {
         #expect(controller.parameters(of: .leSetScanEnable).last == [0x00, 0x00])
     }
 
+    @Test("a live scan's telemetry is taken at its ticks: written on the scan's clock and receiver, kept as each advertiser's latest")
+    func liveTelemetry() async throws {
+        let clock = TestClock()
+        let controller = legacyScanController()
+        let sightings = RecordedLog<Sighting>()
+        let readings = RecordedLog<TelemetryReading>()
+        let run = ScanRun(
+            region: nil, ranging: RangingConfiguration(), write: { sightings.append($0) }, writeTelemetry: { readings.append($0) })
+        try await withScriptedScan(controller, clock: clock) { scan in
+            let ticks = RecordedLog<Double>()
+            let running = Task {
+                await run.rangeLive(scan, duration: nil, publisher: nil, writesUnixTime: false, tickEvery: 0.5) { ticks.append($0) }
+            }
+            _ = try await ticks.wait(for: "the first tick") { $0.count == 1 }
+            // The TLM frame, then the iBeacon, from one address: once the sighting is out, the frame was read.
+            try await controller.send(.le(.advertisingReport([LEAdvertisingReport(
+                eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
+                data: TelemetryExtractionTests.tlmData, rssi: -61)])))
+            try await controller.send(try testBeaconReport())
+            _ = try await sightings.wait(for: "the sighting") { $0.count == 1 }
+            #expect(readings.elements.isEmpty, "taken at the next tick")
+            try await clock.sleepers(atLeast: 1)
+            clock.advance(to: try #require(clock.nextDeadline))
+            _ = try await readings.wait(for: "the reading") { $0.count == 1 }
+            running.cancel()
+            _ = await running.value
+        }
+        let reading = try #require(readings.elements.first)
+        let sighting = try #require(sightings.elements.first)
+        #expect(reading.address == sighting.address && reading.receiver == sighting.receiver && reading.clock == sighting.clock)
+        #expect(reading.batteryMillivolts == 3000 && reading.temperature == 22.5)
+        #expect(run.latestTelemetry() == [reading])
+        #expect(run.telemetryCount == 1)
+    }
+
     @Test("a live scan writes on Unix time when asked, and ranges on the scan's clock")
     func liveScanOnUnixTime() async throws {
         let clock = TestClock()

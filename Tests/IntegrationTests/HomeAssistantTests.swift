@@ -25,10 +25,12 @@ struct HomeAssistantTests {
                 name: Front door
                 minor: 1
                 measured_power: -59
+                battery_low: 2.5V
               - id: till
                 name: Till
                 minor: 2
                 measured_power: -59
+                battery_low: 2.5V
               - id: shelf
                 name: Back shelf
                 minor: 3
@@ -109,6 +111,22 @@ struct HomeAssistantTests {
                 // state outside them, so `wrong-power` and `missing` shown are the evidence.
                 #expect(verdict.attributes["verdict"] as? String == "wrong-power", "the verdict among the attributes: \(verdict.attributes)")
                 #expect(Self.entity("Front door Last seen", in: judged)?.state.hasPrefix("20") == true, "a heard beacon has a time")
+
+                // Batteries: the door's 2.98 V is fine, the till's 2.41 V below its 2.5 V. Home
+                // Assistant's battery class (on = low) and a voltage sensor in V, on each device.
+                let batteries = try await home.waitForStates("the till's battery low, the door's not") { states in
+                    Self.entity("Till Battery", in: states)?.state == "on" && Self.entity("Front door Battery", in: states)?.state == "off"
+                        && Self.entity("Till Battery voltage", in: states)?.state == "2.41"
+                }
+                let tillBattery = try #require(Self.entity("Till Battery", in: batteries))
+                #expect(tillBattery.id.hasPrefix("binary_sensor."), "\(tillBattery.id)")
+                #expect(tillBattery.attributes["device_class"] as? String == "battery")
+                let voltage = try #require(Self.entity("Till Battery voltage", in: batteries))
+                #expect(voltage.attributes["device_class"] as? String == "voltage")
+                #expect(voltage.attributes["unit_of_measurement"] as? String == "V")
+                #expect(Self.entity("Front door Battery voltage", in: batteries)?.state == "2.98")
+                // A beacon with no battery settings gets no battery entity.
+                #expect(Self.entity("Back shelf Battery", in: batteries) == nil)
                 #expect(Self.entity("Back shelf Last seen", in: judged)?.state == "unknown", "a beacon never heard has none")
                 var keysBefore: [String: Set<String>] = [:]
                 for name in Self.beacons.map({ "\($0.name) Verdict" }) {
@@ -164,7 +182,7 @@ struct HomeAssistantTests {
     }
 
     /// A receiver on the air, live: the door at its calibrated power and the till too
-    /// strong, twice a second with Unix times of now, until cancelled. Paced by the wall
+    /// strong, each with its battery (the door's fine, the till's low), twice a second with Unix times of now, until cancelled. Paced by the wall
     /// clock because the watch judges a live broker on it (no other way to be "heard lately").
     static func startReceiver(_ broker: MosquittoBroker) throws -> Task<Void, Never> {
         let client = try MQTTClient(broker: MQTTBrokerURL(parsing: broker.url), configuration: .init(clientID: "receiver-\(UUID().uuidString.prefix(8))"))
@@ -172,8 +190,14 @@ struct HomeAssistantTests {
         return Task {
             while !Task.isCancelled {
                 let time = String(format: "%.3f", Date().timeIntervalSince1970)
-                let lines = [(minor: 1, power: -59, address: "C4:5B:BE:00:00:01"), (minor: 2, power: -40, address: "C4:5B:BE:00:00:02")].map { beacon in
+                let beacons = [
+                    (minor: 1, power: -59, address: "C4:5B:BE:00:00:01", millivolts: 2980), (minor: 2, power: -40, address: "C4:5B:BE:00:00:02", millivolts: 2410),
+                ]
+                let lines = beacons.map { beacon in
                     #"{"uuid":"\#(uuid)","major":1,"minor":\#(beacon.minor),"measured_power":\#(beacon.power),"address":"\#(beacon.address)","address_random":false,"rssi":-60,"time":\#(time),"clock":"unix","receiver":"store-12:hci0"}"#
+                } + beacons.map { beacon in
+                    // Each beacon's Eddystone-TLM reading, from the address of its iBeacon (docs/sightings.md).
+                    #"{"telemetry":1,"source":"eddystone-tlm","address":"\#(beacon.address)","address_random":false,"battery_mv":\#(beacon.millivolts),"battery_percent":null,"temperature":21.5,"time":\#(time),"clock":"unix","receiver":"store-12:hci0"}"#
                 }
                 _ = client.publish(topic: "test/sightings/store-12:hci0", payload: Array((lines.joined(separator: "\n") + "\n").utf8))
                 // A box's pace in real time, against a real broker and a watch in a real process.

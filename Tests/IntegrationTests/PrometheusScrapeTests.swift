@@ -107,6 +107,71 @@ struct PrometheusScrapeTests {
         }
     }
 
+    @Test("a beacon's battery reaches Prometheus: its volts by beacon and venue, the low ones by venue")
+    func scrapeBatteries() async throws {
+        _ = try PrometheusServer.binary.get()
+        _ = try PrometheusServer.promtool.get()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-battery-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifestFile = folder.appendingPathComponent("chain.yaml")
+        try Self.manifest.replacingOccurrences(of: "  interval_ms: 100\n", with: "  interval_ms: 100\n  battery_low: 2.5V\n")
+            .write(to: manifestFile, atomically: true, encoding: .utf8)
+        // A pipe: the watch listens live, the test writes a box's sightings and TLM readings.
+        let input = Pipe()
+        let watch = try BeaconctlProcess(
+            ["verify", manifestFile.path, "--watch", "--input", "-", "--silence", "60", "--format", "jsonl", "--metrics", "127.0.0.1:0"],
+            standardInput: input)
+        try await watch.waitForError(containing: "/metrics")
+        let port = try #require(Self.metricsPort(watch.standardError), "\(watch.standardError)")
+        let now = Date().timeIntervalSince1970
+        var lines = ""
+        for (minor, millivolts) in [(1, 2410), (2, 2980)] {
+            let address = "C0:00:00:00:00:0\(minor)"
+            lines += #"{"uuid":"\#(WatchBrokerRestartTests.uuid)","major":3,"minor":\#(minor),"measured_power":-59,"address":"\#(address)","address_random":true,"rssi":-70,"time":\#(now),"clock":"unix","receiver":"box"}"# + "\n"
+            lines += #"{"telemetry":1,"source":"eddystone-tlm","address":"\#(address)","address_random":true,"battery_mv":\#(millivolts),"battery_percent":null,"temperature":21.5,"time":\#(now + 0.1),"clock":"unix","receiver":"box"}"# + "\n"
+        }
+        input.fileHandleForWriting.write(Data(lines.utf8))
+        let low = await watch.waitForOutput("front battery-low") { output in
+            output.contains { $0.contains(#""event":"battery-low""#) && $0.contains(#""beacon":"front""#) }
+        }
+        #expect(low, "\(watch.standardOutput)\(watch.standardError)")
+
+        // The watch copies its counters at its ticks: read again until the reading shows.
+        var exposition = try await LoopbackHTTP.get(port: port, "/metrics")
+        let shown = ContinuousClock.now + .seconds(60)
+        while !exposition.text.contains("beaconctl_beacons_battery_low{venue=\"store\"} 1") && ContinuousClock.now < shown {
+            try await Task.sleep(for: .milliseconds(100))
+            exposition = try await LoopbackHTTP.get(port: port, "/metrics")
+        }
+        let lint = try await PrometheusServer.checkMetrics(exposition.text)
+        #expect(lint.status == 0 && lint.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "promtool: \(lint.output)\n\(exposition.text)")
+        try await withPrometheus(scraping: "127.0.0.1:\(port)") { prometheus in
+            // Asked every 250 ms until a scrape is there, within a deadline only a hang reaches.
+            var volts: [String: Double] = [:]
+            var lowByVenue: [String: Double] = [:]
+            let deadline = ContinuousClock.now + .seconds(90)
+            while ContinuousClock.now < deadline {
+                volts = Dictionary(
+                    try await prometheus.query("beaconctl_beacon_battery_volts").compactMap { series in
+                        series.labels["venue"] == "store" ? series.labels["beacon"].map { ($0, series.value) } : nil
+                    }, uniquingKeysWith: { first, _ in first })
+                lowByVenue = Dictionary(
+                    try await prometheus.query("beaconctl_beacons_battery_low").compactMap { series in series.labels["venue"].map { ($0, series.value) } },
+                    uniquingKeysWith: { first, _ in first })
+                if volts.count == 2 && lowByVenue["store"] != nil { break }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(volts == ["front": 2.41, "back": 2.98], "\(volts)\n\(prometheus.logTail())")
+            #expect(lowByVenue == ["store": 1], "\(lowByVenue)")
+            let readings = try await prometheus.query("beaconctl_telemetry_readings_total")
+            #expect(readings.first { $0.labels["paired"] == "true" }?.value == 2, "\(readings)")
+        }
+        watch.signal(SIGTERM)
+        #expect(await watch.waitForExit() == 0, "\(watch.standardError)")
+        try? input.fileHandleForWriting.close()
+    }
+
     @Test("the alert rules of docs/operations.md pass promtool check rules")
     func alertRules() async throws {
         _ = try PrometheusServer.promtool.get()

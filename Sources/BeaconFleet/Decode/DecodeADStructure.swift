@@ -75,6 +75,9 @@ public struct DecodedADStructure: Hashable, Sendable {
         if IBeaconAdvertisement(manufacturerData: data) != nil {
             lines.append("an iBeacon (see below)")
         }
+        if UInt16(littleEndian(Array(data[0..<2]))) == KKMTelemetry.companyIdentifier, let telemetry = KKMTelemetry(frame: data[2...]) {
+            lines.append(kkmText(telemetry))
+        }
         return lines
     }
 
@@ -92,10 +95,28 @@ public struct DecodedADStructure: Hashable, Sendable {
         guard data.count >= width else { return [wrongLength(data, expected: "at least \(width) bytes (the service UUID)")] }
         let rest = data[width...]
         var lines = ["service \(uuidText(Array(data[0..<width])))", rest.isEmpty ? "no service data" : "data: \(HexText.bytes(rest))"]
-        if width == 2, littleEndian(Array(data[0..<2])) == UInt64(EddystoneTelemetry.serviceUUID), let telemetry = EddystoneTelemetry(frame: rest) {
-            lines.append(telemetryText(telemetry))
+        if width == 2, littleEndian(Array(data[0..<2])) == UInt64(EddystoneTelemetry.serviceUUID) {
+            if let telemetry = EddystoneTelemetry(frame: rest) {
+                lines.append(telemetryText(telemetry))
+            } else if let telemetry = KKMTelemetry(frame: rest) {
+                lines.append(kkmText(telemetry))
+            }
         }
         return lines
+    }
+
+    /// `KKM sensor frame: battery 3100 mV, -2.25 °C`, `KKM system frame: battery 84 %, model 7, firmware 5.12`.
+    static func kkmText(_ telemetry: KKMTelemetry) -> String {
+        switch telemetry {
+        case .system(let frame):
+            return "KKM system frame: battery \(frame.batteryPercent) %, model \(frame.model), firmware \(frame.firmware)"
+        case .sensor(let frame):
+            let battery = frame.batteryMillivolts.map { "battery \($0) mV" } ?? "no battery voltage"
+            let temperature = frame.temperature.map { "\(NumberText.plain(($0 * 100).rounded() / 100)) °C" } ?? "no temperature"
+            return "KKM sensor frame: \(battery), \(temperature)"
+        case .malformed(let reason):
+            return "KKM frame, unreadable: \(reason)"
+        }
     }
 
     /// `Eddystone-TLM: battery 3000 mV, 22.5 °C, 12345 advertisements, up 16 min 40 s`.

@@ -12,7 +12,8 @@ import BeaconCore
 ///
 /// A beacon the manifest says something of its battery about (docs/health.md) has four more,
 /// always: `"battery_v"` (or `null`), `"battery_percent"` (or `null`), `"battery_state"`
-/// (`ok`, `battery-low` or `unknown`) and `"battery_at"` (the latest reading's time, or `null`).
+/// (`ok`, `battery-low` or `unknown`), `"battery_at"` (the latest reading's time, or `null`) and
+/// `"battery_days_left"` (the forecast, or `null` before three days of history).
 ///
 /// `verdict` repeats `state` because Home Assistant's MQTT integration drops an attribute
 /// named `state`; both say `unknown` while this watch has not judged the beacon yet.
@@ -43,11 +44,15 @@ public struct AuditStanding: Hashable, Sendable {
         public var standing: BatteryJudge.Standing
         /// The latest reading, Unix time, when the audit's clock can tell it.
         public var readAt: Double?
+        /// Days until the threshold by the trend of its daily medians (docs/health.md); `nil`
+        /// before three days of history, or when it does not decline.
+        public var daysLeft: Double?
 
-        public init(level: BatteryLevel?, standing: BatteryJudge.Standing, readAt: Double?) {
+        public init(level: BatteryLevel?, standing: BatteryJudge.Standing, readAt: Double?, daysLeft: Double? = nil) {
             self.level = level
             self.standing = standing
             self.readAt = readAt
+            self.daysLeft = daysLeft
         }
 
         /// The word `battery_state` carries.
@@ -148,6 +153,7 @@ public struct AuditStanding: Hashable, Sendable {
                 line += ",\"battery_v\":null,\"battery_percent\":null"
             }
             line += ",\"battery_state\":\"\(battery.state)\",\"battery_at\":" + optional(battery.readAt.flatMap { WallClock.iso8601($0) })
+            line += ",\"battery_days_left\":" + (battery.daysLeft.map { SightingJSONLines.timeText(($0 * 10).rounded() / 10) } ?? "null")
         }
         return line + "}"
     }

@@ -49,7 +49,8 @@ public final class MQTTAuditSink: AuditEventSink {
         client.publish(topic: topics.auditEvents, payload: Array(AuditJSONLines.encode(event).utf8))
         batteries.withLock {
             $0[event.beaconID] = AuditStanding.Battery(
-                level: event.level, standing: event.kind == .low ? .low : .ok, readAt: event.unixTime)
+                level: event.level, standing: event.kind == .low ? .low : .ok, readAt: event.unixTime,
+                daysLeft: event.forecast.daysLeft)
         }
         if let change = latestChanges.withLock({ $0[event.beaconID] }) {
             publish(AuditStanding(change), key: event.beaconID)
@@ -92,7 +93,8 @@ public final class MQTTAuditSink: AuditEventSink {
         batteries.withLock { batteries in
             for standing in report.batteries where batteries[standing.beacon.beaconID] != nil {
                 batteries[standing.beacon.beaconID] = AuditStanding.Battery(
-                    level: standing.level, standing: standing.standing, readAt: standing.lastReadingUnixTime)
+                    level: standing.level, standing: standing.standing, readAt: standing.lastReadingUnixTime,
+                    daysLeft: standing.forecast.daysLeft)
             }
         }
         let changes = latestChanges.withLock { $0 }

@@ -85,7 +85,9 @@ public struct BatteryReport: Hashable, Sendable {
 }
 
 /// Builds each beacon's `BatteryReport` from the readings paired with it, in the order
-/// heard. A pure accumulator: the one-shot pass feeds it at its end.
+/// heard. A pure accumulator: the one-shot pass feeds it at its end. Sparse: it keeps an
+/// entry only for a beacon that sent telemetry, so a fleet's pass pays for the beacons
+/// heard sending it, not for the fleet.
 public struct BatteryReportBuilder: Sendable {
     private struct Entry: Sendable {
         var judge: BatteryJudge?
@@ -93,31 +95,40 @@ public struct BatteryReportBuilder: Sendable {
         var readings = 0
     }
 
-    private var entries: [Entry]
+    private var entries: [Int: Entry] = [:]
     private let beacons: [ExpectedBeacon]
+    /// The beacons the manifest expects telemetry from, by index: each has a report.
+    private let expecting: [Int]
 
     public init(beacons: [ExpectedBeacon]) {
         self.beacons = beacons
-        entries = beacons.map { beacon in Entry(judge: beacon.battery?.lowThreshold.map(BatteryJudge.init)) }
+        expecting = beacons.indices.filter { beacons[$0].expectsTelemetry }
     }
 
     /// Takes a reading of beacon `index` placed at `time` on the pass clock.
     public mutating func take(_ reading: TelemetryReading, beacon index: Int, at time: Double) {
-        guard entries.indices.contains(index) else { return }
-        entries[index].readings += 1
-        _ = entries[index].judge?.take(reading)
+        guard beacons.indices.contains(index) else { return }
+        var entry = entries[index] ?? Entry(judge: beacons[index].battery?.lowThreshold.map(BatteryJudge.init))
+        entry.readings += 1
+        _ = entry.judge?.take(reading)
         let level: BatteryLevel? =
             reading.batteryMillivolts.map { .millivolts($0) } ?? reading.batteryPercent.map { .percent($0) }
-        entries[index].latest = (level ?? entries[index].latest?.level, time, reading.temperature, reading.source)
+        entry.latest = (level ?? entry.latest?.level, time, reading.temperature, reading.source)
+        entries[index] = entry
+    }
+
+    /// The beacons that have a report: those that sent telemetry and those expected to, in order.
+    public var reportedBeacons: [Int] {
+        Array(Set(expecting).union(entries.keys)).sorted()
     }
 
     /// The report of beacon `index` at the end of the pass (`end`, pass time); `nil` when the
     /// manifest expects no telemetry from it and none was heard.
     public func report(beacon index: Int, end: Double) -> BatteryReport? {
+        guard beacons.indices.contains(index) else { return nil }
         let beacon = beacons[index]
-        let entry = entries[index]
         let threshold = beacon.battery?.lowThreshold
-        guard let latest = entry.latest else {
+        guard let entry = entries[index], let latest = entry.latest else {
             return beacon.expectsTelemetry ? BatteryReport(status: .noTelemetry, threshold: threshold) : nil
         }
         var report = BatteryReport(

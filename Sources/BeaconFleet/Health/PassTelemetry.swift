@@ -28,13 +28,13 @@ struct PassTelemetry: Sendable {
     init(beacons: [ExpectedBeacon]) {
         self.beacons = beacons
         builder = BatteryReportBuilder(beacons: beacons)
-        pairing = TelemetryPairing(beacons: beacons) { _ in [] }
+        pairing = TelemetryPairing(beacons: beacons)
         awaiting = Set(beacons.indices.filter { beacons[$0].expectsTelemetry })
     }
 
-    mutating func take(_ reading: TelemetryReading, at time: Double) {
+    mutating func take(_ reading: TelemetryReading, at time: Double, identityIndex: (BeaconIdentity) -> Int?) {
         received += 1
-        if let index = pairing.beacon(for: reading) {
+        if let index = pairing.beacon(for: reading, identityIndex: identityIndex) {
             credit(reading, to: index, at: time)
             return
         }
@@ -55,8 +55,11 @@ struct PassTelemetry: Sendable {
 
     /// Ties the held readings to beacons by the addresses each was heard from (`verdicts`,
     /// in pass order), once no more will be learnt: every identity decided, or the end.
-    mutating func settle(verdicts: [BeaconVerdict]) {
+    mutating func settle(verdicts: [BeaconVerdict], identityIndex: (BeaconIdentity) -> Int?) {
         guard !pairingIsFinal else { return }
+        // The heard addresses matter only to readings held or still awaited: a pass with
+        // neither builds no table of a fleet's addresses.
+        guard !held.isEmpty || !awaiting.isEmpty else { return }
         pairingIsFinal = true
         pairing = TelemetryPairing(beacons: beacons) { index in
             verdicts[index].observation.addresses.compactMap { BluetoothAddress($0.address) }
@@ -64,7 +67,7 @@ struct PassTelemetry: Sendable {
         let waiting = held.values.joined().sorted { $0.time < $1.time }
         held = [:]
         for (reading, time) in waiting {
-            if let index = pairing.beacon(for: reading) {
+            if let index = pairing.beacon(for: reading, identityIndex: identityIndex) {
                 credit(reading, to: index, at: time)
             } else {
                 unpaired += 1
@@ -76,6 +79,9 @@ struct PassTelemetry: Sendable {
         builder.take(reading, beacon: index, at: time)
         awaiting.remove(index)
     }
+
+    /// The beacons whose verdicts carry a battery report.
+    var reportedBeacons: [Int] { builder.reportedBeacons }
 
     func report(beacon index: Int, end: Double) -> BatteryReport? {
         builder.report(beacon: index, end: end)

@@ -73,8 +73,13 @@ public struct BeaconVerdict: Hashable, Sendable {
     /// Whether it was reached before the timeout (or the end of the input).
     public var decidedEarly: Bool
     /// Its battery, judged beside the verdict (docs/health.md); `nil` when the manifest
-    /// expects no telemetry from it and none was heard.
-    public var battery: BatteryReport?
+    /// expects no telemetry from it and none was heard. Held by reference: a fleet's verdicts
+    /// are many, and most carry none, so a verdict grows by a pointer, not by a report.
+    public var battery: BatteryReport? {
+        get { batteryBox?.report }
+        set { batteryBox = newValue.map(BatteryReportBox.init) }
+    }
+    private var batteryBox: BatteryReportBox?
 
     /// Whether the beacon passes: `ok`, and no battery finding beside it.
     public var passed: Bool {
@@ -92,6 +97,14 @@ public struct BeaconVerdict: Hashable, Sendable {
         self.decidedAt = decidedAt
         self.decidedEarly = decidedEarly
     }
+}
+
+/// A `BatteryReport` behind a reference (`BeaconVerdict.battery`).
+private final class BatteryReportBox: Hashable, Sendable {
+    let report: BatteryReport
+    init(_ report: BatteryReport) { self.report = report }
+    static func == (lhs: BatteryReportBox, rhs: BatteryReportBox) -> Bool { lhs.report == rhs.report }
+    func hash(into hasher: inout Hasher) { hasher.combine(report) }
 }
 
 /// An identity heard that uses one of the fleet's UUIDs but is not in the manifest.

@@ -71,13 +71,18 @@ public struct VerificationEngine: Sendable {
         telemetry = PassTelemetry(beacons: plan.expected)
     }
 
+    /// The expected beacon with `identity`, by index.
+    private func beaconIndex(of identity: BeaconIdentity) -> Int? {
+        indexByIdentity.index(of: identity) { plan.expected[$0].identity }
+    }
+
     /// Takes one telemetry reading placed at `time`: paired with its beacon (docs/health.md),
     /// it may end the pass when it was the last telemetry the pass waited for.
     @discardableResult
     public mutating func observe(_ reading: TelemetryReading, at time: Double) -> [VerificationEvent] {
         var events = advance(to: time)
         guard !isFinished else { return events }
-        telemetry.take(reading, at: now)
+        telemetry.take(reading, at: now, identityIndex: beaconIndex(of:))
         events += finishIfAllDecided()
         return events
     }
@@ -170,8 +175,8 @@ public struct VerificationEngine: Sendable {
         }
         settling = DeadlineQueue()
         awaitingEvidence.removeAll()
-        telemetry.settle(verdicts: verdicts)
-        for index in verdicts.indices {
+        telemetry.settle(verdicts: verdicts, identityIndex: beaconIndex(of:))
+        for index in telemetry.reportedBeacons {
             verdicts[index].battery = telemetry.report(beacon: index, end: end)
         }
         let result = makeResult(duration: end, reason: reason)
@@ -252,7 +257,7 @@ public struct VerificationEngine: Sendable {
     private mutating func finishIfAllDecided() -> [VerificationEvent] {
         guard !isFinished, decidedCount == verdicts.count else { return [] }
         if !telemetry.awaiting.isEmpty {
-            telemetry.settle(verdicts: verdicts)
+            telemetry.settle(verdicts: verdicts, identityIndex: beaconIndex(of:))
             guard telemetry.awaiting.isEmpty else { return [] }
         }
         return finish(at: now, reason: .allDecided)

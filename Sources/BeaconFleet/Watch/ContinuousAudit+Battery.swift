@@ -29,7 +29,7 @@ extension ContinuousAudit {
     }
 
     private mutating func pairedBeacon(for reading: TelemetryReading) -> Int? {
-        if let index = manifestPairing.beacon(for: reading) { return index }
+        if let index = manifestPairing.beacon(for: reading, identityIndex: beaconIndex(of:)) { return index }
         guard reading.identity == nil, let address = reading.address else { return nil }
         if let known = heardPairing[address] { return known }
         let heard = beaconsHeard(from: address)

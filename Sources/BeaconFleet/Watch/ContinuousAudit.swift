@@ -140,7 +140,12 @@ public struct ContinuousAudit: Sendable {
         beacons = plan.expected.enumerated().map { AuditedIdentity(identity: $1.identity, order: $0) }
         beaconIndex = IdentityTable(plan.expected.map(\.identity))
         batteries = BatteryWatch(beacons: plan.expected)
-        manifestPairing = TelemetryPairing(beacons: plan.expected) { _ in [] }
+        manifestPairing = TelemetryPairing(beacons: plan.expected)
+    }
+
+    /// The manifest beacon with `identity`, by index.
+    func beaconIndex(of identity: BeaconIdentity) -> Int? {
+        beaconIndex.index(of: identity) { beacons[$0].identity }
     }
 
     /// Where a reading's time falls on the audit's clock, when its receiver is placed.
