@@ -291,4 +291,20 @@ struct ProvisionHardwareOnRootCanalTests {
             #expect((kitchen["detail"] as? String)?.contains("not verified on the air: missing") == true)
         }
     }
+    @Test("a connectable peripheral with no known profile (--profile auto): unsupported, saying so, no password sent")
+    func noKnownProfile() async throws {
+        try await withRootCanal { rootCanal in
+            let folder = try TemporaryFolder()
+            let manifest = try folder.write("fleet.yaml", Self.manifest())
+            let peripheral = try await BumblePeripheral.start(on: rootCanal, address: Self.kitchen, [])
+            defer { peripheral.signal(SIGKILL) }
+            let run = try await Self.run(
+                manifest, rootCanal, ["--beacon", "kitchen", "--format", "json"], environment: ["BEACONCTL_BEACON_PASSWORD": Self.factory])
+            #expect(run.status == 1, "\(run.process.standardOutput)\n\(run.process.standardError)")
+            let kitchen = try #require(try Self.beacons(run.process)["kitchen"])
+            #expect(kitchen["status"] as? String == "unsupported")
+            #expect((kitchen["detail"] as? String)?.contains("no known profile") == true)
+            #expect((kitchen["detail"] as? String)?.contains("--profile") == true)
+        }
+    }
 }

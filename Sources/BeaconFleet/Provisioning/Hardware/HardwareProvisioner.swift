@@ -164,15 +164,17 @@ public struct HardwareProvisioner: Sendable {
                     choice = .kbeacon
                 } else if EddystoneGATTProfile.recognises(services: services) {
                     choice = .eddystoneGATT
-                } else {
-                    return .failure(OpenFailure(
-                        status: .unsupported,
-                        detail: "no known profile: neither its advertisement nor its GATT services are those of a KBeacon (0xFEA0) or the Eddystone configuration service; name one with --profile if you know it"))
                 }
             }
             switch choice {
-            case .kbeacon: return .success(try await KBeaconProfile.open(on: connection))
-            case .eddystoneGATT, .auto: return .success(try await EddystoneGATTProfile.open(on: connection))
+            case .kbeacon:
+                return .success(try await KBeaconProfile.open(on: connection))
+            case .eddystoneGATT:
+                return .success(try await EddystoneGATTProfile.open(on: connection))
+            case .auto:
+                return .failure(OpenFailure(
+                    status: .unsupported,
+                    detail: "no known profile: neither its advertisement nor its GATT services are those of a KBeacon (0xFEA0) or the Eddystone configuration service; name one with --profile if you know it"))
             }
         } catch let error as BeaconProfileError {
             if case .notThisProfile = error.kind { return .failure(OpenFailure(status: .unsupported, detail: error.description)) }
