@@ -38,6 +38,17 @@ struct ProvisionHardwareCommandTests {
         #expect(result.error.contains("never on the command line"))
     }
 
+    @Test("an unknown --beacon is exit 2 before the controller is opened")
+    func unknownBeacon() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", validManifest)
+        let result = await runBeaconctl(
+            ["provision", manifest, "--hardware", "--hci", "tcp-client:127.0.0.1:9", "--beacon", "attic"],
+            environment: ["BEACONCTL_BEACON_PASSWORD": "secret-pass-123"])
+        #expect(result.status == 2, "\(result.error)")
+        #expect(result.error.contains("no battery beacon `attic` in the manifest"))
+    }
+
     @Test("with a password, an unreachable controller is exit 3; the password shows nowhere")
     func controllerUnreachable() async throws {
         let scratch = try ScratchFolder()

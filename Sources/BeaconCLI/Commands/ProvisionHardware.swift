@@ -119,15 +119,22 @@ extension ProvisionCommand {
         let log = try hardware.logFile.map { path throws(CommandFailure) in try ProvisioningWriteLog(path: path) }
         defer { log?.close() }
 
-        let spec = try controller.transportSpec(environment: environment)
-        let capture = try controller.openCapture()
-        defer { capture?.close() }
-        let host = try await controller.openHost(spec, capture: capture)
         let request = HardwareProvisioningRequest(
             fleet: fleet, venueID: hardware.venue, beaconIDs: hardware.beacons, profile: hardware.profile, password: password,
             newPassword: newPassword, assignNearest: hardware.assign == .nearest, dryRun: hardware.dryRun, force: hardware.force,
             discoveryWindow: SecondsFlag.duration(hardware.discoverySeconds) ?? .seconds(5),
             policy: VerificationPolicy(requiredSightings: requiredSightings, timeout: timeout))
+        // An unknown --beacon or --venue is said before any controller is opened.
+        do throws(HardwareProvisioningError) {
+            _ = try request.selectedBeacons()
+        } catch {
+            throw CommandFailure(.usageOrInput, error.description)
+        }
+
+        let spec = try controller.transportSpec(environment: environment)
+        let capture = try controller.openCapture()
+        defer { capture?.close() }
+        let host = try await controller.openHost(spec, capture: capture)
         let namespace = manifests
         let askFirst = !hardware.yes
         let errorStyle = globals.style(forStandardError: true)
@@ -152,7 +159,6 @@ extension ProvisionCommand {
             }
         }
         await host.close()
-        if let failure = log?.failure { throw failure }
         switch outcome {
         case .failure(.usage(let message)):
             throw CommandFailure(.usageOrInput, message)
@@ -164,6 +170,8 @@ extension ProvisionCommand {
             } else {
                 console.line(HardwareProvisioningOutput.table(result, style: globals.style()))
             }
+            // The beacons were written as reported; a write missing from the log is said after.
+            if let failure = log?.failure { throw failure }
             if !result.passed { throw ExitStatus.findings.exitCode }
         }
     }
