@@ -57,8 +57,10 @@ enum ConnectableDiscovery {
     /// At most this many peripherals are kept (a crowded hall cannot grow memory without end).
     static let peripheralLimit = 4096
 
+    /// `noted` sees each peripheral as a report updates it (tests wait on it).
     static func run(
-        host: HostController, configuration: ScanConfiguration, window: Duration, clock: any Clock<Duration>, logger: Logger
+        host: HostController, configuration: ScanConfiguration, window: Duration, clock: any Clock<Duration>, logger: Logger,
+        noted: @escaping @Sendable (DiscoveredPeripheral) -> Void = { _ in }
     ) async throws(ScanError) -> [DiscoveredPeripheral] {
         let events = await host.events(bufferSize: 4096)
         let commands = ScanCommands(host: host, configuration: configuration, logger: logger)
@@ -78,12 +80,14 @@ enum ConnectableDiscovery {
                         if var known = heard[report.address] {
                             known.note(connectable: report.connectable, rssi: report.rssi, structures: structures)
                             heard[report.address] = known
+                            noted(known)
                         } else if heard.count < peripheralLimit {
                             var fresh = DiscoveredPeripheral(
                                 address: report.address, addressType: report.addressType, connectable: false, strongestRSSI: nil,
                                 structures: [])
                             fresh.note(connectable: report.connectable, rssi: report.rssi, structures: structures)
                             heard[report.address] = fresh
+                            noted(fresh)
                         }
                     }
                 }
