@@ -75,8 +75,8 @@ let package = Package(
         .target(
             name: "BeaconFleet",
             dependencies: [
-                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "BeaconMQTT",
-                .product(name: "Logging", package: "swift-log"),
+                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "BeaconMQTT", "LECentral",
+                "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The command line: argument parsing, output formatting, logging setup.
@@ -155,14 +155,14 @@ let package = Package(
         .testTarget(
             name: "BeaconFleetTests",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "BeaconProfiles", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
+                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconProfiles", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
                 "MetricsExposition", .product(name: "Logging", package: "swift-log"),
             ],
             // The golden outputs and their inputs are read from the source tree by path.

@@ -50,7 +50,7 @@ struct ManifestWriteBackCommandTests {
 
         #expect(result.status == 2, "\(result.error)")
         #expect(result.output.hasPrefix("door (\(Self.uuid)/1/1): measured power -61 dBm"), "the measurement itself is reported")
-        #expect(result.error.contains("\(manifest): changed on disk while calibrating (its content differs from what was read); it was left unchanged: run the command again"), "\(result.error)")
+        #expect(result.error.contains("\(manifest): changed on disk since it was read (its content differs from what was read); it was left unchanged: run the command again"), "\(result.error)")
         #expect(try scratch.read("fleet.yaml") == edited, "the value measured for minor 1 went into the manifest")
     }
 

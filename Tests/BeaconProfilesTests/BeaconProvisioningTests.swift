@@ -41,6 +41,20 @@ struct BeaconProvisioningTests {
         #expect(await profile.steps == ["authenticate", "read"])
     }
 
+    @Test("a review that stops after the read: the differences reported, nothing written, no password change")
+    func reviewStops() async throws {
+        let profile = ScriptedProfile(holding: Self.held)
+        var target = Self.held
+        target.major = 7
+        let outcome = try await BeaconProvisioning.run(
+            profile, password: BeaconPassword("a"), target: target, newPassword: BeaconPassword("b")
+        ) { reading, fields in
+            reading.settings == Self.held && fields == [.major] ? .stop("dry run") : .proceed
+        }
+        #expect(outcome == .stopped(StoppedProvisioning(reading: BeaconReading(settings: Self.held), differences: [.major], reason: "dry run")))
+        #expect(await profile.steps == ["authenticate", "read"])
+    }
+
     @Test("a refusal ends it: nothing read, written or changed")
     func refusal() async throws {
         let profile = ScriptedProfile(holding: Self.held, refusal: .passwordMismatch)

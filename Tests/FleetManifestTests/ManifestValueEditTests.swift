@@ -116,6 +116,41 @@ struct ManifestValueEditTests {
         #expect(missing?.message == "has no beacon `nowhere`")
     }
 
+    @Test("mac: quoted, added to a block mapping and to a flow mapping, read back as the address; comments kept")
+    func setsTheAddress() throws {
+        let address = try #require(BluetoothAddress("F0:4C:0A:00:00:31"))
+        let block = try ManifestValueEdit.settingAddress(address, ofBeaconAt: try location(of: "till", in: Self.manifest), in: Array(Self.manifest.utf8))
+        let blockText = String(decoding: block, as: UTF8.self)
+        #expect(blockText == Self.manifest.replacingOccurrences(of: "      - id: till\n", with: "      - id: till\n        mac: \"F0:4C:0A:00:00:31\"\n"))
+        let flow = try ManifestValueEdit.settingAddress(address, ofBeaconAt: try location(of: "back", in: Self.manifest), in: Array(Self.manifest.utf8))
+        let flowText = String(decoding: flow, as: UTF8.self)
+        #expect(flowText == Self.manifest.replacingOccurrences(of: "{id: back, minor: 3}", with: "{id: back, mac: \"F0:4C:0A:00:00:31\", minor: 3}"))
+        for text in [blockText, flowText] {
+            let reloaded = ManifestLoader.load(sources: [(name: "fleet.yaml", bytes: Array(text.utf8))])
+            #expect(reloaded.errorCount == 0, "\(reloaded.diagnostics)")
+            #expect(reloaded.fleet.beacons.filter { $0.expectedAddress == address }.count == 1)
+        }
+        // An address already there is replaced where it stands.
+        let again = try ManifestValueEdit.settingAddress(
+            try #require(BluetoothAddress("F0:4C:0A:00:00:32")), ofBeaconAt: try location(of: "back", in: flowText), in: flow)
+        #expect(String(decoding: again, as: UTF8.self) == flowText.replacingOccurrences(of: "00:31", with: "00:32"))
+    }
+
+    @Test("writeAddress replaces the file in place with only that beacon's mac: changed")
+    func writesTheAddress() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/fleet.yaml"
+        try Self.manifest.write(toFile: path, atomically: false, encoding: .utf8)
+        let loaded = ManifestLoader.load(paths: [path], keepingSnapshots: true)
+        let address = try #require(BluetoothAddress("F0:4C:0A:00:00:31"))
+        try ManifestValueEdit.writeAddress(address, beaconID: "door", in: loaded)
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.contains("# by the entrance") && written.contains("# the fleet UUID"))
+        let reloaded = ManifestLoader.load(paths: [path])
+        #expect(reloaded.fleet.beacons.first { $0.id == "door" }?.expectedAddress == address)
+        #expect(reloaded.fleet.beacons.filter { $0.expectedAddress != nil }.count == 1)
+    }
+
     @Test("a file changed since it was read is not replaced")
     func refusesAConcurrentChange() throws {
         let folder = try TemporaryFolder()

@@ -244,7 +244,7 @@ struct MeasuredPowerWriteBackTests {
         let error = #expect(throws: ManifestEditError.self) {
             try ManifestValueEdit.writeMeasuredPower(-61, beaconID: "door", in: loaded)
         }
-        #expect(error?.description == "\(path): changed on disk while calibrating (its content differs from what was read); it was left unchanged: run the command again")
+        #expect(error?.description == "\(path): changed on disk since it was read (its content differs from what was read); it was left unchanged: run the command again")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == edited)
     }
 

@@ -11,7 +11,7 @@ import Synchronization
 struct ProvisionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "provision",
-        abstract: "Advertise this host's beacons, verify them from a second controller, then keep advertising.",
+        abstract: "Advertise this host's beacons and verify them, or (--hardware) write the manifest into battery beacons over Bluetooth.",
         discussion: """
             Validates the manifest, advertises the beacons whose host: is --host on --hci, listens on \
             --verify-hci until every one of them is decided (expecting, for measured_power: auto, the \
@@ -20,6 +20,14 @@ struct ProvisionCommand: AsyncParsableCommand {
 
             Exit codes: the verification's, 0 when every beacon is ok, 1 otherwise (or a manifest with \
             errors); 2 usage errors; 3 when a controller fails. See docs/verify.md.
+
+            With --hardware: scans on --hci, matches the manifest's battery beacons (no host:) by mac: \
+            (or --assign nearest), and for each connects, tries the password once, reads, writes only \
+            what differs, reads back, sets the new password last, then hears the beacons on the air. \
+            Passwords come from --password-file / --new-password-file or BEACONCTL_BEACON_PASSWORD / \
+            BEACONCTL_BEACON_NEW_PASSWORD, never the command line. Exit 0 when every beacon is \
+            provisioned or already correct and verified, 1 otherwise, 2 usage, 3 controller. See \
+            docs/provisioning.md.
             """)
 
     @OptionGroup var globals: GlobalOptions
@@ -32,7 +40,9 @@ struct ProvisionCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("verify-hci"),
         help: ArgumentHelp("The controller that listens: a second one, since a controller does not hear its own advertising.", valueName: "spec"))
-    var verifyHCI: String
+    var verifyHCI: String?
+
+    @OptionGroup(title: "Battery beacons (--hardware)") var hardware: HardwareProvisionOptions
 
     @Option(help: ArgumentHelp("The host whose beacons to provision (default: this machine's host name).", valueName: "name"))
     var host: String?
@@ -57,7 +67,15 @@ struct ProvisionCommand: AsyncParsableCommand {
         if manifests.isEmpty {
             throw ValidationError("Name the manifest to provision, e.g. `beaconctl provision fleets/ --hci hci0 --verify-hci hci1`.")
         }
+        if hardware.hardware {
+            try hardware.check(verifyHCI: verifyHCI, once: once, host: host, reports: reports)
+            return
+        }
+        try hardware.checkUnused()
         try reports.checkReportFormat(command: "provision")
+        guard let verifyHCI else {
+            throw ValidationError("Missing expected argument '--verify-hci <spec>' (or pass --hardware to write battery beacons).")
+        }
         let listening: HCITransportSpec
         do {
             listening = try HCITransportSpec(parsing: verifyHCI)
@@ -80,6 +98,11 @@ struct ProvisionCommand: AsyncParsableCommand {
         let console = Console.current
         let loaded = ManifestLoader.load(paths: manifests)
         try reportBlockingDiagnostics(loaded)
+        if hardware.hardware {
+            try await runHardware(loaded.fleet)
+            return
+        }
+        guard let verifyHCI else { throw CommandFailure(.usageOrInput, "--verify-hci is required without --hardware") }
         guard let hostName = host ?? ManifestBeaconSelection.thisHost() else {
             throw CommandFailure(.usageOrInput, "cannot read this machine's host name; pass --host NAME")
         }

@@ -8,8 +8,13 @@
 /// 5. only then, when asked, set a new password: a beacon whose settings could not be
 ///    applied keeps the password its owner knows.
 public enum BeaconProvisioning {
+    ///
+    /// `review` sees what the beacon holds and the fields that differ before anything is
+    /// written; `.stop` ends the run there with nothing written (a dry run, or a beacon that
+    /// already carries another beacon's identity).
     public static func run(
-        _ profile: some BeaconProfile, password: BeaconPassword, target: BeaconSettings, newPassword: BeaconPassword? = nil
+        _ profile: some BeaconProfile, password: BeaconPassword, target: BeaconSettings, newPassword: BeaconPassword? = nil,
+        review: @Sendable (BeaconReading, [BeaconField]) async -> ProvisioningReview = { _, _ in .proceed }
     ) async throws(BeaconProfileError) -> ProvisioningOutcome {
         // A target the profile cannot reach is said before the password is tried.
         if let field = target.setFields.first(where: { !profile.writableFields.contains($0) }) {
@@ -25,6 +30,9 @@ public enum BeaconProvisioning {
         }
         let before = try await profile.read()
         let fields = target.differences(from: before.settings)
+        if case .stop(let reason) = await review(before, fields) {
+            return .stopped(StoppedProvisioning(reading: before, differences: fields, reason: reason))
+        }
         var after = before
         if !fields.isEmpty {
             try await profile.write(fields, of: target, current: before)
@@ -48,6 +56,28 @@ public enum ProvisioningOutcome: Equatable, Sendable {
     /// The password was refused; nothing was read or written.
     case refused(AuthenticationRefusal)
     case provisioned(ProvisioningReport)
+    /// The caller's review stopped the run after the read; nothing was written.
+    case stopped(StoppedProvisioning)
+}
+
+/// What a caller's review decides once the beacon was read.
+public enum ProvisioningReview: Equatable, Sendable {
+    case proceed
+    /// Write nothing; `reason` says why (for the caller's report).
+    case stop(String)
+}
+
+/// A run the review stopped: what the beacon holds and what would have been written.
+public struct StoppedProvisioning: Equatable, Sendable {
+    public var reading: BeaconReading
+    public var differences: [BeaconField]
+    public var reason: String
+
+    public init(reading: BeaconReading, differences: [BeaconField], reason: String) {
+        self.reading = reading
+        self.differences = differences
+        self.reason = reason
+    }
 }
 
 /// What a provisioning run found, wrote and read back.

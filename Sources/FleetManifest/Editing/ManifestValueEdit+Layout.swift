@@ -1,7 +1,7 @@
 import BeaconCore
 
-/// Where, in a manifest's bytes, one beacon's mapping keeps its `measured_power` value, or
-/// where a `measured_power:` line would go: found from libyaml's events and their marks, so
+/// Where, in a manifest's bytes, one beacon's mapping keeps the value of a key
+/// (`measured_power`, `mac`), or where a line with that key would go: found from libyaml's events and their marks, so
 /// that the edit touches the bytes of one scalar and nothing else.
 struct BeaconMappingLayout {
     struct Insertion {
@@ -17,15 +17,15 @@ struct BeaconMappingLayout {
     }
 
     /// The bytes of the existing value (quotes included), when the beacon has the key.
-    var measuredPower: Range<Int>?
+    var existingValue: Range<Int>?
     /// `{id: …, minor: …}` rather than one key per line.
     var isFlow: Bool
     var insertion: Insertion
 
     /// The layout of the beacon mapping that starts at `beacon`'s line and column.
-    static func find(at beacon: SourceLocation, in bytes: [UInt8]) throws(ManifestEditError) -> BeaconMappingLayout {
+    static func find(at beacon: SourceLocation, in bytes: [UInt8], key: String) throws(ManifestEditError) -> BeaconMappingLayout {
         let text = ManifestText(bytes)
-        var scan = Scan(target: Mark(line: Int32(clamping: beacon.line), column: Int32(clamping: beacon.column)))
+        var scan = Scan(target: Mark(line: Int32(clamping: beacon.line), column: Int32(clamping: beacon.column)), key: key)
         let wellFormed: Bool = bytes.withUnsafeBufferPointer { buffer in
             var events = YAMLEventSource(bytes: buffer, maxDepth: 256)
             do {
@@ -42,27 +42,27 @@ struct BeaconMappingLayout {
             throw ManifestEditError(file: beacon.file, "no beacon mapping starts at line \(beacon.line), column \(beacon.column) (did the file change since it was loaded?)")
         }
         if let problem = scan.problem { throw ManifestEditError(file: beacon.file, problem) }
-        if let existing = scan.measuredPower {
+        if let existing = scan.existingValue {
             return BeaconMappingLayout(
-                measuredPower: existing, isFlow: scan.isFlow,
+                existingValue: existing, isFlow: scan.isFlow,
                 insertion: Insertion(offset: existing.upperBound, indentation: 0, needsLineBreakBefore: false, lineBreak: [0x0A]))
         }
         guard let firstValueEnd = scan.firstValueEnd, let firstKeyOffset = scan.firstKeyOffset else {
-            throw ManifestEditError(file: beacon.file, "the beacon at line \(beacon.line) has no key with a one-line value after which `measured_power:` could be added; add `measured_power:` to it by hand")
+            throw ManifestEditError(file: beacon.file, "the beacon at line \(beacon.line) has no key with a one-line value after which `\(key):` could be added; add `\(key):` to it by hand")
         }
         if scan.isFlow {
             return BeaconMappingLayout(
-                measuredPower: nil, isFlow: true,
+                existingValue: nil, isFlow: true,
                 insertion: Insertion(offset: firstValueEnd, indentation: 0, needsLineBreakBefore: false, lineBreak: [0x0A]))
         }
         let indentation = text.characterCount(from: text.start(ofLineContaining: firstKeyOffset), to: firstKeyOffset)
         if let lineEnd = text.nextLineBreak(from: firstValueEnd) {
             return BeaconMappingLayout(
-                measuredPower: nil, isFlow: false,
+                existingValue: nil, isFlow: false,
                 insertion: Insertion(offset: lineEnd.upperBound, indentation: indentation, needsLineBreakBefore: false, lineBreak: Array(bytes[lineEnd])))
         }
         return BeaconMappingLayout(
-            measuredPower: nil, isFlow: false,
+            existingValue: nil, isFlow: false,
             insertion: Insertion(offset: bytes.count, indentation: indentation, needsLineBreakBefore: true, lineBreak: Array(text.newline.utf8)))
     }
 }
@@ -84,11 +84,14 @@ extension BeaconMappingLayout {
         var firstKeyOffset: Int?
         var firstValueEnd: Int?
         var sawFirstValue = false
-        var measuredPower: Range<Int>?
+        var existingValue: Range<Int>?
         var problem: String?
+        /// The key whose value is looked for.
+        let targetKey: String
 
-        init(target: Mark) {
+        init(target: Mark, key: String) {
             self.target = target
+            self.targetKey = key
         }
 
         /// Handles one event; `false` once the beacon's mapping has ended (or the stream).
@@ -146,11 +149,11 @@ extension BeaconMappingLayout {
                 sawFirstValue = true
                 firstValueEnd = span?.upperBound
             }
-            guard key == ManifestValueEdit.measuredPowerKey, measuredPower == nil, problem == nil else { return }
+            guard key == targetKey, existingValue == nil, problem == nil else { return }
             if let span {
-                measuredPower = span
+                existingValue = span
             } else {
-                problem = "the beacon's `measured_power` is \(description), not a number; set it by hand"
+                problem = "the beacon's `\(targetKey)` is \(description), not a one-line value; set it by hand"
             }
         }
 

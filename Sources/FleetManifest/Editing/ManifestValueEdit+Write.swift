@@ -20,6 +20,28 @@ extension ManifestValueEdit {
     public static func writeMeasuredPower(
         _ value: Int8, beaconID: String, in loaded: ManifestLoadResult, options: ValidationOptions = .init()
     ) throws(ManifestEditError) {
+        try write(
+            beaconID: beaconID, in: loaded, options: options, what: "the measured power", byHand: "measured_power: \(value)",
+            edit: { location, bytes throws(ManifestEditError) in try settingMeasuredPower(value, ofBeaconAt: location, in: bytes) },
+            change: { $0.measuredPower = .dBm(value) })
+    }
+
+    /// Sets a beacon's `mac:` in its manifest file, in place, as `writeMeasuredPower` sets
+    /// its measured power: checked to change that one value only, written atomically,
+    /// refused when the file changed since `loaded` was read.
+    public static func writeAddress(
+        _ address: BluetoothAddress, beaconID: String, in loaded: ManifestLoadResult, options: ValidationOptions = .init()
+    ) throws(ManifestEditError) {
+        try write(
+            beaconID: beaconID, in: loaded, options: options, what: "the address", byHand: "mac: \"\(address)\"",
+            edit: { location, bytes throws(ManifestEditError) in try settingAddress(address, ofBeaconAt: location, in: bytes) },
+            change: { $0.expectedAddress = address })
+    }
+
+    private static func write(
+        beaconID: String, in loaded: ManifestLoadResult, options: ValidationOptions, what: String, byHand: String,
+        edit: (SourceLocation, [UInt8]) throws(ManifestEditError) -> [UInt8], change: (inout ResolvedBeacon) -> Void
+    ) throws(ManifestEditError) {
         let files = loaded.fleet.files.isEmpty ? "the manifest" : loaded.fleet.files.joined(separator: ", ")
         guard loaded.errorCount == 0 else {
             throw ManifestEditError(file: files, "does not validate; fix it (\(UserCommand.fleetValidate)) before writing to it")
@@ -38,7 +60,7 @@ extension ManifestValueEdit {
         guard let original = loaded.snapshots[file] else {
             throw ManifestEditError(file: file, "was loaded without keeping what was read, so a change since could not be noticed; nothing was written")
         }
-        let edited = try settingMeasuredPower(value, ofBeaconAt: beacon.location, in: original.bytes)
+        let edited = try edit(beacon.location, original.bytes)
         sources = sources.map { (name: $0.name, bytes: $0.name == file ? edited : $0.bytes) }
         let after = ManifestLoader.load(sources: sources, options: options)
         guard after.errorCount == 0 else {
@@ -47,11 +69,11 @@ extension ManifestValueEdit {
         }
         let expected = loaded.fleet.beacons.map { candidate in
             var changed = candidate
-            if candidate.id == beaconID { changed.measuredPower = .dBm(value) }
+            if candidate.id == beaconID { change(&changed) }
             return BeaconValues(changed)
         }
         guard after.fleet.beacons.map(BeaconValues.init) == expected else {
-            throw ManifestEditError(file: file, "the edit would change more than the measured power of `\(beaconID)`; it was left unchanged: set `measured_power: \(value)` by hand")
+            throw ManifestEditError(file: file, "the edit would change more than \(what) of `\(beaconID)`; it was left unchanged: set `\(byHand)` by hand")
         }
         try replaceAtomically(original, with: edited)
     }
@@ -65,7 +87,7 @@ extension ManifestValueEdit {
             let path = original.path
             switch error.kind {
             case .changedMeanwhile:
-                throw ManifestEditError(file: path, "changed on disk while calibrating (\(error.reason)); it was left unchanged: run the command again")
+                throw ManifestEditError(file: path, "changed on disk since it was read (\(error.reason)); it was left unchanged: run the command again")
             case .unreadable:
                 throw ManifestEditError(file: path, "\(error.reason); the file was left unchanged")
             case .hardLinked(let links):

@@ -22,7 +22,14 @@ beacon's side of what the SDK does as a central, independently of beaconctl's co
 
 Usage: kbeacon_peripheral.py TRANSPORT ADDRESS [--mtu N] [--password P] [--locked]
            [--uuid U --major N --minor N --measured-power N --tx-power N --interval N]
-           [--attempts N] [--no-ibeacon-slot]
+           [--attempts N] [--no-ibeacon-slot] [--advertise-ibeacon] [--non-connectable]
+
+--advertise-ibeacon plays a beacon in service: its connectable advertisement is the iBeacon slot's
+frame (Apple's layout: UUID, major, minor, the common meaPwr) every advPrd milliseconds, KKM's
+data moves to the scan response, and a configuration applied shows in the advertisement once
+the central has disconnected. --non-connectable advertises without accepting connections (a
+beacon whose connectable window has closed). --hang-up-on-cfg N drops the link instead of
+applying the first N configuration messages (a test fault: a link lost between writes).
 
 Prints one line per event for the test to wait on:
   ready                        advertising has started
@@ -48,7 +55,7 @@ import os
 import sys
 
 from bumble.core import AdvertisingData
-from bumble.device import Device
+from bumble.device import AdvertisingType, Device
 from bumble.gatt import Characteristic, CharacteristicValue, Service
 from bumble.hci import Address
 from bumble.transport import open_transport
@@ -86,6 +93,7 @@ class Beacon:
         self.central_random = b""
         self.beacon_random = b""
         self.folded = False
+        self.settings_changed = False
         self.incoming = b""
         self.outgoing = b""
         self.outgoing_sent = 0
@@ -190,6 +198,13 @@ class Beacon:
         if message.get("msg") == "getPara":
             await self.answer(connection, message)
         elif message.get("msg") == "cfg":
+            if self.args.hang_up_on_cfg > 0:
+                # The link lost mid-configuration (a test fault, not vendor behaviour):
+                # nothing applied, no acknowledgement.
+                self.args.hang_up_on_cfg -= 1
+                say("hung up")
+                await connection.disconnect()
+                return
             cause = self.apply(message)
             await self.acknowledge(connection, 0, cause)
         else:
@@ -253,6 +268,7 @@ class Beacon:
             if "advPrd" in entry:
                 slot["advPrd"] = float(entry["advPrd"])
         say("cfg " + ",".join(keys))
+        self.settings_changed = True
         ibeacon = next((s for s in self.slots if s.get("type") == 5), {})
         say("state " + json.dumps({"meaPwr": self.common["meaPwr"], "slot": ibeacon}, sort_keys=True))
         return 0x00
@@ -273,6 +289,9 @@ async def main() -> None:
     parser.add_argument("--tx-power", type=int, default=0)
     parser.add_argument("--interval", type=int, default=1000)
     parser.add_argument("--no-ibeacon-slot", action="store_true", help="advertise Eddystone-UID only (slot 0, type 2)")
+    parser.add_argument("--advertise-ibeacon", action="store_true", help="advertise the iBeacon slot's frame (KKM data in the scan response)")
+    parser.add_argument("--non-connectable", action="store_true", help="advertise without accepting connections")
+    parser.add_argument("--hang-up-on-cfg", type=int, default=0, help="disconnect instead of applying the first N cfg messages")
     args = parser.parse_args()
 
     async with await open_transport(args.transport) as hci:
@@ -296,23 +315,54 @@ async def main() -> None:
         notify.on("subscription", lambda _bearer, notify_enabled, _indicate: say("subscribed") if notify_enabled else None)
 
         # KKM's manufacturer data and the 0x2080 service data (battery percent first).
-        device.advertising_data = bytes(
-            AdvertisingData(
-                [
-                    (AdvertisingData.FLAGS, bytes([0x06])),
-                    (AdvertisingData.SERVICE_DATA_16_BIT_UUID, bytes([0x80, 0x20, 93, 0x00, 0x00])),
-                    (AdvertisingData.MANUFACTURER_SPECIFIC_DATA, bytes([0x53, 0x0A, 0x22, 0x00])),
-                ]
+        kkm = [
+            (AdvertisingData.SERVICE_DATA_16_BIT_UUID, bytes([0x80, 0x20, 93, 0x00, 0x00])),
+            (AdvertisingData.MANUFACTURER_SPECIFIC_DATA, bytes([0x53, 0x0A, 0x22, 0x00])),
+        ]
+        flags = (AdvertisingData.FLAGS, bytes([0x06]))
+        beacon = holder["beacon"]
+
+        def ibeacon_advertisement():
+            slot = next((s for s in beacon.slots if s.get("type") == 5), None)
+            if slot is None or "uuid" not in slot:
+                return bytes(AdvertisingData([flags] + kkm)), b"", 100.0
+            # Apple "Proximity Beacon Specification" r1, 2.1: 4C 00 02 15 UUID major minor power.
+            frame = (
+                bytes([0x4C, 0x00, 0x02, 0x15])
+                + bytes.fromhex(slot["uuid"].replace("-", ""))
+                + int(slot["majorID"]).to_bytes(2, "big")
+                + int(slot["minorID"]).to_bytes(2, "big")
+                + int(beacon.common["meaPwr"]).to_bytes(1, "big", signed=True)
             )
-        )
+            data = bytes(AdvertisingData([flags, (AdvertisingData.MANUFACTURER_SPECIFIC_DATA, frame)]))
+            return data, bytes(AdvertisingData(kkm)), float(slot["advPrd"])
+
+        async def advertise():
+            if args.advertise_ibeacon:
+                data, response, interval = ibeacon_advertisement()
+                await device.start_advertising(
+                    advertising_data=data, scan_response_data=response,
+                    advertising_interval_min=interval, advertising_interval_max=interval)
+            elif args.non_connectable:
+                await device.start_advertising(
+                    advertising_type=AdvertisingType.UNDIRECTED, advertising_data=bytes(AdvertisingData([flags] + kkm)))
+            else:
+                await device.start_advertising(advertising_data=bytes(AdvertisingData([flags] + kkm)), auto_restart=True)
+
+        def on_disconnection(reason) -> None:
+            say(f"disconnected {reason}")
+            if args.advertise_ibeacon:
+                # Back on the air with what the central configured (a KBeacon applies its
+                # slots' settings to its advertising once the configuration is saved).
+                asyncio.get_running_loop().create_task(advertise())
 
         def on_connection(connection) -> None:
             say("connected")
-            connection.on("disconnection", lambda reason: say(f"disconnected {reason}"))
+            connection.on("disconnection", on_disconnection)
 
         device.on("connection", on_connection)
         await device.power_on()
-        await device.start_advertising(auto_restart=True)
+        await advertise()
         say("ready")
         await hci.source.wait_for_termination()
 

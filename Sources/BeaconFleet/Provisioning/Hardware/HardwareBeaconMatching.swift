@@ -1,0 +1,61 @@
+import BeaconCore
+import FleetManifest
+
+/// Which peripheral each battery beacon is, from the discovery scan.
+public enum HardwareBeaconMatch: Hashable, Sendable {
+    /// Its `mac:` was heard advertising connectably.
+    case pinned(ResolvedBeacon, DiscoveredPeripheral)
+    /// `--assign nearest` proposes this peripheral (to confirm, then to write back as `mac:`).
+    case proposed(ResolvedBeacon, DiscoveredPeripheral)
+    /// Its `mac:` was not heard, or not connectably.
+    case unreachable(ResolvedBeacon, String)
+    /// No `mac:` and nothing to assign.
+    case unmatched(ResolvedBeacon, String)
+
+    public var beacon: ResolvedBeacon {
+        switch self {
+        case .pinned(let beacon, _), .proposed(let beacon, _), .unreachable(let beacon, _), .unmatched(let beacon, _): beacon
+        }
+    }
+}
+
+public enum HardwareBeaconMatching {
+    /// Matches `beacons` to what was heard: by `mac:` first; then, with `assignNearest`,
+    /// each beacon without one (in manifest order) gets the strongest connectable peripheral
+    /// that no manifest beacon pins and none was proposed for, among those whose
+    /// advertisement names a profile (any connectable one when `profile` is given).
+    public static func match(
+        _ beacons: [ResolvedBeacon], fleet: Fleet, heard: [DiscoveredPeripheral], assignNearest: Bool,
+        profile: HardwareProfileChoice
+    ) -> [HardwareBeaconMatch] {
+        let byAddress = Dictionary(heard.map { ($0.address, $0) }, uniquingKeysWith: { first, _ in first })
+        let pinnedAnywhere = Set(fleet.beacons.compactMap(\.expectedAddress))
+        var candidates = heard.filter {
+            $0.connectable && !pinnedAnywhere.contains($0.address) && (profile != .auto || $0.advertisedProfile != nil)
+        }
+        candidates.sort { ($0.strongestRSSI ?? -128) > ($1.strongestRSSI ?? -128) }
+        var matches: [HardwareBeaconMatch] = []
+        for beacon in beacons {
+            if let address = beacon.expectedAddress {
+                guard let peripheral = byAddress[address] else {
+                    matches.append(.unreachable(beacon, "\(address) was not heard: wake the beacon (a button press on many models) and keep it within a few metres"))
+                    continue
+                }
+                guard peripheral.connectable else {
+                    matches.append(.unreachable(beacon, "\(address) was heard, but not advertising connectably: most beacons accept connections only for a while after a button press or power-up"))
+                    continue
+                }
+                matches.append(.pinned(beacon, peripheral))
+            } else if assignNearest {
+                if candidates.isEmpty {
+                    matches.append(.unmatched(beacon, "no unassigned connectable beacon was heard to assign"))
+                } else {
+                    matches.append(.proposed(beacon, candidates.removeFirst()))
+                }
+            } else {
+                matches.append(.unmatched(beacon, "no mac: in the manifest: add the beacon's address as mac:, or pass --assign nearest"))
+            }
+        }
+        return matches
+    }
+}
