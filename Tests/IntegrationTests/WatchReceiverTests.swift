@@ -94,13 +94,18 @@ struct WatchReceiverTests {
         defer { try? FileManager.default.removeItem(at: folder) }
 
         try await withMosquitto { broker in
-            let watch = try await Self.startWatch(broker, manifest: manifest, silence: Self.boxSilence)
+            // The boxes publish before the watch starts: its first silence (from its
+            // connection) must not depend on how fast a busy machine starts a box.
             let input = Pipe()
             let boxA = try BeaconctlProcess(
                 ["scan", "--input", "-", "--mqtt", broker.url, "--receiver", "store-a", "--format", "jsonl"],
                 environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": "box-\(UUID().uuidString.prefix(8))"], standardInput: input)
             let feeding = Self.feed(input)
             let boxB = try Restart.StoreBox(broker, receiver: "store-b", minors: [3])
+            await boxB.waitUntilPublished(moreThan: 3)
+            // A batch is 64 sightings (`boxSilence`): once box A wrote that many, it published one.
+            #expect(await boxA.waitForOutput("box A's first batch") { $0.count >= 64 }, "\(boxA.standardError)")
+            let watch = try await Self.startWatch(broker, manifest: manifest, silence: Self.boxSilence)
 
             #expect(
                 await watch.waitForOutput("every beacon ok, store A online") { lines in
@@ -153,8 +158,10 @@ struct WatchReceiverTests {
         defer { try? FileManager.default.removeItem(at: folder) }
 
         try await withMosquitto { broker in
-            let watch = try await Self.startWatch(broker, manifest: manifest)
+            // The box publishes before the watch starts (see `boxKilled`).
             let box = try Restart.StoreBox(broker, receiver: "store-a", minors: [1, 2, 3])
+            await box.waitUntilPublished(moreThan: 3)
+            let watch = try await Self.startWatch(broker, manifest: manifest)
             #expect(
                 await watch.waitForOutput("every beacon ok") { Restart.states($0) == ["front": "ok", "back": "ok", "side": "ok"] },
                 "\(watch.standardOutput)\(watch.standardError)")
