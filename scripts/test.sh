@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: system packages, the Python venv with RootCanal
-# and Bumble for the integration tests, every Swift test, the manifest schema check, and a
-# quick pass of the benchmarks so they cannot rot; the kernel lane (Debian's kernel under
+# and Bumble for the integration tests, every Swift test, the manifest schema check, the
+# fuzz targets built, and a quick pass of the benchmarks so they cannot rot; the kernel lane (Debian's kernel under
 # QEMU, kernel controllers and bluetoothd: scripts/test-kernel.sh); the live flood lane (the
 # watch under 20,000 beacons through a real Mosquitto: scripts/test-flood.sh); the Home Assistant lane (a
 # real Home Assistant reading verify --watch --home-assistant: scripts/test-home-assistant.sh);
@@ -22,6 +22,12 @@ echo "test: JSON Schema against the example fleets"
 
 echo "test: swift test"
 swift test --skip-build
+
+# The libFuzzer targets are compiled outside SwiftPM from lists of sources
+# (scripts/fuzz.sh): built here, with no fuzzing time, so that a change to the sources they
+# take in cannot leave them broken unseen.
+echo "test: the fuzz targets build"
+scripts/fuzz.sh all 0
 
 # Benchmarks are not timed tests: these short runs keep them building and print their
 # figures; the full runs are in the README.
