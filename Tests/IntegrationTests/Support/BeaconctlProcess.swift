@@ -1,6 +1,7 @@
 import BeaconTestKit
 import Foundation
 import Glibc
+import Synchronization
 
 /// The built `beaconctl` executable, run as a child process the way a user or systemd runs
 /// it: arguments in, lines out, signals to stop it.
@@ -120,38 +121,24 @@ final class BeaconctlProcess: Sendable {
             outputDescriptor: stdout.fileHandleForReading.fileDescriptor,
             errorDescriptor: stderr.fileHandleForReading.fileDescriptor))
         self.state = state
-        // Read without blocking: a readability handler can be called when another call
-        // already took the bytes, and `availableData` then waits for more, for ever when a
-        // child spawned meanwhile by another test holds the pipe's write end, so that the
-        // read never ends and the exit is never seen.
+        // Read without blocking, each pipe on a thread of its own that polls it: not
+        // Foundation's readability handlers, whose dispatch source can still be registered
+        // with the event loop when the pipe's descriptor is closed (the handler cleared, the
+        // handle freed), and whose descriptor number, reused meanwhile by another test, then
+        // crashed libdispatch's manager thread (`_dispatch_event_loop_drain`). A thread holds
+        // its handle, so the descriptor stays open until it has stopped reading it.
         for handle in readEnds {
             let descriptor = handle.fileDescriptor
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         }
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            // In flight before the bytes leave the pipe, so that isFinished never sees them
-            // neither in the pipe nor recorded.
-            state.update { $0.readsInFlight += 1 }
-            let (data, ended) = Self.readAvailable(handle.fileDescriptor)
-            // The end of the pipe: stop watching it.
-            if ended { handle.readabilityHandler = nil }
-            state.update { observed in
-                if ended { observed.outputEnded = true }
-                observed.standardOutput.append(data)
-                observed.readsInFlight -= 1
-                observed.noteIfFinished()
-            }
+        let stopReading = self.stopReading
+        Self.startReader(stdout.fileHandleForReading, state: state, stop: stopReading) { observed, data, ended in
+            if ended { observed.outputEnded = true }
+            observed.standardOutput.append(data)
         }
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            state.update { $0.readsInFlight += 1 }
-            let (data, ended) = Self.readAvailable(handle.fileDescriptor)
-            if ended { handle.readabilityHandler = nil }
-            state.update { observed in
-                if ended { observed.errorEnded = true }
-                observed.standardError.append(data)
-                observed.readsInFlight -= 1
-                observed.noteIfFinished()
-            }
+        Self.startReader(stderr.fileHandleForReading, state: state, stop: stopReading) { observed, data, ended in
+            if ended { observed.errorEnded = true }
+            observed.standardError.append(data)
         }
         // The exit as the kernel tells it, not Foundation's handler, which a child spawned
         // meanwhile by another test can hold back until that child ends (ChildProcessExit).
@@ -161,6 +148,46 @@ final class BeaconctlProcess: Sendable {
                 observed.noteIfFinished()
             }
         }
+    }
+
+    /// Set when the process is freed: its reader threads stop at their next poll, even when a
+    /// child another test spawned meanwhile holds a pipe's write end and no end ever comes.
+    private let stopReading = ReaderStop()
+
+    /// A flag the reader threads share with the process (`Atomic` is not copyable).
+    private final class ReaderStop: Sendable {
+        let requested = Atomic<Bool>(false)
+    }
+
+    /// A thread reading `handle` until its end (or `stop`), handing each read to `take` under
+    /// the state's lock. Polls with a timeout: a blocked read could not see `stop`.
+    private static func startReader(
+        _ handle: FileHandle, state: WatchedState<Observed>, stop: ReaderStop,
+        take: @escaping @Sendable (inout Observed, Data, Bool) -> Void
+    ) {
+        let thread = Thread {
+            let descriptor = handle.fileDescriptor
+            while !stop.requested.load(ordering: .relaxed) {
+                var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                // A fifth of a second between looks at `stop`: only a process freed before its
+                // pipes ended waits that long for its threads.
+                guard poll(&request, 1, 200) > 0 else { continue }
+                // In flight before the bytes leave the pipe, so that isFinished never sees them
+                // neither in the pipe nor recorded.
+                state.update { $0.readsInFlight += 1 }
+                let (data, ended) = readAvailable(descriptor)
+                state.update { observed in
+                    take(&observed, data, ended)
+                    observed.readsInFlight -= 1
+                    observed.noteIfFinished()
+                }
+                if ended { break }
+            }
+            // The handle, and so its descriptor, lives until here.
+            withExtendedLifetime(handle) {}
+        }
+        thread.name = "beaconctl-process-reader"
+        thread.start()
     }
 
     /// What a non-blocking pipe holds now, and whether it has ended (every writer closed it).
@@ -186,6 +213,7 @@ final class BeaconctlProcess: Sendable {
         if state.value.terminationStatus == nil {
             kill(process.processIdentifier, SIGKILL)
         }
+        stopReading.requested.store(true, ordering: .relaxed)
     }
 
     var standardOutput: String { String(decoding: state.value.standardOutput, as: UTF8.self) }
