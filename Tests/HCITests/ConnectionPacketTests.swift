@@ -146,7 +146,7 @@ import Testing
 
     @Test func hostControllerDeliversTrafficInOrderAndSendsACL() async throws {
         let controller = ScriptedController()
-        let host = HostController(transport: controller.hostEnd)
+        let host = HostController(transport: controller.hostEnd, clock: TestClock())
         let traffic = await host.traffic()
         let events = await host.events()
         let disconnection = HCIEvent.disconnectionComplete(.init(status: .success, connectionHandle: 0x40, reason: .connectionTimeout))

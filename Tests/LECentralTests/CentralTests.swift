@@ -17,12 +17,14 @@ import Testing
             peerAddress: status == .success ? peer : .zero, interval: 24, latency: 0, supervisionTimeout: 400)))
     }
 
-    /// A started central on a scripted controller, connected to `peer`.
+    /// A started central on a scripted controller, connected to `peer`. The host's command
+    /// answers wait on a test clock nobody advances: a busy machine answering late fails no
+    /// test (the suite's time limit catches a hang), where a real 2 s deadline did.
     static func connected(
         _ configuration: ScriptedController.Configuration = .init(), clock: TestClock = TestClock()
     ) async throws -> (ScriptedController, Central, LEConnection) {
         let controller = ScriptedController(configuration: configuration)
-        let central = Central(host: HostController(transport: controller.hostEnd), clock: clock)
+        let central = Central(host: HostController(transport: controller.hostEnd, clock: TestClock()), clock: clock)
         try await central.start()
         let connecting = Task { try await central.connect(to: peer, type: .random, timeout: .seconds(5)) }
         try await controller.waitForCommands("a create connection command") {
@@ -87,7 +89,7 @@ import Testing
     @Test func anAttemptPastItsDeadlineIsCancelledOnTheController() async throws {
         let controller = ScriptedController()
         let clock = TestClock()
-        let central = Central(host: HostController(transport: controller.hostEnd), clock: clock)
+        let central = Central(host: HostController(transport: controller.hostEnd, clock: TestClock()), clock: clock)
         try await central.start()
         let connecting = Task { try await central.connect(to: Self.peer, type: .random, timeout: .seconds(5)) }
         try await controller.waitFor(.leExtendedCreateConnection)
@@ -106,7 +108,7 @@ import Testing
 
     @Test func aFailedConnectionIsWorded() async throws {
         let controller = ScriptedController()
-        let central = Central(host: HostController(transport: controller.hostEnd))
+        let central = Central(host: HostController(transport: controller.hostEnd, clock: TestClock()))
         try await central.start()
         let connecting = Task { try await central.connect(to: Self.peer, type: .random, timeout: .seconds(30)) }
         try await controller.waitFor(.leExtendedCreateConnection)
@@ -180,7 +182,7 @@ import Testing
 
     @Test func aCancelledAttemptIsCancelledOnTheController() async throws {
         let controller = ScriptedController()
-        let central = Central(host: HostController(transport: controller.hostEnd))
+        let central = Central(host: HostController(transport: controller.hostEnd, clock: TestClock()))
         try await central.start()
         let connecting = Task { try await central.connect(to: Self.peer, type: .random, timeout: .seconds(600)) }
         try await controller.waitFor(.leExtendedCreateConnection)
