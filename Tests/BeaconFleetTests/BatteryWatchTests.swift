@@ -53,6 +53,21 @@ import Testing
         #expect(audit.batteryStandings.first?.level == nil)
     }
 
+    @Test func anAddressHeardLaterIsPairedOnceASilencePassed() throws {
+        var audit = ContinuousAudit(plan: try Script.plan([Self.door()]), configuration: .init(silence: 60))
+        _ = audit.observe(Script.sighting(Script.identity(minor: 1), address: Script.deviceB, at: 0))
+        // Telemetry from device A before door was ever heard from it: unpaired, and not looked
+        // up again for a silence.
+        _ = audit.observe(Self.reading(2900, at: 1))
+        _ = audit.observe(Script.sighting(Script.identity(minor: 1), at: 2))
+        _ = audit.observe(Self.reading(2900, at: 3))
+        #expect(audit.telemetryCounts == TelemetryCounts(received: 2, unpaired: 2))
+        _ = audit.observe(Script.sighting(Script.identity(minor: 1), at: 62))
+        _ = audit.observe(Self.reading(2900, at: 62))
+        #expect(audit.telemetryCounts == TelemetryCounts(received: 3, unpaired: 2))
+        #expect(audit.batteryStandings.first?.level == .millivolts(2900))
+    }
+
     @Test func forecastFollowsTheDrainSet() throws {
         // Ten simulated days, a reading every 10 minutes, draining 20 mV a day from 2.9 V
         // with noise: the trend must put the 2.5 V threshold about 20 days after day 9.

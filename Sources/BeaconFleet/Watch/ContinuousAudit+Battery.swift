@@ -32,11 +32,20 @@ extension ContinuousAudit {
         if let index = manifestPairing.beacon(for: reading, identityIndex: beaconIndex(of:)) { return index }
         guard reading.identity == nil, let address = reading.address else { return nil }
         if let known = heardPairing[address] { return known }
+        // An address no beacon was heard from (another vendor's beacon in the mall) is looked
+        // up again only a silence later: a walk of every beacon per reading of it would cost
+        // more the larger the fleet.
+        let now = self.now ?? 0
+        if let retry = unpairedRetry[address], now < retry { return nil }
         let heard = beaconsHeard(from: address)
         let index = heard.count == 1 ? heard[0] : nil
-        // An address no beacon was heard from yet may be heard later: only a found pairing,
-        // or one two beacons claim, is remembered.
-        if !heard.isEmpty, heardPairing.count < Self.maximumPairedAddresses { heardPairing[address] = index }
+        if heard.isEmpty {
+            if unpairedRetry.count >= Self.maximumPairedAddresses { unpairedRetry = unpairedRetry.filter { $0.value > now } }
+            if unpairedRetry.count < Self.maximumPairedAddresses { unpairedRetry[address] = now + configuration.silence }
+        } else if heardPairing.count < Self.maximumPairedAddresses {
+            heardPairing[address] = index
+            unpairedRetry[address] = nil
+        }
         return index
     }
 

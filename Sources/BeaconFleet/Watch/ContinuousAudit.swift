@@ -129,6 +129,9 @@ public struct ContinuousAudit: Sendable {
     /// Addresses of telemetry paired by the beacon heard advertising from them (`nil`: no
     /// single beacon), looked up once per address and kept, bounded (`ContinuousAudit+Battery`).
     var heardPairing: [BluetoothAddress: Int?] = [:]
+    /// Telemetry addresses no beacon was heard from, with when to look again, bounded like
+    /// `heardPairing` (`ContinuousAudit+Battery`).
+    var unpairedRetry: [BluetoothAddress: Double] = [:]
 
     public init(plan: VerificationPlan, configuration: Configuration = Configuration()) {
         self.plan = plan
