@@ -139,7 +139,12 @@ struct MQTTCommandTests {
             // Left at the last sighting plus the exit period, on the sightings' Unix clock.
             let exitEvent = try #require(try JSONSerialization.jsonObject(with: Data(exit.utf8)) as? [String: Any])
             let time = try #require(exitEvent["time"] as? Double)
-            #expect(abs(time - (now + 0.4 + 1)) < 0.01, "exit at \(time), last sighting at \(now + 0.4)")
+            // Never before the exit period. Exactly then when the sightings arrived within it; a
+            // busy machine that started the scan late delivers them after it, and the monitor,
+            // whose clock never goes back, leaves when they arrive: so only a bound a hang
+            // reaches above.
+            let due = now + 0.4 + 1
+            #expect(time >= due - 0.01 && time - due < 60, "exit at \(time), last sighting at \(now + 0.4)")
             monitor.signal(SIGTERM)
             #expect(await monitor.waitForExit() == 0, "\(monitor.standardError)")
         }
