@@ -18,7 +18,8 @@ public struct AuditWatch: Sendable {
     /// Inputs the live watch holds for the audit: far more than a second of the busiest
     /// air. Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
-    /// Wall time between `AuditWatchReadings` of a replay (a live watch's come at its ticks).
+    /// Time of the watch's clock between `AuditWatchReadings` of a replay (a live watch's come
+    /// at its ticks).
     static let readingsPeriod = Duration.milliseconds(250)
 
     /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`), and the
@@ -81,8 +82,10 @@ public struct AuditWatch: Sendable {
             // recording is read at the speed of the slower of the two, not of both together.
             let readAhead = ReadAhead(sightings)
             defer { readAhead.stop() }
-            // Readings a few times a second of wall time, looked at once per batch.
-            var nextReadings = ContinuousClock.now + Self.readingsPeriod
+            // Readings a few times a second of the clock given (wall time in the tool), looked
+            // at once per batch.
+            let sinceStart = Stopwatch(on: clock)
+            var nextReadings = Self.readingsPeriod
             do {
                 replaying: while let batch = try await readAhead.next() {
                     // The telemetry decoded so far (the reader runs ahead of the audit), each
@@ -94,9 +97,9 @@ public struct AuditWatch: Sendable {
                         progress.take(progress.audit.observe(sighting))
                         if progress.hasPendingTelemetry { progress.takeTelemetry(dueBy: progress.audit.now) }
                     }
-                    if readings != nil, ContinuousClock.now >= nextReadings {
+                    if readings != nil, sinceStart.elapsed >= nextReadings {
                         progress.publishReadings()
-                        nextReadings = ContinuousClock.now + Self.readingsPeriod
+                        nextReadings = sinceStart.elapsed + Self.readingsPeriod
                     }
                 }
             } catch {
