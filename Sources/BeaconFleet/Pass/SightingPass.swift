@@ -165,16 +165,13 @@ extension PassClocking {
 /// The pass's clock and its pending telemetry.
 struct PassState {
     var timeline: SightingTimeline
-    let telemetry: TelemetryInbox?
-    /// Readings taken from the source, not yet handed over: in the order decoded, which is the
-    /// order heard.
-    private var pendingTelemetry: [TelemetryReading] = []
-    private var pendingTelemetryStart = 0
+    /// The telemetry taken from the source, not yet handed over.
+    private var pending: PendingTelemetry
     /// The wall clock when a pass following it started.
     var wallClockAtStart: Double?
 
     init(telemetry: TelemetryInbox?, maximumReceivers: Int) {
-        self.telemetry = telemetry
+        self.pending = PendingTelemetry(inbox: telemetry)
         self.timeline = SightingTimeline(maximumReceivers: maximumReceivers)
     }
 
@@ -201,37 +198,19 @@ struct PassState {
         return PlacedSighting(sighting: sighting, time: time, clock: timeline.now ?? time ?? 0)
     }
 
-    var hasPendingTelemetry: Bool { pendingTelemetryStart < pendingTelemetry.count }
+    var hasPendingTelemetry: Bool { pending.hasReadings }
 
     /// Takes what the source decoded since the last call.
-    mutating func collectTelemetry() {
-        guard let telemetry else { return }
-        let readings = telemetry.take()
-        guard !readings.isEmpty else { return }
-        if pendingTelemetryStart == pendingTelemetry.count {
-            pendingTelemetry = readings
-            pendingTelemetryStart = 0
-        } else {
-            pendingTelemetry.append(contentsOf: readings)
-        }
-    }
+    mutating func collectTelemetry() { pending.collect() }
 
     /// Hands over the pending readings placed at or before `dueBy` (every one with `nil`),
     /// each at its place, never later than the clock: a reading from a receiver not placed yet
     /// is due at once, where the clock stands. Only readings decoded ahead of a replay wait,
     /// so the pending ones are bounded by the reader's lead.
     mutating func feedTelemetry<Reducer: PassReducer>(dueBy: Double?, to reducer: inout Reducer) -> PassStep {
-        defer {
-            if pendingTelemetryStart == pendingTelemetry.count {
-                pendingTelemetry.removeAll(keepingCapacity: true)
-                pendingTelemetryStart = 0
-            }
-        }
-        while pendingTelemetryStart < pendingTelemetry.count {
-            let reading = pendingTelemetry[pendingTelemetryStart]
-            let placed = timeline.knownTime(of: reading.time, clock: reading.clock, receiver: reading.receiver)
-            if let dueBy, let placed, placed > dueBy { break }
-            pendingTelemetryStart += 1
+        while let (reading, placed) = pending.next(dueBy: dueBy, placedAt: { [timeline] in
+            timeline.knownTime(of: $0.time, clock: $0.clock, receiver: $0.receiver)
+        }) {
             let now = timeline.now ?? placed ?? 0
             if reducer.take(.telemetry(reading, at: min(placed ?? now, now))) == .done { return .done }
         }

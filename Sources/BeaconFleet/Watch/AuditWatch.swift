@@ -220,8 +220,6 @@ public struct AuditWatch: Sendable {
 private struct WatchProgress {
     var audit: ContinuousAudit
     let sinks: [any AuditEventSink]
-    /// Where the source leaves its telemetry, taken at each batch or tick.
-    let telemetry: TelemetryInbox?
     let lost: @Sendable () -> Int
     let lostMessages: @Sendable () -> Int
     private var nextReport: Double?
@@ -249,7 +247,7 @@ private struct WatchProgress {
     ) {
         self.audit = audit
         self.sinks = sinks
-        self.telemetry = telemetry
+        self.pendingTelemetry = PendingTelemetry(inbox: telemetry)
         self.lost = lost
         self.lostMessages = lostMessages
         self.input = input
@@ -337,44 +335,24 @@ private struct WatchProgress {
         for sink in sinks { sink.deliver(report) }
     }
 
-    /// Readings taken from the source, not yet judged: in the order decoded, which is the
-    /// order heard.
-    private var pendingTelemetry: [TelemetryReading] = []
-    private var pendingTelemetryStart = 0
+    /// Readings taken from the source, not yet judged.
+    private var pendingTelemetry: PendingTelemetry
 
-    var hasPendingTelemetry: Bool { pendingTelemetryStart < pendingTelemetry.count }
+    var hasPendingTelemetry: Bool { pendingTelemetry.hasReadings }
 
     /// Takes what the source decoded since the last call.
-    mutating func collectTelemetry() {
-        guard let telemetry else { return }
-        let readings = telemetry.take()
-        guard !readings.isEmpty else { return }
-        if pendingTelemetryStart == pendingTelemetry.count {
-            pendingTelemetry = readings
-            pendingTelemetryStart = 0
-        } else {
-            pendingTelemetry.append(contentsOf: readings)
-        }
-    }
+    mutating func collectTelemetry() { pendingTelemetry.collect() }
 
     /// Judges the pending readings placed at or before `dueBy` on the audit's clock (every one
     /// with `nil`: a live watch's tick, or the end) and hands the battery crossings to every
     /// sink. A reading from a receiver the audit has not placed (none of its sightings came
-    /// yet) is due at once, where the clock stands. Only readings decoded ahead of the replay
-    /// wait, so the pending ones are bounded by the reader's lead.
+    /// yet) is due at once, where the clock stands.
     mutating func takeTelemetry(dueBy: Double?, arrival: Double? = nil) {
-        while pendingTelemetryStart < pendingTelemetry.count {
-            let reading = pendingTelemetry[pendingTelemetryStart]
-            if let dueBy, let placed = audit.timelineTime(of: reading), placed > dueBy { break }
-            pendingTelemetryStart += 1
+        while let (reading, _) = pendingTelemetry.next(dueBy: dueBy, placedAt: { [audit] in audit.timelineTime(of: $0) }) {
             for var event in audit.observe(reading, arrival: arrival) {
                 event.unixTime = audit.unixTime(at: event.time)
                 for sink in sinks { sink.deliver(event) }
             }
-        }
-        if pendingTelemetryStart == pendingTelemetry.count {
-            pendingTelemetry.removeAll(keepingCapacity: true)
-            pendingTelemetryStart = 0
         }
     }
 
