@@ -89,16 +89,21 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(name: "beaconctl", dependencies: ["BeaconCLI"], swiftSettings: strict),
-        // For tests at the HCI layer (as NIOEmbedded serves NIOCore): an in-memory link, a
-        // scripted controller, a TCP endpoint for it, H4 peers, event-driven waits. It needs
-        // the HCI protocol and its transports only (no libyaml, libmosquitto or BlueZ).
-        .target(name: "HCITestKit", dependencies: ["BeaconCore", "HCI", "HCITransports"], swiftSettings: strict),
+        // For tests, by what they are about. Time a test moves by hand and states it waits on
+        // (`TestClock`, `WatchedState`): no Bluetooth in it.
+        .target(name: "ClockTestKit", swiftSettings: strict),
+        // Child processes a test starts, waits for and signals.
+        .target(name: "ProcessTestKit", dependencies: ["ClockTestKit"], swiftSettings: strict),
+        // Tests at the HCI layer (as NIOEmbedded serves NIOCore): an in-memory link, a
+        // scripted controller, a TCP endpoint for it, H4 peers. It needs the HCI protocol and
+        // its transports only (no libyaml, libmosquitto or BlueZ).
+        .target(name: "HCITestKit", dependencies: ["BeaconCore", "ClockTestKit", "HCI", "HCITransports"], swiftSettings: strict),
         // For tests of the use cases above it: the virtual-time bench, verification scripts,
         // manifest fixtures; it carries the HCI kit along.
         .target(
             name: "BeaconTestKit",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "HCI", "HCITestKit", "HCITransports", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "ClockTestKit", "HCI", "HCITestKit", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -142,36 +147,36 @@ let package = Package(
         .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition"], swiftSettings: strict),
         .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),
         .testTarget(
-            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit"],
+            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit", "ProcessTestKit"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         // BeaconMQTT's own units (URLs, credentials, TLS settings, wording): no broker needed.
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
-        .testTarget(name: "HCITests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
-        .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
-        .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
-        .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
+        .testTarget(name: "HCITests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
+        .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
+        .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
+        .testTarget(name: "HCITransportsTests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
-        .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
+        .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "ClockTestKit", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
         .testTarget(
             name: "BeaconFleetTests",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "BeaconProfiles", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconProfiles", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
-                "MetricsExposition", .product(name: "Logging", package: "swift-log"),
+                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
+                "MetricsExposition", "ProcessTestKit", .product(name: "Logging", package: "swift-log"),
             ],
             // The golden outputs and their inputs are read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
-                "LECentral", "BeaconProfiles", "VirtualRadio", .product(name: "Logging", package: "swift-log"),
+                "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
+                "LECentral", "BeaconProfiles", "ProcessTestKit", "VirtualRadio", .product(name: "Logging", package: "swift-log"),
             ],
             // The peripherals Bumble plays, run by the tests from the source tree.
             exclude: ["Peripherals"], swiftSettings: strict),

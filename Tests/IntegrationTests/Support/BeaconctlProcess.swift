@@ -1,6 +1,8 @@
 import BeaconTestKit
+import ClockTestKit
 import Foundation
 import Glibc
+import ProcessTestKit
 import Synchronization
 
 /// The built `beaconctl` executable, run as a child process the way a user or systemd runs
