@@ -34,13 +34,16 @@ public struct HardwareProvisioner: Sendable {
     public let recordAddress: @Sendable (ResolvedBeacon, BluetoothAddress) async -> String?
     /// Called once per write to a beacon (for `--log`).
     public let onWrite: @Sendable (ProvisioningWriteRecord) -> Void
+    /// Told as each step of a beacon begins (beacon id, step): where the time goes.
+    public let onPhase: @Sendable (String, HardwareProvisioningPhase) -> Void
 
     public init(
         request: HardwareProvisioningRequest, host: HostController, scanConfiguration: ScanConfiguration, logger: Logger,
         clock: any Clock<Duration> = ContinuousClock(),
         confirm: @escaping @Sendable (ResolvedBeacon, DiscoveredPeripheral) async -> Bool = { _, _ in true },
         recordAddress: @escaping @Sendable (ResolvedBeacon, BluetoothAddress) async -> String?,
-        onWrite: @escaping @Sendable (ProvisioningWriteRecord) -> Void = { _ in }
+        onWrite: @escaping @Sendable (ProvisioningWriteRecord) -> Void = { _ in },
+        onPhase: @escaping @Sendable (String, HardwareProvisioningPhase) -> Void = { _, _ in }
     ) {
         self.request = request
         self.host = host
@@ -50,6 +53,7 @@ public struct HardwareProvisioner: Sendable {
         self.confirm = confirm
         self.recordAddress = recordAddress
         self.onWrite = onWrite
+        self.onPhase = onPhase
     }
 
     public func run(
@@ -57,10 +61,15 @@ public struct HardwareProvisioner: Sendable {
     ) async throws(HardwareProvisioningError) -> HardwareProvisioningResult {
         let beacons = try request.selectedBeacons()
         onEvent(.discovering(seconds: ScanSession.seconds(request.discoveryWindow)))
+        // When every beacon has its mac:, the scan ends once all are heard; a beacon left to
+        // --assign nearest needs the whole window to compare strengths.
+        let comparing = request.assignNearest && beacons.contains { $0.expectedAddress == nil }
+        let wanted = comparing ? [] : Set(beacons.compactMap(\.expectedAddress))
         let heard: [DiscoveredPeripheral]
         do {
             heard = try await ConnectableDiscovery.run(
-                host: host, configuration: scanConfiguration, window: request.discoveryWindow, clock: clock, logger: logger)
+                host: host, configuration: scanConfiguration, window: request.discoveryWindow, clock: clock, logger: logger,
+                until: wanted)
         } catch {
             throw .controller(error.description)
         }
@@ -118,6 +127,9 @@ public struct HardwareProvisioner: Sendable {
     ) async -> HardwareBeaconResult {
         var result = HardwareBeaconResult(beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: "")
         let type: PeerAddressType = peripheral.addressType == .public || peripheral.addressType == .publicIdentity ? .public : .random
+        let phase = onPhase
+        let beaconID = beacon.id
+        phase(beaconID, .connecting)
         let connection: LEConnection
         do {
             connection = try await central.connect(to: peripheral.address, type: type, timeout: request.connectTimeout)
@@ -125,20 +137,24 @@ public struct HardwareProvisioner: Sendable {
             result.detail = error.description
             return result
         }
+        phase(beaconID, .openingProfile)
         let profile: any BeaconProfile
         switch await open(peripheral, on: connection) {
         case .success(let opened):
-            profile = opened
+            profile = PhaseAnnouncingProfile(opened) { phase(beaconID, $0) }
         case .failure(let failure):
             result.status = failure.status
             result.detail = failure.detail
+            phase(beaconID, .disconnecting)
             _ = try? await connection.disconnect()
             return result
         }
         result.profile = profile.name
         result = await provision(beacon, peripheral, through: profile, into: result)
+        phase(beaconID, .disconnecting)
         _ = try? await connection.disconnect()
         if assigned, result.status == .provisioned || result.status == .alreadyCorrect {
+            phase(beaconID, .recordingAddress)
             if let problem = await recordAddress(beacon, peripheral.address) {
                 result.detail += "; mac: not written into the manifest: \(problem)"
             } else {
@@ -158,30 +174,39 @@ public struct HardwareProvisioner: Sendable {
         var choice = request.profile
         if choice == .auto { choice = peripheral.advertisedProfile ?? .auto }
         do {
-            if choice == .auto {
-                let services = try await connection.gatt.discoverPrimaryServices()
-                if KBeaconProfile.recognises(services: services) {
-                    choice = .kbeacon
-                } else if EddystoneGATTProfile.recognises(services: services) {
-                    choice = .eddystoneGATT
-                }
-            }
             switch choice {
             case .kbeacon:
                 return .success(try await KBeaconProfile.open(on: connection))
             case .eddystoneGATT:
                 return .success(try await EddystoneGATTProfile.open(on: connection))
             case .auto:
+                if let profile = try await openFromServices(connection) { return .success(profile) }
                 return .failure(OpenFailure(
                     status: .unsupported,
                     detail: "no known profile: neither its advertisement nor its GATT services are those of a KBeacon (0xFEA0) or the Eddystone configuration service; name one with --profile if you know it"))
             }
-        } catch let error as BeaconProfileError {
+        } catch {
             if case .notThisProfile = error.kind { return .failure(OpenFailure(status: .unsupported, detail: error.description)) }
             return .failure(OpenFailure(status: .unreachable, detail: error.description))
-        } catch {
-            return .failure(OpenFailure(status: .unreachable, detail: "\(error)"))
         }
+    }
+
+    /// The profile whose service the beacon has, `nil` when neither. Each profile's opening
+    /// discovers the services itself and says `notThisProfile` before sending anything else:
+    /// trying the KBeacon's first (the one that carries an iBeacon identity) discovers them
+    /// once for a KBeacon, rather than once here and again in the profile.
+    private func openFromServices(_ connection: LEConnection) async throws(BeaconProfileError) -> (any BeaconProfile)? {
+        do {
+            return try await KBeaconProfile.open(on: connection)
+        } catch {
+            guard case .notThisProfile = error.kind else { throw error }
+        }
+        do {
+            return try await EddystoneGATTProfile.open(on: connection)
+        } catch {
+            guard case .notThisProfile = error.kind else { throw error }
+        }
+        return nil
     }
 
     /// One `BeaconProvisioning` run, its outcome worded as a result.
