@@ -84,7 +84,9 @@ public struct HardwareProvisioner: Sendable {
             throw .controller(error.description)
         }
         var results: [HardwareBeaconResult] = []
-        for match in matches {
+        // The connection to the next pinned beacon, made while the one before it is written.
+        var ahead: (index: Int, task: Task<LEConnection?, Never>)?
+        for (index, match) in matches.enumerated() {
             if Task.isCancelled {
                 // Stopped (SIGINT, SIGTERM): the rest are reported, not silently dropped.
                 results.append(HardwareBeaconResult(
@@ -100,11 +102,31 @@ public struct HardwareProvisioner: Sendable {
                 result = HardwareBeaconResult(beaconID: beacon.id, address: nil, status: .unmatched, detail: why)
             case .pinned(let beacon, let peripheral):
                 onEvent(.connecting(beaconID: beacon.id, peripheral.address))
-                result = await provision(beacon, peripheral, central: central, assigned: false)
+                onPhase(beacon.id, .connecting)
+                var prepared: LEConnection?
+                if let made = ahead, made.index == index { prepared = await made.task.value }
+                ahead = nil
+                do {
+                    let connection = try await connect(peripheral, central: central, prepared: prepared)
+                    // The next pinned beacon is connected to while this one is written: waiting
+                    // for its advertisement is most of a connection's set-up (a factory KBeacon
+                    // advertises once a second), and the controller has room for both links.
+                    ahead = connectAhead(matches, after: index, central: central)
+                    result = await provision(beacon, peripheral, on: connection, assigned: false)
+                } catch {
+                    result = HardwareBeaconResult(beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: error.description)
+                }
             case .proposed(let beacon, let peripheral):
                 if await confirm(beacon, peripheral) {
                     onEvent(.connecting(beaconID: beacon.id, peripheral.address))
-                    result = await provision(beacon, peripheral, central: central, assigned: true)
+                    onPhase(beacon.id, .connecting)
+                    do {
+                        let connection = try await connect(peripheral, central: central, prepared: nil)
+                        result = await provision(beacon, peripheral, on: connection, assigned: true)
+                    } catch {
+                        result = HardwareBeaconResult(
+                            beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: error.description)
+                    }
                 } else {
                     result = HardwareBeaconResult(
                         beaconID: beacon.id, address: nil, status: .unmatched,
@@ -114,6 +136,11 @@ public struct HardwareProvisioner: Sendable {
             onEvent(.finished(result))
             results.append(result)
         }
+        if let ahead {
+            // Stopped before its turn: the attempt is cancelled on the controller, a link made is ended.
+            ahead.task.cancel()
+            _ = try? await ahead.task.value?.disconnect()
+        }
         if !request.dryRun && !Task.isCancelled {
             results = try await verify(results, onEvent: onEvent)
         }
@@ -122,21 +149,41 @@ public struct HardwareProvisioner: Sendable {
 
     // MARK: One beacon
 
+    /// The connection to `peripheral`: the one made ahead when it is still up, else a new one
+    /// (made again as it would have been without the head start, when that one failed or
+    /// dropped meanwhile).
+    private func connect(_ peripheral: DiscoveredPeripheral, central: Central, prepared: LEConnection?) async throws(LECentralError) -> LEConnection {
+        if let prepared, prepared.disconnectionReason == nil { return prepared }
+        return try await central.connect(to: peripheral.address, type: Self.peerType(of: peripheral), timeout: request.connectTimeout)
+    }
+
+    /// Starts connecting to the match after `index` when it is the next one to connect to and
+    /// pinned by `mac:` (a proposal is asked about first, so it is not connected to ahead).
+    private func connectAhead(
+        _ matches: [HardwareBeaconMatch], after index: Int, central: Central
+    ) -> (index: Int, task: Task<LEConnection?, Never>)? {
+        let next = matches[(index + 1)...].firstIndex {
+            switch $0 {
+            case .pinned, .proposed: true
+            case .unreachable, .unmatched: false
+            }
+        }
+        guard let next, case .pinned(_, let peripheral) = matches[next] else { return nil }
+        let type = Self.peerType(of: peripheral)
+        let timeout = request.connectTimeout
+        return (next, Task { try? await central.connect(to: peripheral.address, type: type, timeout: timeout) })
+    }
+
+    private static func peerType(of peripheral: DiscoveredPeripheral) -> PeerAddressType {
+        peripheral.addressType == .public || peripheral.addressType == .publicIdentity ? .public : .random
+    }
+
     private func provision(
-        _ beacon: ResolvedBeacon, _ peripheral: DiscoveredPeripheral, central: Central, assigned: Bool
+        _ beacon: ResolvedBeacon, _ peripheral: DiscoveredPeripheral, on connection: LEConnection, assigned: Bool
     ) async -> HardwareBeaconResult {
         var result = HardwareBeaconResult(beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: "")
-        let type: PeerAddressType = peripheral.addressType == .public || peripheral.addressType == .publicIdentity ? .public : .random
         let phase = onPhase
         let beaconID = beacon.id
-        phase(beaconID, .connecting)
-        let connection: LEConnection
-        do {
-            connection = try await central.connect(to: peripheral.address, type: type, timeout: request.connectTimeout)
-        } catch {
-            result.detail = error.description
-            return result
-        }
         phase(beaconID, .openingProfile)
         let profile: any BeaconProfile
         switch await open(peripheral, on: connection) {

@@ -6,7 +6,8 @@ import Synchronization
 /// provisioning benchmark) can say where the time goes. The steps follow one another on one
 /// beacon; the beacon's `finished` event ends the last.
 public enum HardwareProvisioningPhase: String, Hashable, Sendable, CaseIterable {
-    /// LE Create Connection until the connection completed.
+    /// From the beacon's turn until its connection is there: for a beacon connected to ahead,
+    /// while the one before it was written, what was left of that wait.
     case connecting
     /// Finding the profile on the connection: GATT discovery, MTU, notifications.
     case openingProfile = "opening-profile"
