@@ -104,7 +104,10 @@ public struct HardwareProvisioner: Sendable {
                 onEvent(.connecting(beaconID: beacon.id, peripheral.address))
                 onPhase(beacon.id, .connecting)
                 var prepared: LEConnection?
-                if let made = ahead, made.index == index { prepared = await made.task.value }
+                if let made = ahead, made.index == index {
+                    // Its own task: a stop (SIGINT) reaches it through this wait.
+                    prepared = await withTaskCancellationHandler { await made.task.value } onCancel: { made.task.cancel() }
+                }
                 ahead = nil
                 do {
                     let connection = try await connect(peripheral, central: central, prepared: prepared)
