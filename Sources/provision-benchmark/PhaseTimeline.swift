@@ -7,7 +7,7 @@ final class PhaseTimeline: Sendable {
     enum Mark: Sendable {
         case discovery, discovered, verification, end
         case phase(String, HardwareProvisioningPhase)
-        case finished(String, HardwareBeaconStatus)
+        case finished
     }
 
     private let marks = Mutex<[(ContinuousClock.Instant, Mark)]>([])
@@ -22,7 +22,7 @@ final class PhaseTimeline: Sendable {
         case .discovering: note(.discovery)
         case .heard: note(.discovered)
         case .connecting: break  // the `connecting` phase says it, per beacon
-        case .finished(let result): note(.finished(result.beaconID, result.status))
+        case .finished: note(.finished)
         case .verifying: note(.verification)
         }
     }
@@ -35,7 +35,6 @@ final class PhaseTimeline: Sendable {
         var between = 0.0
         var verification = 0.0
         var total = 0.0
-        var statuses: [String: HardwareBeaconStatus] = [:]
     }
 
     func breakdown() -> Breakdown {
@@ -57,11 +56,8 @@ final class PhaseTimeline: Sendable {
             }
             switch mark {
             case .discovery: current = .discovery
-            case .discovered, .end: current = .between
+            case .discovered, .end, .finished: current = .between
             case .phase(_, let phase): current = .phase(phase)
-            case .finished(let id, let status):
-                result.statuses[id] = status
-                current = .between
             case .verification: current = .verification
             }
             previous = instant
