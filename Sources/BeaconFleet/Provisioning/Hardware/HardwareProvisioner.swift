@@ -20,7 +20,9 @@ public enum HardwareProvisioningEvent: Sendable {
 /// (`BeaconProvisioning`), then hear the written beacons on the air (`BeaconVerifier`).
 ///
 /// Everything runs on one controller, the caller's: the discovery scan, the central's
-/// connections, then one verification scan for every beacon written or found correct.
+/// connections (the next beacon pinned by `mac:` connected to while the one before it is
+/// written: at most two links at once), then one verification scan for every beacon
+/// written or found correct.
 public struct HardwareProvisioner: Sendable {
     public let request: HardwareProvisioningRequest
     public let host: HostController
