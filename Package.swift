@@ -109,7 +109,8 @@ let package = Package(
             swiftSettings: strict),
         // The kernel lane's bridge: one RootCanal controller (H4 over TCP) as a kernel hciN via /dev/vhci.
         .executableTarget(name: "vhci-bridge", dependencies: ["HCI", "HCITransports"], swiftSettings: strict),
-        // What the benchmarks share: a measurement in a fresh child process, its peak memory.
+        // What the benchmarks share: a measurement in a fresh child process, its peak memory;
+        // child processes (a broker, RootCanal, Bumble) started, watched and stopped.
         .target(name: "BenchmarkSupport", swiftSettings: strict),
         // Release-built benchmark: manifest load+validate against libyaml's bare event parse.
         .executableTarget(
@@ -137,6 +138,16 @@ let package = Package(
         // Estimators side by side on recordings at known distances (the ranging benchmark's
         // real-data half and its tests); not part of the shipped tool.
         .target(name: "RangingEvaluation", dependencies: ["BeaconCore"], swiftSettings: strict),
+
+        // Release-built benchmark: battery beacons provisioned and verified per minute, Bumble
+        // KBeacons on RootCanal, against the connections alone.
+        .executableTarget(
+            name: "provision-benchmark",
+            dependencies: [
+                "BenchmarkSupport", "BeaconCore", "BeaconFleet", "BeaconProfiles", "FleetManifest", "HCI", "HCITransports", "LECentral",
+                .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
 
         // Release-built benchmark: recorded sightings per second through verify --input's path,
         // and the watch under a live load through a broker (--broker-flood).
