@@ -19,8 +19,9 @@ public enum HardwareProvisioningEvent: Sendable {
 /// connect to each in turn and bring it to the manifest through its vendor profile
 /// (`BeaconProvisioning`), then hear the written beacons on the air (`BeaconVerifier`).
 ///
-/// Everything runs on one controller, the caller's: the discovery scan, the central's
-/// connections, then one verification scan for every beacon written or found correct.
+/// Everything runs on one controller, the caller's: the discovery scan, the connections
+/// (`PeripheralConnector`: beaconctl's own central, or the kernel's on `hciN`), then one
+/// verification scan for every beacon written or found correct.
 public struct HardwareProvisioner: Sendable {
     public let request: HardwareProvisioningRequest
     public let host: HostController
@@ -68,9 +69,9 @@ public struct HardwareProvisioner: Sendable {
         let matches = HardwareBeaconMatching.match(
             beacons, fleet: request.fleet, heard: heard, assignNearest: request.assignNearest, profile: request.profile)
 
-        let central = Central(host: host, clock: clock)
+        let connector: PeripheralConnector
         do {
-            try await central.start()
+            connector = try await PeripheralConnector.prepare(access: scanConfiguration.access, host: host, clock: clock)
         } catch {
             throw .controller(error.description)
         }
@@ -91,11 +92,11 @@ public struct HardwareProvisioner: Sendable {
                 result = HardwareBeaconResult(beaconID: beacon.id, address: nil, status: .unmatched, detail: why)
             case .pinned(let beacon, let peripheral):
                 onEvent(.connecting(beaconID: beacon.id, peripheral.address))
-                result = await provision(beacon, peripheral, central: central, assigned: false)
+                result = await provision(beacon, peripheral, connector: connector, assigned: false)
             case .proposed(let beacon, let peripheral):
                 if await confirm(beacon, peripheral) {
                     onEvent(.connecting(beaconID: beacon.id, peripheral.address))
-                    result = await provision(beacon, peripheral, central: central, assigned: true)
+                    result = await provision(beacon, peripheral, connector: connector, assigned: true)
                 } else {
                     result = HardwareBeaconResult(
                         beaconID: beacon.id, address: nil, status: .unmatched,
@@ -114,13 +115,13 @@ public struct HardwareProvisioner: Sendable {
     // MARK: One beacon
 
     private func provision(
-        _ beacon: ResolvedBeacon, _ peripheral: DiscoveredPeripheral, central: Central, assigned: Bool
+        _ beacon: ResolvedBeacon, _ peripheral: DiscoveredPeripheral, connector: PeripheralConnector, assigned: Bool
     ) async -> HardwareBeaconResult {
         var result = HardwareBeaconResult(beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: "")
         let type: PeerAddressType = peripheral.addressType == .public || peripheral.addressType == .publicIdentity ? .public : .random
-        let connection: LEConnection
+        let connection: PeripheralLink
         do {
-            connection = try await central.connect(to: peripheral.address, type: type, timeout: request.connectTimeout)
+            connection = try await connector.connect(to: peripheral.address, type: type, timeout: request.connectTimeout)
         } catch {
             result.detail = error.description
             return result
@@ -132,12 +133,12 @@ public struct HardwareProvisioner: Sendable {
         case .failure(let failure):
             result.status = failure.status
             result.detail = failure.detail
-            _ = try? await connection.disconnect()
+            await connection.disconnect()
             return result
         }
         result.profile = profile.name
         result = await provision(beacon, peripheral, through: profile, into: result)
-        _ = try? await connection.disconnect()
+        await connection.disconnect()
         if assigned, result.status == .provisioned || result.status == .alreadyCorrect {
             if let problem = await recordAddress(beacon, peripheral.address) {
                 result.detail += "; mac: not written into the manifest: \(problem)"
@@ -154,7 +155,7 @@ public struct HardwareProvisioner: Sendable {
     }
 
     /// The profile the request names, or the one the advertisement or the GATT services show.
-    private func open(_ peripheral: DiscoveredPeripheral, on connection: LEConnection) async -> Result<any BeaconProfile, OpenFailure> {
+    private func open(_ peripheral: DiscoveredPeripheral, on connection: PeripheralLink) async -> Result<any BeaconProfile, OpenFailure> {
         var choice = request.profile
         if choice == .auto { choice = peripheral.advertisedProfile ?? .auto }
         do {
@@ -168,9 +169,9 @@ public struct HardwareProvisioner: Sendable {
             }
             switch choice {
             case .kbeacon:
-                return .success(try await KBeaconProfile.open(on: connection))
+                return .success(try await KBeaconProfile.open(gatt: connection.gatt, address: connection.peer))
             case .eddystoneGATT:
-                return .success(try await EddystoneGATTProfile.open(on: connection))
+                return .success(try await EddystoneGATTProfile.open(gatt: connection.gatt))
             case .auto:
                 return .failure(OpenFailure(
                     status: .unsupported,
