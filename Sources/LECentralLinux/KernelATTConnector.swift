@@ -10,8 +10,8 @@ import LECentral
 /// does, for a controller the kernel owns (`hciN` beside bluetoothd): an L2CAP socket bound
 /// to the controller's address on channel 0x0004, at security level low (nothing is paired
 /// or encrypted), connected to the peer's address with its LE address type. The kernel
-/// creates the LE connection (its own scan for the peer, then LE Create Connection) and takes
-/// it down once the socket is closed and no one else uses the link.
+/// creates the LE connection with its own parameters (net/bluetooth/l2cap_core.c,
+/// l2cap_chan_connect) and takes it down once the socket is closed and no one else uses it.
 public enum KernelATTConnector {
     /// `BT_SECURITY_LOW` (BlueZ lib/bluetooth.h): no pairing, no encryption asked for.
     static let securityLevelLow: UInt8 = 1
