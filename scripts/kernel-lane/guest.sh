@@ -560,6 +560,16 @@ EOF
         return
     fi
 
+    # Without privileges: the RAW channel's discovery is refused with the fix, before any connection.
+    install -m 0644 "$work/hardware.yaml" /tmp/kernel-lane-hardware.yaml
+    expect_exit 3 "$work/hardware-noprivs.txt" env BEACONCTL_BEACON_PASSWORD=0000000000000000 timeout 60 \
+        setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all \
+        "$beaconctl" provision /tmp/kernel-lane-hardware.yaml --hardware --hci hci0 --discovery-seconds 2
+    check "unprivileged: the missing capability named, with the fix" grep -Fq \
+        "beaconctl: error: hci0: the kernel filters LE events out for this process, which lacks the CAP_NET_RAW capability; grant them once with" \
+        "$work/hardware-noprivs.txt"
+    check "unprivileged: no connection was attempted" bash -c "! grep -qx connected '$work/kbeacon.out'"
+
     expect_exit 0 "$work/hardware.json" timeout 240 "$beaconctl" provision "$work/hardware.yaml" --hardware --hci hci0 \
         --password-file "$work/factory.txt" --discovery-seconds 4 --timeout 60 --format json
     check "kitchen provisioned through the kbeacon profile and verified on the air" python3 -c '
