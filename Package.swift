@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "HCI", targets: ["HCI"]),
         .library(name: "HCITransports", targets: ["HCITransports"]),
         .library(name: "LECentral", targets: ["LECentral"]),
+        .library(name: "LECentralLinux", targets: ["LECentralLinux"]),
         .library(name: "BeaconProfiles", targets: ["BeaconProfiles"]),
         .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
@@ -64,6 +65,12 @@ let package = Package(
         .target(name: "BeaconProfiles", dependencies: ["BeaconCore", "HCI", "LECentral", "CLibCrypto"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
+        // The LE central's ATT bearer through the Linux kernel (an L2CAP socket on the ATT
+        // channel), for controllers the kernel owns: beside LECentral and HCILinux, so that
+        // neither needs the other.
+        .target(
+            name: "LECentralLinux", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCILinux", "HCITransports", "LECentral"],
+            swiftSettings: strict),
         // MQTT on libmosquitto: broker URLs, credentials, a client with reconnection and QoS 1.
         .target(name: "BeaconMQTT", dependencies: ["CMosquitto"], swiftSettings: strict),
         // Prometheus's text exposition and the small HTTP responder that serves it (--metrics).
@@ -76,7 +83,7 @@ let package = Package(
             name: "BeaconFleet",
             dependencies: [
                 "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "BeaconMQTT", "LECentral",
-                "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
+                "LECentralLinux", "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The command line: argument parsing, output formatting, logging setup.
@@ -167,6 +174,9 @@ let package = Package(
         .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
+        .testTarget(
+            name: "LECentralLinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITransports", "LECentral", "LECentralLinux"],
+            swiftSettings: strict),
         .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "ClockTestKit", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
         .testTarget(
             name: "BeaconFleetTests",

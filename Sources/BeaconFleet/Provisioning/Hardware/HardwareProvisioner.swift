@@ -19,10 +19,10 @@ public enum HardwareProvisioningEvent: Sendable {
 /// connect to each in turn and bring it to the manifest through its vendor profile
 /// (`BeaconProvisioning`), then hear the written beacons on the air (`BeaconVerifier`).
 ///
-/// Everything runs on one controller, the caller's: the discovery scan, the central's
-/// connections (the next beacon pinned by `mac:` connected to while the one before it is
-/// written: at most two links at once), then one verification scan for every beacon
-/// written or found correct.
+/// Everything runs on one controller, the caller's: the discovery scan, the connections
+/// (`PeripheralConnector`: beaconctl's own central, or the kernel's on `hciN`; the next beacon
+/// pinned by `mac:` connected to while the one before it is written: at most two links at
+/// once), then one verification scan for every beacon written or found correct.
 public struct HardwareProvisioner: Sendable {
     public let request: HardwareProvisioningRequest
     public let host: HostController
@@ -79,15 +79,15 @@ public struct HardwareProvisioner: Sendable {
         let matches = HardwareBeaconMatching.match(
             beacons, fleet: request.fleet, heard: heard, assignNearest: request.assignNearest, profile: request.profile)
 
-        let central = Central(host: host, clock: clock)
+        let connector: PeripheralConnector
         do {
-            try await central.start()
+            connector = try await PeripheralConnector.prepare(access: scanConfiguration.access, host: host, clock: clock)
         } catch {
             throw .controller(error.description)
         }
         var results: [HardwareBeaconResult] = []
         // The connection to the next pinned beacon, made while the one before it is written.
-        var ahead: (index: Int, task: Task<LEConnection?, Never>)?
+        var ahead: (index: Int, task: Task<PeripheralLink?, Never>)?
         for (index, match) in matches.enumerated() {
             if Task.isCancelled {
                 // Stopped (SIGINT, SIGTERM): the rest are reported, not silently dropped.
@@ -105,18 +105,18 @@ public struct HardwareProvisioner: Sendable {
             case .pinned(let beacon, let peripheral):
                 onEvent(.connecting(beaconID: beacon.id, peripheral.address))
                 onPhase(beacon.id, .connecting)
-                var prepared: LEConnection?
+                var prepared: PeripheralLink?
                 if let made = ahead, made.index == index {
                     // Its own task: a stop (SIGINT) reaches it through this wait.
                     prepared = await withTaskCancellationHandler { await made.task.value } onCancel: { made.task.cancel() }
                 }
                 ahead = nil
                 do {
-                    let connection = try await connect(peripheral, central: central, prepared: prepared)
+                    let connection = try await connect(peripheral, connector: connector, prepared: prepared)
                     // The next pinned beacon is connected to while this one is written: waiting
                     // for its advertisement is most of a connection's set-up (a factory KBeacon
                     // advertises once a second), and the controller has room for both links.
-                    ahead = connectAhead(matches, after: index, central: central)
+                    ahead = connectAhead(matches, after: index, connector: connector)
                     result = await provision(beacon, peripheral, on: connection, assigned: false)
                 } catch {
                     result = HardwareBeaconResult(beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: error.description)
@@ -126,7 +126,7 @@ public struct HardwareProvisioner: Sendable {
                     onEvent(.connecting(beaconID: beacon.id, peripheral.address))
                     onPhase(beacon.id, .connecting)
                     do {
-                        let connection = try await connect(peripheral, central: central, prepared: nil)
+                        let connection = try await connect(peripheral, connector: connector, prepared: nil)
                         result = await provision(beacon, peripheral, on: connection, assigned: true)
                     } catch {
                         result = HardwareBeaconResult(
@@ -144,7 +144,7 @@ public struct HardwareProvisioner: Sendable {
         if let ahead {
             // Stopped before its turn: the attempt is cancelled on the controller, a link made is ended.
             ahead.task.cancel()
-            _ = try? await ahead.task.value?.disconnect()
+            await ahead.task.value?.disconnect()
         }
         if !request.dryRun && !Task.isCancelled {
             results = try await verify(results, onEvent: onEvent)
@@ -157,16 +157,18 @@ public struct HardwareProvisioner: Sendable {
     /// The connection to `peripheral`: the one made ahead when it is still up, else a new one
     /// (made again as it would have been without the head start, when that one failed or
     /// dropped meanwhile).
-    private func connect(_ peripheral: DiscoveredPeripheral, central: Central, prepared: LEConnection?) async throws(LECentralError) -> LEConnection {
-        if let prepared, prepared.disconnectionReason == nil { return prepared }
-        return try await central.connect(to: peripheral.address, type: Self.peerType(of: peripheral), timeout: request.connectTimeout)
+    private func connect(
+        _ peripheral: DiscoveredPeripheral, connector: PeripheralConnector, prepared: PeripheralLink?
+    ) async throws(LECentralError) -> PeripheralLink {
+        if let prepared, prepared.isUp() { return prepared }
+        return try await connector.connect(to: peripheral.address, type: Self.peerType(of: peripheral), timeout: request.connectTimeout)
     }
 
     /// Starts connecting to the match after `index` when it is the next one to connect to and
     /// pinned by `mac:` (a proposal is asked about first, so it is not connected to ahead).
     private func connectAhead(
-        _ matches: [HardwareBeaconMatch], after index: Int, central: Central
-    ) -> (index: Int, task: Task<LEConnection?, Never>)? {
+        _ matches: [HardwareBeaconMatch], after index: Int, connector: PeripheralConnector
+    ) -> (index: Int, task: Task<PeripheralLink?, Never>)? {
         let next = matches[(index + 1)...].firstIndex {
             switch $0 {
             case .pinned, .proposed: true
@@ -176,7 +178,7 @@ public struct HardwareProvisioner: Sendable {
         guard let next, case .pinned(_, let peripheral) = matches[next] else { return nil }
         let type = Self.peerType(of: peripheral)
         let timeout = request.connectTimeout
-        return (next, Task { try? await central.connect(to: peripheral.address, type: type, timeout: timeout) })
+        return (next, Task { try? await connector.connect(to: peripheral.address, type: type, timeout: timeout) })
     }
 
     private static func peerType(of peripheral: DiscoveredPeripheral) -> PeerAddressType {
@@ -184,7 +186,7 @@ public struct HardwareProvisioner: Sendable {
     }
 
     private func provision(
-        _ beacon: ResolvedBeacon, _ peripheral: DiscoveredPeripheral, on connection: LEConnection, assigned: Bool
+        _ beacon: ResolvedBeacon, _ peripheral: DiscoveredPeripheral, on connection: PeripheralLink, assigned: Bool
     ) async -> HardwareBeaconResult {
         var result = HardwareBeaconResult(beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: "")
         let phase = onPhase
@@ -198,13 +200,13 @@ public struct HardwareProvisioner: Sendable {
             result.status = failure.status
             result.detail = failure.detail
             phase(beaconID, .disconnecting)
-            _ = try? await connection.disconnect()
+            await connection.disconnect()
             return result
         }
         result.profile = profile.name
         result = await provision(beacon, peripheral, through: profile, into: result)
         phase(beaconID, .disconnecting)
-        _ = try? await connection.disconnect()
+        await connection.disconnect()
         if assigned, result.status == .provisioned || result.status == .alreadyCorrect {
             phase(beaconID, .recordingAddress)
             if let problem = await recordAddress(beacon, peripheral.address) {
@@ -222,15 +224,15 @@ public struct HardwareProvisioner: Sendable {
     }
 
     /// The profile the request names, or the one the advertisement or the GATT services show.
-    private func open(_ peripheral: DiscoveredPeripheral, on connection: LEConnection) async -> Result<any BeaconProfile, OpenFailure> {
+    private func open(_ peripheral: DiscoveredPeripheral, on connection: PeripheralLink) async -> Result<any BeaconProfile, OpenFailure> {
         var choice = request.profile
         if choice == .auto { choice = peripheral.advertisedProfile ?? .auto }
         do {
             switch choice {
             case .kbeacon:
-                return .success(try await KBeaconProfile.open(on: connection))
+                return .success(try await KBeaconProfile.open(gatt: connection.gatt, address: connection.peer))
             case .eddystoneGATT:
-                return .success(try await EddystoneGATTProfile.open(on: connection))
+                return .success(try await EddystoneGATTProfile.open(gatt: connection.gatt))
             case .auto:
                 if let profile = try await openFromServices(connection) { return .success(profile) }
                 return .failure(OpenFailure(
@@ -247,14 +249,14 @@ public struct HardwareProvisioner: Sendable {
     /// discovers the services itself and says `notThisProfile` before sending anything else:
     /// trying the KBeacon's first (the one that carries an iBeacon identity) discovers them
     /// once for a KBeacon, rather than once here and again in the profile.
-    private func openFromServices(_ connection: LEConnection) async throws(BeaconProfileError) -> (any BeaconProfile)? {
+    private func openFromServices(_ connection: PeripheralLink) async throws(BeaconProfileError) -> (any BeaconProfile)? {
         do {
-            return try await KBeaconProfile.open(on: connection)
+            return try await KBeaconProfile.open(gatt: connection.gatt, address: connection.peer)
         } catch {
             guard case .notThisProfile = error.kind else { throw error }
         }
         do {
-            return try await EddystoneGATTProfile.open(on: connection)
+            return try await EddystoneGATTProfile.open(gatt: connection.gatt)
         } catch {
             guard case .notThisProfile = error.kind else { throw error }
         }
