@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LECentral", targets: ["LECentral"]),
         .library(name: "BeaconProfiles", targets: ["BeaconProfiles"]),
         .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
+        .library(name: "VirtualBeacons", targets: ["VirtualBeacons"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
         .library(name: "BeaconTestKit", targets: ["BeaconTestKit"]),
     ],
@@ -70,13 +71,18 @@ let package = Package(
         .target(name: "MetricsExposition", swiftSettings: strict),
         // The built-in virtual radio: controllers speaking HCI on a simulated air.
         .target(name: "VirtualRadio", dependencies: ["HCI", "BeaconCore"], swiftSettings: strict),
+        // Battery beacons for the virtual radio: a KBeacon's GATT server and KKM's protocol,
+        // written from the vendor's SDK (its JSON and MD5 kept out of VirtualRadio).
+        .target(
+            name: "VirtualBeacons", dependencies: ["BeaconCore", "HCI", "LECentral", "VirtualRadio", "CLibCrypto"],
+            swiftSettings: strict),
         // Use cases, a folder each: advertise, scan, verify and the watch, monitor, calibrate,
         // provision, plan, decode, controllers; and what goes through an MQTT broker.
         .target(
             name: "BeaconFleet",
             dependencies: [
-                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "BeaconMQTT", "LECentral",
-                "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
+                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "VirtualBeacons", "BeaconMQTT",
+                "LECentral", "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The command line: argument parsing, output formatting, logging setup.
@@ -150,7 +156,8 @@ let package = Package(
         .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
-        .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
+        .testTarget(
+            name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "LECentral", "VirtualRadio", "VirtualBeacons"], swiftSettings: strict),
         .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
         .testTarget(
             name: "BeaconFleetTests",
