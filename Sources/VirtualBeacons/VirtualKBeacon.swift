@@ -71,20 +71,29 @@ public struct VirtualKBeacon: VirtualPeripheral {
     // MARK: VirtualPeripheral
 
     /// The iBeacon slot's frame (Apple's layout: UUID, major, minor, the common `meaPwr`)
-    /// at its interval and TX power; without an iBeacon slot, KKM's own data: the 0x2080
-    /// service data (battery percent first) and KKM's manufacturer id 0x0A53.
+    /// at its interval and TX power, each event followed by KKM's own frame (``kkmFrame``),
+    /// as from a second slot: what lets `--profile auto` recognise it from a passive scan.
+    /// Without an iBeacon slot, KKM's frame alone, every second.
     public var advertising: VirtualPeripheralAdvertising? {
         let state = firmware.state
+        let kkm = Self.kkmFrame(batteryPercent: state.batteryPercent)
         if let identity = state.identity, let slot = state.iBeaconSlot,
             let interval = try? AdvertisingInterval(milliseconds: slot.interval)
         {
             let frame = IBeaconAdvertisement(identity: identity, measuredPower: Int8(clamping: state.measuredPower))
-            return VirtualPeripheralAdvertising(data: frame.advertisingData, interval: interval, txPower: Int8(clamping: slot.txPower))
+            return VirtualPeripheralAdvertising(
+                data: frame.advertisingData, secondData: kkm, interval: interval, txPower: Int8(clamping: slot.txPower))
         }
-        let battery = UInt8(clamping: state.batteryPercent)
-        let data: [UInt8] = [0x02, 0x01, 0x06, 0x06, 0x16, 0x80, 0x20, battery, 0x00, 0x00, 0x05, 0xFF, 0x53, 0x0A, 0x22, 0x00]
         guard let interval = try? AdvertisingInterval(milliseconds: 1000) else { return nil }
-        return VirtualPeripheralAdvertising(data: data, interval: interval)
+        return VirtualPeripheralAdvertising(data: kkm, interval: interval)
+    }
+
+    /// Flags, then the 0x2080 service data KBeacons carry their battery percent in, and
+    /// KKM's manufacturer id 0x0A53 (KBUtility.java `KKM_MANUFACTURE_ID`,
+    /// KBAdvPacketHandler.java `PARCE_UUID_EXT_DATA`), as the vendor's SDK recognises them.
+    static func kkmFrame(batteryPercent: Int) -> [UInt8] {
+        let battery = UInt8(clamping: batteryPercent)
+        return [0x02, 0x01, 0x06, 0x06, 0x16, 0x80, 0x20, battery, 0x00, 0x00, 0x05, 0xFF, 0x53, 0x0A, 0x22, 0x00]
     }
 
     public mutating func connected(handle: UInt16, central: BluetoothAddress, at time: AirTime) {

@@ -238,11 +238,17 @@ struct AirState {
         let telemetry = beaconTelemetry.flatMap { telemetry in
             set.beaconIdentity != nil && !set.isDirected && telemetry.carriesTelemetry(event: set.completedEvents) ? telemetry : nil
         }
-        let pduCount = set.channels.count * (telemetry == nil ? 1 : 2)
+        // A peripheral's second frame goes round the channels after the first, before any TLM.
+        let second = set.secondData
+        let framesPerEvent = 1 + (second == nil ? 0 : 1) + (telemetry == nil ? 0 : 1)
+        let pduCount = set.channels.count * framesPerEvent
         if work.channelIndex < pduCount {
             if work.channelIndex == 0 { statistics.advertisingEvents += 1 }
             let channel = set.channels[work.channelIndex % set.channels.count]
-            if let telemetry, work.channelIndex >= set.channels.count {
+            let frame = work.channelIndex / set.channels.count
+            if frame == 1, let second {
+                transmit(set, channel: channel, from: slot, at: time, data: second)
+            } else if frame > 0, let telemetry {
                 let sent = UInt64(set.completedEvents) * UInt64(set.channels.count) + UInt64(work.channelIndex)
                 transmit(set, channel: channel, from: slot, at: time, data: telemetry.advertisingData(at: time, advertisingCount: sent))
             } else {

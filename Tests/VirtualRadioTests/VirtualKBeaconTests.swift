@@ -161,6 +161,7 @@ struct VirtualKBeaconTests {
         let advertising = try #require(link.beacon.advertising)
         #expect(advertising.data == IBeaconAdvertisement(identity: identity, measuredPower: -61).advertisingData)
         #expect(advertising.interval.microseconds == 300_000 && advertising.txPower == -8 && advertising.connectable)
+        #expect(advertising.secondData == VirtualKBeacon.kkmFrame(batteryPercent: 100))
     }
 
     @Test("wrong proofs lock the beacon after three attempts: then even the right password is refused")
@@ -238,7 +239,10 @@ struct VirtualKBeaconOnAirTests {
         #expect(Set(reports.map(\.address)) == Set(addresses))
         #expect(reports.allSatisfy { $0.eventType == .advInd })
         let factory = try #require(KBeaconState.factory().identity)
-        #expect(reports.allSatisfy { IBeaconAdvertisement(manufacturerData: $0.data.dropFirst(5))?.identity == factory })
+        // The iBeacon slot and KKM's frame in each event: the identity, and what names the profile.
+        let iBeacons = reports.filter { IBeaconAdvertisement(manufacturerData: $0.data.dropFirst(5))?.identity == factory }
+        let kkm = reports.filter { $0.data == VirtualKBeacon.kkmFrame(batteryPercent: 100) }
+        #expect(!iBeacons.isEmpty && !kkm.isEmpty && iBeacons.count + kkm.count == reports.count)
 
         let central = try await LinkHost(on: air)
         try await central.connect(to: addresses[0])

@@ -301,6 +301,7 @@ extension AirState {
         else { return }
         _ = slots[slot]?.controller.setAdvertisingParameters(parameters)
         _ = slots[slot]?.controller.setAdvertisingData(data)
+        slots[slot]?.controller.sets[AdvertisingSet.legacyKey]?.secondData = advertising.secondData.map { Array($0.prefix(31)) }
         if let range = controller(slot)?.configuration.txPowerRange {
             slots[slot]?.controller.sets[AdvertisingSet.legacyKey]?.txPower = min(max(advertising.txPower, range.lowerBound), range.upperBound)
         }

@@ -32,9 +32,13 @@ public struct VirtualPeripheralAdvertising: Hashable, Sendable {
     /// ADV_IND when true, else ADV_NONCONN_IND.
     public var connectable: Bool
     public var txPower: Int8
+    /// A second frame each advertising event sends after `data`, on every channel (a
+    /// beacon's second slot); at most 31 bytes.
+    public var secondData: [UInt8]?
 
-    public init(data: [UInt8], interval: AdvertisingInterval, connectable: Bool = true, txPower: Int8 = 0) {
+    public init(data: [UInt8], secondData: [UInt8]? = nil, interval: AdvertisingInterval, connectable: Bool = true, txPower: Int8 = 0) {
         self.data = data
+        self.secondData = secondData
         self.interval = interval
         self.connectable = connectable
         self.txPower = txPower
