@@ -170,7 +170,7 @@ let package = Package(
             name: "BeaconCLITests",
             dependencies: [
                 "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconProfiles", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
-                "MetricsExposition", .product(name: "Logging", package: "swift-log"),
+                "MetricsExposition", "VirtualRadio", "VirtualBeacons", .product(name: "Logging", package: "swift-log"),
             ],
             // The golden outputs and their inputs are read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),

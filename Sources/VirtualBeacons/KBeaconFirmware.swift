@@ -16,8 +16,11 @@ import BeaconCore
 ///   parts `[0x31 | 0x32 last][offset u16][bytes]`, each acknowledged by the central with
 ///   `33 received window cause`.
 ///
-/// After `attemptsBeforeLockOut` wrong proofs the beacon refuses every authentication
-/// until it is restarted (the lock-out KBeacons apply against guessing).
+/// A failed attempt is a wrong proof, or a challenge left unanswered when the link ends or
+/// another challenge comes (a central that found the beacon's proof did not match its
+/// password stops there, and the beacon's proof let it test a guess). After
+/// `attemptsBeforeLockOut` failed attempts the beacon refuses every authentication until
+/// it is restarted: the virtual beacon's lock-out against guessing.
 struct KBeaconFirmware: Sendable {
     static let authenticationFactor: [UInt8] = [0xA9, 0xB1]
     /// The receive window the beacon announces in its acknowledgements.
@@ -29,7 +32,7 @@ struct KBeaconFirmware: Sendable {
     var state: KBeaconState
     let address: BluetoothAddress
     let attemptsBeforeLockOut: Int
-    private(set) var failedProofs = 0
+    private(set) var failedAttempts = 0
     private(set) var lockedOut = false
     private var generator: SeededGenerator
 
@@ -47,8 +50,10 @@ struct KBeaconFirmware: Sendable {
         generator = SeededGenerator(seed: seed)
     }
 
-    /// A new link: nothing of the last one's session is kept.
+    /// A new link, or the end of one: nothing of the session is kept; a challenge left
+    /// unanswered counts as a failed attempt.
     mutating func startSession() {
+        if beaconRandom != nil { countFailedAttempt() }
         authenticated = false
         beaconRandom = nil
         folded = false
@@ -76,6 +81,7 @@ struct KBeaconFirmware: Sendable {
         switch value[1] {
         case 0x01 where value.count >= 6:
             authenticated = false
+            if beaconRandom != nil { countFailedAttempt() }
             beaconRandom = nil
             guard !lockedOut else { return refused }
             let random = (0..<4).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -92,12 +98,16 @@ struct KBeaconFirmware: Sendable {
                 authenticated = true
                 return [[0x13, 0x02, UInt8(min(mtu, 255))]]
             }
-            failedProofs += 1
-            if failedProofs >= attemptsBeforeLockOut { lockedOut = true }
+            countFailedAttempt()
             return refused
         default:
             return []
         }
+    }
+
+    private mutating func countFailedAttempt() {
+        failedAttempts += 1
+        if failedAttempts >= attemptsBeforeLockOut { lockedOut = true }
     }
 
     /// MD5(address LSB first | A9 B1 | random | password).

@@ -11,7 +11,7 @@ public struct VirtualKBeacon: VirtualPeripheral {
     public struct Configuration: Hashable, Sendable {
         public var address: BluetoothAddress
         public var state: KBeaconState
-        /// Wrong proofs before the beacon refuses every authentication.
+        /// Failed authentication attempts before the beacon refuses every authentication.
         public var attemptsBeforeLockOut: Int
         /// The largest ATT_MTU the beacon accepts.
         public var maximumMTU: Int
@@ -62,9 +62,9 @@ public struct VirtualKBeacon: VirtualPeripheral {
 
     /// What the beacon holds now (identity, measured power, password, battery).
     public var state: KBeaconState { firmware.state }
-    /// Whether wrong proofs locked it.
+    /// Whether failed attempts locked it (``KBeaconFirmware`` says what counts as one).
     public var isLockedOut: Bool { firmware.lockedOut }
-    public var failedProofs: Int { firmware.failedProofs }
+    public var failedAttempts: Int { firmware.failedAttempts }
     /// Whether a central is connected.
     public var isConnected: Bool { handle != nil }
 

@@ -164,18 +164,35 @@ struct VirtualKBeaconTests {
         #expect(advertising.secondData == VirtualKBeacon.kkmFrame(batteryPercent: 100))
     }
 
-    @Test("wrong proofs lock the beacon after three attempts: then even the right password is refused")
+    @Test("three wrong proofs lock the beacon: then even the right password is refused")
     func lockOut() throws {
         var link = BeaconLink()
         _ = try link.open(mtu: 23)
         for attempt in 1...3 {
             #expect(try link.authenticate(password: "1234567890123456") == [0x13, 0xF1])
-            #expect(link.beacon.failedProofs == attempt)
+            #expect(link.beacon.failedAttempts == attempt)
         }
         #expect(link.beacon.isLockedOut)
         #expect(try link.write([0x13, 0x01, 9, 9, 9, 9]) == [[0x13, 0xF1]])
         // Messages stay refused (cause 1); "{}" fits a write at MTU 23.
         #expect(try link.write([0x23, 0x00, 0x00, 0x7B, 0x7D]).first?[6] == 0x01)
+    }
+
+    @Test("a challenge left unanswered counts as a failed attempt: when the link ends, or when another challenge comes")
+    func abandonedChallenges() throws {
+        var link = BeaconLink()
+        _ = try link.open()
+        _ = try link.write([0x13, 0x01, 1, 1, 1, 1])
+        _ = try link.write([0x13, 0x01, 2, 2, 2, 2])
+        #expect(link.beacon.failedAttempts == 1)
+        link.beacon.disconnected(handle: link.handle, reason: .remoteUserTerminatedConnection, at: .zero)
+        #expect(link.beacon.failedAttempts == 2 && !link.beacon.isLockedOut)
+        // A challenge answered rightly is no failure.
+        link.beacon.connected(handle: link.handle, central: .zero, at: .zero)
+        _ = try link.open()
+        #expect(try link.authenticate(password: KBeaconState.factoryPassword) == [0x13, 0x02, 247])
+        link.beacon.disconnected(handle: link.handle, reason: .remoteUserTerminatedConnection, at: .zero)
+        #expect(link.beacon.failedAttempts == 2)
     }
 
     @Test("at MTU 23 the challenge is folded to 8 bytes, and the folded proof authenticates")
