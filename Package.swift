@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "LECentralLinux", targets: ["LECentralLinux"]),
         .library(name: "BeaconProfiles", targets: ["BeaconProfiles"]),
         .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
+        .library(name: "VirtualBeacons", targets: ["VirtualBeacons"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
         .library(name: "BeaconTestKit", targets: ["BeaconTestKit"]),
     ],
@@ -77,13 +78,18 @@ let package = Package(
         .target(name: "MetricsExposition", swiftSettings: strict),
         // The built-in virtual radio: controllers speaking HCI on a simulated air.
         .target(name: "VirtualRadio", dependencies: ["HCI", "BeaconCore"], swiftSettings: strict),
+        // Battery beacons for the virtual radio: a KBeacon's GATT server and KKM's protocol,
+        // written from the vendor's SDK (its JSON and MD5 kept out of VirtualRadio).
+        .target(
+            name: "VirtualBeacons", dependencies: ["BeaconCore", "HCI", "LECentral", "VirtualRadio", "CLibCrypto"],
+            swiftSettings: strict),
         // Use cases, a folder each: advertise, scan, verify and the watch, monitor, calibrate,
         // provision, plan, decode, controllers; and what goes through an MQTT broker.
         .target(
             name: "BeaconFleet",
             dependencies: [
-                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "BeaconMQTT", "LECentral",
-                "LECentralLinux", "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
+                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "VirtualBeacons", "BeaconMQTT",
+                "LECentral", "LECentralLinux", "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The command line: argument parsing, output formatting, logging setup.
@@ -173,7 +179,8 @@ let package = Package(
         .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
-        .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
+        .testTarget(
+            name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "LECentral", "VirtualRadio", "VirtualBeacons"], swiftSettings: strict),
         .testTarget(
             name: "LECentralLinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITransports", "LECentral", "LECentralLinux"],
             swiftSettings: strict),
@@ -189,7 +196,7 @@ let package = Package(
             name: "BeaconCLITests",
             dependencies: [
                 "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
-                "MetricsExposition", "ProcessTestKit", .product(name: "Logging", package: "swift-log"),
+                "MetricsExposition", "ProcessTestKit", "VirtualRadio", "VirtualBeacons", .product(name: "Logging", package: "swift-log"),
             ],
             // The golden outputs and their inputs are read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),

@@ -4,7 +4,7 @@
 # Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
 #   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, VerificationFuzz,
 #            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, PcapFuzz, GatewayFuzz,
-#            GatewayConfigurationFuzz, ATTFuzz, BeaconProfilesFuzz, or all
+#            GatewayConfigurationFuzz, ATTFuzz, BeaconProfilesFuzz, VirtualBeaconFuzz, or all
 #   SECONDS  how long to fuzz each target (default 60); 0 only builds
 #
 # The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
@@ -15,6 +15,8 @@
 #   LECentral    every file (L2CAP, ATT, GATT, the central)
 #   BeaconProfiles every file (vendor configuration profiles; with OpenSSL's libcrypto)
 #   FleetManifest every file (with libyaml, as the package builds it)
+#   VirtualRadio, VirtualBeacons every file (the virtual radio and its battery beacons; built
+#                with -enable-testing, so that the fuzz target can reach the beacon's firmware)
 #   RangingEvaluation every file (recordings at known distances, the estimators)
 #   BeaconMQTT   the broker URL only (MQTTBrokerURL, MQTTError, MQTTCredentials: no libmosquitto)
 #   BeaconFleet  Sighting*.swift, Decode*.swift, Verification/ (with Health/), Monitoring/ and Gateways/
@@ -37,7 +39,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra_flags=("$@")
 
-targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz BeaconProfilesFuzz)
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz BeaconProfilesFuzz VirtualBeaconFuzz)
 if [[ "$target" == all ]]; then
   selected=("${targets[@]}")
 else
@@ -70,6 +72,10 @@ mapfile -t central_sources < <(find Sources/LECentral -name '*.swift' | sort)
 build_module LECentral "${central_sources[@]}"
 mapfile -t profile_sources < <(find Sources/BeaconProfiles -name '*.swift' | sort)
 build_module BeaconProfiles -I Sources/CLibCrypto "${profile_sources[@]}"
+mapfile -t radio_sources < <(find Sources/VirtualRadio -name '*.swift' | sort)
+build_module VirtualRadio -enable-testing "${radio_sources[@]}"
+mapfile -t virtual_beacon_sources < <(find Sources/VirtualBeacons -name '*.swift' | sort)
+build_module VirtualBeacons -enable-testing -I Sources/CLibCrypto "${virtual_beacon_sources[@]}"
 mapfile -t manifest_sources < <(find Sources/FleetManifest -name '*.swift' | sort)
 build_module FleetManifest -I Sources/CYAML "${manifest_sources[@]}"
 # The gateway decoders name their default base through the broker URL; the client proper
@@ -94,7 +100,7 @@ for name in "${selected[@]}"; do
   say "linking $name"
   # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
   swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
-    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/BeaconProfiles.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
+    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/VirtualRadio.o" "$out/modules/VirtualBeacons.o" "$out/modules/BeaconProfiles.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
     -I Sources/CYAML -I Sources/CLibCrypto -lyaml -lcrypto \
     -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
   [[ "$seconds" -eq 0 ]] && continue

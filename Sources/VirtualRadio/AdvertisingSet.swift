@@ -28,6 +28,9 @@ struct AdvertisingSet {
     var data: [UInt8] {
         didSet { beaconIdentity = IBeaconAdvertisement(advertisingData: data)?.identity }
     }
+    /// A second frame each advertising event sends on every channel after `data`: a
+    /// peripheral's (a beacon's second slot). Never set by a host's commands.
+    var secondData: [UInt8]?
     /// Data received in fragments and not yet completed (LE Set Extended Advertising Data
     /// with operation first/intermediate).
     var pendingFragments: [UInt8]?

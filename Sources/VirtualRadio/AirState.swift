@@ -13,16 +13,24 @@ struct AirState {
     let seed: UInt64
     var propagation: PropagationModel
     private(set) var now = AirTime.zero
-    private(set) var slots: [Slot?] = []
-    private var queue = WorkQueue()
+    var slots: [Slot?] = []
+    var queue = WorkQueue()
     /// Slots of the controllers whose scanner runs: the only ones a PDU must visit.
     private var scanners: [Int] = []
+    /// Slots of the controllers with a connection attempt pending, in slot order.
+    var initiators: [Int] = []
+    /// Open connections by handle (one handle per link, known to both ends).
+    var links: [UInt16: AirLink] = [:]
+    /// The handle given to the last link made.
+    var lastHandle: UInt16 = 0
+    /// The programs of the controllers that have no host (battery beacons), by slot.
+    var peripherals: [Int: any VirtualPeripheral] = [:]
     /// Beacons placed by identity: their advertising comes from there, whichever controller sends it.
     var beaconPlacements: [BeaconIdentity: PlanPoint] = [:]
     var places: [String: VirtualPlace] = [:]
     /// What beacons say of their health beside their iBeacon; `nil`: nothing.
     var beaconTelemetry: VirtualBeaconTelemetry?
-    private(set) var statistics = AirStatistics()
+    var statistics = AirStatistics()
     /// Every delivery since recording started; `nil` when not recording.
     var recording: [AirDelivery]?
 
@@ -45,12 +53,30 @@ struct AirState {
         return controller
     }
 
+    /// Adds a controller driven by `peripheral` instead of a host, and starts its advertising.
+    mutating func attach(
+        _ peripheral: any VirtualPeripheral, _ configuration: VirtualControllerConfiguration,
+        toHost: AsyncThrowingStream<HCIPacket, any Error>.Continuation
+    ) -> ControllerState {
+        let controller = attach(configuration, toHost: toHost)
+        peripherals[controller.slot] = peripheral
+        startPeripheralAdvertising(controller.slot)
+        return controller
+    }
+
+    /// The program of a host-less controller, as it is now.
+    func peripheral(_ slot: Int) -> (any VirtualPeripheral)? {
+        peripherals[slot]
+    }
+
     /// Takes the controller off the air: its advertising and scanning stop, its host's
     /// stream finishes. Idempotent. Its queued work stays and is dropped when due, as that
     /// of a stopped set is: the slot is empty by then.
     mutating func detach(_ slot: Int) {
         guard slots.indices.contains(slot), let detached = slots[slot] else { return }
+        loseConnections(of: slot)
         slots[slot] = nil
+        peripherals[slot] = nil
         scanners.removeAll { $0 == slot }
         detached.toHost.finish()
     }
@@ -69,8 +95,12 @@ struct AirState {
 
     /// Handles one packet from the host of `slot` at the current time.
     mutating func receiveFromHost(_ packet: HCIPacket, slot: Int) {
-        guard slots.indices.contains(slot), slots[slot] != nil else { return }
-        // A controller without connections has no use for ACL, SCO or ISO data: dropped.
+        guard slots.indices.contains(slot), slots[slot] != nil, peripherals[slot] == nil else { return }
+        // LE connections carry ACL data only: SCO and ISO data are dropped.
+        if packet.type == .acl {
+            receiveACL(packet, slot: slot)
+            return
+        }
         guard packet.type == .command else { return }
         statistics.commandsHandled += 1
         let command: HCICommandPacket
@@ -79,6 +109,11 @@ struct AirState {
         } catch {
             answerMalformed(packet, slot: slot)
             return
+        }
+        if handleConnectionCommand(command, slot: slot) { return }
+        if command.opcode == .reset {
+            // Reset ends the controller's links and attempt without a word to its host (7.3.2).
+            loseConnections(of: slot)
         }
         guard let outcome = slots[slot]?.controller.handle(command, at: now) else { return }
         deliver(Self.commandComplete(command.opcode, outcome.returnParameters), to: slot, at: now)
@@ -106,12 +141,12 @@ struct AirState {
 
     /// Command Complete with one command credit: the virtual controller handles one
     /// command at a time (Num_HCI_Command_Packets = 1).
-    private static func commandComplete(_ opcode: HCIOpcode, _ returnParameters: [UInt8]) -> HCIPacket? {
+    static func commandComplete(_ opcode: HCIOpcode, _ returnParameters: [UInt8]) -> HCIPacket? {
         try? HCIEvent.commandComplete(HCIEvent.CommandComplete(
             numHCICommandPackets: 1, opcode: opcode, returnParameters: returnParameters)).packet()
     }
 
-    private mutating func schedule(_ work: ControllerWork, slot: Int) {
+    mutating func schedule(_ work: ControllerWork, slot: Int) {
         switch work {
         case .advertisingPDU(let key, let channelIndex, let time, let generation):
             queue.push(ScheduledWork(
@@ -157,6 +192,9 @@ struct AirState {
             if controller(work.slot)?.allows(.scanTimeout) == true {
                 deliver(try? HCIEvent.le(.scanTimeout).packet(), to: work.slot, at: now)
             }
+        case .linkSupervisionTimeout:
+            // The other end went silent: Connection Timeout (0x08).
+            notifyEnd(work.key, slot: work.slot, reason: .connectionTimeout)
         }
     }
 
@@ -200,11 +238,17 @@ struct AirState {
         let telemetry = beaconTelemetry.flatMap { telemetry in
             set.beaconIdentity != nil && !set.isDirected && telemetry.carriesTelemetry(event: set.completedEvents) ? telemetry : nil
         }
-        let pduCount = set.channels.count * (telemetry == nil ? 1 : 2)
+        // A peripheral's second frame goes round the channels after the first, before any TLM.
+        let second = set.secondData
+        let framesPerEvent = 1 + (second == nil ? 0 : 1) + (telemetry == nil ? 0 : 1)
+        let pduCount = set.channels.count * framesPerEvent
         if work.channelIndex < pduCount {
             if work.channelIndex == 0 { statistics.advertisingEvents += 1 }
             let channel = set.channels[work.channelIndex % set.channels.count]
-            if let telemetry, work.channelIndex >= set.channels.count {
+            let frame = work.channelIndex / set.channels.count
+            if frame == 1, let second {
+                transmit(set, channel: channel, from: slot, at: time, data: second)
+            } else if frame > 0, let telemetry {
                 let sent = UInt64(set.completedEvents) * UInt64(set.channels.count) + UInt64(work.channelIndex)
                 transmit(set, channel: channel, from: slot, at: time, data: telemetry.advertisingData(at: time, advertisingCount: sent))
             } else {
@@ -232,6 +276,11 @@ struct AirState {
     /// Sends `data` (the set's own when `nil`) on `channel` to every scanner.
     private mutating func transmit(_ set: AdvertisingSet, channel: UInt8, from slot: Int, at time: AirTime, data: [UInt8]? = nil) {
         statistics.transmittedPDUs += 1
+        if !initiators.isEmpty, set.properties.contains(.connectable),
+            let (address, addressType) = slots[slot]?.controller.advertiserAddress(of: set)
+        {
+            connectInitiator(to: set, from: slot, address: address, addressType: addressType, at: time)
+        }
         guard !scanners.isEmpty,
             let (address, addressType) = slots[slot]?.controller.advertiserAddress(of: set),
             let position = set.beaconIdentity.flatMap({ beaconPlacements[$0] }) ?? slots[slot]?.controller.position(at: time)

@@ -44,6 +44,12 @@ public struct AirStatistics: Hashable, Sendable {
     /// Every packet handed to a host: command answers, reports, other events.
     public var deliveredPackets = 0
     public var commandsHandled = 0
+    /// Connections made (an initiator heard its peer's connectable PDU).
+    public var connectionsMade = 0
+    /// ACL packets carried over links, either way.
+    public var aclPackets = 0
+    /// ACL packets dropped: no link on their handle, or longer than the buffers.
+    public var droppedACLPackets = 0
 
     public init() {}
 }

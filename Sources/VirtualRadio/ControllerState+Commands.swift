@@ -143,6 +143,6 @@ extension ControllerState {
     static let lmpFeatures: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x60, 0x00, 0x00, 0x00]
 
     /// The smallest LE data buffers a controller may report (27 bytes, Core v5.4 Vol 4
-    /// Part E 7.8.2); the virtual controller has no connections, so none is ever used.
+    /// Part E 7.8.2), 15 of them: what a host's ACL flow control counts on.
     static let leBufferSize = LEReadBufferSize.ReturnParameters(aclDataPacketLength: 27, totalACLDataPackets: 15)
 }

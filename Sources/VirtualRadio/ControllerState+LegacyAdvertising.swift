@@ -49,7 +49,7 @@ extension ControllerState {
 
     /// LE Set Advertising Parameters (Core v5.4 Vol 4 Part E 7.8.5). Refused while
     /// advertising is enabled. High duty cycle directed advertising, which exists to make a
-    /// connection within 1.28 s, is not supported by a controller without connections.
+    /// connection within 1.28 s, is not modelled (its timing is the point of it).
     mutating func setAdvertisingParameters(_ command: LESetAdvertisingParameters) -> CommandOutcome {
         let opcode = LESetAdvertisingParameters.opcode
         guard var set = sets[AdvertisingSet.legacyKey] else { return .status(.hardwareFailure, opcode) }

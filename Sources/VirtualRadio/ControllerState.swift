@@ -23,6 +23,8 @@ struct ControllerState {
     var randomAddress: BluetoothAddress?
     var sets: [UInt16: AdvertisingSet] = [:]
     var scan = ScanState()
+    /// The connection attempt LE (Extended) Create Connection started, until it connects or is cancelled.
+    var initiating: ConnectionAttempt?
     /// The receiver's random stream: packet loss and shadowing of what it hears.
     var receptionGenerator: SeededGenerator
     private var generationCounter: UInt32 = 0

@@ -4,6 +4,7 @@ import HCI
 /// (Core v5.4 Vol 4 Part E 6.27: octet and bit of each command).
 enum SupportedCommandTable {
     private static let common: [(octet: Int, bit: Int)] = [
+        (0, 5),  // Disconnect
         (5, 6),  // Set Event Mask
         (5, 7),  // Reset
         (14, 3),  // Read Local Version Information
@@ -19,6 +20,8 @@ enum SupportedCommandTable {
         (26, 1),  // LE Set Advertising Enable
         (26, 2),  // LE Set Scan Parameters
         (26, 3),  // LE Set Scan Enable
+        (26, 4),  // LE Create Connection
+        (26, 5),  // LE Create Connection Cancel
     ]
 
     private static let extended: [(octet: Int, bit: Int)] = [
@@ -32,6 +35,7 @@ enum SupportedCommandTable {
         (37, 1),  // LE Clear Advertising Sets
         (37, 5),  // LE Set Extended Scan Parameters
         (37, 6),  // LE Set Extended Scan Enable
+        (37, 7),  // LE Extended Create Connection
     ]
 
     static func supportedCommands(extendedAdvertising: Bool) -> SupportedCommands {

@@ -25,9 +25,16 @@ import Synchronization
 /// air times give the same deliveries at the same times (``startRecording()``), whatever
 /// the interleaving of host tasks; a different seed gives different ones.
 ///
-/// Not modelled, deliberately: collisions between simultaneous PDUs, connections, scan
-/// requests and responses, the secondary channels (extended advertising data arrives with
-/// its ADV_EXT_IND), and the scheduling conflicts of several sets on one controller.
+/// **Connections** (see `AirState+Connections.swift`): LE (Extended) Create Connection
+/// connects on the peer's next connectable PDU; ACL data crosses a link at the air time it
+/// is sent, returned at once with Number Of Completed Packets; Disconnect ends both sides.
+/// A controller with no host, driven by a ``VirtualPeripheral`` (a battery beacon's
+/// firmware), joins with ``attachPeripheral(_:configuration:)``.
+///
+/// Not modelled, deliberately: collisions between simultaneous PDUs, scan requests and
+/// responses, connection events and their timing, the secondary channels (extended
+/// advertising data arrives with its ADV_EXT_IND), and the scheduling conflicts of several
+/// sets on one controller.
 public final class VirtualAir: Sendable {
     public enum TimeMode: Hashable, Sendable {
         /// The clock moves only when told to.
@@ -167,6 +174,47 @@ public final class VirtualAir: Sendable {
         return VirtualControllerTransport(
             name: name ?? "virtual:\(self.name) \(id)", incoming: incoming, air: self, controller: id,
             address: controller.publicAddress)
+    }
+
+    /// Adds a controller that `peripheral` drives instead of a host (a battery beacon): it
+    /// starts advertising what the peripheral asks for at once, and takes connections.
+    @discardableResult
+    public func attachPeripheral(
+        _ peripheral: any VirtualPeripheral, configuration: VirtualControllerConfiguration = VirtualControllerConfiguration()
+    ) -> VirtualControllerID {
+        // Nobody reads this controller's host stream: it is finished from the start.
+        let (_, toHost) = AsyncThrowingStream.makeStream(of: HCIPacket.self, throwing: (any Error).self)
+        toHost.finish()
+        let target = wallClockTarget()
+        let controller = state.withLock { air in
+            if let target { air.run(until: target) }
+            return air.attach(peripheral, configuration, toHost: toHost)
+        }
+        return VirtualControllerID(slot: controller.slot)
+    }
+
+    /// The program of a controller added with ``attachPeripheral(_:configuration:)``, as it
+    /// is now (a copy); `nil` for a controller with a host, or one that left the air.
+    public func peripheral(_ controller: VirtualControllerID) -> (any VirtualPeripheral)? {
+        state.withLock { $0.peripheral(controller.slot) }
+    }
+
+    /// The public addresses of the controllers added with ``attachPeripheral(_:configuration:)``
+    /// that are still on the air.
+    public var peripheralAddresses: [BluetoothAddress] {
+        state.withLock { air in
+            air.peripherals.keys.sorted().compactMap { air.controller($0)?.publicAddress }
+        }
+    }
+
+    /// The controllers added with ``attachPeripheral(_:configuration:)`` still on the air.
+    public var peripheralIDs: [VirtualControllerID] {
+        state.withLock { air in air.peripherals.keys.sorted().map(VirtualControllerID.init(slot:)) }
+    }
+
+    /// Takes a controller off the air: a host's or a peripheral's.
+    public func remove(_ controller: VirtualControllerID) {
+        detach(controller)
     }
 
     func receive(_ packet: HCIPacket, from controller: VirtualControllerID) {

@@ -9,7 +9,13 @@ import BeaconCore
 /// virtual:AIR/PLACE            the place PLACE of AIR: a point or a walk its scenario defined
 /// virtual:AIR/PLACE@X,Y        the point (X, Y) of the plan PLACE (a venue)
 /// virtual:@X,Y                 the air "default", at (X, Y)
+/// virtual:AIR,battery-beacons=N   the air AIR, with N connectable battery beacons on it
 /// ```
+///
+/// Options follow the scenario, each `,NAME=VALUE`. `battery-beacons=N` (1…64) puts N
+/// factory-fresh KBeacons on the air (once per air: the same spec opened again adds none),
+/// the n-th at `06:BE:AC:BA:00:nn`, n metres east of the spec's point: `beaconctl provision
+/// --hardware` can write them (see docs/provisioning.md).
 ///
 /// AIR is letters, digits, `-`, `_` and `.`. PLACE is the rest (it may contain `/`, as in
 /// `cupertino/tour`). Every controller opened in one process on the same AIR shares its
@@ -20,17 +26,33 @@ public struct VirtualControllerSpec: Hashable, Sendable, CustomStringConvertible
     public var airName: String
     public var placeName: String?
     public var point: PlanPoint?
+    /// `battery-beacons=N`: how many battery beacons the air should have; `nil` when not asked.
+    public var batteryBeacons: Int?
 
-    public init(airName: String = VirtualControllerSpec.defaultAirName, placeName: String? = nil, point: PlanPoint? = nil) {
+    /// The most battery beacons a spec may ask for.
+    public static let maximumBatteryBeacons = 64
+
+    public init(
+        airName: String = VirtualControllerSpec.defaultAirName, placeName: String? = nil, point: PlanPoint? = nil,
+        batteryBeacons: Int? = nil
+    ) {
         self.airName = airName
         self.placeName = placeName
         self.point = point
+        self.batteryBeacons = batteryBeacons
     }
 
     /// Parses the part after `virtual:`; `nil` or empty means the default air at (0, 0).
     public init(parsing scenario: String?) throws(VirtualRadioError) {
         self.init()
         guard var text = scenario, !text.isEmpty else { return }
+        // Options are the trailing comma-separated parts with "=" (coordinates have none).
+        var parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        while let last = parts.last, last.contains("=") {
+            try parseOption(last, in: scenario ?? "")
+            parts.removeLast()
+        }
+        text = parts.joined(separator: ",")
         if let at = text.lastIndex(of: "@"), let point = Self.coordinates(text[text.index(after: at)...]) {
             self.point = point
             text = String(text[..<at])
@@ -59,6 +81,22 @@ public struct VirtualControllerSpec: Hashable, Sendable, CustomStringConvertible
         // Otherwise only "@X,Y" was given: a point on the default air.
     }
 
+    private mutating func parseOption(_ option: Substring, in scenario: String) throws(VirtualRadioError) {
+        let name = option.prefix { $0 != "=" }
+        let value = option.dropFirst(name.count + 1)
+        switch name {
+        case "battery-beacons":
+            guard let count = Int(value), (1...Self.maximumBatteryBeacons).contains(count) else {
+                throw VirtualRadioError(
+                    "virtual:\(scenario): battery-beacons takes a count from 1 to \(Self.maximumBatteryBeacons), not \"\(value)\"")
+            }
+            batteryBeacons = count
+        default:
+            throw VirtualRadioError(
+                "virtual:\(scenario): unknown option \"\(name)\"; the virtual radio knows battery-beacons=N (as in virtual:default,battery-beacons=3)")
+        }
+    }
+
     private static func isAirNameCharacter(_ character: Character) -> Bool {
         character.isASCII && (character.isLetter || character.isNumber || "-_.".contains(character))
     }
@@ -78,6 +116,7 @@ public struct VirtualControllerSpec: Hashable, Sendable, CustomStringConvertible
         var text = airName
         if let placeName { text += "/\(placeName)" }
         if let point { text += "@\(NumberText.plain(point.x)),\(NumberText.plain(point.y))" }
+        if let batteryBeacons { text += ",battery-beacons=\(batteryBeacons)" }
         return text
     }
 }

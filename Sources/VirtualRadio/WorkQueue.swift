@@ -4,6 +4,8 @@ struct ScheduledWork: Comparable {
         case advertisingPDU
         case advertisingTimeout
         case scanTimeout
+        /// A link's other end went silent: the supervision timeout ran out (`key` is the handle).
+        case linkSupervisionTimeout
     }
 
     var time: UInt64

@@ -15,6 +15,10 @@ struct VirtualControllerSpecTests {
         ("fleet.v2/cupertino@3,12", VirtualControllerSpec(airName: "fleet.v2", placeName: "cupertino", point: PlanPoint(x: 3, y: 12))),
         // An "@" not followed by coordinates belongs to the place name.
         ("lab/desk@window", VirtualControllerSpec(airName: "lab", placeName: "desk@window")),
+        // Options after the scenario: they never take a coordinate's comma.
+        ("lab,battery-beacons=3", VirtualControllerSpec(airName: "lab", batteryBeacons: 3)),
+        ("lab@1,2,battery-beacons=64", VirtualControllerSpec(airName: "lab", point: PlanPoint(x: 1, y: 2), batteryBeacons: 64)),
+        (",battery-beacons=1", VirtualControllerSpec(batteryBeacons: 1)),
     ] as [(String?, VirtualControllerSpec)])
     func parsing(text: String?, expected: VirtualControllerSpec) throws {
         let spec = try VirtualControllerSpec(parsing: text)
@@ -30,6 +34,9 @@ struct VirtualControllerSpecTests {
         ("lab@1", "is not an air name"),
         ("@", "\"@\" is not an air name"),
         ("lab@1,x", "\"lab@1,x\" is not an air name"),
+        ("lab,battery-beacons=0", "battery-beacons takes a count from 1 to 64, not \"0\""),
+        ("lab,battery-beacons=many", "not \"many\""),
+        ("lab,beacons=3", "unknown option \"beacons\""),
     ])
     func rejected(text: String, message: String) {
         #expect {

@@ -1,5 +1,7 @@
+import BeaconCore
 import HCI
 import HCITransports
+import VirtualBeacons
 import VirtualRadio
 
 #if os(Linux)
@@ -34,8 +36,9 @@ public enum ControllerTransports {
     }
 
     /// A controller on the in-process virtual radio, on the air and at the place the
-    /// scenario names (``VirtualControllerSpec`` gives the grammar). The air is created on
-    /// first use unless a scenario (``VirtualScenario``) registered it.
+    /// scenario names (``VirtualControllerSpec`` gives the grammar), with the battery beacons
+    /// it asks for. The air is created on first use unless a scenario (``VirtualScenario``)
+    /// registered it.
     private static func openVirtualRadio(
         scenario: String?, spec: HCITransportSpec
     ) async throws(HCITransportError) -> any HCITransport {
@@ -44,6 +47,12 @@ public enum ControllerTransports {
             placement = try VirtualControllerSpec(parsing: scenario)
         } catch {
             throw HCITransportError(.invalidSpec, "invalid transport \"\(spec)\": \(error.message)")
+        }
+        if let count = placement.batteryBeacons {
+            // Once per air: the same spec opened again finds its beacons there.
+            VirtualBatteryBeacons.ensure(
+                count, on: VirtualAirRegistry.air(named: placement.airName, creatingWith: .live),
+                around: placement.point ?? PlanPoint(x: 0, y: 0))
         }
         do {
             return try VirtualAirRegistry.openController(placement, transportName: spec.description)

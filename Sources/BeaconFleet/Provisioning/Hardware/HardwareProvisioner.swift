@@ -426,7 +426,9 @@ public struct HardwareProvisioner: Sendable {
             guard toVerify.contains(result.beaconID), let verdict = verdicts[result.beaconID] else { return result }
             var verified = result
             verified.verdict = verdict.status.rawValue
-            if !verdict.passed {
+            if verdict.passed {
+                verified.detail += "; verified on the air"
+            } else {
                 verified.status = .notVerified
                 verified.detail += "; not verified on the air: \(verdict.status.rawValue): \(verdict.explanation(in: verification))"
             }
