@@ -157,6 +157,30 @@ import Testing
         #expect(try await connection.disconnect() == .connectionTimeout)
     }
 
+    @Test func aRequestAfterItsLinkEndedFailsWithTheReasonAndNeverGoesOutOnTheNextLinkWithItsHandle() async throws {
+        let (controller, central, first) = try await Self.connected()
+        try await controller.send(.disconnectionComplete(.init(status: .success, connectionHandle: Self.handle, reason: .remoteUserTerminatedConnection)))
+        #expect(await first.waitForDisconnection() == .remoteUserTerminatedConnection)
+        // The controller gives the next link the same handle (Core v5.4 Vol 4 Part E 5.3.1
+        // lets it reuse a handle once its link is gone).
+        let connecting = Task { try await central.connect(to: Self.peer, type: .random, timeout: .seconds(5)) }
+        try await controller.waitForCommands("a second create connection command") {
+            $0.count { $0.opcode == .leCreateConnection || $0.opcode == .leExtendedCreateConnection } == 2
+        }
+        try await controller.send(Self.completion())
+        _ = try await connecting.value
+        // What the first link's client sends as its link ends, before its stream has told it.
+        let bearer = ACLATTBearer(central: central, handle: Self.handle, record: first.record, context: "first", incoming: AsyncThrowingStream { $0.finish() })
+        do throws(LECentralError) {
+            try await bearer.send([0x0A, 0x03, 0x00])
+            Issue.record("a PDU of an ended link went out")
+        } catch {
+            #expect(error.kind == .disconnected(reason: .remoteUserTerminatedConnection))
+            #expect(error.description.hasSuffix("not connected: the peripheral ended the connection (0x13)"))
+        }
+        #expect(await central.packetsInFlight(on: Self.handle) == 0, "nothing sent on the second link")
+    }
+
     @Test func disconnectWaitsForTheControllersConfirmation() async throws {
         let (controller, _, connection) = try await Self.connected()
         let hangingUp = Task { try await connection.disconnect() }

@@ -256,7 +256,7 @@ public actor Central {
             context: context, record: record, reassembler: L2CAPReassembler(maximumFrameLength: configuration.maximumFrameLength),
             att: continuation)
         inFlight[complete.connectionHandle] = 0
-        let bearer = ACLATTBearer(central: self, handle: complete.connectionHandle, context: context, incoming: stream)
+        let bearer = ACLATTBearer(central: self, handle: complete.connectionHandle, record: record, context: context, incoming: stream)
         let att = ATTClient(bearer: bearer, clock: clock, transactionTimeout: configuration.transactionTimeout)
         let connection = LEConnection(central: self, established: complete, context: context, att: att, record: record)
         return connection
@@ -297,9 +297,13 @@ public actor Central {
 
     /// Queues one L2CAP frame for `handle`, cut to the controller's ACL length; the
     /// fragments go out as buffers free up, frames in the order queued.
-    func send(_ payload: [UInt8], channel: UInt16, on handle: UInt16) throws(LECentralError) {
-        guard let link = links[handle] else {
-            throw LECentralError(context: "\(host.name): connection \(HexText.code(handle, digits: 3))", kind: .disconnected(reason: nil))
+    /// With `record`, only on that link: a request made as its link ended (the link's stream
+    /// not yet finished for its client) fails with the link's reason, and never goes out on
+    /// a later link the controller gave the same handle.
+    func send(_ payload: [UInt8], channel: UInt16, on handle: UInt16, of record: LinkRecord? = nil) throws(LECentralError) {
+        guard let link = links[handle], record.map({ $0 === link.record }) ?? true else {
+            throw LECentralError(
+                context: "\(host.name): connection \(HexText.code(handle, digits: 3))", kind: .disconnected(reason: record?.reason))
         }
         guard let fragments = L2CAPFrame(channel: channel, payload: payload).fragments(handle: handle, fragmentLength: aclPacketLength) else {
             throw LECentralError(context: link.context, kind: .invalidRequest("an L2CAP frame of \(payload.count) bytes is too long"))

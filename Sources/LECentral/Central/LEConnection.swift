@@ -9,7 +9,7 @@ public final class LEConnection: Sendable {
     public let context: String
     public let att: ATTClient
     private let central: Central
-    private let record: LinkRecord
+    let record: LinkRecord
 
     init(central: Central, established: LEConnectionComplete, context: String, att: ATTClient, record: LinkRecord) {
         self.central = central
@@ -122,10 +122,12 @@ final class LinkRecord: Sendable {
 struct ACLATTBearer: ATTBearer {
     let central: Central
     let handle: UInt16
+    /// This link's record: once it ended, its handle may be another link's.
+    let record: LinkRecord
     let context: String
     let incoming: AsyncThrowingStream<[UInt8], any Error>
 
     func send(_ pdu: [UInt8]) async throws(LECentralError) {
-        try await central.send(pdu, channel: L2CAPChannel.attribute, on: handle)
+        try await central.send(pdu, channel: L2CAPChannel.attribute, on: handle, of: record)
     }
 }
