@@ -63,7 +63,10 @@ let package = Package(
         // Vendor configuration profiles above the central: recognise a beacon, authenticate
         // once, read what it holds, write only what differs, change its password, read back.
         // No manifests, no command line.
-        .target(name: "BeaconProfiles", dependencies: ["BeaconCore", "HCI", "LECentral", "CLibCrypto"], swiftSettings: strict),
+        // OpenSSL's digests and ciphers that device protocols need (MD5, AES-128), for the
+        // profiles and the virtual radio's beacons alike: one home for libcrypto calls.
+        .target(name: "CryptoPrimitives", dependencies: ["CLibCrypto"], swiftSettings: strict),
+        .target(name: "BeaconProfiles", dependencies: ["BeaconCore", "CryptoPrimitives", "HCI", "LECentral"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
         // The LE central's ATT bearer through the Linux kernel (an L2CAP socket on the ATT
@@ -81,7 +84,7 @@ let package = Package(
         // Battery beacons for the virtual radio: a KBeacon's GATT server and KKM's protocol,
         // written from the vendor's SDK (its JSON and MD5 kept out of VirtualRadio).
         .target(
-            name: "VirtualBeacons", dependencies: ["BeaconCore", "HCI", "LECentral", "VirtualRadio", "CLibCrypto"],
+            name: "VirtualBeacons", dependencies: ["BeaconCore", "CryptoPrimitives", "HCI", "LECentral", "VirtualRadio"],
             swiftSettings: strict),
         // Use cases, a folder each: advertise, scan, verify and the watch, monitor, calibrate,
         // provision, plan, decode, controllers; and what goes through an MQTT broker.
@@ -177,10 +180,10 @@ let package = Package(
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
-        .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
+        .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "CryptoPrimitives", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(
-            name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "LECentral", "VirtualRadio", "VirtualBeacons"], swiftSettings: strict),
+            name: "VirtualRadioTests", dependencies: ["BeaconCore", "CryptoPrimitives", "HCI", "LECentral", "VirtualRadio", "VirtualBeacons"], swiftSettings: strict),
         .testTarget(
             name: "LECentralLinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITransports", "LECentral", "LECentralLinux"],
             swiftSettings: strict),

@@ -70,6 +70,7 @@ mapfile -t hci_sources < <(find Sources/HCI -name '*.swift' | sort)
 build_module HCI "${hci_sources[@]}"
 mapfile -t central_sources < <(find Sources/LECentral -name '*.swift' | sort)
 build_module LECentral "${central_sources[@]}"
+build_module CryptoPrimitives -I Sources/CLibCrypto Sources/CryptoPrimitives/*.swift
 mapfile -t profile_sources < <(find Sources/BeaconProfiles -name '*.swift' | sort)
 build_module BeaconProfiles -I Sources/CLibCrypto "${profile_sources[@]}"
 mapfile -t radio_sources < <(find Sources/VirtualRadio -name '*.swift' | sort)
@@ -100,7 +101,7 @@ for name in "${selected[@]}"; do
   say "linking $name"
   # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
   swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
-    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/VirtualRadio.o" "$out/modules/VirtualBeacons.o" "$out/modules/BeaconProfiles.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
+    "$out/modules/BeaconCore.o" "$out/modules/CryptoPrimitives.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/VirtualRadio.o" "$out/modules/VirtualBeacons.o" "$out/modules/BeaconProfiles.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
     -I Sources/CYAML -I Sources/CLibCrypto -lyaml -lcrypto \
     -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
   [[ "$seconds" -eq 0 ]] && continue

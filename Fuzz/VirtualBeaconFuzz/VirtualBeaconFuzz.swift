@@ -1,4 +1,5 @@
 import BeaconCore
+import CryptoPrimitives
 import HCI
 import LECentral
 
@@ -93,7 +94,7 @@ private func authenticate(_ beacon: inout VirtualKBeacon, address: BluetoothAddr
     write(request)
     guard let challenge = answers.first, challenge.count >= 6 else { return }
     let random = Array(challenge[2..<6])
-    guard let proof = MD5Digest.digest(address.littleEndianBytes + [0xA9, 0xB1] + random + Array(KBeaconState.factoryPassword.utf8)) else { return }
+    guard let proof = Cryptography.md5(address.littleEndianBytes + [0xA9, 0xB1] + random + Array(KBeaconState.factoryPassword.utf8)) else { return }
     write([0x13, challenge[1] == 0x0B ? 0x0C : 0x02] + (challenge[1] == 0x0B ? KBeaconFirmware.fold(proof) : proof))
 }
 

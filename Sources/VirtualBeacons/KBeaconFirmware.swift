@@ -1,4 +1,5 @@
 import BeaconCore
+import CryptoPrimitives
 
 /// The beacon's side of KKM's configuration protocol on characteristic 0xFEA1 (written by
 /// the central) and 0xFEA2 (notified), as the vendor's MIT-licensed SDK drives it from the
@@ -112,7 +113,7 @@ struct KBeaconFirmware: Sendable {
 
     /// MD5(address LSB first | A9 B1 | random | password).
     private func digest(_ random: [UInt8]) -> [UInt8]? {
-        MD5Digest.digest(address.littleEndianBytes + Self.authenticationFactor + random + Array(state.password.utf8))
+        Cryptography.md5(address.littleEndianBytes + Self.authenticationFactor + random + Array(state.password.utf8))
     }
 
     static func fold(_ digest: [UInt8]) -> [UInt8] {

@@ -1,4 +1,5 @@
 import BeaconCore
+import CryptoPrimitives
 import LECentral
 import Testing
 

@@ -1,4 +1,5 @@
 import BeaconCore
+import CryptoPrimitives
 import HCI
 import LECentral
 import Testing
@@ -57,7 +58,7 @@ struct BeaconLink {
         let address = beacon.configuration.address.littleEndianBytes
         let folded = challenge[1] == 0x0B
         let beaconRandom = Array(challenge[2..<6])
-        var proof = try #require(MD5Digest.digest(address + [0xA9, 0xB1] + beaconRandom + Array(password.utf8)))
+        var proof = try #require(Cryptography.md5(address + [0xA9, 0xB1] + beaconRandom + Array(password.utf8)))
         if folded { proof = KBeaconFirmware.fold(proof) }
         return try #require(try write([0x13, folded ? 0x0C : 0x02] + proof).first)
     }
@@ -85,7 +86,7 @@ struct BeaconLink {
 struct VirtualKBeaconTests {
     @Test("MD5 is OpenSSL's: RFC 1321's test vector")
     func md5() throws {
-        let digest = try #require(MD5Digest.digest(Array("abc".utf8)))
+        let digest = try #require(Cryptography.md5(Array("abc".utf8)))
         #expect(digest.map { String($0, radix: 16) }.joined() == "90150983cd24fb0d6963f7d28e17f72")
     }
 

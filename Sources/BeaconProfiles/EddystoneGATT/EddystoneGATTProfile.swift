@@ -1,4 +1,5 @@
 import BeaconCore
+import CryptoPrimitives
 import LECentral
 
 /// The `eddystone-gatt` profile: beacons that offer the Eddystone Configuration GATT Service

@@ -1,4 +1,5 @@
 import BeaconCore
+import CryptoPrimitives
 
 /// KBeacon's challenge-response authentication, as the vendor's SDK performs it
 /// (kkmhogen/android_kbeaconlib2, kbeaconlib2/src/main/java/com/kkmcn/kbeaconlib2/KBAuthHandler.java):

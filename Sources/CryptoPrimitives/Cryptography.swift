@@ -1,10 +1,12 @@
 import CLibCrypto
 
-/// Digests and ciphers from OpenSSL's libcrypto, never written by hand.
-enum Cryptography {
+/// Digests and ciphers from OpenSSL's libcrypto, never written by hand: the one home of the
+/// device protocols' cryptography (a KBeacon's MD5 challenge, the Eddystone lock's AES), for
+/// beaconctl's profiles and the virtual radio's beacons alike.
+public enum Cryptography {
     /// MD5 of `bytes` (RFC 1321) through EVP; `nil` when OpenSSL refuses it (a FIPS-only
     /// configuration has no MD5).
-    static func md5(_ bytes: [UInt8]) -> [UInt8]? {
+    public static func md5(_ bytes: [UInt8]) -> [UInt8]? {
         var digest = [UInt8](repeating: 0, count: 16)
         var length: UInt32 = 0
         let status = bytes.withUnsafeBufferPointer { input in
@@ -18,7 +20,7 @@ enum Cryptography {
 
     /// AES-128 in ECB mode (FIPS-197) of one 16-byte block under a 16-byte key, without
     /// padding; `nil` for other lengths or when OpenSSL fails.
-    static func aes128ECB(key: [UInt8], block: [UInt8]) -> [UInt8]? {
+    public static func aes128ECB(key: [UInt8], block: [UInt8]) -> [UInt8]? {
         guard key.count == 16, block.count == 16, let context = EVP_CIPHER_CTX_new() else { return nil }
         defer { EVP_CIPHER_CTX_free(context) }
         var output = [UInt8](repeating: 0, count: 32)
