@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "beaconctl", targets: ["beaconctl"]),
         .library(name: "BeaconCore", targets: ["BeaconCore"]),
+        .library(name: "YAMLDocument", targets: ["YAMLDocument"]),
         .library(name: "FleetManifest", targets: ["FleetManifest"]),
         .library(name: "HCI", targets: ["HCI"]),
         .library(name: "HCITransports", targets: ["HCITransports"]),
@@ -48,8 +49,11 @@ let package = Package(
 
         // Identity, frames, regions, ranging maths: no I/O, no dependencies.
         .target(name: "BeaconCore", swiftSettings: strict),
+        // The one home for YAML: libyaml's events with positions, how a scalar's text and style
+        // type it, a node tree and strict mappings for small documents (configuration profiles).
+        .target(name: "YAMLDocument", dependencies: ["CYAML", "BeaconCore"], swiftSettings: strict),
         // YAML → fleet model with source locations, validation, export/import.
-        .target(name: "FleetManifest", dependencies: ["CYAML", "BeaconCore"], swiftSettings: strict),
+        .target(name: "FleetManifest", dependencies: ["BeaconCore", "YAMLDocument"], swiftSettings: strict),
         // The HCI protocol: packets, commands, events, H4 framing, the host-controller actor,
         // the btsnoop format. No I/O.
         .target(name: "HCI", dependencies: ["BeaconCore"], swiftSettings: strict),
@@ -61,7 +65,7 @@ let package = Package(
         // Vendor configuration profiles above the central: recognise a beacon, authenticate
         // once, read what it holds, write only what differs, change its password, read back.
         // No manifests, no command line.
-        .target(name: "BeaconProfiles", dependencies: ["BeaconCore", "HCI", "LECentral", "CLibCrypto"], swiftSettings: strict),
+        .target(name: "BeaconProfiles", dependencies: ["BeaconCore", "HCI", "LECentral", "CLibCrypto", "YAMLDocument"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
         // MQTT on libmosquitto: broker URLs, credentials, a client with reconnection and QoS 1.
@@ -142,13 +146,15 @@ let package = Package(
         .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition"], swiftSettings: strict),
         .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),
         .testTarget(
-            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit"],
+            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit", "YAMLDocument"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         // BeaconMQTT's own units (URLs, credentials, TLS settings, wording): no broker needed.
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
-        .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
+        .testTarget(
+            name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "HCI", "HCITestKit", "LECentral", "YAMLDocument"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
         .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),

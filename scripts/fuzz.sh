@@ -4,7 +4,7 @@
 # Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
 #   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, VerificationFuzz,
 #            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, PcapFuzz, GatewayFuzz,
-#            GatewayConfigurationFuzz, ATTFuzz, BeaconProfilesFuzz, or all
+#            GatewayConfigurationFuzz, ATTFuzz, BeaconProfilesFuzz, ProfileFileFuzz, or all
 #   SECONDS  how long to fuzz each target (default 60); 0 only builds
 #
 # The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
@@ -13,7 +13,9 @@
 #   BeaconCore   every file
 #   HCI          every file
 #   LECentral    every file (L2CAP, ATT, GATT, the central)
-#   BeaconProfiles every file (vendor configuration profiles; with OpenSSL's libcrypto)
+#   YAMLDocument every file (libyaml's events, scalar typing, the node tree; with libyaml)
+#   BeaconProfiles every file (vendor configuration profiles, declarative profile files; with
+#                OpenSSL's libcrypto)
 #   FleetManifest every file (with libyaml, as the package builds it)
 #   RangingEvaluation every file (recordings at known distances, the estimators)
 #   BeaconMQTT   the broker URL only (MQTTBrokerURL, MQTTError, MQTTCredentials: no libmosquitto)
@@ -37,7 +39,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra_flags=("$@")
 
-targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz BeaconProfilesFuzz)
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz BeaconProfilesFuzz ProfileFileFuzz)
 if [[ "$target" == all ]]; then
   selected=("${targets[@]}")
 else
@@ -68,8 +70,9 @@ mapfile -t hci_sources < <(find Sources/HCI -name '*.swift' | sort)
 build_module HCI "${hci_sources[@]}"
 mapfile -t central_sources < <(find Sources/LECentral -name '*.swift' | sort)
 build_module LECentral "${central_sources[@]}"
+build_module YAMLDocument -I Sources/CYAML Sources/YAMLDocument/*.swift
 mapfile -t profile_sources < <(find Sources/BeaconProfiles -name '*.swift' | sort)
-build_module BeaconProfiles -I Sources/CLibCrypto "${profile_sources[@]}"
+build_module BeaconProfiles -I Sources/CLibCrypto -I Sources/CYAML "${profile_sources[@]}"
 mapfile -t manifest_sources < <(find Sources/FleetManifest -name '*.swift' | sort)
 build_module FleetManifest -I Sources/CYAML "${manifest_sources[@]}"
 # The gateway decoders name their default base through the broker URL; the client proper
@@ -94,7 +97,7 @@ for name in "${selected[@]}"; do
   say "linking $name"
   # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
   swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
-    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/BeaconProfiles.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
+    "$out/modules/BeaconCore.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/YAMLDocument.o" "$out/modules/BeaconProfiles.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
     -I Sources/CYAML -I Sources/CLibCrypto -lyaml -lcrypto \
     -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
   [[ "$seconds" -eq 0 ]] && continue

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconProfiles
 import FleetManifest
 
 /// Which peripheral each battery beacon is, from the discovery scan.
@@ -31,7 +32,7 @@ public enum HardwareBeaconMatching {
         let byAddress = Dictionary(heard.map { ($0.address, $0) }, uniquingKeysWith: { first, _ in first })
         let pinnedAnywhere = Set(fleet.beacons.compactMap(\.expectedAddress))
         var candidates = heard.filter {
-            $0.connectable && !pinnedAnywhere.contains($0.address) && (profile != .auto || $0.advertisedProfile != nil)
+            $0.connectable && !pinnedAnywhere.contains($0.address) && (profile != .auto || $0.advertisedProfile(among: ShippedProfiles.all) != nil)
         }
         candidates.sort { ($0.strongestRSSI ?? -128) > ($1.strongestRSSI ?? -128) }
         var matches: [HardwareBeaconMatch] = []

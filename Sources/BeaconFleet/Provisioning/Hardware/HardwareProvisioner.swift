@@ -153,17 +153,26 @@ public struct HardwareProvisioner: Sendable {
         var detail: String
     }
 
-    /// The profile the request names, or the one the advertisement or the GATT services show.
+    /// The profile the request names, or the one the advertisement or the GATT services show
+    /// (beaconctl's own first, then the shipped declarative profiles).
     private func open(_ peripheral: DiscoveredPeripheral, on connection: LEConnection) async -> Result<any BeaconProfile, OpenFailure> {
         var choice = request.profile
-        if choice == .auto { choice = peripheral.advertisedProfile ?? .auto }
+        let declarative = ShippedProfiles.all
+        if choice == .auto { choice = peripheral.advertisedProfile(among: declarative) ?? .auto }
         do {
             if choice == .auto {
                 let services = try await connection.gatt.discoverPrimaryServices()
+                let offered = ShippedProfiles.offering(services, among: declarative)
                 if KBeaconProfile.recognises(services: services) {
                     choice = .kbeacon
                 } else if EddystoneGATTProfile.recognises(services: services) {
                     choice = .eddystoneGATT
+                } else if offered.count == 1, let only = offered.first {
+                    choice = .declarative(only)
+                } else if offered.count > 1 {
+                    return .failure(OpenFailure(
+                        status: .unsupported,
+                        detail: "several shipped profiles configure through the services it offers (\(offered.map(\.name).joined(separator: ", "))) and its advertisement tells none apart: name one with --profile"))
                 }
             }
             switch choice {
@@ -171,10 +180,13 @@ public struct HardwareProvisioner: Sendable {
                 return .success(try await KBeaconProfile.open(on: connection))
             case .eddystoneGATT:
                 return .success(try await EddystoneGATTProfile.open(on: connection))
+            case .declarative(let definition):
+                return .success(try await DeclarativeProfile.open(definition, on: connection))
             case .auto:
+                let shipped = declarative.isEmpty ? "" : " or of the shipped profiles (\(declarative.map(\.name).joined(separator: ", ")))"
                 return .failure(OpenFailure(
                     status: .unsupported,
-                    detail: "no known profile: neither its advertisement nor its GATT services are those of a KBeacon (0xFEA0) or the Eddystone configuration service; name one with --profile if you know it"))
+                    detail: "no known profile: neither its advertisement nor its GATT services are those of a KBeacon (0xFEA0), the Eddystone configuration service\(shipped); name one with --profile, or give a profile file for its vendor's table (docs/profiles.md)"))
             }
         } catch let error as BeaconProfileError {
             if case .notThisProfile = error.kind { return .failure(OpenFailure(status: .unsupported, detail: error.description)) }
