@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "HCI", targets: ["HCI"]),
         .library(name: "HCITransports", targets: ["HCITransports"]),
         .library(name: "LECentral", targets: ["LECentral"]),
+        .library(name: "LECentralLinux", targets: ["LECentralLinux"]),
         .library(name: "BeaconProfiles", targets: ["BeaconProfiles"]),
         .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
@@ -68,6 +69,12 @@ let package = Package(
         .target(name: "BeaconProfiles", dependencies: ["BeaconCore", "HCI", "LECentral", "CLibCrypto", "YAMLDocument"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
+        // The LE central's ATT bearer through the Linux kernel (an L2CAP socket on the ATT
+        // channel), for controllers the kernel owns: beside LECentral and HCILinux, so that
+        // neither needs the other.
+        .target(
+            name: "LECentralLinux", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCILinux", "HCITransports", "LECentral"],
+            swiftSettings: strict),
         // MQTT on libmosquitto: broker URLs, credentials, a client with reconnection and QoS 1.
         .target(name: "BeaconMQTT", dependencies: ["CMosquitto"], swiftSettings: strict),
         // Prometheus's text exposition and the small HTTP responder that serves it (--metrics).
@@ -80,7 +87,7 @@ let package = Package(
             name: "BeaconFleet",
             dependencies: [
                 "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "BeaconMQTT", "LECentral",
-                "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
+                "LECentralLinux", "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The command line: argument parsing, output formatting, logging setup.
@@ -93,22 +100,28 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(name: "beaconctl", dependencies: ["BeaconCLI"], swiftSettings: strict),
-        // For tests at the HCI layer (as NIOEmbedded serves NIOCore): an in-memory link, a
-        // scripted controller, a TCP endpoint for it, H4 peers, event-driven waits. It needs
-        // the HCI protocol and its transports only (no libyaml, libmosquitto or BlueZ).
-        .target(name: "HCITestKit", dependencies: ["BeaconCore", "HCI", "HCITransports"], swiftSettings: strict),
+        // For tests, by what they are about. Time a test moves by hand and states it waits on
+        // (`TestClock`, `WatchedState`): no Bluetooth in it.
+        .target(name: "ClockTestKit", swiftSettings: strict),
+        // Child processes a test starts, waits for and signals.
+        .target(name: "ProcessTestKit", dependencies: ["ClockTestKit"], swiftSettings: strict),
+        // Tests at the HCI layer (as NIOEmbedded serves NIOCore): an in-memory link, a
+        // scripted controller, a TCP endpoint for it, H4 peers. It needs the HCI protocol and
+        // its transports only (no libyaml, libmosquitto or BlueZ).
+        .target(name: "HCITestKit", dependencies: ["BeaconCore", "ClockTestKit", "HCI", "HCITransports"], swiftSettings: strict),
         // For tests of the use cases above it: the virtual-time bench, verification scripts,
         // manifest fixtures; it carries the HCI kit along.
         .target(
             name: "BeaconTestKit",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "HCI", "HCITestKit", "HCITransports", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "ClockTestKit", "HCI", "HCITestKit", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The kernel lane's bridge: one RootCanal controller (H4 over TCP) as a kernel hciN via /dev/vhci.
         .executableTarget(name: "vhci-bridge", dependencies: ["HCI", "HCITransports"], swiftSettings: strict),
-        // What the benchmarks share: a measurement in a fresh child process, its peak memory.
+        // What the benchmarks share: a measurement in a fresh child process, its peak memory;
+        // child processes (a broker, RootCanal, Bumble) started, watched and stopped.
         .target(name: "BenchmarkSupport", swiftSettings: strict),
         // Release-built benchmark: manifest load+validate against libyaml's bare event parse.
         .executableTarget(
@@ -137,6 +150,16 @@ let package = Package(
         // real-data half and its tests); not part of the shipped tool.
         .target(name: "RangingEvaluation", dependencies: ["BeaconCore"], swiftSettings: strict),
 
+        // Release-built benchmark: battery beacons provisioned and verified per minute, Bumble
+        // KBeacons on RootCanal, against the connections alone.
+        .executableTarget(
+            name: "provision-benchmark",
+            dependencies: [
+                "BenchmarkSupport", "BeaconCore", "BeaconFleet", "BeaconProfiles", "FleetManifest", "HCI", "HCITransports", "LECentral",
+                .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+
         // Release-built benchmark: recorded sightings per second through verify --input's path,
         // and the watch under a live load through a broker (--broker-flood).
         .executableTarget(
@@ -146,38 +169,41 @@ let package = Package(
         .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition"], swiftSettings: strict),
         .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),
         .testTarget(
-            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit", "YAMLDocument"],
+            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit", "ProcessTestKit", "YAMLDocument"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         // BeaconMQTT's own units (URLs, credentials, TLS settings, wording): no broker needed.
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
-        .testTarget(name: "HCITests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
-        .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
+        .testTarget(name: "HCITests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
+        .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(
-            name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "HCI", "HCITestKit", "LECentral", "YAMLDocument"],
+            name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "HCI", "HCITestKit", "LECentral", "YAMLDocument"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "HCITransportsTests", dependencies: ["HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
+        .testTarget(name: "HCITransportsTests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "VirtualRadioTests", dependencies: ["BeaconCore", "HCI", "VirtualRadio"], swiftSettings: strict),
-        .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
+        .testTarget(
+            name: "LECentralLinuxTests", dependencies: ["BeaconCore", "CBlueZ", "HCI", "HCITransports", "LECentral", "LECentralLinux"],
+            swiftSettings: strict),
+        .testTarget(name: "HCILinuxTests", dependencies: ["BeaconCore", "CBlueZ", "ClockTestKit", "HCI", "HCITestKit", "HCITransports", "HCILinux"], swiftSettings: strict),
         .testTarget(
             name: "BeaconFleetTests",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "BeaconProfiles", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconProfiles", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
-                "MetricsExposition", .product(name: "Logging", package: "swift-log"),
+                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
+                "MetricsExposition", "ProcessTestKit", .product(name: "Logging", package: "swift-log"),
             ],
             // The golden outputs and their inputs are read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconTestKit", "FleetManifest", "HCI", "HCITransports",
-                "LECentral", "BeaconProfiles", "VirtualRadio", .product(name: "Logging", package: "swift-log"),
+                "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
+                "LECentral", "BeaconProfiles", "ProcessTestKit", "VirtualRadio", .product(name: "Logging", package: "swift-log"),
             ],
             // The peripherals Bumble plays, run by the tests from the source tree.
             exclude: ["Peripherals"], swiftSettings: strict),

@@ -36,6 +36,7 @@ swift build -c release --product manifest-benchmark
 swift build -c release --product radio-benchmark
 swift build -c release --product ranging-benchmark
 swift build -c release --product ingest-benchmark
+swift build -c release --product provision-benchmark
 swift build -c release --product beaconctl
 release=$(swift build -c release --show-bin-path)
 "$release/manifest-benchmark" --sizes 10000
@@ -53,6 +54,10 @@ release=$(swift build -c release --show-bin-path)
 # The whole one-shot audit in each report format, on 20,000 beacons (the full run, on
 # 100,000, is in docs/verify.md, "A fleet's reports").
 "$release/ingest-benchmark" --reports --beacons 20000 --runs 1
+# Three Bumble KBeacons provisioned and verified on RootCanal, against the connections alone
+# (the full run, 20 beacons, is in docs/provisioning.md, "How fast"); no threshold on speed,
+# but a beacon not provisioned and verified fails it.
+"$release/provision-benchmark" --beacons 3
 
 echo "test: the live flood lane: verify --watch through a real Mosquitto under a chain's load"
 scripts/test-flood.sh

@@ -1,3 +1,4 @@
+import ClockTestKit
 import HCITestKit
 import Logging
 

@@ -3,6 +3,7 @@
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
+#include <bluetooth/l2cap.h>
 
 /* HCIGETDEVLIST and HCIGETDEVINFO are _IOR(...) expressions, which Swift cannot import as
    constants; these hand their values over. */

@@ -51,5 +51,29 @@ public enum KernelHCIControllers {
         }
         return controllers
     }
+
+    /// The state of `hciN` when it is up, for a caller that uses the controller through the
+    /// kernel (an L2CAP socket needs its address); otherwise the error that says it is
+    /// missing or down, as opening `hciN` would.
+    public static func upController(
+        _ device: UInt16, syscalls: any KernelHCISyscalls = LinuxKernelHCISyscalls()
+    ) throws(HCITransportError) -> KernelHCIDeviceInfo {
+        let failures = KernelHCIFailures(device: device, channel: .raw)
+        let socket: Int32
+        do {
+            socket = try syscalls.openHCISocket()
+        } catch {
+            throw failures.socketFailed(error)
+        }
+        defer { syscalls.close(socket) }
+        let info: KernelHCIDeviceInfo
+        do {
+            info = try syscalls.deviceInfo(socket, device: device)
+        } catch {
+            throw failures.setupFailed("read the state", error)
+        }
+        guard info.isUp else { throw failures.deviceDown() }
+        return info
+    }
 }
 #endif

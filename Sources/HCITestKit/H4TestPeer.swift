@@ -1,4 +1,5 @@
 #if os(Linux)
+import ClockTestKit
 import Glibc
 import HCI
 import HCITransports

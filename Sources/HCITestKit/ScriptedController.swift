@@ -1,4 +1,5 @@
 import BeaconCore
+import ClockTestKit
 import HCI
 import Synchronization
 

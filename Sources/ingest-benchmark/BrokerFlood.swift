@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import BeaconCore
 import BeaconFleet
 import BeaconMQTT
@@ -302,7 +303,7 @@ func floodRun(_ options: FloodOptions, rate: Double, beaconctl: String, folder: 
     let outputPath = "\(folder)/watch.jsonl"
     let errorsPath = "\(folder)/watch.stderr"
     let watchStart = ContinuousClock.now
-    guard let watch = FloodChild(
+    guard let watch = BenchmarkChild(
         beaconctl, ["verify", manifestPath, "--watch", "--input", url, "--silence", formatted(options.silence, decimals: 1), "--format", "jsonl"],
         output: outputPath, errors: errorsPath, environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": "flood-watch"])
     else {

@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -162,7 +164,7 @@ func runReportBenchmark(_ options: ReportBenchmarkOptions) async -> Int32 {
 /// could not start or ended otherwise than with a report (status 0, or 1 for findings).
 private func measureCommand(_ executable: String, _ arguments: [String], output: String, errors: String) async -> (seconds: Double, peak: Int)? {
     let start = ContinuousClock.now
-    guard let child = FloodChild(executable, arguments, output: output, errors: errors) else { return nil }
+    guard let child = BenchmarkChild(executable, arguments, output: output, errors: errors) else { return nil }
     guard await child.waitForExit(within: .seconds(600)) != nil else {
         await child.stop()
         return nil

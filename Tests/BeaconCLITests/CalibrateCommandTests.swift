@@ -1,5 +1,7 @@
 import BeaconTestKit
+import ClockTestKit
 import Foundation
+import ProcessTestKit
 import Testing
 
 @testable import BeaconCLI

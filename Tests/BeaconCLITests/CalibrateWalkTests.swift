@@ -1,6 +1,7 @@
 import BeaconCore
 import BeaconTestKit
 import Foundation
+import ProcessTestKit
 import Testing
 
 @testable import BeaconCLI

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import BeaconTestKit
+import ProcessTestKit
 import Synchronization
 
 /// `beaconctl` run as a child with its standard input a pipe the test writes, its output

@@ -77,6 +77,22 @@ struct ProvisionHardwareCommandTests {
         #expect(result.error.contains("no battery beacon `attic` in the manifest"))
     }
 
+    @Test("two entries pinning one address (one beacon, two identities): the manifest error, exit 1, before a controller is opened")
+    func oneAddressOnTwoEntries() async throws {
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write(
+            "shop.yaml",
+            (validManifest + "\n").replacingOccurrences(of: "minor: 1\n", with: "minor: 1\n        mac: \"F0:4C:0A:00:00:31\"\n")
+                .replacingOccurrences(of: "minor: 2\n", with: "minor: 2\n        mac: \"F0:4C:0A:00:00:31\"\n"))
+        // Nothing listens on port 9: had the controller been opened, this would be exit 3.
+        let result = await runBeaconctl(
+            ["provision", manifest, "--hardware", "--hci", "tcp-client:127.0.0.1:9"],
+            environment: ["BEACONCTL_BEACON_PASSWORD": "secret-pass-123"])
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error.contains("error[duplicate-mac]"), "\(result.error)")
+        #expect(result.error.contains("expects address F0:4C:0A:00:00:31, already expected for beacon `door`"), "\(result.error)")
+    }
+
     @Test("with a password, an unreachable controller is exit 3; the password shows nowhere")
     func controllerUnreachable() async throws {
         let scratch = try ScratchFolder()

@@ -1,5 +1,6 @@
 import BeaconTestKit
 import Foundation
+import ProcessTestKit
 import Testing
 
 @testable import BeaconCLI

@@ -1,4 +1,5 @@
 import BeaconTestKit
+import ClockTestKit
 import HCI
 import Testing
 

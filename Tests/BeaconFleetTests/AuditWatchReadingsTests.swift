@@ -1,6 +1,7 @@
 import BeaconCore
 import BeaconFleet
 import BeaconTestKit
+import ClockTestKit
 import Testing
 
 /// What `verify --watch --metrics` reads: the watch's counters, handed to

@@ -1,6 +1,7 @@
 import BeaconCore
 import BeaconFleet
 import BeaconTestKit
+import ClockTestKit
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import BeaconTestKit
 import BeaconCore
+import ClockTestKit
 import Foundation
 import HCI
 import HCITransports

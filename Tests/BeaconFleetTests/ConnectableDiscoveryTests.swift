@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconTestKit
+import ClockTestKit
 import HCI
 import Logging
 import Testing
@@ -50,6 +51,40 @@ struct ConnectableDiscoveryTests {
         #expect(!iBeacon.connectable, "a scan response does not make an advertiser connectable")
         #expect(iBeacon.advertisedIdentity == BeaconIdentity(uuid: testUUID, major: 1, minor: 2))
         #expect(iBeacon.structures.contains(ADStructure(type: 0x09, data: [0x41, 0x42])))
+        #expect(controller.parameters(of: .leSetScanEnable).last == bytes("00 00"))
+        await host.close()
+    }
+
+    @Test("until every wanted address was heard connectably: ends then, the test clock never advanced; a non-connectable report does not end it")
+    func endsOnceEveryWantedAddressIsHeard() async throws {
+        let (controller, host) = scanTestController()
+        let clock = TestClock()
+        let first = try bluetoothAddress("F0:4C:0A:00:00:31")
+        let second = try bluetoothAddress("F0:4C:0A:00:00:32")
+        let (notes, noted) = AsyncStream.makeStream(of: DiscoveredPeripheral.self)
+        let discovery = Task {
+            try await ConnectableDiscovery.run(
+                host: host, configuration: ScanConfiguration(access: .exclusive, quietAfter: .zero), window: .seconds(3600),
+                clock: clock, logger: Self.logger, until: [first, second], noted: { noted.yield($0) })
+        }
+        try await controller.waitFor(.leSetScanEnable)
+        let kkm = bytes("05 FF 53 0A 22 00")
+        try await controller.send(.le(.advertisingReport([
+            LEAdvertisingReport(eventType: .advInd, addressType: .random, address: first, data: kkm, rssi: -70),
+            LEAdvertisingReport(eventType: .advNonconnInd, addressType: .random, address: second, data: kkm, rssi: -40),
+        ])))
+        var seen = 0
+        for await _ in notes {
+            seen += 1
+            if seen == 2 { break }
+        }
+        try await controller.send(.le(.advertisingReport([
+            LEAdvertisingReport(eventType: .advInd, addressType: .random, address: second, data: testIBeaconData, rssi: -41)
+        ])))
+        let heard = try await discovery.value
+        // Had the non-connectable report ended it, the second would not be connectable here.
+        #expect(Set(heard.map(\.address)) == [first, second])
+        #expect(heard.allSatisfy { $0.connectable })
         #expect(controller.parameters(of: .leSetScanEnable).last == bytes("00 00"))
         await host.close()
     }

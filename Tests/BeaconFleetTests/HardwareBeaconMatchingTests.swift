@@ -101,6 +101,43 @@ struct HardwareBeaconMatchingTests {
         #expect(shelf.id == "shelf" && strongest.address.description == "F0:00:00:00:00:0D")
     }
 
+    /// A connectable KBeacon at F0:00:00:00:00:`last` advertising `minor` of the fleet's UUID, major 1.
+    static func advertising(_ last: UInt8, minor: UInt16, rssi: Int) throws -> DiscoveredPeripheral {
+        let uuid = try ProximityUUID(parsing: "04F6CBA0-321A-40F4-BDE2-A613959BBF4B")
+        let frame = IBeaconAdvertisement(identity: BeaconIdentity(uuid: uuid, major: 1, minor: minor), measuredPower: -59)
+        var peripheral = Self.heard(last, connectable: true, rssi: rssi)
+        peripheral.note(connectable: true, rssi: nil, structures: try AdvertisingData.parse(frame.advertisingData).get())
+        return peripheral
+    }
+
+    @Test("--assign nearest never gives a beacon advertising another manifest beacon's identity a second one; one advertising this beacon's own identity is taken first")
+    func assignNeverDuplicatesAnIdentity() throws {
+        let fleet = try fleet()
+        let beacons = try HardwareProvisioningRequest(fleet: fleet, password: .init("x")).selectedBeacons()
+        let heard = [
+            try Self.advertising(20, minor: 2, rssi: -30),  // till's identity, though till's mac: is :02: a stray duplicate
+            try Self.advertising(21, minor: 5, rssi: -70),  // window's own identity: provisioned before, its mac: not recorded
+            try Self.advertising(22, minor: 99, rssi: -50),  // an identity the manifest does not know
+            Self.heard(23, connectable: true, rssi: -60),
+        ]
+        let matches = HardwareBeaconMatching.match(beacons, fleet: fleet, heard: heard, assignNearest: true, profile: .auto)
+        let proposed = matches.compactMap { match -> String? in
+            if case .proposed(let beacon, let peripheral) = match { return "\(beacon.id)=\(peripheral.address)" }
+            return nil
+        }
+        #expect(proposed == ["shelf=F0:00:00:00:00:16", "window=F0:00:00:00:00:15", "cellar=F0:00:00:00:00:17"])
+
+        // Only the one carrying till's identity is left: said, and not proposed.
+        let alone = HardwareBeaconMatching.match(
+            beacons, fleet: fleet, heard: [heard[0]], assignNearest: true, profile: .auto)
+        guard case .unmatched(let shelf, let why) = alone[3] else {
+            Issue.record("\(alone[3])")
+            return
+        }
+        #expect(shelf.id == "shelf")
+        #expect(why.contains("F0:00:00:00:00:14 (till)") && why.contains("add its address as mac:"), "\(why)")
+    }
+
     @Test("selection: a venue, beacons by id; a hosted beacon or an unknown id is a usage error naming what to do")
     func selection() throws {
         let fleet = try fleet()

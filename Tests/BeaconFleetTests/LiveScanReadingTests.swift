@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconTestKit
+import ClockTestKit
 import HCI
 import Testing
 

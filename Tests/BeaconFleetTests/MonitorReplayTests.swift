@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconTestKit
+import ClockTestKit
 import HCI
 import Logging
 import Synchronization
@@ -40,8 +41,7 @@ struct MonitorReplayTests {
             Self.heard(at: 1_790_000_000, by: "c", .unix), Self.heard(at: 1_790_000_000.5, by: "c", .unix),
             Self.heard(at: 101.5, by: "a"),
         ]
-        let heard = try await Self.replay(exitPeriod: 2, sink: sink).run(
-            reading: { take in for sighting in sightings where !take(sighting) { return } }, followsWallClock: false)
+        let heard = try await Self.replay(exitPeriod: 2, sink: sink).run(CountedSightings(sightings), followsWallClock: false)
         #expect(heard)
         #expect(sink.events.elements.map(\.kind) == [.enter])
         #expect(sink.events.elements.first?.time == 100)
@@ -50,18 +50,10 @@ struct MonitorReplayTests {
     @Test("--duration counts on the one clock from the first sighting")
     func durationOnTheClock() async throws {
         let sink = RecordingSink()
-        let taken = Mutex(0)
-        let sightings = (0..<10).map { Self.heard(at: 2e9 + Double($0), by: "uptime") }
-        _ = try await Self.replay(exitPeriod: 30, duration: 3, sink: sink).run(
-            reading: { take in
-                for sighting in sightings {
-                    guard take(sighting) else { return }
-                    taken.withLock { $0 += 1 }
-                }
-            },
-            followsWallClock: false)
+        let sightings = CountedSightings((0..<10).map { Self.heard(at: 2e9 + Double($0), by: "uptime") })
+        _ = try await Self.replay(exitPeriod: 30, duration: 3, sink: sink).run(sightings, followsWallClock: false)
         // An elapsed time of 2e9 s stays elapsed: the duration counts from it, no date is guessed.
-        #expect(taken.withLock { $0 } == 4, "0 to 3 s of the recording")
+        #expect(sightings.read == 5, "0 to 3 s of the recording, and the one at 4 s that ends it: nothing after")
         #expect(sink.events.elements.first?.time == 2e9)
     }
 
@@ -70,17 +62,13 @@ struct MonitorReplayTests {
         let sink = RecordingSink()
         let clock = TestClock()
         let wall = Mutex(1_790_000_000.0)
-        // Kept open to the end: a finished stream would end the reader, and the run with it.
-        let (silence, open) = AsyncStream<Void>.makeStream()
+        // Kept open to the end: a finished stream would end the run.
+        let (stream, open) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let replay = try Self.replay(exitPeriod: 2, duration: 5, sink: sink)
+        // Then nothing more arrives, until the run ends.
+        open.yield(Self.heard(at: 1_790_000_000, by: "store-12:hci0", .unix))
         let running = Task {
-            try await replay.run(
-                reading: { take in
-                    _ = take(Self.heard(at: 1_790_000_000, by: "store-12:hci0", .unix))
-                    // Then nothing more arrives, until the run ends (and cancels this reader).
-                    for await _ in silence {}
-                },
-                followsWallClock: true, clock: clock, wallClock: { wall.withLock { $0 } })
+            try await replay.run(stream, followsWallClock: true, clock: clock, wallClock: { wall.withLock { $0 } })
         }
         let entered = try await sink.events.wait(for: "the enter") { !$0.isEmpty }
         #expect(entered.map(\.time) == [1_790_000_000])
@@ -98,4 +86,29 @@ struct MonitorReplayTests {
         #expect(try await running.value)
         open.finish()
     }
+}
+
+/// Sightings handed over one by one, counting how many were read.
+private final class CountedSightings: AsyncSequence, Sendable {
+    typealias Element = Sighting
+    typealias Failure = any Error
+    private let sightings: [Sighting]
+    private let readCount = Mutex(0)
+
+    init(_ sightings: [Sighting]) { self.sightings = sightings }
+
+    var read: Int { readCount.withLock { $0 } }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let owner: CountedSightings
+        mutating func next() async throws -> Sighting? {
+            owner.readCount.withLock { count in
+                guard count < owner.sightings.count else { return nil }
+                count += 1
+                return owner.sightings[count - 1]
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(owner: self) }
 }

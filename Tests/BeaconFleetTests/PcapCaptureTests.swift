@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconTestKit
+import ClockTestKit
 import Foundation
 import HCI
 import Testing

@@ -142,7 +142,7 @@ struct SightingJSONLinesTests {
         let said = Mutex<[String]>([])
         recording.announceUndeclaredUnixTime { message in said.withLock { $0.append(message) } }
         var clocks: [SightingClock] = []
-        try await recording.forEach { clocks.append($0.clock); return true }
+        for try await sighting in recording.sightings { clocks.append(sighting.clock) }
         #expect(clocks == [.elapsed, .elapsed, .elapsed], "never guessed from the number")
         let messages = said.withLock { $0 }
         if marked {

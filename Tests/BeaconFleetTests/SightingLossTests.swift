@@ -2,6 +2,7 @@ import BeaconCore
 import BeaconFleet
 import BeaconMQTT
 import BeaconTestKit
+import ClockTestKit
 import Testing
 
 @Suite("lost sightings: counted, said, never turned into missing")

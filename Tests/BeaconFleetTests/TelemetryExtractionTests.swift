@@ -97,7 +97,7 @@ struct TelemetryExtractionTests {
 
         let recording = try await SightingRecording.open(path: capture.path)
         var sightings: [Sighting] = []
-        try await recording.forEach { sightings.append($0); return true }
+        for try await sighting in recording.sightings { sightings.append(sighting) }
         #expect(sightings == whole.sightings)
         #expect(recording.telemetry.take() == whole.telemetry)
         #expect(SightingSource.recording(recording).telemetry === recording.telemetry)

@@ -51,7 +51,7 @@ struct TelemetryJSONLinesTests {
         try (text.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let recording = try await SightingRecording.open(path: path)
         var sightings: [Sighting] = []
-        try await recording.forEach { sightings.append($0); return true }
+        for try await sighting in recording.sightings { sightings.append(sighting) }
         #expect(sightings == [SightingJSONLinesTests.sighting, SightingJSONLinesTests.sighting])
         #expect(recording.telemetry.take() == [Self.reading, later])
 

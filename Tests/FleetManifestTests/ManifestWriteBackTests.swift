@@ -1,6 +1,7 @@
 import BeaconCore
 import HCITestKit
 import Foundation
+import ProcessTestKit
 import Testing
 
 @testable import FleetManifest

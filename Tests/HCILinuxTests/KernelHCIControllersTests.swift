@@ -33,6 +33,18 @@ struct KernelHCIControllersTests {
         #expect(try KernelHCIControllers.list(syscalls: kernel).map(\.info.index) == [0, 1, 2])
     }
 
+    @Test("upController: the state of a controller that is up; one down or missing is the error opening it gives")
+    func upController() throws {
+        let kernel = try FakeKernelHCISyscalls(.init(devices: [.fake(index: 0, isUp: true), .fake(index: 1, isUp: false)]))
+        #expect(try KernelHCIControllers.upController(0, syscalls: kernel).address == "00:1A:7D:DA:71:13")
+        let down = try #require(throws: HCITransportError.self) { try KernelHCIControllers.upController(1, syscalls: kernel) }
+        #expect(down.kind == .deviceDown)
+        #expect(down.cause == .controllerDown(device: 1))
+        let missing = try #require(throws: HCITransportError.self) { try KernelHCIControllers.upController(7, syscalls: kernel) }
+        #expect(missing.cause == .noSuchController(device: 7))
+        #expect(kernel.log.closed.count == 3)
+    }
+
     @Test("no Bluetooth in the kernel is reported, not an empty list")
     func noBluetooth() throws {
         let kernel = try FakeKernelHCISyscalls(.init(socketError: EAFNOSUPPORT))

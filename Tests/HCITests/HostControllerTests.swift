@@ -1,4 +1,5 @@
 import BeaconCore
+import ClockTestKit
 import HCITestKit
 import Testing
 @testable import HCI

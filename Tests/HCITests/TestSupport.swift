@@ -1,4 +1,5 @@
 import BeaconCore
+import ClockTestKit
 import HCITestKit
 @testable import HCI
 

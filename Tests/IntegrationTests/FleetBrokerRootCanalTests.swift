@@ -1,6 +1,7 @@
 import BeaconFleet
 import BeaconMQTT
 import BeaconTestKit
+import ClockTestKit
 import FleetManifest
 import Foundation
 import Glibc

@@ -1,8 +1,10 @@
 import BeaconCore
 import BeaconFleet
 import BeaconTestKit
+import ClockTestKit
 import Foundation
 import HCI
+import ProcessTestKit
 import Testing
 
 /// No silent loss, end to end: `scan`, `verify` and `monitor` run as processes against a

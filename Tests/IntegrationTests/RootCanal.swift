@@ -1,6 +1,7 @@
 import BeaconTestKit
 import Foundation
 import Glibc
+import ProcessTestKit
 import Synchronization
 
 /// One RootCanal process: a virtual LE air on which every TCP connection to `hciPort` is a

@@ -1,6 +1,7 @@
 import BeaconTestKit
 import Foundation
 import Glibc
+import ProcessTestKit
 
 /// How a RootCanal process ended.
 struct RootCanalTermination: Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import ClockTestKit
 import HCI
 import HCITestKit
 import Synchronization

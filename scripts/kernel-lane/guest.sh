@@ -505,8 +505,103 @@ case_snoop() {
     check "btmon decodes the advertising data command" grep -q 'LE Set Extended Advertising Data' "$work/btmon.txt"
 }
 
+# bluetoothd's lasting state, to compare before and after a run that went through the kernel:
+# hci0's mgmt settings, the adapter as bluetoothd shows it (powered, discoverable, pairable,
+# discovering), and the devices it knows, pairs with, bonds with and trusts.
+bluetoothd_state() {
+    local address kind
+    btmgmt --index 0 info 2>&1 | grep -E 'current settings|addr ' | tr -s '\t ' ' '
+    address="$(btmgmt --index 0 info | grep -Eo 'addr ([0-9A-F]{2}:){5}[0-9A-F]{2}' | head -n 1 | cut -d' ' -f2)"
+    timeout 20 bluetoothctl show "$address" 2>&1 | grep -E 'Controller|Powered|Discoverable|Pairable|Discovering'
+
+    for kind in "" Paired Bonded Trusted; do
+        printf 'devices %s:\n' "${kind:-known}"
+        timeout 20 bluetoothctl devices $kind 2>&1 | grep -v '^Agent' | sort
+    done
+}
+
+# `provision --hardware --hci hci0` with bluetoothd running: discovery over the RAW channel,
+# the connection through the kernel (an L2CAP socket on the ATT channel), to a KBeacon that
+# Bumble plays on a fourth RootCanal controller (Tests/IntegrationTests/Peripherals/
+# kbeacon_peripheral.py, written from KKM's SDK). The beacon is written, read back and heard
+# on the air; bluetoothd keeps running, hci0's settings and its paired, bonded and trusted
+# devices are what they were, and the beacon it saw connect is only a temporary entry that
+# it drops again (TemporaryTimeout).
+case_provision_hardware() {
+    local repository python beacon_address=F0:4C:0A:00:00:41
+    repository="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+    python="${rootcanal%%/lib/python3*}/bin/python3"
+    cat >"$work/hardware.yaml" <<EOF
+version: 1
+fleet: kernel-lane-hardware
+uuid: $uuid
+defaults:
+  interval_ms: 350
+  tx_power: -4
+venues:
+  - id: field
+    major: 12
+    beacons:
+      - {id: kitchen, minor: 3456, measured_power: -61, mac: "$beacon_address"}
+EOF
+    printf '0000000000000000\n' >"$work/factory.txt"
+    bluetoothd_state >"$work/bluetoothd-before.txt"
+    { echo "--- bluetoothd's state before"; cat "$work/bluetoothd-before.txt"; } >>"$case_log"
+    check "bluetoothd answers for hci0 (powered)" grep -q 'Powered: yes' "$work/bluetoothd-before.txt"
+
+    printf '$ %s kbeacon_peripheral.py %s %s --advertise-ibeacon &\n' "$python" "$outside" "$beacon_address" >>"$case_log"
+    PYTHONUNBUFFERED=1 "$python" "$repository/Tests/IntegrationTests/Peripherals/kbeacon_peripheral.py" "$outside" \
+        "$beacon_address" --advertise-ibeacon >"$work/kbeacon.out" 2>"$work/kbeacon.err" &
+    local beacon_pid=$!
+    background+=("$beacon_pid")
+    if ! wait_for 60 "the Bumble KBeacon to advertise" grep -qx ready "$work/kbeacon.out"; then
+        check "the Bumble KBeacon started" false
+        cat "$work/kbeacon.err" >>"$case_log"
+        return
+    fi
+
+    # Without privileges: the RAW channel's discovery is refused with the fix, before any connection.
+    install -m 0644 "$work/hardware.yaml" /tmp/kernel-lane-hardware.yaml
+    expect_exit 3 "$work/hardware-noprivs.txt" env BEACONCTL_BEACON_PASSWORD=0000000000000000 timeout 60 \
+        setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all \
+        "$beaconctl" provision /tmp/kernel-lane-hardware.yaml --hardware --hci hci0 --discovery-seconds 2
+    check "unprivileged: the missing capability named, with the fix" grep -Fq \
+        "beaconctl: error: hci0: the kernel filters LE events out for this process, which lacks the CAP_NET_RAW capability; grant them once with" \
+        "$work/hardware-noprivs.txt"
+    check "unprivileged: no connection was attempted" bash -c "! grep -qx connected '$work/kbeacon.out'"
+
+    expect_exit 0 "$work/hardware.json" timeout 240 "$beaconctl" provision "$work/hardware.yaml" --hardware --hci hci0 \
+        --password-file "$work/factory.txt" --discovery-seconds 4 --timeout 60 --format json
+    check "kitchen provisioned through the kbeacon profile and verified on the air" python3 -c '
+import json, sys
+text = open(sys.argv[1]).read()
+document = json.loads(text[text.index("\n{") + 1:])  # progress lines on standard error come first
+kitchen = [b for b in document["beacons"] if b["id"] == "kitchen"][0]
+print(kitchen)
+sys.exit(0 if kitchen["status"] == "provisioned" and kitchen["profile"] == "kbeacon" and kitchen["verdict"] == "ok"
+         and kitchen["written"] == ["uuid", "major", "minor", "measured-power", "tx-power", "advertising-interval"] else 1)' \
+        "$work/hardware.json"
+    check "the beacon saw a central connect, authenticate and configure it" \
+        bash -c "grep -qx connected '$work/kbeacon.out' && grep -qx authenticated '$work/kbeacon.out' && grep -qx 'cfg advObj,meaPwr' '$work/kbeacon.out'"
+    check "the link ended after the run" wait_for 30 "the beacon's disconnection" grep -q '^disconnected' "$work/kbeacon.out"
+    { echo "--- the beacon's events"; cat "$work/kbeacon.out"; } >>"$case_log"
+
+    { echo "--- bluetoothd's devices right after the run"; timeout 20 bluetoothctl devices 2>&1; } >>"$case_log"
+    check "bluetoothd still running" kill -0 "$bluetoothd_pid"
+    # bluetoothd notes the link the kernel made as a temporary device, dropped once the link
+    # has been down for its TemporaryTimeout (30 s by default): the state is compared after.
+    check "bluetoothd dropped its temporary entry for the beacon" wait_for 90 "bluetoothd to drop the beacon" \
+        bash -c "! timeout 20 bluetoothctl devices 2>/dev/null | grep -qi '$beacon_address'"
+    bluetoothd_state >"$work/bluetoothd-after.txt"
+    { echo "--- bluetoothd's state after"; cat "$work/bluetoothd-after.txt"; } >>"$case_log"
+    check "bluetoothd's settings and devices (known, paired, bonded, trusted) unchanged" \
+        diff "$work/bluetoothd-before.txt" "$work/bluetoothd-after.txt"
+    kill "$beacon_pid" 2>/dev/null
+}
+
 # --- Main ----------------------------------------------------------------------------------
-all_cases=(controllers advertise_raw verify_raw provision user_channel privileges snoop coexist coexist_full faults)
+all_cases=(controllers advertise_raw verify_raw provision provision_hardware user_channel privileges snoop coexist
+    coexist_full faults)
 if (($#)); then cases=("$@"); else cases=("${all_cases[@]}"); fi
 
 fatal() {

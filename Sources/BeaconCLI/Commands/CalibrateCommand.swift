@@ -149,32 +149,49 @@ struct CalibrateCommand: AsyncParsableCommand {
     /// Scans for `seconds` on `--hci`, advertising the beacon from `--advertise-hci` meanwhile.
     private func sampleController(_ target: ResolvedBeacon, logger: Logger) async throws -> CalibrationSampler {
         let console = Console.current
-        let spec = try controller.transportSpec(environment: console.environment)
+        let identity = target.identity
+        let limit = seconds
+        return try await whileAdvertising(target, logger: logger) { spec, capture in
+            let (sampler, failure) = try await controller.scanning(spec, capture: capture, logger: logger) { session in
+                console.errorLine("calibrating \(target.id) (\(target.identity)) for \(ScanTable.decimal(limit, places: 0)) s: hold the scanner 1 m from it")
+                do {
+                    let sampler = try await TerminationSignals.cancellingOnInterrupt {
+                        try await CalibrationSampler.collect(identity, from: session, for: limit)
+                    }
+                    return (sampler, nil as (any Error)?)
+                } catch let interruption as TerminationSignals.Interrupted {
+                    return (CalibrationSampler(identity: identity), interruption)
+                } catch {
+                    return (CalibrationSampler(identity: identity), CommandFailure(.controller, ExitStatus.message(for: error)))
+                }
+            }
+            if let failure { throw failure }
+            return sampler
+        }
+    }
+
+    /// Runs `body` with `--hci`'s spec and its capture while the beacon is advertised from
+    /// `--advertise-hci` (when given); the advertiser has stopped advertising by the time this
+    /// returns, whatever `body` did.
+    func whileAdvertising<Value>(
+        _ target: ResolvedBeacon, logger: Logger, _ body: (HCITransportSpec, BTSnoopWriter?) async throws -> Value
+    ) async throws -> Value {
+        let spec = try controller.transportSpec(environment: Console.current.environment)
         let advertising = try startAdvertising(target, scanningOn: spec, logger: logger)
         defer { advertising?.cancel() }
         let capture = try controller.openCapture()
         defer { capture?.close() }
-        let identity = target.identity
-        let limit = seconds
-        let (sampler, failure) = try await controller.scanning(spec, capture: capture, logger: logger) { session in
-            console.errorLine("calibrating \(target.id) (\(target.identity)) for \(ScanTable.decimal(limit, places: 0)) s: hold the scanner 1 m from it")
-            do {
-                let sampler = try await TerminationSignals.cancellingOnInterrupt {
-                    try await CalibrationSampler.collect(identity, from: session, for: limit)
-                }
-                return (sampler, nil as (any Error)?)
-            } catch let interruption as TerminationSignals.Interrupted {
-                return (CalibrationSampler(identity: identity), interruption)
-            } catch {
-                return (CalibrationSampler(identity: identity), CommandFailure(.controller, ExitStatus.message(for: error)))
-            }
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = .success(try await body(spec, capture))
+        } catch {
+            outcome = .failure(error)
         }
         if let advertising {
             advertising.cancel()
             _ = await advertising.value
         }
-        if let failure { throw failure }
-        return sampler
+        return try outcome.get()
     }
 
     /// With --advertise-hci, the task advertising the beacon (cancel it to stop).

@@ -106,29 +106,15 @@ extension CalibrateCommand {
     /// user walks between spots is counted.
     private func walkLive(_ distances: [Double], target: ResolvedBeacon, logger: Logger) async throws -> [CalibrationSampler] {
         let console = Console.current
-        let spec = try controller.transportSpec(environment: console.environment)
-        let advertising = try startAdvertising(target, scanningOn: spec, logger: logger)
-        defer { advertising?.cancel() }
-        let capture = try controller.openCapture()
-        defer { capture?.close() }
         let prompting = isatty(STDIN_FILENO) == 1
         let limit = seconds
-        console.errorLine("walk: \(distances.count) spots, \(ScanTable.decimal(limit, places: 0)) s each, on \(spec); "
-            + (prompting ? "press Enter when standing at each one" : "each line on standard input starts the next spot"))
-        let walked: Result<[CalibrationSampler], any Error>
-        do {
-            walked = .success(try await Self.paceSpots(
+        return try await whileAdvertising(target, logger: logger) { spec, capture in
+            console.errorLine("walk: \(distances.count) spots, \(ScanTable.decimal(limit, places: 0)) s each, on \(spec); "
+                + (prompting ? "press Enter when standing at each one" : "each line on standard input starts the next spot"))
+            return try await Self.paceSpots(
                 distances, identity: target.identity, beacon: beacon, seconds: limit, prompting: prompting,
-                controller: controller, spec: spec, capture: capture, logger: logger))
-        } catch {
-            walked = .failure(error)
+                controller: controller, spec: spec, capture: capture, logger: logger)
         }
-        // The advertiser stops advertising before the command returns, as `calibrate` does.
-        if let advertising {
-            advertising.cancel()
-            _ = await advertising.value
-        }
-        return try walked.get()
     }
 
     /// The live walk proper: one line of standard input, then one spot's scan, per distance.

@@ -216,19 +216,12 @@ struct MonitorCommand: AsyncParsableCommand {
         let heardAny: Bool
         do {
             heardAny = try await TerminationSignals.cancellingOnInterrupt {
-                try await replay.run(
-                    reading: { take in
-                        do {
-                            if let broker {
-                                try await broker.sightings.read(named: path, logger: logger, take)
-                            } else {
-                                try await SightingRecording.read(path: path, logger: logger, take)
-                            }
-                        } catch let error as SightingStreamError {
-                            throw CommandFailure(.usageOrInput, error.description)
-                        }
-                    },
-                    followsWallClock: broker != nil)
+                do {
+                    let recording = if let broker { broker.sightings } else { try await SightingRecording.open(path: path) }
+                    return try await replay.run(recording, named: path, followsWallClock: broker != nil)
+                } catch let error as SightingStreamError {
+                    throw CommandFailure(.usageOrInput, error.description)
+                }
             }
         } catch is TerminationSignals.Interrupted {
             // Ctrl-C or SIGTERM: what was read was monitored; a normal end.

@@ -3,7 +3,7 @@ import HCI
 
 extension CalibrationSampler {
     /// How often the collection looks at the clock between sightings; it ends on `seconds`
-    /// itself either way (`LiveSightingFeed`'s deadline).
+    /// itself either way (the pass's deadline, `PassClocking.scan`).
     static let collectionTick: Duration = .milliseconds(250)
 
     /// The samples of `identity` a live scan hears in its first `seconds`, through the one

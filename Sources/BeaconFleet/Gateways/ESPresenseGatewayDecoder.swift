@@ -22,7 +22,9 @@ public enum ESPresenseGatewayDecoder: GatewayDecoder {
     /// `skip_ms`: a beacon that does not move is reported once every 5 s.
     public static var reportPeriod: Double? { 5 }
 
-    public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
+    public static func read(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry _: inout GatewayTelemetry
+    ) -> GatewayReading {
         guard let levels = GatewaySighting.levels(of: topic, under: base) else { return .ignored }
         if levels.count == 3, levels[0] == "rooms", levels[2] == "status", !levels[1].isEmpty {
             let receiver = GatewaySighting.receiver(levels[1], kind: .espresense)

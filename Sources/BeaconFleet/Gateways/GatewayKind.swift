@@ -74,9 +74,9 @@ public protocol GatewayDecoder {
     /// reports every advertisement, or reports on change with no such bound. What
     /// `--timeout` and `--silence` must leave room for (`GatewayPacing`).
     static var reportPeriod: Double? { get }
-    /// One message. `arrivalTime` is Unix seconds on this host when the message arrived.
-    static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading
-    /// One message, and the telemetry it carries beside its sightings (`GatewayTelemetry`).
+    /// One message, and the telemetry it carries beside its sightings (`GatewayTelemetry`;
+    /// gateways whose messages carry none this reader takes leave it alone). `arrivalTime`
+    /// is Unix seconds on this host when the message arrived.
     static func read(
         topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry: inout GatewayTelemetry
     ) -> GatewayReading
@@ -86,11 +86,10 @@ extension GatewayDecoder {
     public static var carriesMeasuredPower: Bool { true }
     public static var reportPeriod: Double? { nil }
 
-    /// Gateways whose messages carry no telemetry this reader takes: the message alone.
-    public static func read(
-        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry: inout GatewayTelemetry
-    ) -> GatewayReading {
-        read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime)
+    /// One message, its telemetry (if any) left aside.
+    public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
+        var ignored = GatewayTelemetry()
+        return read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, telemetry: &ignored)
     }
 
     /// What its sightings can vouch for, from `reportsEveryAdvertisement` and
@@ -140,11 +139,6 @@ public enum BeaconCtlGatewayDecoder: GatewayDecoder {
 
     public static var defaultBase: String { MQTTBrokerURL.defaultPrefix }
     public static var reportsEveryAdvertisement: Bool { true }
-
-    public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
-        var ignored = GatewayTelemetry()
-        return read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, telemetry: &ignored)
-    }
 
     /// Sighting lines and telemetry lines (`scan --mqtt --telemetry`) alike, line by line.
     public static func read(

@@ -84,7 +84,9 @@ public enum MQTTRoomGatewayDecoder: GatewayDecoder {
     /// ESP32-mqtt-room publishes what each 5 s scan heard.
     public static var reportPeriod: Double? { 5 }
 
-    public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
+    public static func read(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry _: inout GatewayTelemetry
+    ) -> GatewayReading {
         MQTTRoomPayloadReader.read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, kind: .mqttRoom)
     }
 }
@@ -99,7 +101,9 @@ public enum RoomAssistantGatewayDecoder: GatewayDecoder {
     public static var reportsEveryAdvertisement: Bool { false }
     public static var carriesMeasuredPower: Bool { false }
 
-    public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
+    public static func read(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry _: inout GatewayTelemetry
+    ) -> GatewayReading {
         MQTTRoomPayloadReader.read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, kind: .roomAssistant)
     }
 }

@@ -19,7 +19,9 @@ public enum MonitorGatewayDecoder: GatewayDecoder {
     public static var defaultBase: String { "monitor" }
     public static var reportsEveryAdvertisement: Bool { false }
 
-    public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
+    public static func read(
+        topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry _: inout GatewayTelemetry
+    ) -> GatewayReading {
         guard let levels = GatewaySighting.levels(of: topic, under: base), (1...2).contains(levels.count),
               !levels[0].isEmpty
         else { return .ignored }

@@ -124,11 +124,6 @@ public enum TheengsGatewayDecoder: GatewayDecoder {
     /// A scan of 5 s every 10 s.
     public static var reportPeriod: Double? { 10 }
 
-    public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
-        var ignored = GatewayTelemetry()
-        return read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, telemetry: &ignored)
-    }
-
     /// Its iBeacon reports, and the battery fields of the other devices it decodes (`GatewayBatteryFields`).
     public static func read(
         topic: String, payload: [UInt8], base: String, arrivalTime: Double, telemetry: inout GatewayTelemetry
@@ -150,11 +145,6 @@ public enum OpenMQTTGatewayDecoder: GatewayDecoder {
     public static var reportsEveryAdvertisement: Bool { false }
     /// The wait between scans alone (`interval`, 55.5 s); each scan adds its duration.
     public static var reportPeriod: Double? { 55.5 }
-
-    public static func read(topic: String, payload: [UInt8], base: String, arrivalTime: Double) -> GatewayReading {
-        var ignored = GatewayTelemetry()
-        return read(topic: topic, payload: payload, base: base, arrivalTime: arrivalTime, telemetry: &ignored)
-    }
 
     /// Its iBeacon reports, and the battery fields of the other devices it decodes (`GatewayBatteryFields`).
     public static func read(

@@ -1,6 +1,5 @@
 import BeaconCore
 import Logging
-import Synchronization
 
 /// The use case behind `monitor --input`: region monitoring over a recording, or over a
 /// broker's stream, on one clock (`SightingTimeline`). The first sighting starts monitoring,
@@ -30,90 +29,85 @@ public struct MonitorReplay: Sendable {
         self.logger = logger
     }
 
-    /// Monitors what `read` hands over (it calls its argument with each sighting in order
-    /// until the input ends or the argument returns `false`), until the input ends,
-    /// `duration` has passed or the task is cancelled. Following the wall clock, the clock
-    /// is moved every `tick` of `clock` to `wallClock`'s time (Unix seconds); both are
+    /// Monitors `recording` (or a broker's stream) until it ends, `duration` has passed or
+    /// the task is cancelled, its warnings naming it `name`. Following the wall clock, the
+    /// clock is moved every `tick` of `clock` to `wallClock`'s time (Unix seconds); both are
     /// injected so that tests move them by hand. Returns whether any sighting was monitored.
     public func run(
-        reading read: @escaping @Sendable (_ take: (Sighting) -> Bool) async throws -> Void,
-        followsWallClock: Bool, tick: Duration = MonitorRun.liveTick, clock: any Clock<Duration> = ContinuousClock(),
-        wallClock: @escaping @Sendable () -> Double = { WallClock.unixTime() }
+        _ recording: SightingRecording, named name: String, followsWallClock: Bool, tick: Duration = MonitorRun.liveTick,
+        clock: any Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Double = { WallClock.unixTime() }
     ) async throws -> Bool {
-        let shared = Shared(State(replay: self))
-        let duration = self.duration
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await read { sighting in shared.state.withLock { $0.take(sighting) } }
-            }
-            if followsWallClock {
-                group.addTask {
-                    let started = wallClock()
-                    while true {
-                        try await clock.sleep(for: tick)
-                        let now = wallClock()
-                        // Nothing heard yet: the duration still ends a silent stream.
-                        if let duration, now - started >= duration, shared.state.withLock({ $0.run == nil }) { return }
-                        if !shared.state.withLock({ $0.advance(toWallClock: now) }) { return }
-                    }
-                }
-            }
-            // The end of the input, the end of the duration, or an error.
-            try await group.next()
-            group.cancelAll()
-        }
-        return shared.state.withLock { $0.run != nil }
+        var monitoring = Monitoring(replay: self)
+        _ = try await recording.pass(
+            &monitoring, clocking: clocking(followsWallClock: followsWallClock, tick: tick, clock: clock, wallClock: wallClock),
+            named: name, logger: logger)
+        return monitoring.run != nil
     }
 
-    /// The state, for the tasks of one run.
-    private final class Shared: Sendable {
-        let state: Mutex<State>
-        init(_ state: State) { self.state = Mutex(state) }
+    /// `run(_:named:followsWallClock:tick:clock:wallClock:)` over any sequence of sightings.
+    public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ sightings: Sightings, followsWallClock: Bool, tick: Duration = MonitorRun.liveTick,
+        clock: any Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Double = { WallClock.unixTime() }
+    ) async throws -> Bool {
+        var monitoring = Monitoring(replay: self)
+        _ = try await SightingPass(
+            sightings, clocking: clocking(followsWallClock: followsWallClock, tick: tick, clock: clock, wallClock: wallClock)
+        ).run(&monitoring)
+        return monitoring.run != nil
     }
 
-    /// The run and its clock, shared by the task reading the input and the one following
-    /// the wall clock.
-    private struct State: Sendable {
+    private func clocking(
+        followsWallClock: Bool, tick: Duration, clock: any Clock<Duration>, wallClock: @escaping @Sendable () -> Double
+    ) -> PassClocking {
+        // Nothing heard yet: the duration still ends a silent stream.
+        followsWallClock
+            ? .followingWallClock(tick: tick, clock: clock, wallClock: wallClock, silentStreamEnds: duration)
+            : .replay(origin: .firstSighting)
+    }
+
+    /// The monitoring run as a reducer of the pass: the first placed sighting starts it, each
+    /// sighting is observed where the clock stands (never back in time), a tick (the wall
+    /// clock followed) moves it on, and the duration from the first sighting ends it.
+    private struct Monitoring: PassReducer {
         let replay: MonitorReplay
         private(set) var run: MonitorRun?
-        private var timeline = SightingTimeline()
         private var end: Double?
 
         init(replay: MonitorReplay) {
             self.replay = replay
         }
 
-        /// Monitors one sighting; false once the duration has passed.
-        mutating func take(_ sighting: Sighting) -> Bool {
-            let previous = timeline.now
-            // A receiver beyond those whose clocks are told apart is heard at the clock's time.
-            guard timeline.place(sighting) != nil || previous != nil, let time = timeline.now else { return true }
-            let current = run ?? MonitorRun(session: replay.session(time), schedule: replay.schedule, output: replay.output, logger: replay.logger)
-            if run == nil {
-                run = current
-                current.startSchedule(at: time)
-                end = replay.duration.map { time + $0 }
+        mutating func take(_ input: PassInput) -> PassStep {
+            switch input {
+            case .sighting(let placed):
+                // A receiver beyond those whose clocks are told apart is heard at the clock's
+                // time, once the clock has started.
+                guard placed.time != nil || run != nil else { return .more }
+                let time = placed.clock
+                let current = run ?? MonitorRun(
+                    session: replay.session(time), schedule: replay.schedule, output: replay.output, logger: replay.logger)
+                if run == nil {
+                    run = current
+                    current.startSchedule(at: time)
+                    end = replay.duration.map { time + $0 }
+                }
+                if let end, time > end { return .done }
+                // Never back in time: a late arrival counts at the clock's time.
+                var moved = placed.sighting
+                moved.time = time
+                current.advance(to: time)
+                current.observe(moved)
+            case .tick(let time):
+                guard let run else { return .more }
+                if let end, time > end {
+                    run.advance(to: end)
+                    return .done
+                }
+                run.advance(to: time)
+            case .telemetry, .health, .receiverStatus, .ended:
+                break
             }
-            if let end, time > end { return false }
-            // Never back in time: a late arrival counts at the clock's time.
-            var moved = sighting
-            moved.time = time
-            current.advance(to: time)
-            current.observe(moved)
-            return true
-        }
-
-        /// Moves the clock to where the wall clock's `unixTime` falls on it, once it knows
-        /// Unix time; false once the duration has passed.
-        mutating func advance(toWallClock unixTime: Double) -> Bool {
-            guard let run, let target = timeline.time(atUnixTime: unixTime), target > timeline.now ?? -.infinity else { return true }
-            if let end, target > end {
-                run.advance(to: end)
-                return false
-            }
-            timeline.advance(to: target)
-            run.advance(to: target)
-            return true
+            return .more
         }
     }
 }

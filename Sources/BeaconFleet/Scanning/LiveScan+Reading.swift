@@ -5,8 +5,8 @@ extension LiveScan {
     /// Sightings a reading may hold unread before it drops the oldest (as verify's).
     static let readingQueueLimit = 100_000
 
-    /// Reads this scan's sightings and a clock's tick through the one live loop
-    /// (`LiveSightingFeed`), on the scan's own clock, until `duration` seconds of the scan
+    /// Reads this scan's sightings and a clock's tick through the one loop over
+    /// sightings (`SightingPass`), on the scan's own clock, until `duration` seconds of the scan
     /// (the last tick comes at that instant), the end of the scan, a failed scan (which
     /// throws) or cancellation (`CancellationError`). scan's live run, monitor's and
     /// calibrate's collection all read a scan this way.
@@ -19,31 +19,37 @@ extension LiveScan {
         until duration: Double?, every interval: Duration, drops: DropCounter = DropCounter(),
         take: (Sighting, _ now: Double) -> Void, tick: (_ now: Double) -> Void
     ) async throws {
-        let feed = LiveSightingFeed(
-            sightings, tick: interval, queueLimit: Self.readingQueueLimit, drops: drops, clock: session.clock,
-            elapsed: { [session] in session.elapsed() }, deadline: duration)
-        defer { feed.stop() }
-        // Ends early when this task is cancelled: the stream's iteration stops.
-        for await input in feed.inputs {
-            switch input {
-            case .sighting(let sighting):
-                // Stamped once, by the scan, on the clock `elapsed` reads: the scan's time
-                // when it came. Read late, past the end (the queue was behind): not taken.
-                let time = sighting.time
-                if let duration, time > duration { return }
-                take(sighting, time)
-            case .tick(let time):
-                tick(time)
-                if let duration, time >= duration { return }
-            case .ended:
-                return
-            case .failed(let error):
-                throw error
-            case .health, .receiverStatus:
-                // A live scan's feed carries neither.
-                continue
+        var settings = SightingPassSettings()
+        settings.queueLimit = Self.readingQueueLimit
+        settings.drops = drops
+        let pass = SightingPass(
+            sightings, clocking: .scan(tick: interval, clock: session.clock, elapsed: { [session] in session.elapsed() }, deadline: duration),
+            settings: settings)
+        try await withoutActuallyEscaping(take) { take in
+            try await withoutActuallyEscaping(tick) { tick in
+                var reader = ScanReading(take: take, tick: tick)
+                let outcome = try await pass.run(&reader)
+                // Ended by cancellation (the stream's iteration stopped): said as such.
+                if outcome.end == .interrupted { try Task.checkCancellation() }
             }
         }
-        try Task.checkCancellation()
+    }
+}
+
+/// A scan's reader as a reducer: each sighting with the scan's time when it came, each tick.
+private struct ScanReading: PassReducer {
+    let take: (Sighting, _ now: Double) -> Void
+    let tick: (_ now: Double) -> Void
+
+    mutating func take(_ input: PassInput) -> PassStep {
+        switch input {
+        case .sighting(let placed): take(placed.sighting, placed.sighting.time)
+        case .tick(let time): tick(time)
+        case .telemetry, .health, .receiverStatus, .ended:
+            // A live scan's telemetry is taken from its inbox by the reader; it has no health
+            // or receiver status inputs; its end ends the reading.
+            break
+        }
+        return .more
     }
 }

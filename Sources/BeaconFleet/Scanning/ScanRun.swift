@@ -25,8 +25,6 @@ public final class ScanRun: Sendable {
         var sightingCount = 0
         var latestTime: Double?
         var firstTime: Double?
-        /// A recording's clock, each receiver placed on it (as verify and monitor place them).
-        var timeline = SightingTimeline()
         /// The latest telemetry reading of each advertiser (or identity, for a gateway's
         /// readings without an address), for the table; at most `telemetryTableLimit`.
         var latestTelemetry: [TelemetryKey: TelemetryReading] = [:]
@@ -86,7 +84,11 @@ public final class ScanRun: Sendable {
     /// published when asked (moved to Unix time by `writtenTimeOffset` when given, as the
     /// sightings are). `now` is the publisher's clock.
     func takeTelemetry(from inbox: TelemetryInbox, writtenTimeOffset: Double?, publisher: SightingPublishing?, now: Double) {
-        let readings = inbox.take()
+        takeTelemetry(inbox.take(), writtenTimeOffset: writtenTimeOffset, publisher: publisher, now: now)
+    }
+
+    /// Takes `readings` as `takeTelemetry(from:…)` does.
+    func takeTelemetry(_ readings: [TelemetryReading], writtenTimeOffset: Double?, publisher: SightingPublishing?, now: Double) {
         guard !readings.isEmpty else { return }
         state.withLock { state in
             state.telemetryCount += readings.count
@@ -194,22 +196,13 @@ public final class ScanRun: Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) async throws(SightingStreamError) {
         let live = recording.isLive
-        recording.announceUndeclaredUnixTime { logger.warning("\($0)") }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    var taken = 0
-                    try await recording.forEach { sighting in
-                        // A duration over a live stream counts the clock's seconds (below).
-                        guard self.takeRecorded(sighting, duration: live ? nil : duration) else { return false }
-                        publisher?.add(sighting, now: sighting.time) { self.ranged(sighting) }
-                        // Telemetry read meanwhile, every so many sightings: one lock per batch, not per sighting.
-                        taken &+= 1
-                        if taken % Self.telemetryEvery == 0 {
-                            self.takeTelemetry(from: recording.telemetry, writtenTimeOffset: nil, publisher: publisher, now: sighting.time)
-                        }
-                        return true
-                    }
+                    // A duration over a live stream counts the clock's seconds (below).
+                    var ranging = RecordedRanging(run: self, duration: live ? nil : duration, publisher: publisher)
+                    _ = try await recording.pass(
+                        &ranging, clocking: .replay(origin: .firstSighting), named: name, logger: logger, whatWasDone: "ranged")
                 }
                 if live, let wait = duration.flatMap(Duration.init(checkedSeconds:)) {
                     group.addTask { try await clock.sleep(for: wait) }
@@ -221,34 +214,47 @@ public final class ScanRun: Sendable {
         } catch let error as SightingStreamError {
             throw error
         } catch {
-            // Cancelled while reading: range what was read.
-            takeTelemetry(from: recording.telemetry, writtenTimeOffset: nil, publisher: publisher, now: latestTime ?? 0)
+            // Cancelled while reading: what was read is ranged.
             return
         }
-        takeTelemetry(from: recording.telemetry, writtenTimeOffset: nil, publisher: publisher, now: latestTime ?? 0)
-        if let truncation = recording.truncation {
-            logger.warning("\(name): \(truncation); ranged what precedes it")
-        }
-        if let undecodable = recording.undecodableWarning { logger.warning("\(name): \(undecodable)") }
         if case .capture(let capture) = recording, let summary = capture.summary.values {
             logger.info("read a \(summary.format) capture", metadata: ["file": "\(name)", "records": "\(summary.recordCount)", "counts": "\(summary.counts)"])
         }
     }
 
-    /// Sightings of a recording between two takes of its telemetry.
-    static let telemetryEvery = 256
+    /// A recording's pass, ranged: each sighting at its place on the pass's clock (written
+    /// unchanged, published), each telemetry reading kept, written and published.
+    private struct RecordedRanging: PassReducer {
+        let run: ScanRun
+        let duration: Double?
+        let publisher: SightingPublishing?
+
+        mutating func take(_ input: PassInput) -> PassStep {
+            switch input {
+            case .sighting(let placed):
+                guard run.takeRecorded(placed, duration: duration) else { return .done }
+                publisher?.add(placed.sighting, now: placed.sighting.time) { run.ranged(placed.sighting) }
+            case .telemetry(let reading, _):
+                run.takeTelemetry([reading], writtenTimeOffset: nil, publisher: publisher, now: reading.time)
+            case .tick, .health, .receiverStatus, .ended:
+                break
+            }
+            return .more
+        }
+    }
 
     /// Takes a recorded sighting: ranged at its time on the scan's clock, where each
     /// receiver keeps the time base its first sighting gave it (`SightingTimeline`), so that
     /// recordings of several boxes appended together neither jump the clock nor age each
     /// other's beacons; written unchanged. Returns false, taking nothing, for a sighting
     /// past `duration` seconds of that clock from the first one taken.
-    func takeRecorded(_ sighting: Sighting, duration: Double?) -> Bool {
+    func takeRecorded(_ placed: PlacedSighting, duration: Double?) -> Bool {
+        let sighting = placed.sighting
         let matches = region?.matches(sighting.identity) ?? true
         let isPastDuration = state.withLock { state -> Bool in
             // Beyond the receivers told apart, a receiver on an elapsed clock is written but
             // not ranged.
-            let time = state.timeline.place(sighting)?.time
+            let time = placed.time
             if let duration, let first = state.firstTime, let time, time > first + duration { return true }
             if matches, let time { state.range(sighting, at: time) }
             return false

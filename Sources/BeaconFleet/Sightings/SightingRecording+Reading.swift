@@ -2,22 +2,29 @@ import BeaconCore
 import Logging
 
 extension SightingRecording {
-    /// Opens the recording at `path` (`-` for standard input) and reads it to its end, or
-    /// until `take` returns `false`, as `monitor --input` and `calibrate --input` do: only
-    /// the reading, in order; placing sightings on one clock is the caller's
-    /// (`SightingTimeline`). A recording that cannot be opened or is malformed throws its
-    /// `SightingStreamError` naming the line or record; a cancelled task ends it with
-    /// `CancellationError`. What was cut off or could not be decoded is logged as a warning.
-    public static func read(path: String, logger: Logger, _ take: (Sighting) -> Bool) async throws {
-        try await open(path: path).read(named: path, logger: logger, take)
-    }
-
-    /// Reads this recording (or broker stream) as `read(path:logger:_:)` does, its warnings
-    /// naming it `name`.
-    public func read(named name: String, logger: Logger, _ take: (Sighting) -> Bool) async throws {
+    /// Runs a pass over this recording (or broker stream) to its end, or until `reducer` is
+    /// done: every sighting placed once on the pass's clock, the telemetry beside them handed
+    /// over in order (`SightingPass`). A malformed recording throws its `SightingStreamError`
+    /// naming the line or record; what was cut off or could not be decoded is logged as a
+    /// warning naming it `name`. `configure` adjusts the pass (its queue, its drops).
+    public func pass<Reducer: PassReducer>(
+        _ reducer: inout Reducer, clocking: PassClocking, named name: String, logger: Logger, whatWasDone: String = "used",
+        configure: (inout SightingPassSettings) -> Void = { _ in }
+    ) async throws -> PassOutcome {
         announceUndeclaredUnixTime { logger.warning("\($0)") }
-        try await forEach(take)
-        if let truncation { logger.warning("\(name): \(truncation); used what precedes it") }
+        var settings = SightingPassSettings()
+        configure(&settings)
+        let outcome: PassOutcome
+        switch self {
+        case .capture(let capture):
+            outcome = try await SightingPass(capture, clocking: clocking, telemetry: telemetry, settings: settings).run(&reducer)
+        case .jsonLines(let lines):
+            outcome = try await SightingPass(lines, clocking: clocking, telemetry: telemetry, settings: settings).run(&reducer)
+        case .broker(let sightings):
+            outcome = try await SightingPass(sightings, clocking: clocking, telemetry: telemetry, settings: settings).run(&reducer)
+        }
+        if let truncation { logger.warning("\(name): \(truncation); \(whatWasDone) what precedes it") }
         if let undecodableWarning { logger.warning("\(name): \(undecodableWarning)") }
+        return outcome
     }
 }

@@ -4,7 +4,7 @@ import HCI
 /// A recording of sightings, opened: JSON lines (what `scan --format jsonl` writes), a
 /// btsnoop, pcap or pcapng capture, or a broker's stream, which is read the same way (in
 /// order, on its receivers' clocks) as it arrives. `open(path:)` tells a file's format from
-/// its first bytes; `forEach` reads it. `verify`, `scan`, `monitor` and `calibrate` read
+/// its first bytes; `pass` reads it. `verify`, `scan`, `monitor` and `calibrate` read
 /// every recording through this type; `SightingTimeline` puts its receivers on one clock.
 public enum SightingRecording: Sendable {
     case capture(SightingCaptureStream)
@@ -127,25 +127,6 @@ public enum SightingRecording: Sendable {
     public var isLive: Bool {
         if case .broker = self { return true }
         return false
-    }
-
-    /// Calls `take` with each sighting in order until the input ends or `take` returns
-    /// `false`. A malformed input throws its `SightingStreamError`; cancellation ends the
-    /// reading early with `CancellationError`, so that callers never take a partial read
-    /// for a whole one.
-    public func forEach(_ take: (Sighting) -> Bool) async throws {
-        // A batch per await, as decoded: a recording brings millions of sightings.
-        var iterator: any SightingBatchIterator
-        switch self {
-        case .capture(let capture): iterator = capture.makeBatchIterator()
-        case .jsonLines(let sightings): iterator = sightings.makeBatchIterator()
-        case .broker(let sightings): iterator = sightings.makeBatchIterator()
-        }
-        var batch: [Sighting] = []
-        while try await iterator.nextBatch(into: &batch) {
-            for sighting in batch where !take(sighting) { return }
-        }
-        try Task.checkCancellation()
     }
 
     /// Hands `announce` the one word said of JSON lines whose first line looks like unmarked

@@ -55,124 +55,65 @@ public struct BeaconVerifier: Sendable {
         telemetry: TelemetryInbox? = nil, clock: any Clock<Duration> = ContinuousClock(),
         onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void = { _, _ in }
     ) async throws -> VerificationResult {
-        var engine = VerificationEngine(plan: plan, policy: policy)
-        let ownDrops = DropCounter()
-        var result: VerificationResult
+        let clocking: PassClocking
         switch timing {
-        case .replay:
-            result = try await replay(sightings, into: &engine, telemetry: telemetry, onUpdate: onUpdate)
-        case .live(let tick):
-            result = try await listen(
-                sightings, into: &engine, telemetry: telemetry, tick: tick, drops: ownDrops, clock: clock, onUpdate: onUpdate)
+        case .replay: clocking = .replay(origin: .zero)
+        case .live(let tick): clocking = .live(tick: tick, clock: clock)
         }
-        result.lostReports = (lostBeforehand?.lostCount ?? 0) + ownDrops.value
+        var settings = SightingPassSettings()
+        settings.queueLimit = Self.liveQueueLimit
+        let pass = SightingPass(sightings, clocking: clocking, telemetry: telemetry, settings: settings)
+        var reduction = VerificationReduction(
+            engine: VerificationEngine(plan: plan, policy: policy), onUpdate: onUpdate, reportsEverySighting: timing != .replay)
+        let outcome = try await pass.run(&reduction)
+        var result = reduction.conclude(outcome)
+        result.lostReports = (lostBeforehand?.lostCount ?? 0) + settings.drops.value
         return result
     }
 
     /// Inputs the live pass holds for the engine: far more than a second of the busiest air.
     /// Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
+}
 
-    /// Hands the engine the telemetry the source decoded since the last call, each reading
-    /// placed by its receiver's clock where the timeline knows it, else where the clock stands.
-    private static func takeTelemetry(
-        from inbox: TelemetryInbox?, timeline: SightingTimeline, into engine: inout VerificationEngine
-    ) -> [VerificationEvent] {
-        guard let inbox else { return [] }
-        var events: [VerificationEvent] = []
-        for reading in inbox.take() where !engine.isFinished {
-            let time = timeline.knownTime(of: reading.time, clock: reading.clock, receiver: reading.receiver)
-                .map { min($0, timeline.now ?? $0) } ?? timeline.now ?? 0
-            events += engine.observe(reading, at: time)
-        }
-        return events
-    }
+/// A verification pass as a reducer of a pass's inputs (`SightingPass`): the engine takes
+/// each sighting and telemetry reading at its place, ticks close settle windows and bring the
+/// timeout, the input's end ends the pass; `onUpdate` gets what each step decided.
+struct VerificationReduction: PassReducer {
+    var engine: VerificationEngine
+    let onUpdate: @Sendable (VerificationProgress, [VerificationEvent]) -> Void
+    /// Whether a sighting that decided nothing is reported too (a live pass's progress line
+    /// counts them); a replay's millions are not.
+    let reportsEverySighting: Bool
 
-    private func replay<Sightings: AsyncSequence<Sighting, any Error>>(
-        _ sightings: Sightings, into engine: inout VerificationEngine, telemetry: TelemetryInbox?,
-        onUpdate: @Sendable (VerificationProgress, [VerificationEvent]) -> Void
-    ) async throws -> VerificationResult {
-        // The pass's clock counts from 0, where the first sighting is placed; each receiver
-        // joins it at its first sighting (SightingTimeline).
-        var timeline = SightingTimeline()
-        timeline.advance(to: 0)
-        /// The pass's result once this sighting ended it.
-        func take(_ sighting: Sighting) -> VerificationResult? {
+    mutating func take(_ input: PassInput) -> PassStep {
+        let events: [VerificationEvent]
+        switch input {
+        case .sighting(let placed):
             // A receiver beyond those whose clocks are told apart is heard at the latest time.
-            let time = timeline.place(sighting)?.time ?? timeline.now ?? 0
-            let events = engine.observe(sighting, at: time)
-            if !events.isEmpty { onUpdate(engine.progress, events) }
-            return engine.isFinished ? engine.result : nil
+            events = engine.observe(placed.sighting, at: placed.time ?? placed.clock)
+            if events.isEmpty, !engine.isFinished, !reportsEverySighting { return .more }
+        case .telemetry(let reading, let time):
+            guard !engine.isFinished else { return .done }
+            events = engine.observe(reading, at: time)
+            if events.isEmpty, !engine.isFinished { return .more }
+        case .tick(let time):
+            events = engine.advance(to: time)
+        case .ended(let time):
+            events = engine.isFinished ? [] : engine.finish(at: time ?? 0, reason: .inputEnded)
+        case .health, .receiverStatus:
+            // A one-shot pass has no health or receiver status source.
+            return .more
         }
-        if let batches = sightings as? any SightingBatchSequence {
-            // A recording: a batch of sightings per await rather than one.
-            var iterator = batches.makeBatchIterator()
-            var batch: [Sighting] = []
-            reading: while try await iterator.nextBatch(into: &batch) {
-                for sighting in batch {
-                    if Task.isCancelled { break reading }
-                    if let result = take(sighting) { return result }
-                }
-                // The telemetry decoded with this batch, placed now its receivers are.
-                let events = Self.takeTelemetry(from: telemetry, timeline: timeline, into: &engine)
-                if !events.isEmpty { onUpdate(engine.progress, events) }
-                if let result = engine.result { return result }
-            }
-        } else {
-            for try await sighting in sightings {
-                if Task.isCancelled { break }
-                if let result = take(sighting) { return result }
-            }
-        }
-        let last = Self.takeTelemetry(from: telemetry, timeline: timeline, into: &engine)
-        if !last.isEmpty { onUpdate(engine.progress, last) }
-        if let result = engine.result { return result }
-        let (result, events) = engine.conclude(at: timeline.now ?? 0, reason: Task.isCancelled ? .interrupted : .inputEnded)
         onUpdate(engine.progress, events)
-        return result
+        return engine.isFinished ? .done : .more
     }
 
-    private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ sightings: Sightings, into engine: inout VerificationEngine, telemetry: TelemetryInbox?, tick: Duration,
-        drops: DropCounter,
-        clock: any Clock<Duration>, onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void
-    ) async throws -> VerificationResult {
-        // One queue for both sources, so the engine is only ever touched by this task.
-        let feed = LiveSightingFeed(sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, clock: clock)
-        defer { feed.stop() }
-
-        // The pass's clock is the feed's, from 0; each receiver is tied to it when its first
-        // sighting arrives.
-        var timeline = SightingTimeline()
-        timeline.advance(to: 0)
-        var failure: (any Error)?
-        // Ends early when this task is cancelled: the stream's iteration stops.
-        for await input in feed.inputs {
-            let events: [VerificationEvent]
-            switch input {
-            case .sighting(let sighting):
-                // A receiver beyond those whose clocks are told apart is heard at the latest time.
-                let time = timeline.place(sighting, joining: feed.elapsed)?.time ?? timeline.now ?? 0
-                events = engine.observe(sighting, at: time)
-            case .tick(let time):
-                timeline.advance(to: time)
-                events = Self.takeTelemetry(from: telemetry, timeline: timeline, into: &engine) + engine.advance(to: time)
-            case .ended(let time):
-                events = Self.takeTelemetry(from: telemetry, timeline: timeline, into: &engine)
-                    + engine.finish(at: time, reason: .inputEnded)
-            case .health, .receiverStatus:
-                // A one-shot pass has no health or receiver status source (`LiveSightingFeed`).
-                continue
-            case .failed(let error):
-                failure = error
-                events = []
-            }
-            onUpdate(engine.progress, events)
-            if engine.isFinished || failure != nil { break }
-        }
-        if let failure, !engine.isFinished { throw failure }
-        // Not finished here only when this task was cancelled.
-        let (result, events) = engine.conclude(at: feed.elapsed(), reason: .interrupted)
+    /// The pass's result: the engine's, or, when the pass stopped before the engine finished
+    /// (cancelled), what was heard judged as interrupted.
+    mutating func conclude(_ outcome: PassOutcome) -> VerificationResult {
+        if let result = engine.result { return result }
+        let (result, events) = engine.conclude(at: outcome.clock ?? 0, reason: outcome.end == .inputEnded ? .inputEnded : .interrupted)
         if !events.isEmpty { onUpdate(engine.progress, events) }
         return result
     }

@@ -18,7 +18,8 @@ public struct AuditWatch: Sendable {
     /// Inputs the live watch holds for the audit: far more than a second of the busiest
     /// air. Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
-    /// Wall time between `AuditWatchReadings` of a replay (a live watch's come at its ticks).
+    /// Time of the watch's clock between `AuditWatchReadings` of a replay (a live watch's come
+    /// at its ticks).
     static let readingsPeriod = Duration.milliseconds(250)
 
     /// Beacon states by id that the watch starts from (`ContinuousAudit.restore`), and the
@@ -81,8 +82,10 @@ public struct AuditWatch: Sendable {
             // recording is read at the speed of the slower of the two, not of both together.
             let readAhead = ReadAhead(sightings)
             defer { readAhead.stop() }
-            // Readings a few times a second of wall time, looked at once per batch.
-            var nextReadings = ContinuousClock.now + Self.readingsPeriod
+            // Readings a few times a second of the clock given (wall time in the tool), looked
+            // at once per batch.
+            let sinceStart = Stopwatch(on: clock)
+            var nextReadings = Self.readingsPeriod
             do {
                 replaying: while let batch = try await readAhead.next() {
                     // The telemetry decoded so far (the reader runs ahead of the audit), each
@@ -94,9 +97,9 @@ public struct AuditWatch: Sendable {
                         progress.take(progress.audit.observe(sighting))
                         if progress.hasPendingTelemetry { progress.takeTelemetry(dueBy: progress.audit.now) }
                     }
-                    if readings != nil, ContinuousClock.now >= nextReadings {
+                    if readings != nil, sinceStart.elapsed >= nextReadings {
                         progress.publishReadings()
-                        nextReadings = ContinuousClock.now + Self.readingsPeriod
+                        nextReadings = sinceStart.elapsed + Self.readingsPeriod
                     }
                 }
             } catch {
@@ -217,8 +220,6 @@ public struct AuditWatch: Sendable {
 private struct WatchProgress {
     var audit: ContinuousAudit
     let sinks: [any AuditEventSink]
-    /// Where the source leaves its telemetry, taken at each batch or tick.
-    let telemetry: TelemetryInbox?
     let lost: @Sendable () -> Int
     let lostMessages: @Sendable () -> Int
     private var nextReport: Double?
@@ -246,7 +247,7 @@ private struct WatchProgress {
     ) {
         self.audit = audit
         self.sinks = sinks
-        self.telemetry = telemetry
+        self.pendingTelemetry = PendingTelemetry(inbox: telemetry)
         self.lost = lost
         self.lostMessages = lostMessages
         self.input = input
@@ -334,44 +335,24 @@ private struct WatchProgress {
         for sink in sinks { sink.deliver(report) }
     }
 
-    /// Readings taken from the source, not yet judged: in the order decoded, which is the
-    /// order heard.
-    private var pendingTelemetry: [TelemetryReading] = []
-    private var pendingTelemetryStart = 0
+    /// Readings taken from the source, not yet judged.
+    private var pendingTelemetry: PendingTelemetry
 
-    var hasPendingTelemetry: Bool { pendingTelemetryStart < pendingTelemetry.count }
+    var hasPendingTelemetry: Bool { pendingTelemetry.hasReadings }
 
     /// Takes what the source decoded since the last call.
-    mutating func collectTelemetry() {
-        guard let telemetry else { return }
-        let readings = telemetry.take()
-        guard !readings.isEmpty else { return }
-        if pendingTelemetryStart == pendingTelemetry.count {
-            pendingTelemetry = readings
-            pendingTelemetryStart = 0
-        } else {
-            pendingTelemetry.append(contentsOf: readings)
-        }
-    }
+    mutating func collectTelemetry() { pendingTelemetry.collect() }
 
     /// Judges the pending readings placed at or before `dueBy` on the audit's clock (every one
     /// with `nil`: a live watch's tick, or the end) and hands the battery crossings to every
     /// sink. A reading from a receiver the audit has not placed (none of its sightings came
-    /// yet) is due at once, where the clock stands. Only readings decoded ahead of the replay
-    /// wait, so the pending ones are bounded by the reader's lead.
+    /// yet) is due at once, where the clock stands.
     mutating func takeTelemetry(dueBy: Double?, arrival: Double? = nil) {
-        while pendingTelemetryStart < pendingTelemetry.count {
-            let reading = pendingTelemetry[pendingTelemetryStart]
-            if let dueBy, let placed = audit.timelineTime(of: reading), placed > dueBy { break }
-            pendingTelemetryStart += 1
+        while let (reading, _) = pendingTelemetry.next(dueBy: dueBy, placedAt: { [audit] in audit.timelineTime(of: $0) }) {
             for var event in audit.observe(reading, arrival: arrival) {
                 event.unixTime = audit.unixTime(at: event.time)
                 for sink in sinks { sink.deliver(event) }
             }
-        }
-        if pendingTelemetryStart == pendingTelemetry.count {
-            pendingTelemetry.removeAll(keepingCapacity: true)
-            pendingTelemetryStart = 0
         }
     }
 

@@ -116,12 +116,12 @@ public actor ATTClient {
         return try result.get()
     }
 
-    /// Exchanges MTUs once (3.4.2): asks for `preferred`, keeps the smaller of the two, and
-    /// never less than 23. Returns the MTU in force.
+    /// Exchanges MTUs once (3.4.2): asks for `preferred` (no more than the bearer's
+    /// `largestPDU`), keeps the smaller of the two, and never less than 23. Returns the MTU in force.
     @discardableResult
     public func exchangeMTU(preferred: Int = ATTClient.preferredMTU) async throws(LECentralError) -> Int {
         guard !exchangedMTU else { return mtu }
-        let asked = UInt16(clamping: max(Self.defaultMTU, preferred))
+        let asked = UInt16(clamping: max(Self.defaultMTU, min(preferred, bearer.largestPDU ?? preferred)))
         let response = try await self.request(.exchangeMTURequest(clientMTU: asked))
         guard case .exchangeMTUResponse(let serverMTU) = response else {
             throw failure(.malformedResponse("Exchange MTU was answered with \(ATTOpcode.name(response.opcode))"))
@@ -238,7 +238,7 @@ public actor ATTClient {
             resolve(pending.id, .failure(failure(.attribute(request: request, handle: handle, error: error))))
         case .exchangeMTURequest(let clientMTU):
             // The server asks too (3.4.2.1): answer with what we can receive, use the smaller.
-            let ours = UInt16(Self.preferredMTU)
+            let ours = UInt16(clamping: max(Self.defaultMTU, min(Self.preferredMTU, bearer.largestPDU ?? Self.preferredMTU)))
             try? await bearer.send(ATTPDU.exchangeMTUResponse(serverMTU: ours).bytes)
             mtu = max(Self.defaultMTU, min(Int(ours), Int(clientMTU)))
         default:

@@ -24,6 +24,9 @@ public struct LECentralError: Error, Equatable, Sendable, CustomStringConvertibl
         case cancelled
         /// The transport to the controller failed.
         case transport(HCITransportError)
+        /// The operating system's socket for the link failed or ended (a Linux kernel L2CAP
+        /// socket): what it reported, already in words, with the error's name.
+        case socket(String)
     }
 
     /// `tcp-client:127.0.0.1:6402`, or `…: peripheral F0:11:22:33:44:55` once connecting.
@@ -61,6 +64,8 @@ public struct LECentralError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(context): cancelled"
         case .transport(let error):
             return "\(context): \(error)"
+        case .socket(let what):
+            return "\(context): \(what)"
         }
     }
 }

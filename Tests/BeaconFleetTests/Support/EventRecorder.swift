@@ -1,4 +1,5 @@
 import BeaconTestKit
+import ClockTestKit
 @testable import BeaconFleet
 
 /// Keeps what the advertiser reported, for assertions while it still runs.

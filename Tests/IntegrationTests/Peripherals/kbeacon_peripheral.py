@@ -22,7 +22,7 @@ beacon's side of what the SDK does as a central, independently of beaconctl's co
 
 Usage: kbeacon_peripheral.py TRANSPORT ADDRESS [--mtu N] [--password P] [--locked]
            [--uuid U --major N --minor N --measured-power N --tx-power N --interval N]
-           [--attempts N] [--no-ibeacon-slot] [--advertise-ibeacon] [--non-connectable]
+           [--attempts N] [--no-ibeacon-slot] [--advertise-ibeacon] [--non-connectable] [--count N]
 
 --advertise-ibeacon plays a beacon in service: its connectable advertisement is the iBeacon slot's
 frame (Apple's layout: UUID, major, minor, the common meaPwr) every advPrd milliseconds, KKM's
@@ -30,9 +30,11 @@ data moves to the scan response, and a configuration applied shows in the advert
 the central has disconnected. --non-connectable advertises without accepting connections (a
 beacon whose connectable window has closed). --hang-up-on-cfg N drops the link instead of
 applying the first N configuration messages (a test fault: a link lost between writes).
+--count N plays N such beacons at ADDRESS and the addresses after it, each on a controller of
+its own (the provisioning benchmark's fleet); each line is then prefixed with its address.
 
 Prints one line per event for the test to wait on:
-  ready                        advertising has started
+  ready                        advertising has started (on every beacon, with --count)
   connected                    a central connected
   subscribed                   notifications on 0xFEA2 were enabled
   auth request                 a central's authentication request (phase 1) arrived
@@ -52,6 +54,7 @@ import asyncio
 import hashlib
 import json
 import os
+import random
 import sys
 
 from bumble.core import AdvertisingData
@@ -81,11 +84,12 @@ def fold(digest: bytes) -> bytes:
 
 
 class Beacon:
-    def __init__(self, args, device: Device, notify: Characteristic) -> None:
+    def __init__(self, args, address: str, device: Device, notify: Characteristic, say) -> None:
         self.args = args
+        self.say = say
         self.device = device
         self.notify = notify
-        self.address_le = bytes.fromhex(args.address.replace(":", ""))[::-1]
+        self.address_le = bytes.fromhex(address.replace(":", ""))[::-1]
         self.password = args.password
         self.locked = args.locked
         self.failures = 0
@@ -143,10 +147,10 @@ class Beacon:
     async def on_authentication(self, connection, value: bytes) -> None:
         phase = value[1] if len(value) > 1 else None
         if phase == 0x01 and len(value) >= 6:
-            say("auth request")
+            self.say("auth request")
             self.authenticated = False
             if self.locked:
-                say("auth refused")
+                self.say("auth refused")
                 await self.send(connection, bytes([0x13, 0xF1]))
                 return
             self.central_random = value[2:6]
@@ -154,7 +158,7 @@ class Beacon:
             proof = md5(self.address_le, FACTOR, self.central_random, self.password.encode())
             # The full answer is 22 bytes: it fits only when a notification can carry them.
             self.folded = self.frame_length(connection) < 22
-            say("auth folded" if self.folded else "auth full")
+            self.say("auth folded" if self.folded else "auth full")
             if self.folded:
                 await self.send(connection, bytes([0x13, 0x0B]) + self.beacon_random + fold(proof))
             else:
@@ -165,13 +169,13 @@ class Beacon:
                 expected = fold(expected)
             if phase == (0x0C if self.folded else 0x02) and value[2:] == expected:
                 self.authenticated = True
-                say("authenticated")
+                self.say("authenticated")
                 await self.send(connection, bytes([0x13, 0x02, min(connection.att_mtu, 255)]))
             else:
                 self.failures += 1
                 if self.failures >= self.args.attempts:
                     self.locked = True
-                say("auth refused")
+                self.say("auth refused")
                 await self.send(connection, bytes([0x13, 0xF1]))
 
     async def acknowledge(self, connection, offset: int, cause: int, data: bytes = b"") -> None:
@@ -202,7 +206,7 @@ class Beacon:
                 # The link lost mid-configuration (a test fault, not vendor behaviour):
                 # nothing applied, no acknowledgement.
                 self.args.hang_up_on_cfg -= 1
-                say("hung up")
+                self.say("hung up")
                 await connection.disconnect()
                 return
             cause = self.apply(message)
@@ -218,7 +222,7 @@ class Beacon:
             reply["advObj"] = self.slots
         body = json.dumps(reply, separators=(",", ":")).encode()
         room = self.frame_length(connection) - 7
-        say("read")
+        self.say("read")
         if len(body) <= room:
             await self.acknowledge(connection, len(body), 0x00, body)
             return
@@ -242,21 +246,21 @@ class Beacon:
     def apply(self, message) -> int:
         keys = sorted(key for key in message if key != "msg")
         if "meaPwr" in message and not -80 <= message["meaPwr"] <= 0:
-            say("cfg refused 2")
+            self.say("cfg refused 2")
             return 0x02
         for entry in message.get("advObj", []):
             if "txPwr" in entry and not -40 <= entry["txPwr"] <= 4:
-                say("cfg refused 2")
+                self.say("cfg refused 2")
                 return 0x02
             if "advPrd" in entry and not 100 <= entry["advPrd"] <= 20000:
-                say("cfg refused 2")
+                self.say("cfg refused 2")
                 return 0x02
         if "pwd" in message:
             if not 8 <= len(message["pwd"]) <= 16:
-                say("cfg refused 2")
+                self.say("cfg refused 2")
                 return 0x02
             self.password = message["pwd"]
-            say("password changed")
+            self.say("password changed")
         if "meaPwr" in message:
             self.common["meaPwr"] = message["meaPwr"]
         for entry in message.get("advObj", []):
@@ -267,35 +271,18 @@ class Beacon:
             slot.update({key: value for key, value in entry.items() if key != "slot"})
             if "advPrd" in entry:
                 slot["advPrd"] = float(entry["advPrd"])
-        say("cfg " + ",".join(keys))
+        self.say("cfg " + ",".join(keys))
         self.settings_changed = True
         ibeacon = next((s for s in self.slots if s.get("type") == 5), {})
-        say("state " + json.dumps({"meaPwr": self.common["meaPwr"], "slot": ibeacon}, sort_keys=True))
+        self.say("state " + json.dumps({"meaPwr": self.common["meaPwr"], "slot": ibeacon}, sort_keys=True))
         return 0x00
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("transport")
-    parser.add_argument("address")
-    parser.add_argument("--mtu", type=int, default=247, help="the largest ATT MTU the server accepts")
-    parser.add_argument("--password", default=FACTORY_PASSWORD)
-    parser.add_argument("--locked", action="store_true", help="refuse every authentication (locked out)")
-    parser.add_argument("--attempts", type=int, default=3, help="failed proofs before the beacon locks itself")
-    parser.add_argument("--uuid", default="7777772E-6B6B-6D63-6E2E-636F6D000001")
-    parser.add_argument("--major", type=int, default=1)
-    parser.add_argument("--minor", type=int, default=1)
-    parser.add_argument("--measured-power", type=int, default=-59)
-    parser.add_argument("--tx-power", type=int, default=0)
-    parser.add_argument("--interval", type=int, default=1000)
-    parser.add_argument("--no-ibeacon-slot", action="store_true", help="advertise Eddystone-UID only (slot 0, type 2)")
-    parser.add_argument("--advertise-ibeacon", action="store_true", help="advertise the iBeacon slot's frame (KKM data in the scan response)")
-    parser.add_argument("--non-connectable", action="store_true", help="advertise without accepting connections")
-    parser.add_argument("--hang-up-on-cfg", type=int, default=0, help="disconnect instead of applying the first N cfg messages")
-    args = parser.parse_args()
-
+async def serve(args, address: str, say, started: asyncio.Event, delay: float = 0.0) -> None:
+    """One KBeacon at `address` on a controller of its own, until the transport ends; it starts
+    advertising after `delay` seconds."""
     async with await open_transport(args.transport) as hci:
-        device = Device.with_hci("KBeacon-sim", Address(args.address), hci.source, hci.sink)
+        device = Device.with_hci("KBeacon-sim", Address(address), hci.source, hci.sink)
         device.gatt_server.max_mtu = args.mtu
 
         notify = Characteristic(NOTIFY, Characteristic.Properties.NOTIFY, Characteristic.READABLE, b"")
@@ -311,7 +298,7 @@ async def main() -> None:
             CharacteristicValue(write=on_write),
         )
         device.add_service(Service(SERVICE, [write, notify]))
-        holder["beacon"] = Beacon(args, device, notify)
+        holder["beacon"] = Beacon(args, address, device, notify, say)
         notify.on("subscription", lambda _bearer, notify_enabled, _indicate: say("subscribed") if notify_enabled else None)
 
         # KKM's manufacturer data and the 0x2080 service data (battery percent first).
@@ -362,9 +349,57 @@ async def main() -> None:
 
         device.on("connection", on_connection)
         await device.power_on()
+        await asyncio.sleep(delay)
         await advertise()
-        say("ready")
+        started.set()
         await hci.source.wait_for_termination()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("transport")
+    parser.add_argument("address")
+    parser.add_argument("--mtu", type=int, default=247, help="the largest ATT MTU the server accepts")
+    parser.add_argument("--password", default=FACTORY_PASSWORD)
+    parser.add_argument("--locked", action="store_true", help="refuse every authentication (locked out)")
+    parser.add_argument("--attempts", type=int, default=3, help="failed proofs before the beacon locks itself")
+    parser.add_argument("--uuid", default="7777772E-6B6B-6D63-6E2E-636F6D000001")
+    parser.add_argument("--major", type=int, default=1)
+    parser.add_argument("--minor", type=int, default=1)
+    parser.add_argument("--measured-power", type=int, default=-59)
+    parser.add_argument("--tx-power", type=int, default=0)
+    parser.add_argument("--interval", type=int, default=1000)
+    parser.add_argument("--no-ibeacon-slot", action="store_true", help="advertise Eddystone-UID only (slot 0, type 2)")
+    parser.add_argument("--advertise-ibeacon", action="store_true", help="advertise the iBeacon slot's frame (KKM data in the scan response)")
+    parser.add_argument("--non-connectable", action="store_true", help="advertise without accepting connections")
+    parser.add_argument("--hang-up-on-cfg", type=int, default=0, help="disconnect instead of applying the first N cfg messages")
+    parser.add_argument("--count", type=int, default=1, help="beacons to play, at ADDRESS and the addresses after it")
+    args = parser.parse_args()
+
+    # --count N plays N beacons at ADDRESS and the N - 1 addresses after it, each on a
+    # controller of its own; their lines are then prefixed with their address.
+    first = int(args.address.replace(":", ""), 16)
+    addresses = [":".join(f"{(first + i) & 0xFFFFFFFFFFFF:012X}"[j : j + 2] for j in range(0, 12, 2)) for i in range(args.count)]
+
+    def speaker(address: str):
+        return say if args.count == 1 else (lambda line: say(f"{address} {line}"))
+
+    # Beacons switched on by hand advertise out of step: each starts at a random point of the
+    # factory interval (a second), not all on one beat.
+    events = [asyncio.Event() for _ in addresses]
+    tasks = [
+        asyncio.create_task(serve(args, address, speaker(address), started, delay=random.random() if args.count > 1 else 0.0))
+        for address, started in zip(addresses, events)
+    ]
+    waiting = asyncio.gather(*(event.wait() for event in events))
+    done, _ = await asyncio.wait([waiting, *tasks], return_when=asyncio.FIRST_COMPLETED)
+    if waiting not in done:
+        # A device ended (its transport failed) before all were advertising: its error is the exit's.
+        for task in done:
+            task.result()
+        sys.exit(1)
+    say("ready")
+    await asyncio.gather(*tasks)
 
 
 if __name__ == "__main__":

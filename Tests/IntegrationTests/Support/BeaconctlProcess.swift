@@ -1,6 +1,8 @@
 import BeaconTestKit
+import ClockTestKit
 import Foundation
 import Glibc
+import ProcessTestKit
 import Synchronization
 
 /// The built `beaconctl` executable, run as a child process the way a user or systemd runs
@@ -89,20 +91,29 @@ final class BeaconctlProcess: Sendable {
 
     /// `environment` is added to this process's (after the variables below are cleared);
     /// `standardInput`, when given, is its standard input (else nothing).
-    convenience init(_ arguments: [String], environment extra: [String: String] = [:], standardInput: Pipe? = nil) throws {
+    /// With `terminal`, standard input and error are that terminal (`standardError` is then
+    /// what it shows: what beaconctl wrote there, and the typing it echoed).
+    convenience init(
+        _ arguments: [String], environment extra: [String: String] = [:], standardInput: Pipe? = nil, terminal: PseudoTerminal? = nil
+    ) throws {
         try self.init(
             program: try Self.executable(), arguments: Self.withSafetyCommandTimeout(arguments), environment: extra,
-            standardInput: standardInput)
+            standardInput: standardInput, terminal: terminal)
     }
 
     /// Another program watched the same way (a peripheral played by Bumble): its lines, its
     /// end, signals to stop it.
-    init(program: URL, arguments: [String], environment extra: [String: String] = [:], standardInput: Pipe? = nil) throws {
+    init(
+        program: URL, arguments: [String], environment extra: [String: String] = [:], standardInput: Pipe? = nil,
+        terminal: PseudoTerminal? = nil
+    ) throws {
         process = Process()
         process.executableURL = program
         process.arguments = arguments
         name = program.lastPathComponent
-        if let standardInput {
+        if let terminal {
+            process.standardInput = terminal.follower
+        } else if let standardInput {
             process.standardInput = standardInput
         } else {
             process.standardInput = FileHandle.nullDevice
@@ -113,13 +124,21 @@ final class BeaconctlProcess: Sendable {
         environment.merge(extra) { _, new in new }
         process.environment = environment
         let stdout = Pipe()
-        let stderr = Pipe()
         process.standardOutput = stdout
-        process.standardError = stderr
-        readEnds = [stdout.fileHandleForReading, stderr.fileHandleForReading]
+        let errorEnd: FileHandle
+        if let terminal {
+            // What beaconctl writes on the terminal is read from its leader side.
+            process.standardError = terminal.follower
+            errorEnd = terminal.leader
+        } else {
+            let stderr = Pipe()
+            process.standardError = stderr
+            errorEnd = stderr.fileHandleForReading
+        }
+        readEnds = [stdout.fileHandleForReading, errorEnd]
         let state = WatchedState(Observed(
             outputDescriptor: stdout.fileHandleForReading.fileDescriptor,
-            errorDescriptor: stderr.fileHandleForReading.fileDescriptor))
+            errorDescriptor: errorEnd.fileDescriptor))
         self.state = state
         // Read without blocking, each pipe on a thread of its own that polls it: not
         // Foundation's readability handlers, whose dispatch source can still be registered
@@ -136,7 +155,7 @@ final class BeaconctlProcess: Sendable {
             if ended { observed.outputEnded = true }
             observed.standardOutput.append(data)
         }
-        Self.startReader(stderr.fileHandleForReading, state: state, stop: stopReading) { observed, data, ended in
+        Self.startReader(errorEnd, state: state, stop: stopReading) { observed, data, ended in
             if ended { observed.errorEnded = true }
             observed.standardError.append(data)
         }

@@ -1,6 +1,7 @@
 import BeaconTestKit
 import Foundation
 import Glibc
+import ProcessTestKit
 
 /// A server a test starts and stops (a broker, Prometheus, Home Assistant), its end followed
 /// as the kernel reports it (`ChildProcessExit`), never by Foundation's `isRunning`, which a

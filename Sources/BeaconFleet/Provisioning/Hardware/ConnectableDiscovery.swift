@@ -61,6 +61,12 @@ public struct DiscoveredPeripheral: Hashable, Sendable {
 /// Scans for `window` and returns every peripheral heard, connectable or not. The scan runs
 /// on the caller's controller (the one the central then connects from) and is disabled
 /// before returning.
+///
+/// With `until`, the scan ends as soon as every address in it was heard connectably: the
+/// window is then a limit, not a wait, when every beacon has its `mac:`. (Not also until its
+/// advertisement names a profile: a passive scan never hears a scan response, where a beacon
+/// advertising an iBeacon frame keeps its vendor data; the profile is then found on the
+/// connection.)
 enum ConnectableDiscovery {
     /// At most this many peripherals are kept (a crowded hall cannot grow memory without end).
     static let peripheralLimit = 4096
@@ -68,6 +74,7 @@ enum ConnectableDiscovery {
     /// `noted` sees each peripheral as a report updates it (tests wait on it).
     static func run(
         host: HostController, configuration: ScanConfiguration, window: Duration, clock: any Clock<Duration>, logger: Logger,
+        until wanted: Set<BluetoothAddress> = [],
         noted: @escaping @Sendable (DiscoveredPeripheral) -> Void = { _ in }
     ) async throws(ScanError) -> [DiscoveredPeripheral] {
         let events = await host.events(bufferSize: 4096)
@@ -78,9 +85,14 @@ enum ConnectableDiscovery {
         let collected = await withTaskGroup(of: [BluetoothAddress: DiscoveredPeripheral]?.self) { group in
             group.addTask {
                 var heard: [BluetoothAddress: DiscoveredPeripheral] = [:]
-                for await element in events {
+                var pending = wanted
+                func found(_ peripheral: DiscoveredPeripheral) -> Bool {
+                    if peripheral.connectable { pending.remove(peripheral.address) }
+                    return !wanted.isEmpty && pending.isEmpty
+                }
+                listening: for await element in events {
                     guard case .event(.le(let meta)) = element else {
-                        if case .transportEnded = element { break }
+                        if case .transportEnded = element { break listening }
                         continue
                     }
                     for report in reports(in: meta) {
@@ -89,6 +101,7 @@ enum ConnectableDiscovery {
                             known.note(connectable: report.connectable, rssi: report.rssi, structures: structures)
                             heard[report.address] = known
                             noted(known)
+                            if found(known) { break listening }
                         } else if heard.count < peripheralLimit {
                             var fresh = DiscoveredPeripheral(
                                 address: report.address, addressType: report.addressType, connectable: false, strongestRSSI: nil,
@@ -96,6 +109,7 @@ enum ConnectableDiscovery {
                             fresh.note(connectable: report.connectable, rssi: report.rssi, structures: structures)
                             heard[report.address] = fresh
                             noted(fresh)
+                            if found(fresh) { break listening }
                         }
                     }
                 }

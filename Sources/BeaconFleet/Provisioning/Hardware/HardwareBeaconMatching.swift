@@ -22,15 +22,20 @@ public enum HardwareBeaconMatch: Hashable, Sendable {
 
 public enum HardwareBeaconMatching {
     /// Matches `beacons` to what was heard: by `mac:` first; then, with `assignNearest`,
-    /// each beacon without one (in manifest order) gets the strongest connectable peripheral
-    /// that no manifest beacon pins and none was proposed for, among those whose
-    /// advertisement names a profile (any connectable one when `profile` is given).
+    /// each beacon without one (in manifest order) gets a connectable peripheral that no
+    /// manifest beacon pins and none was proposed for, among those whose advertisement names
+    /// a profile (any connectable one when `profile` is given): the one already advertising
+    /// this beacon's identity if one does (provisioned before, its `mac:` never recorded),
+    /// else the strongest that advertises no manifest beacon's identity. One advertising
+    /// another manifest beacon's identity is that beacon: given to a second manifest beacon,
+    /// two beacons would end up with one identity, so it is never proposed for another.
     public static func match(
         _ beacons: [ResolvedBeacon], fleet: Fleet, heard: [DiscoveredPeripheral], assignNearest: Bool,
         profile: HardwareProfileChoice
     ) -> [HardwareBeaconMatch] {
         let byAddress = Dictionary(heard.map { ($0.address, $0) }, uniquingKeysWith: { first, _ in first })
         let pinnedAnywhere = Set(fleet.beacons.compactMap(\.expectedAddress))
+        let owners = Dictionary(fleet.beacons.map { ($0.identity, $0.id) }, uniquingKeysWith: { first, _ in first })
         var candidates = heard.filter {
             $0.connectable && !pinnedAnywhere.contains($0.address) && (profile != .auto || $0.advertisedProfile(among: ShippedProfiles.all) != nil)
         }
@@ -48,10 +53,19 @@ public enum HardwareBeaconMatching {
                 }
                 matches.append(.pinned(beacon, peripheral))
             } else if assignNearest {
-                if candidates.isEmpty {
+                let itself = candidates.firstIndex { $0.advertisedIdentity == beacon.identity }
+                let free = candidates.firstIndex { peripheral in peripheral.advertisedIdentity.map { owners[$0] == nil } ?? true }
+                if let chosen = itself ?? free {
+                    matches.append(.proposed(beacon, candidates.remove(at: chosen)))
+                    continue
+                }
+                let taken = candidates.compactMap { peripheral in
+                    peripheral.advertisedIdentity.flatMap { owners[$0] }.map { "\(peripheral.address) (\($0))" }
+                }
+                if taken.isEmpty {
                     matches.append(.unmatched(beacon, "no unassigned connectable beacon was heard to assign"))
                 } else {
-                    matches.append(.proposed(beacon, candidates.removeFirst()))
+                    matches.append(.unmatched(beacon, "no unassigned connectable beacon was heard to assign; not proposed, as each already advertises another manifest beacon's identity: \(taken.joined(separator: ", ")); add its address as mac: to that beacon's entry"))
                 }
             } else {
                 matches.append(.unmatched(beacon, "no mac: in the manifest: add the beacon's address as mac:, or pass --assign nearest"))

@@ -19,8 +19,10 @@ public enum HardwareProvisioningEvent: Sendable {
 /// connect to each in turn and bring it to the manifest through its vendor profile
 /// (`BeaconProvisioning`), then hear the written beacons on the air (`BeaconVerifier`).
 ///
-/// Everything runs on one controller, the caller's: the discovery scan, the central's
-/// connections, then one verification scan for every beacon written or found correct.
+/// Everything runs on one controller, the caller's: the discovery scan, the connections
+/// (`PeripheralConnector`: beaconctl's own central, or the kernel's on `hciN`; the next beacon
+/// pinned by `mac:` connected to while the one before it is written: at most two links at
+/// once), then one verification scan for every beacon written or found correct.
 public struct HardwareProvisioner: Sendable {
     public let request: HardwareProvisioningRequest
     public let host: HostController
@@ -34,13 +36,16 @@ public struct HardwareProvisioner: Sendable {
     public let recordAddress: @Sendable (ResolvedBeacon, BluetoothAddress) async -> String?
     /// Called once per write to a beacon (for `--log`).
     public let onWrite: @Sendable (ProvisioningWriteRecord) -> Void
+    /// Told as each step of a beacon begins (beacon id, step): where the time goes.
+    public let onPhase: @Sendable (String, HardwareProvisioningPhase) -> Void
 
     public init(
         request: HardwareProvisioningRequest, host: HostController, scanConfiguration: ScanConfiguration, logger: Logger,
         clock: any Clock<Duration> = ContinuousClock(),
         confirm: @escaping @Sendable (ResolvedBeacon, DiscoveredPeripheral) async -> Bool = { _, _ in true },
         recordAddress: @escaping @Sendable (ResolvedBeacon, BluetoothAddress) async -> String?,
-        onWrite: @escaping @Sendable (ProvisioningWriteRecord) -> Void = { _ in }
+        onWrite: @escaping @Sendable (ProvisioningWriteRecord) -> Void = { _ in },
+        onPhase: @escaping @Sendable (String, HardwareProvisioningPhase) -> Void = { _, _ in }
     ) {
         self.request = request
         self.host = host
@@ -50,6 +55,7 @@ public struct HardwareProvisioner: Sendable {
         self.confirm = confirm
         self.recordAddress = recordAddress
         self.onWrite = onWrite
+        self.onPhase = onPhase
     }
 
     public func run(
@@ -57,10 +63,15 @@ public struct HardwareProvisioner: Sendable {
     ) async throws(HardwareProvisioningError) -> HardwareProvisioningResult {
         let beacons = try request.selectedBeacons()
         onEvent(.discovering(seconds: ScanSession.seconds(request.discoveryWindow)))
+        // When every beacon has its mac:, the scan ends once all are heard; a beacon left to
+        // --assign nearest needs the whole window to compare strengths.
+        let comparing = request.assignNearest && beacons.contains { $0.expectedAddress == nil }
+        let wanted = comparing ? [] : Set(beacons.compactMap(\.expectedAddress))
         let heard: [DiscoveredPeripheral]
         do {
             heard = try await ConnectableDiscovery.run(
-                host: host, configuration: scanConfiguration, window: request.discoveryWindow, clock: clock, logger: logger)
+                host: host, configuration: scanConfiguration, window: request.discoveryWindow, clock: clock, logger: logger,
+                until: wanted)
         } catch {
             throw .controller(error.description)
         }
@@ -68,14 +79,16 @@ public struct HardwareProvisioner: Sendable {
         let matches = HardwareBeaconMatching.match(
             beacons, fleet: request.fleet, heard: heard, assignNearest: request.assignNearest, profile: request.profile)
 
-        let central = Central(host: host, clock: clock)
+        let connector: PeripheralConnector
         do {
-            try await central.start()
+            connector = try await PeripheralConnector.prepare(access: scanConfiguration.access, host: host, clock: clock)
         } catch {
             throw .controller(error.description)
         }
         var results: [HardwareBeaconResult] = []
-        for match in matches {
+        // The connection to the next pinned beacon, made while the one before it is written.
+        var ahead: (index: Int, task: Task<PeripheralLink?, Never>)?
+        for (index, match) in matches.enumerated() {
             if Task.isCancelled {
                 // Stopped (SIGINT, SIGTERM): the rest are reported, not silently dropped.
                 results.append(HardwareBeaconResult(
@@ -91,11 +104,34 @@ public struct HardwareProvisioner: Sendable {
                 result = HardwareBeaconResult(beaconID: beacon.id, address: nil, status: .unmatched, detail: why)
             case .pinned(let beacon, let peripheral):
                 onEvent(.connecting(beaconID: beacon.id, peripheral.address))
-                result = await provision(beacon, peripheral, central: central, assigned: false)
+                onPhase(beacon.id, .connecting)
+                var prepared: PeripheralLink?
+                if let made = ahead, made.index == index {
+                    // Its own task: a stop (SIGINT) reaches it through this wait.
+                    prepared = await withTaskCancellationHandler { await made.task.value } onCancel: { made.task.cancel() }
+                }
+                ahead = nil
+                do {
+                    let connection = try await connect(peripheral, connector: connector, prepared: prepared)
+                    // The next pinned beacon is connected to while this one is written: waiting
+                    // for its advertisement is most of a connection's set-up (a factory KBeacon
+                    // advertises once a second), and the controller has room for both links.
+                    ahead = connectAhead(matches, after: index, connector: connector)
+                    result = await provision(beacon, peripheral, on: connection, assigned: false)
+                } catch {
+                    result = HardwareBeaconResult(beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: error.description)
+                }
             case .proposed(let beacon, let peripheral):
                 if await confirm(beacon, peripheral) {
                     onEvent(.connecting(beaconID: beacon.id, peripheral.address))
-                    result = await provision(beacon, peripheral, central: central, assigned: true)
+                    onPhase(beacon.id, .connecting)
+                    do {
+                        let connection = try await connect(peripheral, connector: connector, prepared: nil)
+                        result = await provision(beacon, peripheral, on: connection, assigned: true)
+                    } catch {
+                        result = HardwareBeaconResult(
+                            beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: error.description)
+                    }
                 } else {
                     result = HardwareBeaconResult(
                         beaconID: beacon.id, address: nil, status: .unmatched,
@@ -105,6 +141,11 @@ public struct HardwareProvisioner: Sendable {
             onEvent(.finished(result))
             results.append(result)
         }
+        if let ahead {
+            // Stopped before its turn: the attempt is cancelled on the controller, a link made is ended.
+            ahead.task.cancel()
+            await ahead.task.value?.disconnect()
+        }
         if !request.dryRun && !Task.isCancelled {
             results = try await verify(results, onEvent: onEvent)
         }
@@ -113,32 +154,61 @@ public struct HardwareProvisioner: Sendable {
 
     // MARK: One beacon
 
+    /// The connection to `peripheral`: the one made ahead when it is still up, else a new one
+    /// (made again as it would have been without the head start, when that one failed or
+    /// dropped meanwhile).
+    private func connect(
+        _ peripheral: DiscoveredPeripheral, connector: PeripheralConnector, prepared: PeripheralLink?
+    ) async throws(LECentralError) -> PeripheralLink {
+        if let prepared, prepared.isUp() { return prepared }
+        return try await connector.connect(to: peripheral.address, type: Self.peerType(of: peripheral), timeout: request.connectTimeout)
+    }
+
+    /// Starts connecting to the match after `index` when it is the next one to connect to and
+    /// pinned by `mac:` (a proposal is asked about first, so it is not connected to ahead).
+    private func connectAhead(
+        _ matches: [HardwareBeaconMatch], after index: Int, connector: PeripheralConnector
+    ) -> (index: Int, task: Task<PeripheralLink?, Never>)? {
+        let next = matches[(index + 1)...].firstIndex {
+            switch $0 {
+            case .pinned, .proposed: true
+            case .unreachable, .unmatched: false
+            }
+        }
+        guard let next, case .pinned(_, let peripheral) = matches[next] else { return nil }
+        let type = Self.peerType(of: peripheral)
+        let timeout = request.connectTimeout
+        return (next, Task { try? await connector.connect(to: peripheral.address, type: type, timeout: timeout) })
+    }
+
+    private static func peerType(of peripheral: DiscoveredPeripheral) -> PeerAddressType {
+        peripheral.addressType == .public || peripheral.addressType == .publicIdentity ? .public : .random
+    }
+
     private func provision(
-        _ beacon: ResolvedBeacon, _ peripheral: DiscoveredPeripheral, central: Central, assigned: Bool
+        _ beacon: ResolvedBeacon, _ peripheral: DiscoveredPeripheral, on connection: PeripheralLink, assigned: Bool
     ) async -> HardwareBeaconResult {
         var result = HardwareBeaconResult(beaconID: beacon.id, address: peripheral.address, status: .unreachable, detail: "")
-        let type: PeerAddressType = peripheral.addressType == .public || peripheral.addressType == .publicIdentity ? .public : .random
-        let connection: LEConnection
-        do {
-            connection = try await central.connect(to: peripheral.address, type: type, timeout: request.connectTimeout)
-        } catch {
-            result.detail = error.description
-            return result
-        }
+        let phase = onPhase
+        let beaconID = beacon.id
+        phase(beaconID, .openingProfile)
         let profile: any BeaconProfile
         switch await open(peripheral, on: connection) {
         case .success(let opened):
-            profile = opened
+            profile = PhaseAnnouncingProfile(opened) { phase(beaconID, $0) }
         case .failure(let failure):
             result.status = failure.status
             result.detail = failure.detail
-            _ = try? await connection.disconnect()
+            phase(beaconID, .disconnecting)
+            await connection.disconnect()
             return result
         }
         result.profile = profile.name
         result = await provision(beacon, peripheral, through: profile, into: result)
-        _ = try? await connection.disconnect()
+        phase(beaconID, .disconnecting)
+        await connection.disconnect()
         if assigned, result.status == .provisioned || result.status == .alreadyCorrect {
+            phase(beaconID, .recordingAddress)
             if let problem = await recordAddress(beacon, peripheral.address) {
                 result.detail += "; mac: not written into the manifest: \(problem)"
             } else {
@@ -155,45 +225,63 @@ public struct HardwareProvisioner: Sendable {
 
     /// The profile the request names, or the one the advertisement or the GATT services show
     /// (beaconctl's own first, then the shipped declarative profiles).
-    private func open(_ peripheral: DiscoveredPeripheral, on connection: LEConnection) async -> Result<any BeaconProfile, OpenFailure> {
+    private func open(_ peripheral: DiscoveredPeripheral, on connection: PeripheralLink) async -> Result<any BeaconProfile, OpenFailure> {
         var choice = request.profile
         let declarative = ShippedProfiles.all
         if choice == .auto { choice = peripheral.advertisedProfile(among: declarative) ?? .auto }
         do {
-            if choice == .auto {
-                let services = try await connection.gatt.discoverPrimaryServices()
-                let offered = ShippedProfiles.offering(services, among: declarative)
-                if KBeaconProfile.recognises(services: services) {
-                    choice = .kbeacon
-                } else if EddystoneGATTProfile.recognises(services: services) {
-                    choice = .eddystoneGATT
-                } else if offered.count == 1, let only = offered.first {
-                    choice = .declarative(only)
-                } else if offered.count > 1 {
-                    return .failure(OpenFailure(
-                        status: .unsupported,
-                        detail: "several shipped profiles configure through the services it offers (\(offered.map(\.name).joined(separator: ", "))) and its advertisement tells none apart: name one with --profile"))
-                }
-            }
             switch choice {
             case .kbeacon:
-                return .success(try await KBeaconProfile.open(on: connection))
+                return .success(try await KBeaconProfile.open(gatt: connection.gatt, address: connection.peer))
             case .eddystoneGATT:
-                return .success(try await EddystoneGATTProfile.open(on: connection))
+                return .success(try await EddystoneGATTProfile.open(gatt: connection.gatt))
             case .declarative(let definition):
-                return .success(try await DeclarativeProfile.open(definition, on: connection))
+                return .success(try await DeclarativeProfile.open(definition, gatt: connection.gatt))
             case .auto:
+                if let profile = try await openFromServices(connection) { return .success(profile) }
                 let shipped = declarative.isEmpty ? "" : " or of the shipped profiles (\(declarative.map(\.name).joined(separator: ", ")))"
                 return .failure(OpenFailure(
                     status: .unsupported,
                     detail: "no known profile: neither its advertisement nor its GATT services are those of a KBeacon (0xFEA0), the Eddystone configuration service\(shipped); name one with --profile, or give a profile file for its vendor's table (docs/profiles.md)"))
             }
-        } catch let error as BeaconProfileError {
+        } catch {
             if case .notThisProfile = error.kind { return .failure(OpenFailure(status: .unsupported, detail: error.description)) }
             return .failure(OpenFailure(status: .unreachable, detail: error.description))
-        } catch {
-            return .failure(OpenFailure(status: .unreachable, detail: "\(error)"))
         }
+    }
+
+    /// The profile whose service the beacon has, `nil` when neither. Each profile's opening
+    /// discovers the services itself and says `notThisProfile` before sending anything else:
+    /// trying the KBeacon's first (the one that carries an iBeacon identity) discovers them
+    /// once for a KBeacon, rather than once here and again in the profile.
+    private func openFromServices(_ connection: PeripheralLink) async throws(BeaconProfileError) -> (any BeaconProfile)? {
+        do {
+            return try await KBeaconProfile.open(gatt: connection.gatt, address: connection.peer)
+        } catch {
+            guard case .notThisProfile = error.kind else { throw error }
+        }
+        do {
+            return try await EddystoneGATTProfile.open(gatt: connection.gatt)
+        } catch {
+            guard case .notThisProfile = error.kind else { throw error }
+        }
+        // The shipped declarative profiles whose service and table the beacon has; opening
+        // one discovers and sends nothing else. Two that fit cannot be told apart here.
+        var fitting: [DeclarativeProfile] = []
+        for definition in ShippedProfiles.all {
+            do {
+                fitting.append(try await DeclarativeProfile.open(definition, gatt: connection.gatt))
+            } catch {
+                guard case .notThisProfile = error.kind else { throw error }
+            }
+        }
+        if fitting.count > 1 {
+            throw BeaconProfileError(
+                context: connection.gatt.att.context,
+                kind: .notThisProfile(
+                    "several shipped profiles fit its GATT services (\(fitting.map(\.name).joined(separator: ", "))) and its advertisement tells none apart: name one with --profile"))
+        }
+        return fitting.first
     }
 
     /// One `BeaconProvisioning` run, its outcome worded as a result.

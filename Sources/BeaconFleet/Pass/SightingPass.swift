@@ -1,0 +1,278 @@
+import BeaconCore
+import HCI
+
+/// The one loop over sightings: every pass — a verification, a watch's replay, a scan's
+/// ranging, a monitoring run, a calibration's sampling — reads its source through this
+/// driver, which places each sighting once on the pass's clock (`SightingTimeline`, built
+/// here and nowhere else for these passes), hands over the telemetry heard beside the
+/// sightings when the clock reaches it, merges a live source's ticks, health and receivers'
+/// statuses in the order they arrive (`LiveSightingFeed`), and feeds one stream of
+/// `PassInput`s to a `PassReducer` until the reducer is done, the input ends, the deadline
+/// comes or the calling task is cancelled.
+///
+/// The imperative shell of a pass: clocks, queues and tasks are here; what the sightings
+/// mean is the reducer's.
+public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Sendable>: Sendable {
+    public let sightings: Sightings
+    public let clocking: PassClocking
+    /// Where the source leaves the telemetry it decodes (`SightingSource.telemetry`).
+    public let telemetry: TelemetryInbox?
+    public var settings: SightingPassSettings
+
+    public init(_ sightings: Sightings, clocking: PassClocking, telemetry: TelemetryInbox? = nil, settings: SightingPassSettings = SightingPassSettings()) {
+        self.sightings = sightings
+        self.clocking = clocking
+        self.telemetry = telemetry
+        self.settings = settings
+    }
+
+    /// Feeds `reducer` until it is done, the input ends (`.ended` is its last input), the
+    /// deadline comes or the task is cancelled. An error of the source is thrown at its place,
+    /// after everything before it was fed.
+    public func run<Reducer: PassReducer>(_ reducer: inout Reducer) async throws -> PassOutcome {
+        var state = PassState(telemetry: telemetry, maximumReceivers: settings.maximumReceivers)
+        let arrivals: PassArrivals<Sightings>
+        switch clocking {
+        case .replay(let origin):
+            if case .zero = origin { state.timeline.advance(to: 0) }
+            arrivals = .recorded(RecordedArrivals(sightings))
+        case .live(let tick, let clock):
+            state.timeline.advance(to: 0)
+            arrivals = .live(feed(tick: tick, clock: clock))
+        case .scan(let tick, let clock, let elapsed, let deadline):
+            arrivals = .live(feed(tick: tick, clock: clock, elapsed: elapsed, deadline: deadline))
+        case .followingWallClock(let tick, let clock, let wallClock, _):
+            state.wallClockAtStart = wallClock()
+            arrivals = .live(feed(tick: tick, clock: clock))
+        }
+        defer { arrivals.stop() }
+        let end = try await drive(arrivals, state: &state, reducer: &reducer)
+        return PassOutcome(end: end, clock: end == .interrupted ? arrivals.interruptedAt(state.timeline.now) : state.timeline.now)
+    }
+
+    private func feed(
+        tick: Duration, clock: any Clock<Duration>, elapsed: (@Sendable () -> Double)? = nil, deadline: Double? = nil
+    ) -> LiveSightingFeed {
+        LiveSightingFeed(
+            sightings, tick: tick, queueLimit: settings.queueLimit, drops: settings.drops, health: settings.health,
+            receiverStatus: settings.receiverStatus,
+            clock: clock, elapsed: elapsed, deadline: deadline)
+    }
+
+    /// The loop.
+    private func drive<Reducer: PassReducer>(
+        _ arrivals: PassArrivals<Sightings>, state: inout PassState, reducer: inout Reducer
+    ) async throws -> PassEnd {
+        switch arrivals {
+        case .recorded(var recorded):
+            var batch: [Sighting] = []
+            while try await recorded.next(into: &batch) {
+                // The telemetry decoded with (or ahead of) this batch, each reading handed over
+                // when the clock reaches it, in order with the sightings around it.
+                state.collectTelemetry()
+                for sighting in batch {
+                    if Task.isCancelled { return state.interrupt(reducer: &reducer) }
+                    if reducer.take(.sighting(state.place(sighting, placement: .ownTime))) == .done { return .reducerDone }
+                    if state.hasPendingTelemetry, state.feedTelemetry(dueBy: state.timeline.now, to: &reducer) == .done {
+                        return .reducerDone
+                    }
+                }
+            }
+            if Task.isCancelled { return state.interrupt(reducer: &reducer) }
+            return state.end(at: state.timeline.now, reducer: &reducer)
+        case .live(let feed):
+            for await input in feed.inputs {
+                switch input {
+                case .sighting(let sighting):
+                    let placed: PlacedSighting
+                    switch clocking {
+                    case .scan(_, _, _, let deadline):
+                        // Stamped by the scan on this clock. Read late, past the deadline (the
+                        // queue was behind): not taken.
+                        if let deadline, sighting.time > deadline { return .deadline }
+                        placed = state.place(sighting, placement: .stamped)
+                    case .followingWallClock:
+                        placed = state.place(sighting, placement: .ownTime)
+                    case .replay, .live:
+                        placed = state.place(sighting, placement: .joining(feed.elapsed))
+                    }
+                    if reducer.take(.sighting(placed)) == .done { return .reducerDone }
+                case .tick(let time):
+                    if tick(at: time, state: &state, reducer: &reducer) == .done { return .reducerDone }
+                    if case .scan(_, _, _, let deadline?) = clocking, time >= deadline { return .deadline }
+                    if case .followingWallClock(_, _, let wallClock, let limit?) = clocking, state.timeline.now == nil,
+                        let started = state.wallClockAtStart, wallClock() - started >= limit
+                    {
+                        return .deadline
+                    }
+                case .ended(let time):
+                    return state.end(at: clocking.isStampedByFeed ? time : state.timeline.now ?? time, reducer: &reducer)
+                case .health(let change, let time):
+                    if reducer.take(.health(change, at: time)) == .done { return .reducerDone }
+                case .receiverStatus(let change, let time):
+                    if reducer.take(.receiverStatus(change, at: time)) == .done { return .reducerDone }
+                case .failed(let error):
+                    throw error
+                }
+            }
+            return .interrupted
+        }
+    }
+
+    /// A live tick: the clock moves to it (to the wall clock's time, when following it), the
+    /// pending telemetry is handed over, then the tick.
+    private func tick<Reducer: PassReducer>(at time: Double, state: inout PassState, reducer: inout Reducer) -> PassStep {
+        var time = time
+        if case .followingWallClock(_, _, let wallClock, _) = clocking {
+            // Until a receiver on Unix time is placed, the wall clock cannot be told on this one.
+            guard let target = state.timeline.time(atUnixTime: wallClock()), target > state.timeline.now ?? -.infinity else {
+                return .more
+            }
+            time = target
+        }
+        state.timeline.advance(to: time)
+        state.collectTelemetry()
+        if state.feedTelemetry(dueBy: nil, to: &reducer) == .done { return .done }
+        return reducer.take(.tick(time))
+    }
+}
+
+/// How a pass holds and bounds its inputs.
+public struct SightingPassSettings: Sendable {
+    /// Receivers on elapsed clocks told apart (`SightingTimeline`).
+    public var maximumReceivers = SightingTimeline.standardMaximumReceivers
+    /// Inputs a live pass holds for its reducer; beyond, the oldest sightings and ticks are
+    /// dropped and counted in `drops`.
+    public var queueLimit = 100_000
+    public var drops = DropCounter()
+    /// A live input's health changes and its receivers' statuses, merged with its sightings.
+    public var health: AsyncStream<InputHealthChange>?
+    public var receiverStatus: AsyncStream<ReceiverStatusChange>?
+
+    public init() {}
+}
+
+extension PassClocking {
+    /// Whether the feed's stamps are the pass's clock (the end's time is then the feed's).
+    var isStampedByFeed: Bool {
+        switch self {
+        case .live, .scan: true
+        case .replay, .followingWallClock: false
+        }
+    }
+}
+
+/// The pass's clock and its pending telemetry.
+struct PassState {
+    var timeline: SightingTimeline
+    /// The telemetry taken from the source, not yet handed over.
+    private var pending: PendingTelemetry
+    /// The wall clock when a pass following it started.
+    var wallClockAtStart: Double?
+
+    init(telemetry: TelemetryInbox?, maximumReceivers: Int) {
+        self.pending = PendingTelemetry(inbox: telemetry)
+        self.timeline = SightingTimeline(maximumReceivers: maximumReceivers)
+    }
+
+    /// How a sighting's time is read.
+    enum Placement {
+        /// Its own time, its receiver joining where the clock stands.
+        case ownTime
+        /// Its own time, its receiver joining at the time `elapsed` reads when it arrives.
+        case joining(@Sendable () -> Double)
+        /// Already on this clock.
+        case stamped
+    }
+
+    @inline(__always)
+    mutating func place(_ sighting: Sighting, placement: Placement) -> PlacedSighting {
+        let time: Double?
+        switch placement {
+        case .ownTime: time = timeline.place(sighting)?.time
+        case .joining(let elapsed): time = timeline.place(sighting, joining: elapsed)?.time
+        case .stamped:
+            timeline.advance(to: sighting.time)
+            time = sighting.time
+        }
+        return PlacedSighting(sighting: sighting, time: time, clock: timeline.now ?? time ?? 0)
+    }
+
+    var hasPendingTelemetry: Bool { pending.hasReadings }
+
+    /// Takes what the source decoded since the last call.
+    mutating func collectTelemetry() { pending.collect() }
+
+    /// Hands over the pending readings placed at or before `dueBy` (every one with `nil`),
+    /// each at its place, never later than the clock: a reading from a receiver not placed yet
+    /// is due at once, where the clock stands. Only readings decoded ahead of a replay wait,
+    /// so the pending ones are bounded by the reader's lead.
+    mutating func feedTelemetry<Reducer: PassReducer>(dueBy: Double?, to reducer: inout Reducer) -> PassStep {
+        while let (reading, placed) = pending.next(dueBy: dueBy, placedAt: { [timeline] in
+            timeline.knownTime(of: $0.time, clock: $0.clock, receiver: $0.receiver)
+        }) {
+            let now = timeline.now ?? placed ?? 0
+            if reducer.take(.telemetry(reading, at: min(placed ?? now, now))) == .done { return .done }
+        }
+        return .more
+    }
+
+    /// A replay was cancelled: the telemetry read so far is handed over (what was read is taken).
+    mutating func interrupt<Reducer: PassReducer>(reducer: inout Reducer) -> PassEnd {
+        collectTelemetry()
+        return feedTelemetry(dueBy: nil, to: &reducer) == .done ? .reducerDone : .interrupted
+    }
+
+    /// The input ended at `time`: the telemetry left, then `.ended`.
+    mutating func end<Reducer: PassReducer>(at time: Double?, reducer: inout Reducer) -> PassEnd {
+        collectTelemetry()
+        if feedTelemetry(dueBy: nil, to: &reducer) == .done { return .reducerDone }
+        return reducer.take(.ended(at: time)) == .done ? .reducerDone : .inputEnded
+    }
+}
+
+/// Where a pass's sightings come from: a recording, read in batches where its reader decodes
+/// them so (a batch per await rather than a sighting, which at millions of sightings is most
+/// of the cost), or a live feed.
+enum PassArrivals<Sightings: AsyncSequence<Sighting, any Error> & Sendable> {
+    case recorded(RecordedArrivals<Sightings>)
+    case live(LiveSightingFeed)
+
+    func stop() {
+        if case .live(let feed) = self { feed.stop() }
+    }
+
+    /// Where the clock stands when the task was cancelled: a live feed's own time, a
+    /// recording's latest placed time.
+    func interruptedAt(_ now: Double?) -> Double? {
+        switch self {
+        case .recorded: now
+        case .live(let feed): feed.elapsed()
+        }
+    }
+}
+
+/// A recording's sightings, a batch at a time where it can, else one by one.
+struct RecordedArrivals<Sightings: AsyncSequence<Sighting, any Error> & Sendable> {
+    private var batches: (any SightingBatchIterator)?
+    private var iterator: Sightings.AsyncIterator?
+
+    init(_ sightings: Sightings) {
+        if let batched = sightings as? any SightingBatchSequence {
+            batches = batched.makeBatchIterator()
+        } else {
+            iterator = sightings.makeAsyncIterator()
+        }
+    }
+
+    mutating func next(into batch: inout [Sighting]) async throws -> Bool {
+        if var batched = batches {
+            defer { batches = batched }
+            return try await batched.nextBatch(into: &batch)
+        }
+        guard let sighting = try await iterator?.next(isolation: nil) else { return false }
+        batch.removeAll(keepingCapacity: true)
+        batch.append(sighting)
+        return true
+    }
+}
