@@ -19,7 +19,7 @@
 #   FleetManifest every file (with libyaml, as the package builds it)
 #   RangingEvaluation every file (recordings at known distances, the estimators)
 #   BeaconMQTT   the broker URL only (MQTTBrokerURL, MQTTError, MQTTCredentials: no libmosquitto)
-#   BeaconFleet  Sighting*.swift, Decode*.swift, Verification/ (with Health/), Monitoring/ and Gateways/
+#   BeaconFleet  Sighting*.swift, Decode*.swift, Verification/ (with Health/ and Pass/), Monitoring/ and Gateways/
 #                (with MQTTTopics.swift), the parts that read untrusted bytes and judge what
 #                they say; the rest needs swift-log
 # Everything lands in .build/fuzz/. The committed seeds in Fuzz/corpus/<TARGET>/ are
@@ -85,7 +85,7 @@ mapfile -t sighting_sources < <(find Sources/BeaconFleet/Sightings -name '*.swif
 build_module BeaconFleet -I Sources/CYAML "${sighting_sources[@]}" Sources/BeaconFleet/Decode/*.swift \
   Sources/BeaconFleet/Gateways/*.swift Sources/BeaconFleet/Fleetwide/MQTTTopics.swift Sources/BeaconFleet/Watch/InputHealth.swift \
   Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingSetAllocation.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift \
-  Sources/BeaconFleet/Controllers/ControllerAdvice.swift Sources/BeaconFleet/Health/*.swift "${fleet_sources[@]}"
+  Sources/BeaconFleet/Controllers/ControllerAdvice.swift Sources/BeaconFleet/Health/*.swift Sources/BeaconFleet/Pass/*.swift "${fleet_sources[@]}"
 # The reports a verification pass renders (their escaping meets hostile identities).
 build_module BeaconCLI -I Sources/CYAML Sources/BeaconCLI/Rendering/JSONOutput.swift Sources/BeaconCLI/Rendering/StreamingJSONWriter.swift Sources/BeaconCLI/Rendering/Console.swift \
   Sources/BeaconCLI/Rendering/Verify/ReportSink.swift Sources/BeaconCLI/Rendering/Verify/VerificationReportPass.swift \

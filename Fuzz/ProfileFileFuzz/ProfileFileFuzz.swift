@@ -25,9 +25,11 @@ public func fuzzProfileFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
             else { fatalError("a profile read without its name, source or identity") }
         case .failure(let error):
             // libyaml ends a line at \n, \r\n and a lone \r (and YAML 1.1's NEL, LS and PS, whose
-            // UTF-8 forms hold 0x85, 0xA8 or 0xA9): counting each of those bytes bounds it.
+            // UTF-8 forms hold 0x85, 0xA8 or 0xA9): counting each of those bytes bounds it. The end
+            // of the stream is one line further when the text does not end with a break (`[`
+            // alone is an error at 2:1).
             let breaks: Set<UInt8> = [0x0A, 0x0D, 0x85, 0xA8, 0xA9]
-            let lines = input.filter { breaks.contains($0) }.count + 1
+            let lines = input.filter { breaks.contains($0) }.count + 2
             for problem in error.problems.problems {
                 guard !problem.code.isEmpty, problem.line <= lines, problem.line >= 0 else {
                     fatalError("a problem without a code or outside the text: \(problem)")
