@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "beaconctl", targets: ["beaconctl"]),
         .library(name: "BeaconCore", targets: ["BeaconCore"]),
+        .library(name: "YAMLDocument", targets: ["YAMLDocument"]),
         .library(name: "FleetManifest", targets: ["FleetManifest"]),
         .library(name: "HCI", targets: ["HCI"]),
         .library(name: "HCITransports", targets: ["HCITransports"]),
@@ -50,8 +51,11 @@ let package = Package(
 
         // Identity, frames, regions, ranging maths: no I/O, no dependencies.
         .target(name: "BeaconCore", swiftSettings: strict),
+        // The one home for YAML: libyaml's events with positions, how a scalar's text and style
+        // type it, a node tree and strict mappings for small documents (configuration profiles).
+        .target(name: "YAMLDocument", dependencies: ["CYAML", "BeaconCore"], swiftSettings: strict),
         // YAML → fleet model with source locations, validation, export/import.
-        .target(name: "FleetManifest", dependencies: ["CYAML", "BeaconCore"], swiftSettings: strict),
+        .target(name: "FleetManifest", dependencies: ["BeaconCore", "YAMLDocument"], swiftSettings: strict),
         // The HCI protocol: packets, commands, events, H4 framing, the host-controller actor,
         // the btsnoop format. No I/O.
         .target(name: "HCI", dependencies: ["BeaconCore"], swiftSettings: strict),
@@ -66,7 +70,7 @@ let package = Package(
         // OpenSSL's digests and ciphers that device protocols need (MD5, AES-128), for the
         // profiles and the virtual radio's beacons alike: one home for libcrypto calls.
         .target(name: "CryptoPrimitives", dependencies: ["CLibCrypto"], swiftSettings: strict),
-        .target(name: "BeaconProfiles", dependencies: ["BeaconCore", "CryptoPrimitives", "HCI", "LECentral"], swiftSettings: strict),
+        .target(name: "BeaconProfiles", dependencies: ["BeaconCore", "CryptoPrimitives", "HCI", "LECentral", "YAMLDocument"], swiftSettings: strict),
         // Linux kernel HCI sockets (RAW and USER channels) behind a syscall seam.
         .target(name: "HCILinux", dependencies: ["BeaconCore", "HCI", "HCITransports", "CBlueZ"], swiftSettings: strict),
         // The LE central's ATT bearer through the Linux kernel (an L2CAP socket on the ATT
@@ -174,13 +178,15 @@ let package = Package(
         .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition"], swiftSettings: strict),
         .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),
         .testTarget(
-            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit", "ProcessTestKit"],
+            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit", "ProcessTestKit", "YAMLDocument"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         // BeaconMQTT's own units (URLs, credentials, TLS settings, wording): no broker needed.
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
-        .testTarget(name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "CryptoPrimitives", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
+        .testTarget(
+            name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "CryptoPrimitives", "HCI", "HCITestKit", "LECentral", "YAMLDocument"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(
             name: "VirtualRadioTests", dependencies: ["BeaconCore", "CryptoPrimitives", "HCI", "LECentral", "VirtualRadio", "VirtualBeacons"], swiftSettings: strict),

@@ -4,7 +4,8 @@
 # Usage: scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER-FLAGS…]
 #   TARGET   ADParserFuzz (default), HCIEventFuzz, SightingLineFuzz, VerificationFuzz,
 #            MonitorScheduleFuzz, CaptureFuzz, RangingInputFuzz, PcapFuzz, GatewayFuzz,
-#            GatewayConfigurationFuzz, ATTFuzz, BeaconProfilesFuzz, VirtualBeaconFuzz, or all
+#            GatewayConfigurationFuzz, ATTFuzz, BeaconProfilesFuzz, VirtualBeaconFuzz,
+#            ProfileFileFuzz, or all
 #   SECONDS  how long to fuzz each target (default 60); 0 only builds
 #
 # The fuzz entry points live in Fuzz/<TARGET>/ and are not SwiftPM targets: SwiftPM cannot
@@ -13,13 +14,15 @@
 #   BeaconCore   every file
 #   HCI          every file
 #   LECentral    every file (L2CAP, ATT, GATT, the central)
-#   BeaconProfiles every file (vendor configuration profiles; with OpenSSL's libcrypto)
+#   YAMLDocument every file (libyaml's events, scalar typing, the node tree; with libyaml)
+#   BeaconProfiles every file (vendor configuration profiles, declarative profile files; with
+#                OpenSSL's libcrypto)
 #   FleetManifest every file (with libyaml, as the package builds it)
 #   VirtualRadio, VirtualBeacons every file (the virtual radio and its battery beacons; built
 #                with -enable-testing, so that the fuzz target can reach the beacon's firmware)
 #   RangingEvaluation every file (recordings at known distances, the estimators)
 #   BeaconMQTT   the broker URL only (MQTTBrokerURL, MQTTError, MQTTCredentials: no libmosquitto)
-#   BeaconFleet  Sighting*.swift, Decode*.swift, Verification/ (with Health/), Monitoring/ and Gateways/
+#   BeaconFleet  Sighting*.swift, Decode*.swift, Verification/ (with Health/ and Pass/), Monitoring/ and Gateways/
 #                (with MQTTTopics.swift), the parts that read untrusted bytes and judge what
 #                they say; the rest needs swift-log
 # Everything lands in .build/fuzz/. The committed seeds in Fuzz/corpus/<TARGET>/ are
@@ -39,7 +42,7 @@ shift $(( $# > 2 ? 2 : $# ))
 [[ "${1:-}" == "--" ]] && shift
 extra_flags=("$@")
 
-targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz BeaconProfilesFuzz VirtualBeaconFuzz)
+targets=(ADParserFuzz HCIEventFuzz SightingLineFuzz VerificationFuzz MonitorScheduleFuzz CaptureFuzz RangingInputFuzz PcapFuzz GatewayFuzz GatewayConfigurationFuzz ATTFuzz BeaconProfilesFuzz VirtualBeaconFuzz ProfileFileFuzz)
 if [[ "$target" == all ]]; then
   selected=("${targets[@]}")
 else
@@ -71,8 +74,9 @@ build_module HCI "${hci_sources[@]}"
 mapfile -t central_sources < <(find Sources/LECentral -name '*.swift' | sort)
 build_module LECentral "${central_sources[@]}"
 build_module CryptoPrimitives -I Sources/CLibCrypto Sources/CryptoPrimitives/*.swift
+build_module YAMLDocument -I Sources/CYAML Sources/YAMLDocument/*.swift
 mapfile -t profile_sources < <(find Sources/BeaconProfiles -name '*.swift' | sort)
-build_module BeaconProfiles -I Sources/CLibCrypto "${profile_sources[@]}"
+build_module BeaconProfiles -I Sources/CLibCrypto -I Sources/CYAML "${profile_sources[@]}"
 mapfile -t radio_sources < <(find Sources/VirtualRadio -name '*.swift' | sort)
 build_module VirtualRadio -enable-testing "${radio_sources[@]}"
 mapfile -t virtual_beacon_sources < <(find Sources/VirtualBeacons -name '*.swift' | sort)
@@ -89,7 +93,7 @@ mapfile -t sighting_sources < <(find Sources/BeaconFleet/Sightings -name '*.swif
 build_module BeaconFleet -I Sources/CYAML "${sighting_sources[@]}" Sources/BeaconFleet/Decode/*.swift \
   Sources/BeaconFleet/Gateways/*.swift Sources/BeaconFleet/Fleetwide/MQTTTopics.swift Sources/BeaconFleet/Watch/InputHealth.swift \
   Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingSetAllocation.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift \
-  Sources/BeaconFleet/Controllers/ControllerAdvice.swift Sources/BeaconFleet/Health/*.swift "${fleet_sources[@]}"
+  Sources/BeaconFleet/Controllers/ControllerAdvice.swift Sources/BeaconFleet/Health/*.swift Sources/BeaconFleet/Pass/*.swift "${fleet_sources[@]}"
 # The reports a verification pass renders (their escaping meets hostile identities).
 build_module BeaconCLI -I Sources/CYAML Sources/BeaconCLI/Rendering/JSONOutput.swift Sources/BeaconCLI/Rendering/StreamingJSONWriter.swift Sources/BeaconCLI/Rendering/Console.swift \
   Sources/BeaconCLI/Rendering/Verify/ReportSink.swift Sources/BeaconCLI/Rendering/Verify/VerificationReportPass.swift \
@@ -101,7 +105,7 @@ for name in "${selected[@]}"; do
   say "linking $name"
   # The linker warns that it cannot export ASan's local symbols; that is harmless noise.
   swiftc "${common[@]}" -module-name "$name" Fuzz/"$name"/*.swift \
-    "$out/modules/BeaconCore.o" "$out/modules/CryptoPrimitives.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/VirtualRadio.o" "$out/modules/VirtualBeacons.o" "$out/modules/BeaconProfiles.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
+    "$out/modules/BeaconCore.o" "$out/modules/CryptoPrimitives.o" "$out/modules/RangingEvaluation.o" "$out/modules/HCI.o" "$out/modules/LECentral.o" "$out/modules/YAMLDocument.o" "$out/modules/VirtualRadio.o" "$out/modules/VirtualBeacons.o" "$out/modules/BeaconProfiles.o" "$out/modules/FleetManifest.o" "$out/modules/BeaconMQTT.o" "$out/modules/BeaconFleet.o" "$out/modules/BeaconCLI.o" \
     -I Sources/CYAML -I Sources/CLibCrypto -lyaml -lcrypto \
     -o "$out/$name" 2> >(grep -v "Cannot export local symbol" >&2)
   [[ "$seconds" -eq 0 ]] && continue

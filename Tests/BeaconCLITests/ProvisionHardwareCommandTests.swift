@@ -28,6 +28,34 @@ struct ProvisionHardwareCommandTests {
         #expect(result.error.contains(message), "\(result.error)")
     }
 
+    @Test("--profile FILE with a problem: exit 2 before the manifest is read, the problem at its line and column")
+    func brokenProfileFile() async throws {
+        let scratch = try ScratchFolder()
+        let profile = try scratch.write(
+            "acme.yaml",
+            """
+            version: 1
+            profile: acme
+            source: doc
+            service: FFF0
+            values:
+              uuid: {characteristic: FFF1, encoding: uuid}
+              major: {characteristic: FFF2, encoding: uint16}
+              minor: {characteristic: FFF3, encoding: uint16, byte-order: big}
+            """)
+        let result = await runBeaconctl(["provision", "missing.yaml", "--hardware", "--profile", profile])
+        #expect(result.status == 2, "\(result.error)")
+        #expect(result.error.contains("acme.yaml:7:43: error[missing-byte-order]: uint16 needs `byte-order: big` or `little`"), "\(result.error)")
+        #expect(!result.error.contains("missing.yaml"))
+    }
+
+    @Test("--profile names what it takes when given a name it does not know")
+    func unknownProfileName() async {
+        let result = await runBeaconctl(["provision", "m.yaml", "--hardware", "--profile", "ibks"])
+        #expect(result.status == 2)
+        #expect(result.error.contains("--profile ibks: no such profile; the profiles are auto, kbeacon, eddystone-gatt"), "\(result.error)")
+    }
+
     @Test("no password anywhere: exit 2 before a controller is opened, saying where a password goes (never the command line)")
     func noPassword() async throws {
         let scratch = try ScratchFolder()

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FleetManifest
+import YAMLDocument
 
 @Suite("A manifest's text in lines, as libyaml counts them")
 struct ManifestTextTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FleetManifest
+import YAMLDocument
 
 /// The shortcuts the loader takes on its hot path answer exactly what the plain
 /// definitions answer: key lookup, the control-character scan and the duplicate finder.

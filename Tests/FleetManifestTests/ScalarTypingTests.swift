@@ -2,6 +2,7 @@ import BeaconCore
 import Testing
 
 @testable import FleetManifest
+import YAMLDocument
 
 /// YAML 1.1 and 1.2 disagree on many plain scalars; the manifest decides types from the
 /// text and style itself and names each pitfall instead of coercing it.

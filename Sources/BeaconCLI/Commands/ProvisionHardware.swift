@@ -20,8 +20,10 @@ struct HardwareProvisionOptions: ParsableArguments {
     @Option(name: .customLong("beacon"), help: ArgumentHelp("Only this beacon (repeatable).", valueName: "id"))
     var beacons: [String] = []
 
-    @Option(help: "The configuration profile: auto (from the advertisement or the GATT services), kbeacon or eddystone-gatt.")
-    var profile: HardwareProfileChoice = .auto
+    @Option(help: ArgumentHelp(
+        "The configuration profile: auto (from the advertisement or the GATT services), kbeacon, eddystone-gatt, a shipped profile's name, or the path of a profile file (docs/profiles.md).",
+        valueName: "auto|name|file"))
+    var profile = "auto"
 
     @Option(
         name: .customLong("password-file"),
@@ -68,6 +70,12 @@ struct HardwareProvisionOptions: ParsableArguments {
             throw ValidationError("--report is for the verification report of this host's beacons; with --hardware use --format json or --log.")
         }
         try SecondsFlag.check(discoverySeconds, "--discovery-seconds", allowingInfinity: false)
+        // An unknown profile, or a profile file with problems, is said before the manifest is read.
+        do throws(HardwareProvisioningError) {
+            _ = try HardwareProfileChoice.resolve(profile)
+        } catch {
+            throw ValidationError(error.description)
+        }
         if yes, assign == nil { throw ValidationError("--yes answers --assign's questions; add --assign nearest.") }
         if assign != nil, dryRun {
             throw ValidationError("--assign writes mac: into the manifest after writing the beacon; --dry-run writes nothing: run without --assign first, or pin mac: by hand.")
@@ -81,7 +89,7 @@ struct HardwareProvisionOptions: ParsableArguments {
     /// Hardware options given without --hardware are a mistake worth saying.
     func checkUnused() throws {
         let given = [
-            venue.map { _ in "--venue" }, beacons.isEmpty ? nil : "--beacon", profile == .auto ? nil : "--profile",
+            venue.map { _ in "--venue" }, beacons.isEmpty ? nil : "--beacon", profile == "auto" ? nil : "--profile",
             passwordFile.map { _ in "--password-file" }, newPasswordFile.map { _ in "--new-password-file" },
             dryRun ? "--dry-run" : nil, force ? "--force" : nil, logFile.map { _ in "--log" }, assign.map { _ in "--assign" },
             yes ? "--yes" : nil,
@@ -91,8 +99,6 @@ struct HardwareProvisionOptions: ParsableArguments {
         }
     }
 }
-
-extension HardwareProfileChoice: ExpressibleByArgument {}
 
 extension ProvisionCommand {
     func runHardware(_ fleet: Fleet) async throws {
@@ -119,8 +125,14 @@ extension ProvisionCommand {
         let log = try hardware.logFile.map { path throws(CommandFailure) in try ProvisioningWriteLog(path: path) }
         defer { log?.close() }
 
+        let profile: HardwareProfileChoice
+        do throws(HardwareProvisioningError) {
+            profile = try HardwareProfileChoice.resolve(hardware.profile)
+        } catch {
+            throw CommandFailure(.usageOrInput, error.description)
+        }
         let request = HardwareProvisioningRequest(
-            fleet: fleet, venueID: hardware.venue, beaconIDs: hardware.beacons, profile: hardware.profile, password: password,
+            fleet: fleet, venueID: hardware.venue, beaconIDs: hardware.beacons, profile: profile, password: password,
             newPassword: newPassword, assignNearest: hardware.assign == .nearest, dryRun: hardware.dryRun, force: hardware.force,
             discoveryWindow: SecondsFlag.duration(hardware.discoverySeconds) ?? .seconds(5),
             policy: VerificationPolicy(requiredSightings: requiredSightings, timeout: timeout))

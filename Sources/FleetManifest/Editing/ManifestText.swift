@@ -1,3 +1,5 @@
+import YAMLDocument
+
 /// A manifest's bytes split into lines, for edits that leave every other byte alone: the
 /// one home of line arithmetic for every writer that edits a manifest in place (a value
 /// set from libyaml's marks, `BeaconMappingLayout`; entries appended after the loader's

@@ -1,4 +1,5 @@
 import BeaconCore
+import YAMLDocument
 
 /// Where, in a manifest's bytes, one beacon's mapping keeps the value of a key
 /// (`measured_power`, `mac`), or where a line with that key would go: found from libyaml's events and their marks, so

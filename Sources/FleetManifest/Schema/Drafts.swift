@@ -1,4 +1,5 @@
 import BeaconCore
+import YAMLDocument
 
 /// A value and where it was written.
 struct Located<Value> {

@@ -1,3 +1,5 @@
+import YAMLDocument
+
 /// Values that must be mappings or lists, and the items of lists of mappings.
 extension ManifestReader {
     /// Moves to a value that must be a mapping; `false` (after reporting, if needed) when

@@ -1,4 +1,5 @@
 import BeaconCore
+import YAMLDocument
 
 /// The top of a manifest: the stream, its single document and the fleet-level fields.
 extension ManifestReader {

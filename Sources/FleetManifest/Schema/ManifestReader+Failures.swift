@@ -1,3 +1,5 @@
+import YAMLDocument
+
 /// Turning the reasons a YAML stream stopped into diagnostics.
 extension ManifestReader {
     func reportStreamFailure(_ failure: YAMLStreamFailure, bytes: UnsafeBufferPointer<UInt8>) {

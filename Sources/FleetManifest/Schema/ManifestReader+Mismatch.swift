@@ -1,4 +1,5 @@
 import BeaconCore
+import YAMLDocument
 
 /// Messages for a scalar that is not what its field wants: each says what the value is
 /// instead, in the terms YAML readers would use, and how to write what was meant.

@@ -1,3 +1,5 @@
+import YAMLDocument
+
 /// Regions to monitor, in the sense of CoreLocation's `CLBeaconRegion`.
 extension ManifestReader {
     mutating func readRegions(into draft: inout DocumentDraft) throws(YAMLStreamFailure) {

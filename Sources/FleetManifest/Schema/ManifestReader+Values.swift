@@ -1,4 +1,5 @@
 import BeaconCore
+import YAMLDocument
 
 /// Typed values. Each reader moves to the value of the key just read, returns it, or
 /// reports precisely why it is not acceptable and returns `nil`. Nothing is coerced: a

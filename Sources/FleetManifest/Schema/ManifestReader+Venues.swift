@@ -1,4 +1,5 @@
 import BeaconCore
+import YAMLDocument
 
 /// Venues, their plans and their beacons.
 extension ManifestReader {

@@ -1,4 +1,5 @@
 import BeaconCore
+import YAMLDocument
 
 /// Reads one manifest file's YAML events straight into a `DocumentDraft`, reporting every
 /// problem on the way. There is no node tree: each event is looked at once, scalars are

@@ -1,4 +1,5 @@
 import BeaconCore
+import YAMLDocument
 
 /// Applies inheritance to one document (fleet `defaults` and `uuid` → venue → beacon) and
 /// adds its venues, beacons and regions to the namespace. Runs once the document is

@@ -1,4 +1,5 @@
 import BeaconCore
+import YAMLDocument
 
 /// Everything read so far across the files of one load: the namespace in which ids,
 /// identities and addresses must be unique. Entries are kept in file order, so "the first

@@ -28,9 +28,17 @@ public struct DiscoveredPeripheral: Hashable, Sendable {
     /// The profile its advertisement names, when one does (KKM's data, the Eddystone
     /// configuration service).
     public var advertisedProfile: HardwareProfileChoice? {
+        advertisedProfile(among: ShippedProfiles.all)
+    }
+
+    /// The same, with `declarative` profiles' recognitions considered after beaconctl's own;
+    /// `nil` also when several declarative ones match (connecting tells them apart, or the
+    /// user names one).
+    public func advertisedProfile(among declarative: [ProfileDefinition]) -> HardwareProfileChoice? {
         if KBeaconProfile.recognises(advertising: structures) { return .kbeacon }
         if EddystoneGATTProfile.recognises(advertising: structures) { return .eddystoneGATT }
-        return nil
+        let recognised = ShippedProfiles.recognised(structures, among: declarative)
+        return recognised.count == 1 ? recognised.first.map { .declarative($0) } : nil
     }
 
     /// The iBeacon identity it advertises, if any.

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconProfiles
 import FleetManifest
 
 /// Which peripheral each battery beacon is, from the discovery scan.
@@ -36,7 +37,7 @@ public enum HardwareBeaconMatching {
         let pinnedAnywhere = Set(fleet.beacons.compactMap(\.expectedAddress))
         let owners = Dictionary(fleet.beacons.map { ($0.identity, $0.id) }, uniquingKeysWith: { first, _ in first })
         var candidates = heard.filter {
-            $0.connectable && !pinnedAnywhere.contains($0.address) && (profile != .auto || $0.advertisedProfile != nil)
+            $0.connectable && !pinnedAnywhere.contains($0.address) && (profile != .auto || $0.advertisedProfile(among: ShippedProfiles.all) != nil)
         }
         candidates.sort { ($0.strongestRSSI ?? -128) > ($1.strongestRSSI ?? -128) }
         var matches: [HardwareBeaconMatch] = []

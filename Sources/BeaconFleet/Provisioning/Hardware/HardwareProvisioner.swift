@@ -223,21 +223,26 @@ public struct HardwareProvisioner: Sendable {
         var detail: String
     }
 
-    /// The profile the request names, or the one the advertisement or the GATT services show.
+    /// The profile the request names, or the one the advertisement or the GATT services show
+    /// (beaconctl's own first, then the shipped declarative profiles).
     private func open(_ peripheral: DiscoveredPeripheral, on connection: PeripheralLink) async -> Result<any BeaconProfile, OpenFailure> {
         var choice = request.profile
-        if choice == .auto { choice = peripheral.advertisedProfile ?? .auto }
+        let declarative = ShippedProfiles.all
+        if choice == .auto { choice = peripheral.advertisedProfile(among: declarative) ?? .auto }
         do {
             switch choice {
             case .kbeacon:
                 return .success(try await KBeaconProfile.open(gatt: connection.gatt, address: connection.peer))
             case .eddystoneGATT:
                 return .success(try await EddystoneGATTProfile.open(gatt: connection.gatt))
+            case .declarative(let definition):
+                return .success(try await DeclarativeProfile.open(definition, gatt: connection.gatt))
             case .auto:
                 if let profile = try await openFromServices(connection) { return .success(profile) }
+                let shipped = declarative.isEmpty ? "" : " or of the shipped profiles (\(declarative.map(\.name).joined(separator: ", ")))"
                 return .failure(OpenFailure(
                     status: .unsupported,
-                    detail: "no known profile: neither its advertisement nor its GATT services are those of a KBeacon (0xFEA0) or the Eddystone configuration service; name one with --profile if you know it"))
+                    detail: "no known profile: neither its advertisement nor its GATT services are those of a KBeacon (0xFEA0), the Eddystone configuration service\(shipped); name one with --profile, or give a profile file for its vendor's table (docs/profiles.md)"))
             }
         } catch {
             if case .notThisProfile = error.kind { return .failure(OpenFailure(status: .unsupported, detail: error.description)) }
@@ -260,7 +265,23 @@ public struct HardwareProvisioner: Sendable {
         } catch {
             guard case .notThisProfile = error.kind else { throw error }
         }
-        return nil
+        // The shipped declarative profiles whose service and table the beacon has; opening
+        // one discovers and sends nothing else. Two that fit cannot be told apart here.
+        var fitting: [DeclarativeProfile] = []
+        for definition in ShippedProfiles.all {
+            do {
+                fitting.append(try await DeclarativeProfile.open(definition, gatt: connection.gatt))
+            } catch {
+                guard case .notThisProfile = error.kind else { throw error }
+            }
+        }
+        if fitting.count > 1 {
+            throw BeaconProfileError(
+                context: connection.gatt.att.context,
+                kind: .notThisProfile(
+                    "several shipped profiles fit its GATT services (\(fitting.map(\.name).joined(separator: ", "))) and its advertisement tells none apart: name one with --profile"))
+        }
+        return fitting.first
     }
 
     /// One `BeaconProvisioning` run, its outcome worded as a result.

@@ -2,16 +2,6 @@ import BeaconCore
 import BeaconProfiles
 import FleetManifest
 
-/// Which vendor profile configures the beacons.
-public enum HardwareProfileChoice: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// From the advertisement, else from the GATT services once connected.
-    case auto
-    case kbeacon
-    case eddystoneGATT = "eddystone-gatt"
-
-    public var description: String { rawValue }
-}
-
 /// What `provision --hardware` is asked to do.
 public struct HardwareProvisioningRequest: Sendable {
     public var fleet: Fleet

@@ -2,8 +2,8 @@
 /// `\r\n` and a lone `\r` end a line; columns count characters (UTF-8 lead bytes).
 ///
 /// Needed for encoding errors, which libyaml reports as a byte offset only.
-enum TextPosition {
-    static func of(byteOffset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Mark {
+public enum TextPosition {
+    public static func of(byteOffset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Mark {
         var line = 1
         var column = 1
         var index = 0

@@ -1,7 +1,7 @@
-/// What YAML makes of a scalar's text and style. The manifest decides types from this,
+/// What YAML makes of a scalar's text and style. Readers decide types from this,
 /// never from a YAML 1.1 or 1.2 resolver, so that `010`, `0x1F`, `yes` or `"5"` can be named
 /// for what they are instead of silently becoming something else.
-enum ScalarKind: Equatable {
+public enum ScalarKind: Equatable, Sendable {
     /// Plain empty, `~`, `null`, `Null`, `NULL`.
     case null
     /// `true`/`false` (also `True`, `TRUE`…): booleans in YAML 1.1 and 1.2 alike.
@@ -33,7 +33,7 @@ enum ScalarKind: Equatable {
     /// A literal or folded block scalar (`|`, `>`): always a string.
     case block
 
-    init(of token: ScalarToken) {
+    public init(of token: ScalarToken) {
         switch token.style {
         case .quoted: self = .quoted
         case .block: self = .block

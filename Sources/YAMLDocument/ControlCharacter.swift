@@ -1,12 +1,12 @@
 import BeaconCore
 
 /// Control characters in text values: C0 (U+0000–U+001F, tab and line breaks included),
-/// DEL (U+007F) and C1 (U+0080–U+009F). None belongs in an id, a name or a host: they move
+/// DEL (U+007F) and C1 (U+0080–U+009F). None belongs in an id, a name, a host or a profile's text: they move
 /// a terminal's cursor or change its colours (ESC), split log lines (newline), and cut C
 /// strings and environment variables short (NUL).
-enum ControlCharacter {
+public enum ControlCharacter {
     /// The first control character of UTF-8 `bytes`: its code point, for messages.
-    static func first(in bytes: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
+    public static func first(in bytes: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
         var index = 0
         // Eight bytes at a time while they are printable ASCII (every text of a usual
         // manifest): a word with no byte below 0x20, none equal to 0x7F and none at 0x80 or
@@ -40,12 +40,12 @@ enum ControlCharacter {
 
     /// `text` with each control character written as an escape (`\n`, `\t`, `\u{1B}`), for
     /// messages that quote what a file holds.
-    static func escaped(_ text: String) -> String {
+    public static func escaped(_ text: String) -> String {
         ControlCharacters.escaped(text)
     }
 
     /// How a message names a control character: "a newline (U+000A)".
-    static func name(of scalar: Unicode.Scalar) -> String {
+    public static func name(of scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         let names: [UInt32: String] = [

@@ -2,36 +2,36 @@ import CYAML
 
 /// A 1-based line and column (in characters) inside one file, the compact form kept while
 /// reading; `SourceLocation` adds the file name when a diagnostic needs it.
-struct Mark: Hashable, Comparable, Sendable {
-    var line: Int32
-    var column: Int32
+public struct Mark: Hashable, Comparable, Sendable {
+    public var line: Int32
+    public var column: Int32
 
     /// libyaml counts lines and columns from 0; people and editors count from 1.
-    init(_ mark: yaml_mark_t) {
+    @inlinable public init(_ mark: yaml_mark_t) {
         line = Int32(clamping: mark.line + 1)
         column = Int32(clamping: mark.column + 1)
     }
 
-    init(line: Int32, column: Int32) {
+    public init(line: Int32, column: Int32) {
         self.line = line
         self.column = column
     }
 
-    static let startOfFile = Mark(line: 1, column: 1)
+    public static let startOfFile = Mark(line: 1, column: 1)
 
-    static func < (lhs: Mark, rhs: Mark) -> Bool {
+    public static func < (lhs: Mark, rhs: Mark) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }
 }
 
-enum YAMLEventKind: Equatable {
+public enum YAMLEventKind: Equatable, Sendable {
     case streamStart, streamEnd, documentStart, documentEnd
     case mappingStart, mappingEnd, sequenceStart, sequenceEnd
     case scalar, alias
 }
 
 /// How a scalar was written, which decides its type: `010` and `"010"` are different things.
-enum ScalarStyle: Equatable {
+public enum ScalarStyle: Equatable, Sendable {
     case plain
     /// Single- or double-quoted.
     case quoted
@@ -41,7 +41,7 @@ enum ScalarStyle: Equatable {
 
 /// Why the event stream cannot go on; the reader turns it into a diagnostic and gives up
 /// on the file (nothing after a syntax error can be trusted).
-enum YAMLStreamFailure: Error {
+public enum YAMLStreamFailure: Error {
     /// The bytes are not UTF-8 text: invalid sequences, NUL or other control characters.
     case encoding(problem: String, byteOffset: Int, byte: Int32)
     /// The text is not well-formed YAML.
@@ -55,16 +55,16 @@ enum YAMLStreamFailure: Error {
 /// copied per event.
 ///
 /// The bytes must outlive the source (callers create it inside `withUnsafeBufferPointer`).
-struct YAMLEventSource: ~Copyable {
-    private let parser: UnsafeMutablePointer<yaml_parser_t>
-    private let event: UnsafeMutablePointer<yaml_event_t>
+public struct YAMLEventSource: ~Copyable {
+    @usableFromInline let parser: UnsafeMutablePointer<yaml_parser_t>
+    @usableFromInline let event: UnsafeMutablePointer<yaml_event_t>
     private var holdsEvent = false
-    private(set) var kind: YAMLEventKind = .streamStart
+    public private(set) var kind: YAMLEventKind = .streamStart
     /// Mappings and sequences open around the current event.
-    private(set) var depth = 0
+    public private(set) var depth = 0
     private let maxDepth: Int
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    public init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         parser = .allocate(capacity: 1)
         event = .allocate(capacity: 1)
         event.initialize(to: yaml_event_t())
@@ -72,7 +72,7 @@ struct YAMLEventSource: ~Copyable {
         // yaml_parser_initialize only fails when malloc does; the parser then reports
         // YAML_MEMORY_ERROR from the first yaml_parser_parse, which advance() handles.
         _ = yaml_parser_initialize(parser)
-        // Manifests are UTF-8. Without this libyaml would silently decode UTF-16 files
+        // YAML read here is UTF-8. Without this libyaml would silently decode UTF-16 files
         // that start with a byte-order mark.
         yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
         yaml_parser_set_input_string(parser, bytes.baseAddress, bytes.count)
@@ -86,7 +86,7 @@ struct YAMLEventSource: ~Copyable {
     }
 
     /// Moves to the next event and returns its kind.
-    mutating func advance() throws(YAMLStreamFailure) -> YAMLEventKind {
+    public mutating func advance() throws(YAMLStreamFailure) -> YAMLEventKind {
         if holdsEvent {
             yaml_event_delete(event)
             holdsEvent = false
@@ -118,16 +118,16 @@ struct YAMLEventSource: ~Copyable {
 
     /// Where the current event starts. This and the scalar accessors are read once or
     /// more per event: forced inline, they read two fields where a call copied the source.
-    @inline(__always) var mark: Mark { Mark(event.pointee.start_mark) }
+    @inlinable public var mark: Mark { Mark(event.pointee.start_mark) }
 
     /// The current scalar's text; empty for other events.
-    @inline(__always) var scalarBytes: UnsafeBufferPointer<UInt8> {
+    @inlinable public var scalarBytes: UnsafeBufferPointer<UInt8> {
         guard kind == .scalar else { return UnsafeBufferPointer(start: nil, count: 0) }
         let scalar = event.pointee.data.scalar
         return UnsafeBufferPointer(start: scalar.value, count: scalar.length)
     }
 
-    @inline(__always) var scalarStyle: ScalarStyle {
+    @inlinable public var scalarStyle: ScalarStyle {
         switch event.pointee.data.scalar.style {
         case YAML_SINGLE_QUOTED_SCALAR_STYLE, YAML_DOUBLE_QUOTED_SCALAR_STYLE: return .quoted
         case YAML_LITERAL_SCALAR_STYLE, YAML_FOLDED_SCALAR_STYLE: return .block
@@ -138,12 +138,12 @@ struct YAMLEventSource: ~Copyable {
     /// The explicit tag (`!!str`, `!custom`) of the current node, if it has one. Asked of
     /// every value: the usual answer, none, is a pointer test that inlines; only a tag
     /// present builds its text.
-    @inline(__always) var explicitTag: String? {
+    @inlinable public var explicitTag: String? {
         guard let tag = tagPointer else { return nil }
         return Self.tagText(tag)
     }
 
-    @inline(__always) private var tagPointer: UnsafeMutablePointer<yaml_char_t>? {
+    @inlinable var tagPointer: UnsafeMutablePointer<yaml_char_t>? {
         switch kind {
         case .scalar: return event.pointee.data.scalar.tag
         case .mappingStart: return event.pointee.data.mapping_start.tag
@@ -152,7 +152,7 @@ struct YAMLEventSource: ~Copyable {
         }
     }
 
-    private static func tagText(_ tag: UnsafeMutablePointer<yaml_char_t>) -> String {
+    @usableFromInline static func tagText(_ tag: UnsafeMutablePointer<yaml_char_t>) -> String {
         // libyaml hands out resolved tags; show the `!!int` shorthand people write.
         let resolved = String(cString: tag)
         let standardPrefix = "tag:yaml.org,2002:"
@@ -160,7 +160,7 @@ struct YAMLEventSource: ~Copyable {
     }
 
     /// The name an alias event refers to (`*name`).
-    var aliasName: String {
+    public var aliasName: String {
         guard kind == .alias, let anchor = event.pointee.data.alias.anchor else { return "" }
         return String(cString: anchor)
     }
