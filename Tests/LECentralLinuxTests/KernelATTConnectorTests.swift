@@ -137,13 +137,16 @@ struct KernelATTConnectorTests {
         #expect(kernel.log.closed.count == 1)
     }
 
-    /// The next PDU at the peripheral's end, waiting for it on a thread of its own.
+    /// The next PDU at the peripheral's end, waiting for it on a thread of its own: for the
+    /// event (the descriptor readable), however long a busy machine takes to send it. The two
+    /// minutes are a safety net that turns a hang into a failure, never a measure of speed.
     static func nextPDU(at kernel: FakeKernelL2CAPSyscalls) async throws -> [UInt8] {
         let peerEnd = kernel.peerEnd
-        try await POSIXThread.run {
+        let readable = try await POSIXThread.run { () -> Bool in
             var descriptors = [pollfd(fd: peerEnd, events: Int16(POLLIN), revents: 0)]
-            _ = Glibc.poll(&descriptors, 1, 10_000)
+            return Glibc.poll(&descriptors, 1, 120_000) > 0
         }
+        try #require(readable, "no PDU reached the peripheral within two minutes (a hang?)")
         return kernel.peerReceives()
     }
 }
