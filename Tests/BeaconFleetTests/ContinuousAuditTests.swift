@@ -28,14 +28,14 @@ struct ContinuousAuditTests {
         (start...end).map { heard(identity, at: Double($0), by: receiver, address: address, power: power) }
     }
 
-    static func audit(_ beacons: [ExpectedBeacon] = [door], silence: Double = 10, configure: (inout ContinuousAudit.Configuration) -> Void = { _ in }) throws -> ContinuousAudit {
+    static func audit(_ beacons: [ExpectedBeacon] = [door], silence: Double = 10, configure: (inout ContinuousAudit.Configuration) -> Void = { _ in }) throws -> AuditFeed {
         var configuration = ContinuousAudit.Configuration(silence: silence)
         configure(&configuration)
-        return ContinuousAudit(plan: try Script.plan(beacons), configuration: configuration)
+        return AuditFeed(plan: try Script.plan(beacons), configuration: configuration)
     }
 
     /// Feeds the sightings in the order given, then advances to `end`; returns every event.
-    static func play(_ audit: inout ContinuousAudit, _ sightings: [Sighting], until end: Double? = nil) -> [AuditEvent] {
+    static func play(_ audit: inout AuditFeed, _ sightings: [Sighting], until end: Double? = nil) -> [AuditEvent] {
         var events: [AuditEvent] = []
         for sighting in sightings { events += audit.observe(sighting) }
         if let end { events += audit.advance(to: end) }
@@ -161,7 +161,7 @@ struct ContinuousAuditTests {
         let stranger = Script.identity(minor: 99)
         let foreign = Script.identity(minor: 1, uuid: Script.otherUUID)
         let elsewhere = Script.identity(minor: 5, major: 2)
-        var audit = ContinuousAudit(
+        var audit = AuditFeed(
             plan: try Script.plan([Self.door], otherKnown: [elsewhere: "back-room"]),
             configuration: .init(silence: 10))
         let sightings = Self.everySecond(Self.door.identity, from: 0, through: 35)

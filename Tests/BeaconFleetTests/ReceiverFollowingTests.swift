@@ -15,8 +15,8 @@ struct ReceiverFollowingTests {
     static let door = Script.beacon("door", minor: 1)
     static let till = Script.beacon("till", minor: 2)
 
-    static func audit(_ beacons: [ExpectedBeacon] = [door, till], silence: Double = 10) throws -> ContinuousAudit {
-        ContinuousAudit(plan: try Script.plan(beacons), configuration: .init(silence: silence, followsReceivers: true))
+    static func audit(_ beacons: [ExpectedBeacon] = [door, till], silence: Double = 10) throws -> AuditFeed {
+        AuditFeed(plan: try Script.plan(beacons), configuration: .init(silence: silence, followsReceivers: true))
     }
 
     static func heard(_ beacon: ExpectedBeacon, at time: Double, by receiver: String) -> Sighting {
@@ -32,7 +32,7 @@ struct ReceiverFollowingTests {
         var receiverEvents: [AuditReceiverEvent] = []
         var beaconEvents: [AuditEvent] = []
 
-        mutating func take(_ events: [AuditEvent], _ audit: inout ContinuousAudit) {
+        mutating func take(_ events: [AuditEvent], _ audit: inout AuditFeed) {
             let receivers = audit.takeReceiverEvents()
             receiverEvents += receivers
             beaconEvents += events
@@ -55,7 +55,7 @@ struct ReceiverFollowingTests {
 
     /// Feeds `sightings` in time order, a status at its moment among them, then advances to `end`.
     static func play(
-        _ audit: inout ContinuousAudit, _ sightings: [Sighting], statuses: [(Double, ReceiverStatusChange)] = [], until end: Double
+        _ audit: inout AuditFeed, _ sightings: [Sighting], statuses: [(Double, ReceiverStatusChange)] = [], until end: Double
     ) -> Record {
         var record = Record()
         var statuses = statuses[...]
@@ -227,7 +227,7 @@ struct ReceiverFollowingTests {
 
     @Test("a receiver first known by its retained status; one beyond the followed is counted, and its silence makes its beacons unmonitored, never missing")
     func statusFirstAndBound() throws {
-        var audit = ContinuousAudit(
+        var audit = AuditFeed(
             plan: try Script.plan([Self.door]), configuration: .init(silence: 10, maximumFollowedReceivers: 1, followsReceivers: true))
         var record = Record()
         record.take(audit.receiverStatus(ReceiverStatusChange(receiver: "box-9", online: false), at: 0), &audit)
@@ -241,7 +241,7 @@ struct ReceiverFollowingTests {
 
     @Test("not following receivers (this host's controller, a file): no receiver events, a silent beacon missing as before")
     func notFollowing() throws {
-        var audit = ContinuousAudit(plan: try Script.plan([Self.door]), configuration: .init(silence: 10))
+        var audit = AuditFeed(plan: try Script.plan([Self.door]), configuration: .init(silence: 10))
         var record = Self.play(&audit, Self.every(1, Self.door, from: 0, through: 5, by: "hci0"), until: 30)
         record.take(audit.receiverStatus(ReceiverStatusChange(receiver: "hci0", online: false), at: 31), &audit)
         #expect(record.lines == ["0 door -→ok", "15 door ok→missing"])

@@ -59,7 +59,7 @@ struct SightingLossTests {
     @Test("the audit: after a possible loss, no beacon is missing before a full silence from it")
     func auditHoldsSilence() throws {
         let door = Script.beacon("door", minor: 1)
-        var audit = ContinuousAudit(plan: try Script.plan([door]), configuration: .init(silence: 10))
+        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: 10))
         var events = audit.observe(Script.sighting(door.identity, at: 0))
         #expect(events.map(\.state) == [.ok])
         // Sightings may have been lost at 8 s: the silence since 0 s proves nothing until 18 s.

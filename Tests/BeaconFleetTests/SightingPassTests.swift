@@ -26,6 +26,7 @@ struct SightingPassTests {
             case .health(let change, let time): inputs.append("health \(change) at \(time)")
             case .receiverStatus(_, let time): inputs.append("status at \(time)")
             case .ended(let time): inputs.append("ended at \(time.map { "\($0)" } ?? "-")")
+            case .notice(let notice): inputs.append("notice \(notice)")
             }
             if let limit, sightings >= limit { return .done }
             return .more
@@ -67,7 +68,9 @@ struct SightingPassTests {
         let sightings = [Self.sighting(at: 2e9, by: "a", .unix), Self.sighting(at: 2e9 + 2, by: "a", .unix), Self.sighting(at: 2e9 + 1, by: "a", .unix)]
         var recorder = Recorder()
         _ = try await SightingPass(Self.stream(sightings), clocking: .replay(origin: .firstSighting)).run(&recorder)
+        // Unix time is known from the first sighting on it, and said before it.
         #expect(recorder.inputs == [
+            "notice unixTimeKnown(offset: 0.0)",
             "sighting a@2000000000.0 at 2000000000.0 clock 2000000000.0", "sighting a@2000000002.0 at 2000000002.0 clock 2000000002.0",
             "sighting a@2000000001.0 at 2000000001.0 clock 2000000002.0", "ended at 2000000002.0",
         ])
@@ -141,5 +144,42 @@ struct SightingPassTests {
         #expect(await updates.next()?.last == "ended at 1.0")
         let outcome = try await running.value
         #expect(outcome.end == .inputEnded)
+    }
+
+    @Test("live, checking arrivals: Unix time said first; a box whose clock is off by more than the tolerance is said before its sighting, placed on its arrival")
+    func liveCheckingArrivals() async throws {
+        let clock = TestClock()
+        let (stream, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
+        let (fed, feeding) = AsyncStream<[String]>.makeStream()
+        struct Telling: PassReducer {
+            var recorder = Recorder()
+            let feeding: AsyncStream<[String]>.Continuation
+            mutating func take(_ input: PassInput) -> PassStep {
+                let step = recorder.take(input)
+                feeding.yield(recorder.inputs)
+                return step
+            }
+        }
+        let pass = SightingPass(stream, clocking: .liveCheckingArrivals(tick: .seconds(1), clock: clock, arrivalTolerance: 5))
+        let running = Task {
+            var reducer = Telling(feeding: feeding)
+            return try await pass.run(&reducer)
+        }
+        var updates = fed.makeAsyncIterator()
+        let first = try #require(await updates.next())
+        #expect(first.count == 1 && first[0].hasPrefix("notice unixTimeKnown(offset: "))
+        try await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(1))
+        #expect(await updates.next()?.last == "tick 1.0")
+        // A box whose clock stands decades ahead: no delay can do that.
+        continuation.yield(Self.sighting(at: 4e9, by: "box", .unix))
+        let told = try #require(await updates.next())
+        #expect(told.last?.hasPrefix("notice receiverClock(") == true)
+        #expect(told.last?.contains("agrees: false") == true)
+        // Placed on its arrival, which is never later than a tick after the last one.
+        #expect(await updates.next()?.last == "sighting box@4000000000.0 at 1.0 clock 1.0")
+        continuation.finish()
+        #expect(await updates.next()?.last == "ended at 1.0")
+        #expect(try await running.value.end == .inputEnded)
     }
 }

@@ -104,7 +104,7 @@ public struct MonitorReplay: Sendable {
                     return .done
                 }
                 run.advance(to: time)
-            case .telemetry, .health, .receiverStatus, .ended:
+            case .telemetry, .health, .receiverStatus, .notice, .ended:
                 break
             }
             return .more

@@ -10,6 +10,14 @@ public enum PassClocking: Sendable {
     /// clock counts seconds of `clock` from the pass's start and ticks every `tick`; each
     /// receiver is tied to it when its first sighting arrives.
     case live(tick: Duration, clock: any Clock<Duration>)
+    /// As `live`, for a pass that answers for each receiver's clock (the watch): the pass's
+    /// clock is tied to Unix time at its start (`PassNotice.unixTimeKnown`); each sighting is
+    /// placed no later than its arrival (never later than a tick after the last one: those
+    /// read after a stall cannot move the clock across it before the stall is known); and a
+    /// receiver on Unix time whose clock stands further than `arrivalTolerance` from the
+    /// arrivals is told (`PassNotice.receiverClock`) and placed on its arrivals
+    /// (`SightingTimeline.place(_:arrival:)`).
+    case liveCheckingArrivals(tick: Duration, clock: any Clock<Duration>, arrivalTolerance: Double)
     /// This machine's own scan: its sightings are stamped on the scan's clock (`elapsed`),
     /// which is the pass's; ticks every `tick` of `clock`, and, with `deadline` (seconds of
     /// that clock), a last tick at the deadline itself, where the pass ends.

@@ -17,9 +17,27 @@ public enum PassInput: Sendable {
     case health(InputHealthChange, at: Double)
     /// A receiver said it is online or offline (its status topic).
     case receiverStatus(ReceiverStatusChange, at: Double)
+    /// What the pass learnt of its own clock or queue (where Unix time stands, a receiver's
+    /// clock found wrong, inputs dropped), before the input it concerns.
+    case notice(PassNotice)
     /// The input ended: a recording's last sighting was read, a scan or a stream closed. `at`
     /// is where the clock stood; `nil` when nothing ever started it.
     case ended(at: Double?)
+}
+
+/// What a pass says of its own evidence: the reducers that tell times as dates or answer for
+/// what they may have missed (the watch) take these; the others may ignore them.
+public enum PassNotice: Sendable, Equatable {
+    /// Where Unix time stands on the pass's clock, once known (a live pass: at its start, by
+    /// the wall clock; a replay: at its first sighting on Unix time): Unix time is a pass time
+    /// plus `offset`. Said once, before the first input it concerns.
+    case unixTimeKnown(offset: Double)
+    /// A receiver on Unix time whose clock disagrees with the pass's by more than its
+    /// tolerance, or agrees again (`PassClocking.liveCheckingArrivals`), before its sighting.
+    case receiverClock(ReceiverClockNotice)
+    /// The pass's own queue dropped this many more inputs (it fell behind a live source),
+    /// noticed at `at` on its clock.
+    case inputsDropped(Int, at: Double)
 }
 
 /// A sighting and its place on a pass's clock. The sighting keeps its receiver's own time

@@ -34,15 +34,23 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
     // cost a third of a replay's time.
     @inline(__always)
     public func run<Reducer: PassReducer>(_ reducer: inout Reducer) async throws -> PassOutcome {
-        var state = PassState(telemetry: telemetry, maximumReceivers: settings.maximumReceivers)
+        var state = PassState(
+            telemetry: telemetry, maximumReceivers: settings.maximumReceivers, arrivalTolerance: clocking.arrivalTolerance)
         let arrivals: PassArrivals<Sightings>
         switch clocking {
         case .replay(let origin):
             if case .zero = origin { state.timeline.advance(to: 0) }
-            arrivals = .recorded(RecordedArrivals(sightings))
+            arrivals = .recorded(RecordedArrivals(sightings, readingAhead: settings.readsAhead))
         case .live(let tick, let clock):
             state.timeline.advance(to: 0)
             arrivals = .live(feed(tick: tick, clock: clock))
+        case .liveCheckingArrivals(let tick, let clock, _):
+            let feed = feed(tick: tick, clock: clock)
+            // The pass's clock counts from the feed's start: its times are told as Unix time by
+            // the wall clock read once now.
+            state.timeline.tieToUnixTime(offset: WallClock.unixOffset(elapsed: feed.elapsed()))
+            state.timeline.advance(to: 0)
+            arrivals = .live(feed)
         case .scan(let tick, let clock, let elapsed, let deadline):
             arrivals = .live(feed(tick: tick, clock: clock, elapsed: elapsed, deadline: deadline))
         case .followingWallClock(let tick, let clock, let wallClock, _):
@@ -72,7 +80,18 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
         case .recorded(var recorded):
             return try await state.driveBatches(&recorded.source, reducer: &reducer)
         case .live(let feed):
+            if state.tellUnixTime(to: &reducer) == .done { return .reducerDone }
+            // The queue's drops told so far; and the latest tick, which bounds an arrival.
+            var dropsTold = settings.drops.value
+            var lastTick = 0.0
+            let tickSeconds = clocking.tick?.secondsValue ?? 0
             for await input in feed.inputs {
+                let dropped = settings.drops.value
+                if dropped != dropsTold {
+                    let notice = PassNotice.inputsDropped(dropped - dropsTold, at: input.time ?? state.timeline.now ?? 0)
+                    dropsTold = dropped
+                    if reducer.take(.notice(notice)) == .done { return .reducerDone }
+                }
                 switch input {
                 case .sighting(let sighting):
                     let placed: PlacedSighting
@@ -86,9 +105,15 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
                         placed = state.place(sighting, placement: .ownTime)
                     case .replay, .live:
                         placed = state.place(sighting, placement: .joining(feed.elapsed))
+                    case .liveCheckingArrivals:
+                        // Those read before the tick that tells a stall waited through it: they
+                        // arrive no later than a tick after the last one.
+                        placed = state.place(sighting, placement: .arrival(min(feed.elapsed(), lastTick + tickSeconds)))
                     }
+                    if state.tellClockNotices(to: &reducer) == .done { return .reducerDone }
                     if reducer.take(.sighting(placed)) == .done { return .reducerDone }
                 case .tick(let time):
+                    lastTick = max(lastTick, time)
                     if tick(at: time, state: &state, reducer: &reducer) == .done { return .reducerDone }
                     if case .scan(_, _, _, let deadline?) = clocking, time >= deadline { return .deadline }
                     if case .followingWallClock(_, _, let wallClock, let limit?) = clocking, state.timeline.now == nil,
@@ -99,8 +124,12 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
                 case .ended(let time):
                     return state.end(at: clocking.isStampedByFeed ? time : state.timeline.now ?? time, reducer: &reducer)
                 case .health(let change, let time):
+                    // On a clock the feed stamps, the change moves it: one clock for the pass and
+                    // its reducer.
+                    if clocking.isStampedByFeed { state.timeline.advance(to: time) }
                     if reducer.take(.health(change, at: time)) == .done { return .reducerDone }
                 case .receiverStatus(let change, let time):
+                    if clocking.isStampedByFeed { state.timeline.advance(to: time) }
                     if reducer.take(.receiverStatus(change, at: time)) == .done { return .reducerDone }
                 case .failed(let error):
                     throw error
@@ -139,6 +168,10 @@ public struct SightingPassSettings: Sendable {
     /// A live input's health changes and its receivers' statuses, merged with its sightings.
     public var health: AsyncStream<InputHealthChange>?
     public var receiverStatus: AsyncStream<ReceiverStatusChange>?
+    /// Whether a recording is decoded on a task of its own, a few batches ahead of the
+    /// reducer: worth it where the reducer's work per sighting is as heavy as the decoding
+    /// (the watch), so that a replay runs at the speed of the slower of the two, not of both.
+    public var readsAhead = false
 
     public init() {}
 }
@@ -147,8 +180,24 @@ extension PassClocking {
     /// Whether the feed's stamps are the pass's clock (the end's time is then the feed's).
     var isStampedByFeed: Bool {
         switch self {
-        case .live, .scan: true
+        case .live, .scan, .liveCheckingArrivals: true
         case .replay, .followingWallClock: false
+        }
+    }
+
+    /// How far a sighting may stand from its arrival before its receiver's clock is taken as
+    /// wrong (`SightingTimeline`).
+    var arrivalTolerance: Double? {
+        if case .liveCheckingArrivals(_, _, let tolerance) = self { return tolerance }
+        return nil
+    }
+
+    var tick: Duration? {
+        switch self {
+        case .replay: nil
+        case .live(let tick, _), .scan(let tick, _, _, _), .followingWallClock(let tick, _, _, _),
+            .liveCheckingArrivals(let tick, _, _):
+            tick
         }
     }
 }
@@ -160,10 +209,29 @@ struct PassState {
     private var pending: PendingTelemetry
     /// The wall clock when a pass following it started.
     var wallClockAtStart: Double?
+    /// Whether the reducer was told where Unix time stands (`PassNotice.unixTimeKnown`).
+    private(set) var unixTimeTold = false
 
-    init(telemetry: TelemetryInbox?, maximumReceivers: Int) {
+    init(telemetry: TelemetryInbox?, maximumReceivers: Int, arrivalTolerance: Double?) {
         self.pending = PendingTelemetry(inbox: telemetry)
-        self.timeline = SightingTimeline(maximumReceivers: maximumReceivers)
+        self.timeline = SightingTimeline(maximumReceivers: maximumReceivers, arrivalTolerance: arrivalTolerance)
+    }
+
+    /// Tells the reducer where Unix time stands on the clock, the first time it is known.
+    @inline(__always)
+    mutating func tellUnixTime<Reducer: PassReducer>(to reducer: inout Reducer) -> PassStep {
+        guard !unixTimeTold, timeline.knowsUnixTime, let offset = timeline.unixTime(at: 0) else { return .more }
+        unixTimeTold = true
+        return reducer.take(.notice(.unixTimeKnown(offset: offset)))
+    }
+
+    /// Tells the reducer what placing the last sighting found of its receiver's clock.
+    @inline(__always)
+    mutating func tellClockNotices<Reducer: PassReducer>(to reducer: inout Reducer) -> PassStep {
+        if tellUnixTime(to: &reducer) == .done { return .done }
+        guard !timeline.clockNotices.isEmpty else { return .more }
+        for notice in timeline.takeClockNotices() where reducer.take(.notice(.receiverClock(notice))) == .done { return .done }
+        return .more
     }
 
     /// How a sighting's time is read.
@@ -174,6 +242,9 @@ struct PassState {
         case joining(@Sendable () -> Double)
         /// Already on this clock.
         case stamped
+        /// Its own time, checked against its arrival at this time of the clock (its receiver
+        /// joining there).
+        case arrival(Double)
     }
 
     @inline(__always)
@@ -182,6 +253,7 @@ struct PassState {
         switch placement {
         case .ownTime: time = timeline.place(sighting)?.time
         case .joining(let elapsed): time = timeline.place(sighting, joining: elapsed)?.time
+        case .arrival(let arrival): time = timeline.place(sighting, arrival: arrival)?.time
         case .stamped:
             timeline.advance(to: sighting.time)
             time = sighting.time
@@ -215,13 +287,21 @@ struct PassState {
         _ batches: inout any SightingBatchIterator, reducer: inout Reducer
     ) async throws -> PassEnd {
         var batch: [Sighting] = []
-        while try await batches.nextBatch(into: &batch) {
-            collectTelemetry()
-            for sighting in batch {
-                if Task.isCancelled { return interrupt(reducer: &reducer) }
-                if reducer.take(.sighting(place(sighting, placement: .ownTime))) == .done { return .reducerDone }
-                if hasPendingTelemetry, feedTelemetry(dueBy: timeline.now, to: &reducer) == .done { return .reducerDone }
+        do {
+            while try await batches.nextBatch(into: &batch) {
+                collectTelemetry()
+                for sighting in batch {
+                    if Task.isCancelled { return interrupt(reducer: &reducer) }
+                    let placed = place(sighting, placement: .ownTime)
+                    if !unixTimeTold, tellUnixTime(to: &reducer) == .done { return .reducerDone }
+                    if reducer.take(.sighting(placed)) == .done { return .reducerDone }
+                    if hasPendingTelemetry, feedTelemetry(dueBy: timeline.now, to: &reducer) == .done { return .reducerDone }
+                }
             }
+        } catch {
+            // A reader may end with an error of its own when it is cancelled: still a stop.
+            if Task.isCancelled { return interrupt(reducer: &reducer) }
+            throw error
         }
         if Task.isCancelled { return interrupt(reducer: &reducer) }
         return end(at: timeline.now, reducer: &reducer)
@@ -249,7 +329,10 @@ enum PassArrivals<Sightings: AsyncSequence<Sighting, any Error> & Sendable> {
     case live(LiveSightingFeed)
 
     func stop() {
-        if case .live(let feed) = self { feed.stop() }
+        switch self {
+        case .recorded(let recorded): recorded.stop()
+        case .live(let feed): feed.stop()
+        }
     }
 
     /// Where the clock stands when the task was cancelled: a live feed's own time, a
@@ -267,11 +350,28 @@ enum PassArrivals<Sightings: AsyncSequence<Sighting, any Error> & Sendable> {
 struct RecordedArrivals<Sightings: AsyncSequence<Sighting, any Error> & Sendable> {
     var source: any SightingBatchIterator
 
-    init(_ sightings: Sightings) {
-        if let batched = sightings as? any SightingBatchSequence {
+    init(_ sightings: Sightings, readingAhead: Bool) {
+        if readingAhead {
+            source = AheadOfTheReducer(readAhead: ReadAhead(sightings))
+        } else if let batched = sightings as? any SightingBatchSequence {
             source = batched.makeBatchIterator()
         } else {
             source = OneByOne(iterator: sightings.makeAsyncIterator())
+        }
+    }
+
+    func stop() {
+        (source as? AheadOfTheReducer)?.readAhead.stop()
+    }
+
+    /// A recording decoded on a task of its own (`SightingPassSettings.readsAhead`).
+    private struct AheadOfTheReducer: SightingBatchIterator {
+        let readAhead: ReadAhead<Sighting>
+
+        mutating func nextBatch(into sightings: inout [Sighting]) async throws -> Bool {
+            guard let batch = try await readAhead.next() else { return false }
+            sightings = batch
+            return true
         }
     }
 

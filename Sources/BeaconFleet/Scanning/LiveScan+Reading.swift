@@ -45,7 +45,7 @@ private struct ScanReading: PassReducer {
         switch input {
         case .sighting(let placed): take(placed.sighting, placed.sighting.time)
         case .tick(let time): tick(time)
-        case .telemetry, .health, .receiverStatus, .ended:
+        case .telemetry, .health, .receiverStatus, .notice, .ended:
             // A live scan's telemetry is taken from its inbox by the reader; it has no health
             // or receiver status inputs; its end ends the reading.
             break

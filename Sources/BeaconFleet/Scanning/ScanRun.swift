@@ -236,7 +236,7 @@ public final class ScanRun: Sendable {
                 publisher?.add(placed.sighting, now: placed.sighting.time) { run.ranged(placed.sighting) }
             case .telemetry(let reading, _):
                 run.takeTelemetry([reading], writtenTimeOffset: nil, publisher: publisher, now: reading.time)
-            case .tick, .health, .receiverStatus, .ended:
+            case .tick, .health, .receiverStatus, .notice, .ended:
                 break
             }
             return .more

@@ -26,6 +26,15 @@ struct LiveSightingFeed: Sendable {
         case health(InputHealthChange, at: Double)
         /// A receiver said it is online or offline (`verify --watch`: its status topic).
         case receiverStatus(ReceiverStatusChange, at: Double)
+
+        /// The time it was stamped with on the feed's clock; `nil` for a sighting (on its
+        /// receiver's clock) and a failure.
+        var time: Double? {
+            switch self {
+            case .tick(let time), .ended(let time), .health(_, let time), .receiverStatus(_, let time): time
+            case .sighting, .failed: nil
+            }
+        }
     }
 
     let inputs: LiveInputQueue

@@ -101,8 +101,8 @@ struct VerificationReduction: PassReducer {
             events = engine.advance(to: time)
         case .ended(let time):
             events = engine.isFinished ? [] : engine.finish(at: time ?? 0, reason: .inputEnded)
-        case .health, .receiverStatus:
-            // A one-shot pass has no health or receiver status source.
+        case .health, .receiverStatus, .notice:
+            // A one-shot pass has no health or receiver status source, and tells no dates.
             return .more
         }
         onUpdate(engine.progress, events)

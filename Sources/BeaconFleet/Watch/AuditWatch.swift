@@ -66,146 +66,42 @@ public struct AuditWatch: Sendable {
         input: String = "the input", sinks: [any AuditEventSink], clock: any Clock<Duration> = ContinuousClock(),
         stallAfter: Double? = nil, telemetry: TelemetryInbox? = nil
     ) async throws -> AuditStatusReport {
-        let ownDrops = DropCounter()
+        var settings = SightingPassSettings()
+        settings.maximumReceivers = configuration.maximumReceivers
+        settings.queueLimit = Self.liveQueueLimit
+        settings.health = health
+        settings.receiverStatus = receiverStatus
+        // Decoded on a task of its own while the audit judges what came before: a recording
+        // is read at the speed of the slower of the two, not of both together.
+        settings.readsAhead = true
+        let ownDrops = settings.drops
         var audit = ContinuousAudit(plan: plan, configuration: configuration)
         _ = audit.restore(restoredStates, receivers: restoredReceivers)
         _ = audit.restoreBatteryHistories(restoredBatteries)
-        var progress = WatchProgress(
-            audit: audit, sinks: sinks, telemetry: telemetry,
+        let progress = WatchProgress(
+            audit: audit, sinks: sinks,
             lost: { (lostBeforehand?.lostCount ?? 0) + ownDrops.value }, lostMessages: { lostMessages?.lostCount ?? 0 }, input: input,
             readings: readings)
         progress.publishReadings()
-        let end: AuditWatchEnd
+        let clocking: PassClocking
+        var reduction: WatchReduction
         switch timing {
         case .replay:
-            // Decoded on a task of its own while the audit judges what came before: a
-            // recording is read at the speed of the slower of the two, not of both together.
-            let readAhead = ReadAhead(sightings)
-            defer { readAhead.stop() }
-            // Readings a few times a second of the clock given (wall time in the tool), looked
-            // at once per batch.
-            let sinceStart = Stopwatch(on: clock)
-            var nextReadings = Self.readingsPeriod
-            do {
-                replaying: while let batch = try await readAhead.next() {
-                    // The telemetry decoded so far (the reader runs ahead of the audit), each
-                    // reading judged when the replay's clock reaches it, in order with the
-                    // sightings around it.
-                    progress.collectTelemetry()
-                    for sighting in batch {
-                        if Task.isCancelled { break replaying }
-                        progress.take(progress.audit.observe(sighting))
-                        if progress.hasPendingTelemetry { progress.takeTelemetry(dueBy: progress.audit.now) }
-                    }
-                    if readings != nil, sinceStart.elapsed >= nextReadings {
-                        progress.publishReadings()
-                        nextReadings = sinceStart.elapsed + Self.readingsPeriod
-                    }
-                }
-            } catch {
-                // A reader may end with an error of its own when it is cancelled: still a stop.
-                if !Task.isCancelled { throw error }
-            }
-            progress.collectTelemetry()
-            progress.takeTelemetry(dueBy: nil)
-            end = Task.isCancelled ? .interrupted : .inputEnded
+            // The recording's own times, from its first sighting.
+            clocking = .replay(origin: .firstSighting)
+            reduction = WatchReduction(progress: progress, live: nil)
         case .live(let tick):
-            end = try await listen(
-                sightings, tick: tick, drops: ownDrops, health: health, receiverStatus: receiverStatus, clock: clock,
-                stallAfter: stallAfter, progress: &progress)
+            // A live watch checks each receiver's Unix clock against its arrivals, within the
+            // silence: a clock further off would age or freshen beacons by more.
+            clocking = .liveCheckingArrivals(tick: tick, clock: clock, arrivalTolerance: configuration.silence)
+            reduction = WatchReduction(
+                progress: progress,
+                live: WatchReduction.Live(
+                    startsBlind: health != nil, stallAfter: stallAfter,
+                    stallLimit: Self.stallLimit(silence: configuration.silence, tick: tick)))
         }
-        return progress.finish(end)
-    }
-
-    private func listen<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ sightings: Sightings, tick: Duration, drops: DropCounter, health: AsyncStream<InputHealthChange>?,
-        receiverStatus: AsyncStream<ReceiverStatusChange>?, clock: any Clock<Duration>, stallAfter: Double?,
-        progress: inout WatchProgress
-    ) async throws -> AuditWatchEnd {
-        // One queue for every source, so that the audit is only ever touched by this task.
-        let feed = LiveSightingFeed(
-            sightings, tick: tick, queueLimit: Self.liveQueueLimit, drops: drops, health: health, receiverStatus: receiverStatus,
-            clock: clock)
-        defer { feed.stop() }
-
-        // The audit's clock counts from the feed's start: its times are told as Unix time by
-        // the wall clock read once now.
-        progress.audit.tieToUnixTime(offset: WallClock.unixOffset(elapsed: feed.elapsed()))
-        progress.take(progress.audit.advance(to: 0))
-        // Blind until the input says it delivers (a broker: connected).
-        if health != nil { progress.startBlind() }
-        // Sightings the watch's own queue dropped (it fell behind): seen at the next input.
-        var dropsSeen = drops.value
-        // A source that says nothing of its health (a pipe), given a stall limit: stalled
-        // when nothing came for that long, delivering again at its next sighting.
-        var lastArrival = 0.0
-        var stalled = false
-        // The watch's own running, told by its ticks: each is stamped when its ticker woke,
-        // so a gap of `stallLimit` between two (they come every `tick`) is time the watch did
-        // not run. A sighting arrives when it is read, but no later than the last tick plus
-        // one: those read before the tick that tells a stall (they waited through it) cannot
-        // move the clock across the stall before it is known.
-        var lastTick = 0.0
-        let tickSeconds = tick.secondsValue
-        let stallLimit = Self.stallLimit(silence: configuration.silence, tick: tick)
-        // Ends early when this task is cancelled: the stream's iteration stops.
-        for await input in feed.inputs {
-            let dropped = drops.value
-            if dropped != dropsSeen {
-                let time: Double
-                switch input {
-                case .tick(let at), .ended(let at), .health(_, let at), .receiverStatus(_, let at): time = at
-                case .sighting, .failed: time = progress.audit.now ?? 0
-                }
-                progress.sightingsLost(
-                    at: time, reason: "the watch fell behind its input and dropped \(NumberText.count(dropped - dropsSeen, "sighting")) from its queue")
-                dropsSeen = dropped
-            }
-            switch input {
-            case .sighting(let sighting):
-                // The receiver's clock is tied to the feed's when its first sighting arrives
-                // (SightingTimeline); its later sightings keep their own times, never later
-                // than their arrival, and a receiver on Unix time whose clock is off the
-                // watch's by more than the silence is placed on arrival.
-                let events = progress.audit.observe(sighting, arrival: min(feed.elapsed(), lastTick + tickSeconds))
-                let time = progress.audit.now ?? 0
-                lastArrival = time
-                if stalled {
-                    stalled = false
-                    progress.inputHealth(.restored, at: time)
-                }
-                progress.take(events)
-            case .tick(let time):
-                if time - lastTick >= stallLimit { progress.watchStalled(from: lastTick, until: time) }
-                lastTick = max(lastTick, time)
-                if let stallAfter, !stalled, time - lastArrival >= stallAfter {
-                    stalled = true
-                    // At the moment the limit passed (ticks come every half second).
-                    progress.inputHealth(
-                        .lost(reason: "no sighting arrived for \(NumberText.plain(stallAfter)) s: the pipe or what writes it stalled"),
-                        at: max(lastArrival + stallAfter, progress.audit.now ?? 0))
-                }
-                progress.take(progress.audit.advance(to: time))
-                progress.collectTelemetry()
-                progress.takeTelemetry(dueBy: nil, arrival: time)
-                progress.publishReadings()
-            case .ended(let time):
-                progress.collectTelemetry()
-                progress.takeTelemetry(dueBy: nil, arrival: time)
-                progress.take(progress.audit.advance(to: time))
-                return .inputEnded
-            case .health(let change, let time):
-                progress.take(progress.audit.advance(to: time))
-                progress.inputHealth(change, at: time)
-                progress.publishReadings()
-            case .receiverStatus(let change, let time):
-                progress.take(progress.audit.receiverStatus(change, at: time))
-            case .failed(let error):
-                throw error
-            }
-        }
-        progress.take(progress.audit.advance(to: feed.elapsed()))
-        return .interrupted
+        let outcome = try await SightingPass(sightings, clocking: clocking, telemetry: telemetry, settings: settings).run(&reduction)
+        return reduction.finish(outcome)
     }
 
     /// The gap between two inputs of a live watch that is taken as the watch not running:
@@ -217,7 +113,7 @@ public struct AuditWatch: Sendable {
 }
 
 /// The audit with its sinks and the status report schedule.
-private struct WatchProgress {
+struct WatchProgress {
     var audit: ContinuousAudit
     let sinks: [any AuditEventSink]
     let lost: @Sendable () -> Int
@@ -242,12 +138,11 @@ private struct WatchProgress {
     }
 
     init(
-        audit: ContinuousAudit, sinks: [any AuditEventSink], telemetry: TelemetryInbox?, lost: @escaping @Sendable () -> Int,
+        audit: ContinuousAudit, sinks: [any AuditEventSink], lost: @escaping @Sendable () -> Int,
         lostMessages: @escaping @Sendable () -> Int, input: String, readings: AuditWatchReadings?
     ) {
         self.audit = audit
         self.sinks = sinks
-        self.pendingTelemetry = PendingTelemetry(inbox: telemetry)
         self.lost = lost
         self.lostMessages = lostMessages
         self.input = input
@@ -335,24 +230,12 @@ private struct WatchProgress {
         for sink in sinks { sink.deliver(report) }
     }
 
-    /// Readings taken from the source, not yet judged.
-    private var pendingTelemetry: PendingTelemetry
-
-    var hasPendingTelemetry: Bool { pendingTelemetry.hasReadings }
-
-    /// Takes what the source decoded since the last call.
-    mutating func collectTelemetry() { pendingTelemetry.collect() }
-
-    /// Judges the pending readings placed at or before `dueBy` on the audit's clock (every one
-    /// with `nil`: a live watch's tick, or the end) and hands the battery crossings to every
-    /// sink. A reading from a receiver the audit has not placed (none of its sightings came
-    /// yet) is due at once, where the clock stands.
-    mutating func takeTelemetry(dueBy: Double?, arrival: Double? = nil) {
-        while let (reading, _) = pendingTelemetry.next(dueBy: dueBy, placedAt: { [audit] in audit.timelineTime(of: $0) }) {
-            for var event in audit.observe(reading, arrival: arrival) {
-                event.unixTime = audit.unixTime(at: event.time)
-                for sink in sinks { sink.deliver(event) }
-            }
+    /// Judges a telemetry reading placed at `time` and hands the battery crossings to every
+    /// sink.
+    mutating func takeTelemetry(_ reading: TelemetryReading, at time: Double) {
+        for var event in audit.observe(reading, at: time) {
+            event.unixTime = audit.unixTime(at: event.time)
+            for sink in sinks { sink.deliver(event) }
         }
     }
 

@@ -6,14 +6,13 @@ extension ContinuousAudit {
     /// each time, never remembered (memory stays bounded, docs/operations.md "Bounds").
     static let maximumPairedAddresses = 65_536
 
-    /// Takes a telemetry reading that arrived at `arrival` on the audit's clock (a live
-    /// watch) or, replayed, with the sightings around it: placed by its receiver's clock
-    /// where the timeline knows it, never later than the audit's clock, paired with its
-    /// beacon (`TelemetryPairing`'s rules, the addresses of the beacons heard lately), and
-    /// judged. Returns the battery crossings it caused. Readings no rule pairs are counted.
-    public mutating func observe(_ reading: TelemetryReading, arrival: Double? = nil) -> [AuditBatteryEvent] {
-        let clockNow = now ?? arrival ?? 0
-        let placed = timelineTime(of: reading).map { min($0, clockNow) } ?? min(arrival ?? clockNow, clockNow)
+    /// Takes a telemetry reading placed at `time` on the audit's clock by the pass (by its
+    /// receiver's clock where the pass has placed that receiver, else where the clock stood
+    /// when it was handed over), never later than the audit's clock, paired with its beacon
+    /// (`TelemetryPairing`'s rules, the addresses of the beacons heard lately), and judged.
+    /// Returns the battery crossings it caused. Readings no rule pairs are counted.
+    public mutating func observe(_ reading: TelemetryReading, at time: Double) -> [AuditBatteryEvent] {
+        let placed = min(time, now ?? time)
         guard let index = pairedBeacon(for: reading) else {
             batteries.countUnpaired()
             return []

@@ -71,11 +71,13 @@ public struct ContinuousAudit: Sendable {
     public let plan: VerificationPlan
     public let configuration: Configuration
 
-    /// The audit's clock: `nil` until the first time is given.
-    public var now: Double? { timeline.now }
+    /// The audit's clock (the pass's: `SightingPass` places every sighting on it and says
+    /// where it stands): `nil` until the first time is given.
+    public private(set) var now: Double?
     private var start: Double?
-    /// The audit's clock, and every receiver's sightings placed on it.
-    private var timeline: SightingTimeline
+    /// What to add to a time on the audit's clock to tell it as Unix time, once the pass
+    /// knows (`PassNotice.unixTimeKnown`).
+    private var unixOffset: Double?
     /// One per manifest beacon, in manifest order (`plan.expected[index]` is its beacon).
     private var beacons: [AuditedIdentity]
     private let beaconIndex: IdentityTable
@@ -137,9 +139,6 @@ public struct ContinuousAudit: Sendable {
         self.plan = plan
         self.configuration = configuration
         receivers = FollowedReceivers(maximum: configuration.maximumFollowedReceivers)
-        // A live watch checks each receiver's Unix clock against its own, within the silence
-        // (`observe(_:arrival:)`): a clock further off would age or freshen beacons by more.
-        timeline = SightingTimeline(maximumReceivers: configuration.maximumReceivers, arrivalTolerance: configuration.silence)
         beacons = plan.expected.enumerated().map { AuditedIdentity(identity: $1.identity, order: $0) }
         beaconIndex = IdentityTable(plan.expected.map(\.identity))
         batteries = BatteryWatch(beacons: plan.expected)
@@ -149,11 +148,6 @@ public struct ContinuousAudit: Sendable {
     /// The manifest beacon with `identity`, by index.
     func beaconIndex(of identity: BeaconIdentity) -> Int? {
         beaconIndex.index(of: identity) { beacons[$0].identity }
-    }
-
-    /// Where a reading's time falls on the audit's clock, when its receiver is placed.
-    func timelineTime(of reading: TelemetryReading) -> Double? {
-        timeline.knownTime(of: reading.time, clock: reading.clock, receiver: reading.receiver)
     }
 
     /// The beacons advertising their identity from `address` among those heard lately, by
@@ -200,33 +194,16 @@ public struct ContinuousAudit: Sendable {
 
     // MARK: Input
 
-    /// Takes in one reception: the changes due up to its time, then the one it causes. A
-    /// receiver heard for the first time joins the audit's clock where it stands, or, given
-    /// `joining`, at the time that reads (a live watch's clock, read only then).
-    public mutating func observe(_ sighting: Sighting, joining: (() -> Double)? = nil) -> [AuditEvent] {
-        counters.sightings += 1
-        return take(sighting, placement: timeline.place(sighting, joining: joining))
-    }
-
-    /// Takes in one reception that arrived at `arrival` on the audit's clock (a live watch):
-    /// as `observe(_:joining:)`, but no receiver's clock moves the audit's past its own, and a
-    /// receiver on Unix time whose clock disagrees with the watch's by more than the silence
-    /// is told once (`takeNotices`, a `receiver-clock` event) and placed on arrival from then
-    /// (`SightingTimeline.place(_:arrival:)`): one box's clock never ages the others' beacons.
-    public mutating func observe(_ sighting: Sighting, arrival: Double) -> [AuditEvent] {
-        counters.sightings += 1
-        let placement = timeline.place(sighting, arrival: arrival)
-        if !timeline.clockNotices.isEmpty {
-            for notice in timeline.takeClockNotices() { noteReceiverClock(notice) }
-        }
-        return take(sighting, placement: placement)
-    }
-
+    /// Takes in one reception, placed on the audit's clock by the pass (`SightingPass`: a
+    /// live watch checks each receiver's Unix clock against the arrivals, within the silence,
+    /// so that one box's clock never ages the others' beacons): the changes due up to where
+    /// the clock stands, then the one it causes.
     @inline(__always)
-    private mutating func take(_ sighting: Sighting, placement: SightingTimeline.Placement?) -> [AuditEvent] {
-        guard let placement else { return unplaced(sighting) }
-        let placed = placement.time
-        var events = clockMoved(placement.advance)
+    public mutating func observe(_ placedSighting: PlacedSighting) -> [AuditEvent] {
+        counters.sightings += 1
+        let sighting = placedSighting.sighting
+        guard let placed = placedSighting.time else { return unplaced(sighting) }
+        var events = clockMoved(moveClock(to: placedSighting.clock))
         // A sighting older than the clock (a source that reordered) counts at the clock's time.
         let time = now ?? placed
         let identity = sighting.identity
@@ -282,8 +259,9 @@ public struct ContinuousAudit: Sendable {
         return [event]
     }
 
-    /// A receiver's clock found to disagree with the watch's, or to agree again.
-    private mutating func noteReceiverClock(_ notice: ReceiverClockNotice) {
+    /// A receiver's clock found to disagree with the watch's, or to agree again: said once
+    /// (`takeNotices`, a `receiver-clock` event).
+    public mutating func receiverClock(_ notice: ReceiverClockNotice) {
         counters.receiverClockEvents += 1
         let skew = NumberText.plain((abs(notice.skew) * 10).rounded() / 10)
         let reason = notice.agrees
@@ -311,22 +289,35 @@ public struct ContinuousAudit: Sendable {
         silenceJudgedFrom = max(silenceJudgedFrom, max(until, now ?? until) + configuration.silence)
     }
 
-    /// The Unix time of `time` on the audit's clock, when the clock knows it
-    /// (`SightingTimeline.unixTime(at:)`).
+    /// The Unix time of `time` on the audit's clock, once the pass said where Unix time
+    /// stands (`unixTimeKnown(offset:)`).
     public func unixTime(at time: Double) -> Double? {
-        timeline.unixTime(at: time)
+        unixOffset.map { time + $0 }
     }
 
-    /// Says what to add to the audit's times to get Unix time (a live watch, at its start:
-    /// `SightingTimeline.tieToUnixTime(offset:)`).
-    public mutating func tieToUnixTime(offset: Double) {
-        timeline.tieToUnixTime(offset: offset)
+    /// Says what to add to the audit's times to get Unix time (`PassNotice.unixTimeKnown`).
+    /// The first holds.
+    public mutating func unixTimeKnown(offset: Double) {
+        if unixOffset == nil, offset.isFinite { unixOffset = offset }
     }
 
     /// Moves the clock to `time` (a time before it changes nothing): every change due by
     /// then, each at its own time, in time order.
     public mutating func advance(to time: Double) -> [AuditEvent] {
-        clockMoved(timeline.advance(to: time))
+        clockMoved(moveClock(to: time))
+    }
+
+    /// Moves the clock to `time` when later, and says what that did.
+    @inline(__always)
+    private mutating func moveClock(to time: Double) -> SightingTimeline.Advance {
+        guard time.isFinite else { return .unchanged }
+        guard let current = now else {
+            now = time
+            return .started
+        }
+        guard time > current else { return .unchanged }
+        now = time
+        return .moved
     }
 
     /// The changes due now that the clock has moved (or started) as `advance` says.
