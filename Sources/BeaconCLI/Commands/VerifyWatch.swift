@@ -1,7 +1,6 @@
 import ArgumentParser
 import BeaconCore
 import BeaconFleet
-import BeaconMQTT
 import Logging
 
 /// `verify --watch`: the continuous audit (docs/verify.md, "--watch").
@@ -16,7 +15,7 @@ extension VerifyCommand {
                     + "(\(NumberText.plain(silence ?? ContinuousAudit.Configuration.defaultSilence)) s): a pipe noticed stalled after "
                     + "its beacons were judged missing would not have kept them from it.")
         }
-        if stallAfter != nil, input == nil || input.map(MQTTBrokerURL.looksLikeBroker) == true {
+        if stallAfter != nil, input == nil || sightingInput.inputIsBroker {
             throw ValidationError(
                 "--stall-after is for a pipe (--input - or a FIFO), which cannot say whether it delivers; a controller (--hci) "
                     + "and a broker (mqtt://) say so themselves: leave it out.")
@@ -84,7 +83,6 @@ extension VerifyCommand {
         // Served first: a port in use stops the watch before it says anything else.
         let serving = try MetricsServing.start(metrics, command: "verify --watch", logger: logger)
         defer { serving?.stop() }
-        let readings = serving?.registerWatch(beacons: plan.expected.count)
         let format: WatchOutput.Format
         switch reports.format {
         case .jsonl: format = .jsonl
@@ -94,105 +92,49 @@ extension VerifyCommand {
         var sinks: [any AuditEventSink] = [WatchOutput(format: format, console: console)]
         let program = exec.flatMap { ProgramHook(command: $0, environment: console.environment, logger: logger, label: "beaconctl.verify-exec") }
         if let program { sinks.append(WatchEventHook(program: program)) }
-        var publishing: ReportPublishing?
-        if let mqtt {
-            let started: ReportPublishing
-            do {
-                started = try ReportPublishing.start(mqtt, role: "audit", what: "audit changes", environment: console.environment, logger: logger)
-            } catch {
-                throw CommandFailure(error)
+        var settings = AuditWatchService.Settings()
+        settings.silence = silence ?? settings.silence
+        settings.stateFile = stateFile
+        settings.publishTo = mqtt
+        settings.homeAssistantPrefix = homeAssistant ? discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix : nil
+        settings.venueNames = venueNames
+        settings.environment = console.environment
+        let service: AuditWatchService
+        do {
+            service = try AuditWatchService.start(plan: plan, settings: settings, sinks: sinks, logger: logger)
+        } catch {
+            switch error {
+            case .publishing(let setup): throw CommandFailure(setup)
+            default: throw CommandFailure(.usageOrInput, error.description)
             }
-            let discovery = homeAssistant
-                ? HomeAssistantDiscovery(
-                    discoveryPrefix: discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix, topics: started.topics,
-                    venueNames: venueNames)
-                : nil
-            // Receivers are learned from the input: each is announced when the watch first knows it.
-            let sink = MQTTAuditSink(client: started.client, topics: started.topics, receiverDiscovery: discovery)
-            sinks.append(sink)
-            publishing = started
-            // A previous run's retained standings say nothing of now: each beacon is unknown
-            // until this watch judges it. Published before the discovery and any change, on
-            // the same connection, so that nobody reads the old standing as this run's.
-            sink.unconfirm(plan.expected)
-            logger.notice("publishing every change to \(started.client.broker) (\(started.topics.auditEvents))")
-            if let discovery {
-                let announcements = discovery.announcements(for: plan.expected)
-                // Retained: Home Assistant reads them whenever it (re)connects.
-                for announcement in announcements {
-                    started.client.publish(topic: announcement.topic, payload: Array(announcement.payload.utf8), retain: true)
-                }
-                logger.notice("announced \(NumberText.count(plan.expected.count, "beacon")) to Home Assistant (\(discovery.discoveryPrefix)/…/config)")
-            }
-        }
-        // Restart without amnesia: the states a previous watch kept, and the file kept current.
-        var restored: [String: AuditState] = [:]
-        var restoredReceivers: [String: [String]] = [:]
-        var restoredBatteries: [String: [BatteryForecast.DailyMedian]] = [:]
-        var keeper: AuditStateFile?
-        if let stateFile {
-            do {
-                if let found = try AuditStateFile.read(stateFile) {
-                    restored = found.beacons
-                    restoredReceivers = found.receivers
-                    restoredBatteries = found.batteries
-                    let known = plan.expected.count { found.beacons[$0.beaconID] != nil }
-                    let written = WallClock.iso8601(found.writtenAt) ?? "at an unknown time"
-                    logger.notice("restarting from \(stateFile) (written \(written)): \(known) of \(plan.expected.count) beacons start in the state they had; only changes from it are reported")
-                } else {
-                    logger.notice("\(stateFile) does not exist yet: every beacon starts unknown, and their states are kept there from now on")
-                }
-            } catch {
-                throw CommandFailure(.usageOrInput, error.description)
-            }
-            let file = AuditStateFile(
-                path: stateFile, restored: restored, restoredReceivers: restoredReceivers, restoredBatteries: restoredBatteries)
-            sinks.append(file)
-            keeper = file
         }
         // A broker's sightings are read like a pipe: live, each receiver on its own clock.
         let broker = try BrokerInput.open(sightingInput, role: "watch", environment: console.environment, logger: logger)
-        if let broker, let warning = GatewayPacing.silenceWarning(
-            gateways: broker.feed.subscriptions.map(\.gateway), silence: silence ?? ContinuousAudit.Configuration.defaultSilence) {
+        if let broker, let warning = GatewayPacing.silenceWarning(gateways: broker.feed.subscriptions.map(\.gateway), silence: settings.silence) {
             logger.warning("\(warning)")
         }
-        // A broker's receivers are boxes that can die: followed. This host's controller (or a
-        // file or pipe of its scans) is one receiver whose failure ends the scan, and whose
-        // silence is the beacons'.
-        let watch = AuditWatch(
-            plan: plan,
-            configuration: ContinuousAudit.Configuration(
-                silence: silence ?? ContinuousAudit.Configuration.defaultSilence, followsReceivers: broker != nil),
-            restoredStates: restored, restoredReceivers: restoredReceivers, restoredBatteries: restoredBatteries, readings: readings)
-        serving?.registerBrokerClients(input: broker?.metricsClients ?? [], publish: publishing?.client)
+        let watch = service.watch(followsReceivers: broker != nil, readings: serving?.registerWatch(beacons: plan.expected.count))
+        serving?.registerBrokerClients(input: broker?.metricsClients ?? [], publish: service.publishing?.client)
         if let serving, let broker { serving.registerSkippedMessages(broker.feed) }
 
-        let report: AuditStatusReport
+        let outcome: Result<AuditStatusReport, any Error>
         do {
             if let broker {
-                report = try await watchBroker(broker, watch: watch, sinks: sinks)
+                outcome = .success(try await watchBroker(broker, watch: watch, sinks: service.sinks))
             } else if let input {
-                report = try await watchRecording(input, watch: watch, sinks: sinks)
+                outcome = .success(try await watchRecording(input, watch: watch, sinks: service.sinks))
             } else {
-                report = try await watchController(watch: watch, sinks: sinks)
+                outcome = .success(try await watchController(watch: watch, sinks: service.sinks))
             }
         } catch {
-            await program?.finish(stopping: true)
-            if let failure = await keeper?.flush() { logger.error("\(failure)") }
-            _ = await publishing?.finish(logger: logger)
-            try await broker?.close()
-            throw error
+            outcome = .failure(error)
         }
-        await program?.finish()
-        if let failure = await keeper?.flush() { logger.error("\(failure); the next start with --state will not know the latest states") }
+        if case .failure = outcome { await program?.finish(stopping: true) } else { await program?.finish() }
+        let report: AuditStatusReport
         do {
-            try await broker?.close()
-        } catch {
-            _ = await publishing?.finish(logger: logger)
-            throw error
-        }
-        if let publishing, !(await publishing.finish(logger: logger)) {
-            throw CommandFailure(.controller, "not every change reached \(publishing.client.broker) (see above)")
+            report = try await service.finish(outcome) { try await broker?.close() }
+        } catch let failure as AuditWatchService.Failure {
+            throw CommandFailure(.controller, failure.description)
         }
         let batteryLow = report.batteries.contains { $0.standing == .low }
         if report.end == .inputEnded && (!report.statistics.allOK || batteryLow) { throw ExitStatus.findings.exitCode }

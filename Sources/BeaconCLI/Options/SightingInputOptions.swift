@@ -37,6 +37,9 @@ struct SightingInputOptions: ParsableArguments {
     /// The one input (a recording, or the first broker).
     var input: String? { inputs.first }
 
+    /// Whether the input is a broker's (mqtt://…), not a file or a pipe.
+    var inputIsBroker: Bool { input.map(MQTTBrokerURL.looksLikeBroker) ?? false }
+
     /// The broker inputs with their gateways; empty when the input is not a broker.
     func brokerInputs() throws(CommandFailure) -> [(url: String, gateway: GatewayKind)] {
         let brokers = inputs.filter(MQTTBrokerURL.looksLikeBroker)
