@@ -89,10 +89,7 @@ struct MonitorCommand: AsyncParsableCommand {
         try SecondsFlag.check(exitPeriod, "--exit-period")
         guard minSightings >= 1 else { throw ValidationError("--min-sightings must be at least 1; got \(minSightings).") }
         if !range {
-            let rangingFlags = [
-                rangingOptions.profile.map { _ in "--profile" }, rangingOptions.noProfile ? "--no-profile" : nil,
-                rangingOptions.pathLossExponent.map { _ in "--path-loss-exponent" },
-            ].compactMap { $0 }
+            let rangingFlags = rangingOptions.givenFlags
             if !rangingFlags.isEmpty {
                 throw ValidationError("\(rangingFlags.joined(separator: ", ")) choose\(rangingFlags.count == 1 ? "s" : "") how --range estimates distances; add --range or leave \(rangingFlags.count == 1 ? "it" : "them") out.")
             }
@@ -105,7 +102,7 @@ struct MonitorCommand: AsyncParsableCommand {
             }
         }
         if input != nil {
-            let controllerFlags = [controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" }].compactMap { $0 }
+            let controllerFlags = controller.givenFlags
             if !controllerFlags.isEmpty {
                 throw ValidationError("--input monitors a recording; \(controllerFlags.joined(separator: ", ")) drive\(controllerFlags.count == 1 ? "s" : "") a controller: pass one or the other.")
             }

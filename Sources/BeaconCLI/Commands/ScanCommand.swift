@@ -93,8 +93,7 @@ struct ScanCommand: AsyncParsableCommand {
             throw ValidationError("--unix-time stamps a live scan's sightings; a recording keeps the times it was recorded with.")
         }
         if input != nil {
-            let controllerFlags = [controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" }].compactMap { $0 }
-                + timing.givenFlags
+            let controllerFlags = controller.givenFlags + timing.givenFlags
             if !controllerFlags.isEmpty {
                 throw ValidationError("--input ranges a recording; \(controllerFlags.joined(separator: ", ")) drive\(controllerFlags.count == 1 ? "s" : "") a controller: pass one or the other.")
             }
@@ -106,7 +105,7 @@ struct ScanCommand: AsyncParsableCommand {
         try UnexpectedErrorProbe.reached("scan")
         let console = Console.current
         let logger = globals.makeLogger()
-        let names = try loadManifestNames()
+        let names = try ScanRegionOptions.beaconNames(in: manifest)
         let serving = try MetricsServing.start(metrics, command: "scan", logger: logger)
         defer { serving?.stop() }
         let outputFormat = format ?? (console.standardOutputIsTerminal ? .text : .jsonl)
@@ -151,13 +150,6 @@ struct ScanCommand: AsyncParsableCommand {
             throw error
         }
         try await broker?.close()
-    }
-
-    private func loadManifestNames() throws -> [BeaconIdentity: String] {
-        guard !manifest.isEmpty else { return [:] }
-        let result = ManifestLoader.load(paths: manifest)
-        try reportBlockingDiagnostics(result)
-        return Dictionary(result.fleet.beacons.map { ($0.identity, $0.id) }) { first, _ in first }
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import FleetManifest
 
 /// `scan --uuid`, `--major` and `--minor`: the region a scan is narrowed to, checked.
 struct ScanRegionOptions: ParsableArguments {
@@ -40,5 +41,14 @@ struct ScanRegionOptions: ParsableArguments {
         guard let uuid else { return nil }
         let parsed = try ProximityUUID(parsing: uuid)
         return BeaconRegion(identifier: "scan", uuid: parsed, major: major.map(UInt16.init), minor: minor.map(UInt16.init))
+    }
+
+    /// Each beacon's id in the manifests at `paths`, by identity, to name what is heard (a
+    /// manifest with errors stops here); none without manifests.
+    static func beaconNames(in paths: [String]) throws -> [BeaconIdentity: String] {
+        guard !paths.isEmpty else { return [:] }
+        let result = ManifestLoader.load(paths: paths)
+        try reportBlockingDiagnostics(result)
+        return Dictionary(result.fleet.beacons.map { ($0.identity, $0.id) }) { first, _ in first }
     }
 }
