@@ -130,7 +130,7 @@ struct CommandMetricsTests {
         defer { serving.stop() }
         let scanQueues = Mutex(0)
         let loss = ScanLoss { scanQueues.withLock { $0 } }
-        ScanCommand.registerMetrics(serving, sightings: { 12 }, loss: loss, broker: [], publisher: nil)
+        serving.registerScan(sightings: { 12 }, loss: loss, broker: [], publisher: nil)
         #expect(Self.lines(serving, "beaconctl_scan_sightings") == [
             "beaconctl_scan_sightings_lost_total 0", "beaconctl_scan_sightings_total 12",
         ])
@@ -144,7 +144,7 @@ struct CommandMetricsTests {
     func scanOfARecording() throws {
         let serving = try Self.serving()
         defer { serving.stop() }
-        ScanCommand.registerMetrics(serving, sightings: { 5 }, loss: nil, broker: [], publisher: nil)
+        serving.registerScan(sightings: { 5 }, loss: nil, broker: [], publisher: nil)
         #expect(Self.lines(serving, "beaconctl_scan_") == ["beaconctl_scan_sightings_total 5"])
     }
 }

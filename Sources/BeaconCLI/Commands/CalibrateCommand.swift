@@ -2,8 +2,6 @@ import ArgumentParser
 import BeaconCore
 import BeaconFleet
 import FleetManifest
-import HCI
-import HCITransports
 import Logging
 
 /// `beaconctl calibrate BEACON`: measures a beacon's RSSI at 1 m and, with --write,
@@ -79,11 +77,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         }
         try validateWalk()
         if let advertiseHci {
-            do {
-                _ = try HCITransportSpec(parsing: advertiseHci)
-            } catch {
-                throw ValidationError("--advertise-hci \(advertiseHci): \(error.advisedMessage)")
-            }
+            try CalibrationControllers.validate(advertiseHci: advertiseHci)
             if input != nil { throw ValidationError("--advertise-hci needs a controller to scan on, not --input.") }
         }
         if !inputs.isEmpty, controller.hci != nil || controller.snoop != nil {
@@ -111,11 +105,16 @@ struct CalibrateCommand: AsyncParsableCommand {
             if let input {
                 sampler = try await sampleRecording(input, identity: target.identity, limit: seconds, logger: logger)
             } else {
-                sampler = try await sampleController(target, logger: logger)
+                let controllers = try CalibrationControllers(controller, advertiseHci: advertiseHci, target: target, logger: logger)
+                defer { controllers.close() }
+                sampler = try await controllers.calibration(of: target, seconds: seconds).sample(
+                    scans: controllers, stops: SignalStops(), progress: CalibrationProgressText(beaconID: beacon, identity: target.identity))
             }
-        } catch let interruption as TerminationSignals.Interrupted {
+        } catch let stop as UserStop {
             // Never a value from a run cut short: its samples are a fraction of what was asked.
-            throw CommandFailure(.findings, "\(beacon): calibration \(interruption) before its \(ScanTable.decimal(seconds, places: 0)) s were up; nothing was \(write ? "written" : "measured"): run it again and let it finish")
+            throw CommandFailure(.findings, "\(beacon): calibration \(stop) before its \(ScanTable.decimal(seconds, places: 0)) s were up; nothing was \(write ? "written" : "measured"): run it again and let it finish")
+        } catch let error as LiveCalibrationError {
+            throw CommandFailure(error, beaconID: beacon)
         }
         let estimate: CalibrationEstimate
         do {
@@ -137,85 +136,11 @@ struct CalibrateCommand: AsyncParsableCommand {
     /// The samples of the first `limit` seconds of a recording, on its receivers' one clock
     /// (`CalibrationSampler.collect(_:fromRecording:for:logger:)`).
     func sampleRecording(_ input: String, identity: BeaconIdentity, limit: Double, logger: Logger) async throws -> CalibrationSampler {
-        return try await TerminationSignals.cancellingOnInterrupt {
+        try await SignalStops().stoppableThrowing {
             do {
                 return try await CalibrationSampler.collect(identity, fromRecording: input, for: limit, logger: logger)
             } catch let error as SightingStreamError {
                 throw CommandFailure(.usageOrInput, error.description)
-            }
-        }
-    }
-
-    /// Scans for `seconds` on `--hci`, advertising the beacon from `--advertise-hci` meanwhile.
-    private func sampleController(_ target: ResolvedBeacon, logger: Logger) async throws -> CalibrationSampler {
-        let console = Console.current
-        let identity = target.identity
-        let limit = seconds
-        return try await whileAdvertising(target, logger: logger) { spec, capture in
-            let (sampler, failure) = try await controller.scanning(spec, capture: capture, logger: logger) { session in
-                console.errorLine("calibrating \(target.id) (\(target.identity)) for \(ScanTable.decimal(limit, places: 0)) s: hold the scanner 1 m from it")
-                do {
-                    let sampler = try await TerminationSignals.cancellingOnInterrupt {
-                        try await CalibrationSampler.collect(identity, from: session, for: limit)
-                    }
-                    return (sampler, nil as (any Error)?)
-                } catch let interruption as TerminationSignals.Interrupted {
-                    return (CalibrationSampler(identity: identity), interruption)
-                } catch {
-                    return (CalibrationSampler(identity: identity), CommandFailure(.controller, ExitStatus.message(for: error)))
-                }
-            }
-            if let failure { throw failure }
-            return sampler
-        }
-    }
-
-    /// Runs `body` with `--hci`'s spec and its capture while the beacon is advertised from
-    /// `--advertise-hci` (when given); the advertiser has stopped advertising by the time this
-    /// returns, whatever `body` did.
-    func whileAdvertising<Value>(
-        _ target: ResolvedBeacon, logger: Logger, _ body: (HCITransportSpec, BTSnoopWriter?) async throws -> Value
-    ) async throws -> Value {
-        let spec = try controller.transportSpec(environment: Console.current.environment)
-        let advertising = try startAdvertising(target, scanningOn: spec, logger: logger)
-        defer { advertising?.cancel() }
-        let capture = try controller.openCapture()
-        defer { capture?.close() }
-        let outcome: Result<Value, any Error>
-        do {
-            outcome = .success(try await body(spec, capture))
-        } catch {
-            outcome = .failure(error)
-        }
-        if let advertising {
-            advertising.cancel()
-            _ = await advertising.value
-        }
-        return try outcome.get()
-    }
-
-    /// With --advertise-hci, the task advertising the beacon (cancel it to stop).
-    func startAdvertising(_ target: ResolvedBeacon, scanningOn spec: HCITransportSpec, logger: Logger) throws -> Task<Void, Never>? {
-        guard let advertiseHci else { return nil }
-        let advertiserSpec = try HCITransportSpec(parsing: advertiseHci)
-        guard advertiserSpec != spec else {
-            throw CommandFailure(.usageOrInput, "--advertise-hci and --hci name the same controller (\(spec)); a controller does not hear its own advertising: use two")
-        }
-        let request: AdvertisingRequest
-        do {
-            request = try AdvertisingRequest(target)
-        } catch {
-            throw CommandFailure(.usageOrInput, "\(error)")
-        }
-        let advertiser = BeaconAdvertiser(
-            controller: advertiserSpec, configuration: AdvertiserConfiguration(requests: [request]), logger: logger)
-        return Task {
-            do {
-                _ = try await advertiser.run { event in
-                    if case .warning(let text) = event { logger.warning("\(advertiserSpec): \(text)") }
-                }
-            } catch {
-                logger.error("advertising on \(advertiserSpec) failed: \(error); no samples will come from it")
             }
         }
     }

@@ -2,15 +2,7 @@ import ArgumentParser
 import BeaconCore
 import BeaconFleet
 import FleetManifest
-import HCI
-import HCITransports
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `calibrate --walk`: a receiver profile from levels at several known distances.
 extension CalibrateCommand {
@@ -59,8 +51,10 @@ extension CalibrateCommand {
             spots = inputs.isEmpty
                 ? try await walkLive(distances, target: target, logger: logger)
                 : try await walkRecordings(distances, target: target, logger: logger)
-        } catch let interruption as TerminationSignals.Interrupted {
-            throw CommandFailure(.findings, "\(beacon): the walk was \(interruption) before its last spot; no profile was written: run it again and let it finish")
+        } catch let stop as UserStop {
+            throw CommandFailure(.findings, "\(beacon): the walk was \(stop) before its last spot; no profile was written: run it again and let it finish")
+        } catch let error as LiveCalibrationError {
+            throw CommandFailure(error, beaconID: beacon)
         }
         // Said once the levels are read, whether or not they fit.
         func warnOfSeveralReceivers(_ receivers: [String]) {
@@ -102,50 +96,11 @@ extension CalibrateCommand {
     }
 
     /// Live: at each spot, waits for a line on standard input (Enter on a terminal), then
-    /// scans for --seconds. The controller is opened per spot, so nothing heard while the
-    /// user walks between spots is counted.
+    /// scans for --seconds (`LiveCalibrationRun.walk`).
     private func walkLive(_ distances: [Double], target: ResolvedBeacon, logger: Logger) async throws -> [CalibrationSampler] {
-        let console = Console.current
-        let prompting = isatty(STDIN_FILENO) == 1
-        let limit = seconds
-        return try await whileAdvertising(target, logger: logger) { spec, capture in
-            console.errorLine("walk: \(distances.count) spots, \(ScanTable.decimal(limit, places: 0)) s each, on \(spec); "
-                + (prompting ? "press Enter when standing at each one" : "each line on standard input starts the next spot"))
-            return try await Self.paceSpots(
-                distances, identity: target.identity, beacon: beacon, seconds: limit, prompting: prompting,
-                controller: controller, spec: spec, capture: capture, logger: logger)
-        }
-    }
-
-    /// The live walk proper: one line of standard input, then one spot's scan, per distance.
-    private static func paceSpots(
-        _ distances: [Double], identity: BeaconIdentity, beacon: String, seconds limit: Double, prompting: Bool,
-        controller: HCIOptions, spec: HCITransportSpec, capture: BTSnoopWriter?, logger: Logger
-    ) async throws -> [CalibrationSampler] {
-        let console = Console.current
-        return try await TerminationSignals.cancellingOnInterrupt {
-            var pacing = SightingLineReader(path: "-").makeAsyncIterator()
-            var spots: [CalibrationSampler] = []
-            for (index, distance) in distances.enumerated() {
-                let spotText = "\(ScanTable.decimal(distance, places: 1)) m from \(beacon)"
-                console.errorLine("spot \(index + 1) of \(distances.count): stand \(spotText), both still\(prompting ? ", then press Enter" : "")")
-                guard try await pacing.next() != nil else {
-                    throw CommandFailure(.findings, "standard input ended before spot \(index + 1) of \(distances.count) (\(spotText)); no profile was written")
-                }
-                let sampler = try await controller.scanning(spec, capture: capture, logger: logger) { session in
-                    do {
-                        return try await CalibrationSampler.collect(identity, from: session, for: limit)
-                    } catch is CancellationError {
-                        throw CancellationError()
-                    } catch {
-                        throw CommandFailure(.controller, ExitStatus.message(for: error))
-                    }
-                }
-                let samples = sampler.transmitters.first?.samples ?? 0
-                console.errorLine("  \(NumberText.count(samples, "sample"))")
-                spots.append(sampler)
-            }
-            return spots
-        }
+        let controllers = try CalibrationControllers(controller, advertiseHci: advertiseHci, target: target, logger: logger)
+        defer { controllers.close() }
+        return try await controllers.calibration(of: target, seconds: seconds).walk(
+            distances, scans: controllers, stops: SignalStops(), progress: CalibrationProgressText(beaconID: beacon, identity: target.identity))
     }
 }

@@ -2,8 +2,6 @@ import ArgumentParser
 import BeaconCore
 import BeaconFleet
 import FleetManifest
-import HCI
-import BeaconMQTT
 import Logging
 
 /// `beaconctl monitor`: region monitoring as CoreLocation defines it, on Linux.
@@ -91,10 +89,7 @@ struct MonitorCommand: AsyncParsableCommand {
         try SecondsFlag.check(exitPeriod, "--exit-period")
         guard minSightings >= 1 else { throw ValidationError("--min-sightings must be at least 1; got \(minSightings).") }
         if !range {
-            let rangingFlags = [
-                rangingOptions.profile.map { _ in "--profile" }, rangingOptions.noProfile ? "--no-profile" : nil,
-                rangingOptions.pathLossExponent.map { _ in "--path-loss-exponent" },
-            ].compactMap { $0 }
+            let rangingFlags = rangingOptions.givenFlags
             if !rangingFlags.isEmpty {
                 throw ValidationError("\(rangingFlags.joined(separator: ", ")) choose\(rangingFlags.count == 1 ? "s" : "") how --range estimates distances; add --range or leave \(rangingFlags.count == 1 ? "it" : "them") out.")
             }
@@ -107,7 +102,7 @@ struct MonitorCommand: AsyncParsableCommand {
             }
         }
         if input != nil {
-            let controllerFlags = [controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" }].compactMap { $0 }
+            let controllerFlags = controller.givenFlags
             if !controllerFlags.isEmpty {
                 throw ValidationError("--input monitors a recording; \(controllerFlags.joined(separator: ", ")) drive\(controllerFlags.count == 1 ? "s" : "") a controller: pass one or the other.")
             }
@@ -118,144 +113,48 @@ struct MonitorCommand: AsyncParsableCommand {
         try UnexpectedErrorProbe.reached("monitor")
         let console = Console.current
         let logger = globals.makeLogger()
-        let (regions, names) = try loadRegions()
+        let (regions, names) = try MonitorRegionOption.load(
+            manifest: manifest, regions: region, notifyOnEntry: !noNotifyEntry, notifyOnExit: !noNotifyExit,
+            notifyStateOnStart: notifyStateOnStart)
         let serving = try MetricsServing.start(self.metrics, command: "monitor", logger: logger)
         defer { serving?.stop() }
         let hook = exec.flatMap { MonitorEventHook(command: $0, environment: console.environment, logger: logger) }
-        let localOutput = MonitorOutput(
-            format: format ?? (console.standardOutputIsTerminal ? .text : .jsonl), names: names, hook: hook)
-        let publishing = try mqtt.map { url throws(CommandFailure) in
-            do throws(BrokerSetupError) {
-                return try ReportPublishing.start(url, role: "monitor", what: "region events", environment: console.environment, logger: logger)
-            } catch {
-                throw CommandFailure(error)
-            }
-        }
-        if let publishing { logger.notice("publishing every event to \(publishing.client.broker) (\(publishing.topics.monitorEvents))") }
-        let metricsSink = serving.map { MonitorMetricsSink($0, regions: regions) }
-        serving?.registerBrokerClients(input: [], publish: publishing?.client)
-        var sinks: [any MonitorReportSink] = [localOutput]
-        if let publishing { sinks.append(MQTTMonitorSink(client: publishing.client, topics: publishing.topics)) }
-        if let metricsSink { sinks.append(metricsSink) }
-        let output = MonitorReportSinks(sinks)
-        let configuration = RegionMonitor.Configuration(exitPeriod: exitPeriod, minimumSightingsForEntry: minSightings)
+        let local = MonitorOutput(format: format ?? (console.standardOutputIsTerminal ? .text : .jsonl), names: names, hook: hook)
         let ranging = range
             ? try rangingOptions.configuration(
                 receiver: input == nil ? try controller.transportSpec(environment: console.environment).description : nil,
                 console: console, logger: logger)
             : nil
-        logger.info("monitoring", metadata: ["regions": "\(regions.map(\.region.description).joined(separator: ", "))"])
+        let monitoring = RegionMonitoring(
+            regions: regions, configuration: RegionMonitor.Configuration(exitPeriod: exitPeriod, minimumSightingsForEntry: minSightings),
+            ranging: ranging, stateEvery: stateEvery, rangeEvery: rangeEvery, duration: duration, logger: logger)
         do {
-            if let input {
-                let broker = try BrokerInput.open(sightingInput, role: "monitor", environment: console.environment, logger: logger)
-                do {
-                    try await monitorRecording(
-                        input, broker: broker, regions: regions, configuration: configuration,
-                        ranging: ranging, output: output, logger: logger)
-                } catch {
+            try await monitoring.reporting(
+                to: MonitorReporting(local: local, hook: hook, serving: serving, regions: regions),
+                publishing: mqtt.map { RegionMonitoring.PublishingRequest(url: $0, environment: console.environment) }
+            ) { output in
+                if let input {
+                    // Ctrl-C or SIGTERM: what was read was monitored; a normal end.
+                    let broker = try BrokerInput.open(sightingInput, role: "monitor", environment: console.environment, logger: logger)
+                    do {
+                        try await monitoring.replay(input, broker: broker, output: output, stops: SignalStops())
+                    } catch {
+                        try await broker?.close()
+                        throw error
+                    }
                     try await broker?.close()
-                    throw error
-                }
-                try await broker?.close()
-            } else {
-                let run = MonitorRun(
-                    session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: 0),
-                    schedule: MonitorSchedule(stateEvery: stateEvery, rangeEvery: ranging == nil ? nil : rangeEvery),
-                    output: output, logger: logger)
-                try await monitorController(run: run, logger: logger)
-            }
-        } catch {
-            await hook?.finish(stopping: true)
-            _ = await publishing?.finish(logger: logger)
-            throw error
-        }
-        await hook?.finish()
-        if let publishing, !(await publishing.finish(logger: logger)) {
-            throw CommandFailure(.controller, "not every event reached \(publishing.client.broker) (see above)")
-        }
-    }
-
-    // MARK: Regions
-
-    private func loadRegions() throws -> (regions: [MonitoredRegion], names: [BeaconIdentity: String]) {
-        var regions: [MonitoredRegion] = []
-        var names: [BeaconIdentity: String] = [:]
-        if !manifest.isEmpty {
-            let result = ManifestLoader.load(paths: manifest)
-            try reportBlockingDiagnostics(result)
-            regions += result.fleet.regions.map(MonitoredRegion.init)
-            names = Dictionary(result.fleet.beacons.map { ($0.identity, $0.id) }) { first, _ in first }
-            if result.fleet.regions.isEmpty && region.isEmpty {
-                throw CommandFailure(.usageOrInput, "\(manifest.joined(separator: ", ")) has no `regions:`; add some (docs/manifest.md) or give --region")
-            }
-        }
-        for text in region {
-            regions.append(MonitoredRegion(
-                region: try MonitorRegionOption.parse(text), notifyOnEntry: !noNotifyEntry,
-                notifyOnExit: !noNotifyExit, notifyStateOnStart: notifyStateOnStart))
-        }
-        var seen: Set<String> = []
-        for monitored in regions where !seen.insert(monitored.region.identifier).inserted {
-            throw CommandFailure(.usageOrInput, "two regions are called `\(monitored.region.identifier)`; events name regions by identifier, so give each its own")
-        }
-        return (regions, names)
-    }
-
-    // MARK: A recording
-
-    /// Replays a recording, or follows a broker's stream, on one clock (`MonitorReplay`):
-    /// a broker's stream is live, so its clock also follows the wall clock between sightings.
-    private func monitorRecording(
-        _ path: String, broker: BrokerInput?, regions: [MonitoredRegion], configuration: RegionMonitor.Configuration,
-        ranging: RangingConfiguration?, output: any MonitorReportSink, logger: Logger
-    ) async throws {
-        let replay = MonitorReplay(
-            session: { start in MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: start) },
-            schedule: MonitorSchedule(stateEvery: stateEvery, rangeEvery: ranging == nil ? nil : rangeEvery),
-            duration: duration, output: output, logger: logger)
-        let heardAny: Bool
-        do {
-            heardAny = try await TerminationSignals.cancellingOnInterrupt {
-                do {
-                    let recording = if let broker { broker.sightings } else { try await SightingRecording.open(path: path) }
-                    return try await replay.run(recording, named: path, followsWallClock: broker != nil)
-                } catch let error as SightingStreamError {
-                    throw CommandFailure(.usageOrInput, error.description)
+                } else {
+                    let end = try await controller.scanning(logger: logger) { scan in
+                        await monitoring.live(scan, output: output, stops: SignalStops(), stateRequests: SignalStateRequests(logger: logger))
+                    }
+                    if end.lostCount > 0 {
+                        logger.warning("\(LossWording.reports(end.lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
+                    }
+                    if let failure = end.failure { throw CommandFailure(.controller, ExitStatus.message(for: failure)) }
                 }
             }
-        } catch is TerminationSignals.Interrupted {
-            // Ctrl-C or SIGTERM: what was read was monitored; a normal end.
-            return
+        } catch let failure as MonitorFailure {
+            throw CommandFailure(failure)
         }
-        if !heardAny {
-            logger.warning("\(broker?.name ?? (path == "-" ? "<stdin>" : path)) holds no sightings; nothing to monitor")
-        }
-    }
-
-    // MARK: A controller
-
-    private func monitorController(run: MonitorRun, logger: Logger) async throws {
-        let duration = self.duration
-        let (lostCount, failure) = try await controller.scanning(logger: logger) { session -> (Int, (any Error)?) in
-            var failure: (any Error)?
-            // Reports lost before monitoring (the scan's) and in its own queue: one count.
-            let dropped = DropCounter()
-            do {
-                try await TerminationSignals.cancellingOnInterrupt {
-                    try await MonitorLiveLoop.run(session, monitor: run, duration: duration, drops: dropped, logger: logger)
-                }
-            } catch is TerminationSignals.Interrupted {
-                // Ctrl-C or SIGTERM: a normal end.
-            } catch {
-                failure = error
-            }
-            // Stopped here, not at the end of the scope: what was lost is known once it has.
-            await session.close()
-            return (session.lostCount + dropped.value, failure)
-        }
-        if lostCount > 0 {
-            logger.warning("\(LossWording.reports(lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
-        }
-        if let failure { throw CommandFailure(.controller, ExitStatus.message(for: failure)) }
     }
 }

@@ -38,6 +38,11 @@ struct HCIOptions: ParsableArguments {
         }
     }
 
+    /// The flags given that drive a controller, for a refusal beside a recording (`--input`).
+    var givenFlags: [String] {
+        [hci.map { _ in "--hci" }, snoop.map { _ in "--snoop" }].compactMap { $0 }
+    }
+
     var timeout: Duration { SecondsFlag.duration(commandTimeout) ?? .seconds(2) }
 
     /// `--hci`, else `$BEACONCTL_HCI`, else `hci0`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import FleetManifest
 
 /// `--region ID=UUID[/MAJOR[/MINOR]]`: a region given on the command line. Absent values
 /// are wildcards, as in `CLBeaconRegion`; a minor needs a major.
@@ -38,5 +39,37 @@ struct MonitorRegionOption: ExpressibleByArgument {
             throw ValidationError("--region \(argument): \(format)")
         }
         return region
+    }
+}
+
+extension MonitorRegionOption {
+    /// The regions `monitor` watches: the manifests' `regions:` (a manifest with errors stops
+    /// here), then `--region`s with the notification flags; and the manifests' beacons' ids
+    /// by identity, to name them. A manifest without regions (and no --region) and two
+    /// regions of one identifier are usage errors.
+    static func load(
+        manifest: [String], regions texts: [String], notifyOnEntry: Bool, notifyOnExit: Bool, notifyStateOnStart: Bool
+    ) throws -> (regions: [MonitoredRegion], names: [BeaconIdentity: String]) {
+        var regions: [MonitoredRegion] = []
+        var names: [BeaconIdentity: String] = [:]
+        if !manifest.isEmpty {
+            let result = ManifestLoader.load(paths: manifest)
+            try reportBlockingDiagnostics(result)
+            regions += result.fleet.regions.map(MonitoredRegion.init)
+            names = Dictionary(result.fleet.beacons.map { ($0.identity, $0.id) }) { first, _ in first }
+            if result.fleet.regions.isEmpty && texts.isEmpty {
+                throw CommandFailure(.usageOrInput, "\(manifest.joined(separator: ", ")) has no `regions:`; add some (docs/manifest.md) or give --region")
+            }
+        }
+        for text in texts {
+            regions.append(MonitoredRegion(
+                region: try parse(text), notifyOnEntry: notifyOnEntry, notifyOnExit: notifyOnExit,
+                notifyStateOnStart: notifyStateOnStart))
+        }
+        var seen: Set<String> = []
+        for monitored in regions where !seen.insert(monitored.region.identifier).inserted {
+            throw CommandFailure(.usageOrInput, "two regions are called `\(monitored.region.identifier)`; events name regions by identifier, so give each its own")
+        }
+        return (regions, names)
     }
 }

@@ -30,6 +30,11 @@ struct RangingProfileOptions: ParsableArguments {
         }
     }
 
+    /// The flags given, for a refusal where nothing is ranged.
+    var givenFlags: [String] {
+        [profile.map { _ in "--profile" }, noProfile ? "--no-profile" : nil, pathLossExponent.map { _ in "--path-loss-exponent" }].compactMap { $0 }
+    }
+
     /// The ranging configuration these options ask for. Says on standard error which
     /// profile is in use; a profile fitted on another receiver than `receiver` is used with
     /// a warning (the room part of it still applies).

@@ -39,6 +39,23 @@ struct MetricsServing: Sendable {
         responder.stop()
     }
 
+    /// `scan --metrics`: sightings read and (a live scan: `loss`) lost, and the broker clients.
+    func registerScan(sightings: @escaping @Sendable () -> Int, loss: ScanLoss?, broker: [MQTTClient], publisher: MQTTClient?) {
+        registry.register("beaconctl_scan_sightings_total", help: "iBeacon sightings the scan read.", type: .counter) {
+            Double(sightings())
+        }
+        if let loss {
+            registry.register(
+                "beaconctl_scan_sightings_lost_total",
+                help: "Sightings lost between the controller and the output: the scan's queues or the run's were full (this host could not keep up).",
+                type: .counter
+            ) {
+                Double(loss.count)
+            }
+        }
+        registerBrokerClients(input: broker, publish: publisher)
+    }
+
     /// `beaconctl_mqtt_messages_queued` and `…_dropped_total` for the command's broker
     /// clients, by what each does (`input`: the sightings read; `publish`: what is published).
     func registerBrokerClients(input: [MQTTClient], publish: MQTTClient?) {

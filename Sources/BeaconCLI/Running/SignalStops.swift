@@ -1,0 +1,16 @@
+import BeaconFleet
+import Logging
+
+/// The command line's stop requests: SIGINT (Ctrl-C) and SIGTERM cancel the stoppable part of
+/// a use case (`TerminationSignals.cancellingOnSignal`); with `logger`, the stop is logged
+/// with its signal as it arrives ("stopping on SIGINT").
+struct SignalStops: StopRequests {
+    var logger: Logger?
+
+    func stoppable<Value: Sendable>(_ operation: @escaping @Sendable () async -> Value) async -> (value: Value, stop: UserStop?) {
+        let (value, signal) = await TerminationSignals.cancellingOnSignal(onSignal: { [logger] signal in
+            logger?.info("stopping on \(TerminationSignals.name(of: signal))")
+        }, operation)
+        return (value, signal.map { UserStop(TerminationSignals.Interrupted(signal: $0).description) })
+    }
+}
