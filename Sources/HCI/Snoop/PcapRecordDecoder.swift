@@ -103,7 +103,6 @@ public struct PcapRecordDecoder: RecordDecoder {
 
     private static let sectionHeaderType: UInt32 = 0x0A0D_0D0A
 
-    /// The byte order of the block at `offset`: a Section Header Block states its own.
     /// The packet of the next block, a block that holds none (skipped), or how many bytes
     /// the block needs.
     private mutating func nextPcapngBlock(_ bytes: [UInt8], from start: Int, position: RecordPosition) throws(PcapError)
