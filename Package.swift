@@ -112,6 +112,9 @@ let package = Package(
         // For tests, by what they are about. Time a test moves by hand and states it waits on
         // (`TestClock`, `WatchedState`): no Bluetooth in it.
         .target(name: "ClockTestKit", swiftSettings: strict),
+        // Text with positions marked in it (`⟨code⟩`), for tests that assert where a
+        // diagnostic points: manifests and profile files alike.
+        .target(name: "MarkedTextTestKit", swiftSettings: strict),
         // Child processes a test starts, waits for and signals.
         .target(name: "ProcessTestKit", dependencies: ["ClockTestKit"], swiftSettings: strict),
         // Tests at the HCI layer (as NIOEmbedded serves NIOCore): an in-memory link, a
@@ -178,14 +181,15 @@ let package = Package(
         .testTarget(name: "MetricsExpositionTests", dependencies: ["MetricsExposition"], swiftSettings: strict),
         .testTarget(name: "RangingEvaluationTests", dependencies: ["BeaconCore", "RangingEvaluation"], swiftSettings: strict),
         .testTarget(
-            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit", "ProcessTestKit", "YAMLDocument"],
+            name: "FleetManifestTests", dependencies: ["BeaconCore", "FleetManifest", "HCITestKit", "MarkedTextTestKit", "ProcessTestKit", "YAMLDocument"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         // BeaconMQTT's own units (URLs, credentials, TLS settings, wording): no broker needed.
         .testTarget(name: "BeaconMQTTTests", dependencies: ["BeaconMQTT"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(name: "LECentralTests", dependencies: ["BeaconCore", "ClockTestKit", "HCI", "HCITestKit", "LECentral"], swiftSettings: strict),
         .testTarget(
-            name: "BeaconProfilesTests", dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "CryptoPrimitives", "HCI", "HCITestKit", "LECentral", "YAMLDocument"],
+            name: "BeaconProfilesTests",
+            dependencies: ["BeaconCore", "BeaconProfiles", "ClockTestKit", "CryptoPrimitives", "HCI", "HCITestKit", "LECentral", "MarkedTextTestKit", "YAMLDocument"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "HCITransportsTests", dependencies: ["ClockTestKit", "HCITestKit", "HCI", "HCITransports"], swiftSettings: strict),
         .testTarget(

@@ -91,7 +91,7 @@ mapfile -t fleet_sources < <(find Sources/BeaconFleet/Verification Sources/Beaco
 # nor the reading that logs (SightingRecording+Reading.swift needs swift-log).
 mapfile -t sighting_sources < <(find Sources/BeaconFleet/Sightings -name '*.swift' ! -name SightingSource.swift ! -name 'SightingRecording+Reading.swift' | sort)
 build_module BeaconFleet -I Sources/CYAML "${sighting_sources[@]}" Sources/BeaconFleet/Decode/*.swift \
-  Sources/BeaconFleet/Gateways/*.swift Sources/BeaconFleet/Fleetwide/MQTTTopics.swift Sources/BeaconFleet/Watch/InputHealth.swift \
+  Sources/BeaconFleet/Gateways/*.swift Sources/BeaconFleet/Broker/MQTTTopics.swift Sources/BeaconFleet/Watch/InputHealth.swift \
   Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingSetAllocation.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift \
   Sources/BeaconFleet/Controllers/ControllerAdvice.swift Sources/BeaconFleet/Health/*.swift Sources/BeaconFleet/Pass/*.swift "${fleet_sources[@]}"
 # The reports a verification pass renders (their escaping meets hostile identities).

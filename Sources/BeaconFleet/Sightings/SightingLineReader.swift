@@ -1,3 +1,4 @@
+import BeaconCore
 import Dispatch
 import Synchronization
 
@@ -15,7 +16,9 @@ import Darwin
 /// its writer never blocks the cooperative pool.
 ///
 /// A line longer than `maximumLineLength` is cut there and returned as such; the reader
-/// never holds more than one chunk plus that many bytes, whatever the input.
+/// never holds more than two chunks plus that many bytes, whatever the input. The lines
+/// are cut by `SightingLineDecoder` through the framing loop every recording format shares
+/// (`FramingReader`); the descriptor, its reads and their cancellation are here.
 public struct SightingLineReader: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
 
@@ -72,25 +75,21 @@ public struct SightingLineReader: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
         private let file: DescriptorBox?
-        private let limit: Int
         private let source: String
-        /// Bytes read and not yet returned start at `start`; `scanned` marks how far the
-        /// search for a newline got, so no byte is searched twice.
-        private var buffer: [UInt8] = []
-        private var start = 0
-        private var scanned = 0
-        private var reachedEnd = false
+        /// The bytes read and not yet handed out, cut into lines: the framing loop every
+        /// recording format shares.
+        private var framing: FramingReader<SightingLineDecoder>
         private var openFailure: SightingStreamError?
 
         fileprivate init(descriptor: Int32, ownsDescriptor: Bool, limit: Int, source: String) {
             self.file = DescriptorBox(descriptor: descriptor, owned: ownsDescriptor)
-            self.limit = Swift.max(1, limit)
+            self.framing = FramingReader(decoder: SightingLineDecoder(limit: limit))
             self.source = source
         }
 
         fileprivate init(openFailure: SightingStreamError) {
             self.file = nil
-            self.limit = 1
+            self.framing = FramingReader(decoder: SightingLineDecoder(limit: 1))
             self.source = openFailure.source
             self.openFailure = openFailure
         }
@@ -98,23 +97,13 @@ public struct SightingLineReader: AsyncSequence, Sendable {
         public mutating func next() async throws -> [UInt8]? {
             if let openFailure {
                 self.openFailure = nil
-                reachedEnd = true
+                framing.finish()
                 throw openFailure
             }
             guard let file else { return nil }
             while true {
-                if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
-                    return takeLine(upTo: newline, skipping: 1)
-                }
-                scanned = buffer.count
-                if buffer.count - start >= limit {
-                    // No newline within the limit: hand the bytes over; the decoder refuses them.
-                    return takeLine(upTo: start + limit, skipping: 0)
-                }
-                if reachedEnd {
-                    guard start < buffer.count else { return nil }
-                    return takeLine(upTo: buffer.count, skipping: 0)
-                }
+                if let line = framing.next() { return Array(line) }
+                if framing.isFinished { return nil }
                 try await fill(from: file)
             }
         }
@@ -122,58 +111,28 @@ public struct SightingLineReader: AsyncSequence, Sendable {
         /// Hands the lines already buffered to `take`, one by one and exactly as `next()`
         /// would return them (the end of the input ends the last one), until `take` returns
         /// false or no whole line is left. Never reads: `fillBuffer()` does. This is the
-        /// fast path for readers that decode a whole chunk of lines at once.
+        /// fast path for readers that decode a whole chunk of lines at once, in place.
+        @inline(__always)
         mutating func takeBufferedLines(_ take: (UnsafeBufferPointer<UInt8>) -> Bool) {
-            let count = buffer.count
-            guard start < count else { return }
-            var start = self.start
-            var scanned = self.scanned
-            let limit = self.limit
-            let reachedEnd = self.reachedEnd
-            buffer.withUnsafeBufferPointer { all in
-                guard let base = all.baseAddress else { return }
-                while start < count {
-                    let lineEnd: Int
-                    let skipping: Int
-                    if let newline = memchr(base + scanned, 0x0A, count - scanned) {
-                        lineEnd = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
-                        skipping = 1
-                    } else {
-                        scanned = count
-                        if count - start >= limit {
-                            lineEnd = start + limit
-                        } else if reachedEnd {
-                            lineEnd = count
-                        } else {
-                            break
-                        }
-                        skipping = 0
-                    }
-                    let end = lineEnd > start && all[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
-                    let line = UnsafeBufferPointer(rebasing: all[start..<end])
-                    start = lineEnd + skipping
-                    scanned = start
-                    if !take(line) { break }
-                }
+            while let line = framing.next() {
+                if !line.withUnsafeBufferPointer(take) { break }
             }
-            self.start = start
-            self.scanned = scanned
         }
 
         /// Whether every byte of the input has been read and handed out.
         var isDrained: Bool {
-            openFailure == nil && (file == nil || reachedEnd) && start >= buffer.count
+            openFailure == nil && (file == nil || framing.isFinished) && framing.unreadByteCount == 0
         }
 
         /// Reads the next chunk into the buffer, for `takeBufferedLines`; throws what `next()` would.
         mutating func fillBuffer() async throws {
             if let openFailure {
                 self.openFailure = nil
-                reachedEnd = true
+                framing.finish()
                 throw openFailure
             }
             guard let file else {
-                reachedEnd = true
+                framing.finish()
                 return
             }
             try await fill(from: file)
@@ -184,10 +143,10 @@ public struct SightingLineReader: AsyncSequence, Sendable {
         mutating func peek(_ count: Int) async throws -> [UInt8] {
             if let openFailure { throw openFailure }
             guard let file else { return [] }
-            while buffer.count - start < count, !reachedEnd {
+            while framing.unreadByteCount < count, !framing.isFinished {
                 try await fill(from: file)
             }
-            return Array(buffer[start..<Swift.min(buffer.count, start + count)])
+            return Array(framing.unreadBytes.prefix(count))
         }
 
         /// Up to `count` bytes not returned yet: what is buffered, else the next chunk read;
@@ -195,15 +154,10 @@ public struct SightingLineReader: AsyncSequence, Sendable {
         mutating func read(atMost count: Int) async throws -> [UInt8] {
             if let openFailure { throw openFailure }
             guard let file else { return [] }
-            if start == buffer.count && !reachedEnd {
+            if framing.unreadByteCount == 0 && !framing.isFinished {
                 try await fill(from: file)
             }
-            let end = Swift.min(buffer.count, start + Swift.max(0, count))
-            defer {
-                start = end
-                scanned = end
-            }
-            return Array(buffer[start..<end])
+            return Array(framing.takeUnreadBytes(atMost: count))
         }
 
         /// Exactly `count` bytes, or fewer when the input ends first.
@@ -223,33 +177,14 @@ public struct SightingLineReader: AsyncSequence, Sendable {
                 throw CancellationError()
             case .success(let chunk):
                 if chunk.isEmpty {
-                    reachedEnd = true
+                    framing.finish()
                 } else {
-                    compact()
-                    buffer += chunk
+                    framing.append(chunk)
                 }
             case .failure(let reason):
-                reachedEnd = true
+                framing.finish()
                 throw SightingStreamError(source: source, reason: "cannot read it: \(reason)")
             }
-        }
-
-        /// The bytes from `start` to `end` (a `\r` before the end dropped), then skips
-        /// `skipping` bytes (the newline).
-        private mutating func takeLine(upTo end: Int, skipping: Int) -> [UInt8] {
-            var line = Array(buffer[start..<end])
-            if line.last == 0x0D { line.removeLast() }
-            start = end + skipping
-            scanned = start
-            return line
-        }
-
-        /// Drops the bytes already returned before the buffer grows.
-        private mutating func compact() {
-            guard start > 0 else { return }
-            buffer.removeFirst(start)
-            scanned -= start
-            start = 0
         }
     }
 }

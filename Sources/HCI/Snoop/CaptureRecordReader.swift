@@ -1,8 +1,10 @@
-/// What the capture readers (btsnoop, pcap and pcapng) share, so that one driver feeds any
-/// of them (in the spirit of NIO's `NIOSingleStepByteToMessageDecoder`): bytes go in by
-/// chunks in file order; whole records come out one at a time, `nil` meaning "more bytes,
-/// please" until `finish()` says no more will come. Each reader judges its own format's
-/// lengths and corruption; the driver owns reading, buffering limits and the end of input.
+import BeaconCore
+
+/// What the capture readers (btsnoop, pcap and pcapng) offer the driver that feeds them
+/// from a file or a pipe: bytes go in by chunks in file order; whole records come out one
+/// at a time, `nil` meaning "more bytes, please" until `finish()` says no more will come.
+/// Each is a `FramingReader` (the one refill and parse loop: buffering, positions, the end
+/// of the input) over its format's `RecordDecoder`, which judges lengths and corruption.
 public protocol CaptureRecordReader {
     associatedtype Record
     associatedtype Failure: Error, CustomStringConvertible

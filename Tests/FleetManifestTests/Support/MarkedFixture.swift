@@ -1,66 +1,25 @@
 import Foundation
+import MarkedTextTestKit
 import Testing
 
 @testable import FleetManifest
 
-/// Manifest text with the expected diagnostics marked where they must point.
-///
-/// `⟨code⟩` right before a key or value says "a diagnostic with this code starts here";
-/// several codes separate with commas (`⟨duplicate-id,duplicate-identity⟩`). `⟨#name⟩`
-/// names a position without expecting anything there (for notes). Markers take no room:
-/// lines and columns are those of the text with every marker removed, counted as libyaml
-/// counts them (columns in Unicode scalars).
+/// Manifest text with the expected diagnostics marked where they must point (`MarkedText`:
+/// `⟨code⟩` right before a key or value says "a diagnostic with this code starts here",
+/// `⟨#name⟩` names a position for notes).
 struct MarkedFixture {
-    struct Expectation: Hashable, CustomStringConvertible {
-        var code: String
-        var line: Int
-        var column: Int
-        var description: String { "\(line):\(column) \(code)" }
-    }
+    typealias Expectation = MarkedText.Mark
 
     let text: String
+    /// In the order the markers appear.
     let expectations: [Expectation]
     private let positions: [String: (line: Int, column: Int)]
 
     init(_ marked: String) {
-        var text = ""
-        var expectations: [Expectation] = []
-        var positions: [String: (line: Int, column: Int)] = [:]
-        var line = 1
-        var column = 1
-        var marker: String?
-        for scalar in marked.unicodeScalars {
-            if var open = marker {
-                if scalar == "⟩" {
-                    if open.hasPrefix("#") {
-                        positions[String(open.dropFirst())] = (line, column)
-                    } else {
-                        for code in open.split(separator: ",") {
-                            expectations.append(Expectation(code: String(code), line: line, column: column))
-                        }
-                    }
-                    marker = nil
-                } else {
-                    open.unicodeScalars.append(scalar)
-                    marker = open
-                }
-                continue
-            }
-            if scalar == "⟨" {
-                marker = ""
-                continue
-            }
-            text.unicodeScalars.append(scalar)
-            if scalar == "\n" {
-                line += 1
-                column = 1
-            } else {
-                column += 1
-            }
-        }
-        self.text = text
-        self.expectations = expectations
-        self.positions = positions
+        let parsed = MarkedText(marked)
+        text = parsed.text
+        expectations = parsed.marks
+        positions = parsed.positions
     }
 
     var bytes: [UInt8] { Array(text.utf8) }

@@ -1,7 +1,7 @@
 import BeaconFleet
 import Logging
 
-/// The broker use cases (`BeaconFleet/Fleetwide`) as the command line words their failures:
+/// The broker use cases (`BeaconFleet/Broker`) as the command line words their failures:
 /// a client that cannot be set up is a usage or input error (exit 2), a broker that refused
 /// a reader for good a broker failure (exit 3).
 extension CommandFailure {
