@@ -208,7 +208,7 @@ struct CalibrateCommand: AsyncParsableCommand {
             throw CommandFailure(.usageOrInput, "\(error)")
         }
         let advertiser = BeaconAdvertiser(
-            controller: advertiserSpec, configuration: AdvertiserConfiguration(requests: [request]), logger: logger)
+            connection: controller.connection(advertiserSpec, capture: nil), configuration: AdvertiserConfiguration(requests: [request]), logger: logger)
         return Task {
             do {
                 _ = try await advertiser.run { event in
