@@ -56,7 +56,7 @@ struct HCIOptions: ParsableArguments {
     }
 
     /// `text` as a spec; a bad one is a usage failure that names where it came from.
-    private static func spec(parsing text: String, origin: String) throws(CommandFailure) -> HCITransportSpec {
+    static func spec(parsing text: String, origin: String) throws(CommandFailure) -> HCITransportSpec {
         do {
             return try HCITransportSpec(parsing: text)
         } catch {

@@ -29,10 +29,6 @@ struct ListeningControllerOption: ParsableArguments {
     /// The listening controller's spec (checked by `check` already).
     func spec() throws(CommandFailure) -> HCITransportSpec {
         guard let verifyHCI else { throw CommandFailure(.usageOrInput, "--verify-hci is required without --hardware") }
-        do {
-            return try HCITransportSpec(parsing: verifyHCI)
-        } catch {
-            throw CommandFailure(.usageOrInput, "--verify-hci: \(error.advisedMessage)")
-        }
+        return try HCIOptions.spec(parsing: verifyHCI, origin: "--verify-hci")
     }
 }
