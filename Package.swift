@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "VirtualRadio", targets: ["VirtualRadio"]),
         .library(name: "VirtualBeacons", targets: ["VirtualBeacons"]),
         .library(name: "BeaconFleet", targets: ["BeaconFleet"]),
+        .library(name: "BeaconPlatform", targets: ["BeaconPlatform"]),
         .library(name: "BeaconTestKit", targets: ["BeaconTestKit"]),
     ],
     dependencies: [
@@ -91,19 +92,32 @@ let package = Package(
             name: "VirtualBeacons", dependencies: ["BeaconCore", "CryptoPrimitives", "HCI", "LECentral", "VirtualRadio"],
             swiftSettings: strict),
         // Use cases, a folder each: advertise, scan, verify and the watch, monitor, calibrate,
-        // provision, plan, decode, controllers; and what goes through an MQTT broker.
+        // provision, plan, decode, controllers; and what goes through an MQTT broker. They reach
+        // controllers through the protocols only (HCITransport, `ControllerPlatform`): no kernel
+        // socket, no virtual radio.
         .target(
             name: "BeaconFleet",
             dependencies: [
-                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "HCILinux", "VirtualRadio", "VirtualBeacons", "BeaconMQTT",
-                "LECentral", "LECentralLinux", "BeaconProfiles", .product(name: "Logging", package: "swift-log"),
+                "BeaconCore", "FleetManifest", "HCI", "HCITransports", "BeaconMQTT", "LECentral", "BeaconProfiles",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // The concrete transports wired for the use cases (as NIOPosix beside NIOCore): kernel
+        // sockets, TCP, serial and the virtual radio opened by spec, the kernel's controller list
+        // and management interface, its ATT connections (`SystemPlatform`), and a fleet laid out
+        // on a virtual air (`VirtualScenario`). The command line and the benchmarks hand it down.
+        .target(
+            name: "BeaconPlatform",
+            dependencies: [
+                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "HCILinux", "LECentral", "LECentralLinux",
+                "VirtualRadio", "VirtualBeacons",
             ],
             swiftSettings: strict),
         // The command line: argument parsing, output formatting, logging setup.
         .target(
             name: "BeaconCLI",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "FleetManifest", "HCI", "HCITransports", "HCILinux", "BeaconMQTT", "MetricsExposition",
+                "BeaconCore", "BeaconFleet", "BeaconPlatform", "FleetManifest", "HCI", "HCITransports", "BeaconMQTT", "MetricsExposition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -126,7 +140,7 @@ let package = Package(
         .target(
             name: "BeaconTestKit",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "ClockTestKit", "HCI", "HCITestKit", "HCITransports", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "BeaconPlatform", "ClockTestKit", "HCI", "HCITestKit", "HCITransports", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -167,7 +181,8 @@ let package = Package(
         .executableTarget(
             name: "provision-benchmark",
             dependencies: [
-                "BenchmarkSupport", "BeaconCore", "BeaconFleet", "BeaconProfiles", "FleetManifest", "HCI", "HCITransports", "LECentral",
+                "BenchmarkSupport", "BeaconCore", "BeaconFleet", "BeaconPlatform", "BeaconProfiles", "FleetManifest", "HCI", "HCITransports",
+                "LECentral",
                 .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -201,14 +216,15 @@ let package = Package(
         .testTarget(
             name: "BeaconFleetTests",
             dependencies: [
-                "BeaconCore", "BeaconFleet", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports", "VirtualRadio",
+                "BeaconCore", "BeaconFleet", "BeaconPlatform", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI",
+                "HCITransports", "LECentral", "VirtualRadio",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
+                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconPlatform", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
                 "MetricsExposition", "ProcessTestKit", "VirtualRadio", "VirtualBeacons", .product(name: "Logging", package: "swift-log"),
             ],
             // The golden outputs and their inputs are read from the source tree by path.
@@ -216,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
+                "BeaconCLI", "BeaconCore", "BeaconMQTT", "BeaconFleet", "BeaconPlatform", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
                 "LECentral", "BeaconProfiles", "ProcessTestKit", "VirtualRadio", .product(name: "Logging", package: "swift-log"),
             ],
             // The peripherals Bumble plays, run by the tests from the source tree.

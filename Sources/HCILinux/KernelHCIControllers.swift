@@ -66,6 +66,14 @@ public enum KernelHCIControllers {
             throw failures.socketFailed(error)
         }
         defer { syscalls.close(socket) }
+        return try upState(socket, device: device, syscalls: syscalls, failures: failures)
+    }
+
+    /// The state of `device` read on an open HCI `socket`, when the device is up; the
+    /// failure that says it is down otherwise. Opening the RAW channel asks the same.
+    static func upState(
+        _ socket: Int32, device: UInt16, syscalls: any KernelHCISyscalls, failures: KernelHCIFailures
+    ) throws(HCITransportError) -> KernelHCIDeviceInfo {
         let info: KernelHCIDeviceInfo
         do {
             info = try syscalls.deviceInfo(socket, device: device)

@@ -66,13 +66,7 @@ public enum KernelHCISocketTransport {
     private static func prepareRawChannel(
         _ socket: Int32, device: UInt16, syscalls: any KernelHCISyscalls, failures: KernelHCIFailures
     ) throws(HCITransportError) {
-        let info: KernelHCIDeviceInfo
-        do {
-            info = try syscalls.deviceInfo(socket, device: device)
-        } catch {
-            throw failures.setupFailed("read the state", error)
-        }
-        guard info.isUp else { throw failures.deviceDown() }
+        _ = try KernelHCIControllers.upState(socket, device: device, syscalls: syscalls, failures: failures)
 
         let wanted = KernelHCIFilter.allEvents
         let applied: [UInt8]

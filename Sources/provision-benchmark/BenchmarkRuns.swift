@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import BeaconCore
 import BeaconFleet
+import BeaconPlatform
 import BeaconProfiles
 import FleetManifest
 import HCI
@@ -70,7 +71,7 @@ enum BenchmarkRuns {
         let host = try await host(on: air)
         let timeline = PhaseTimeline()
         let provisioner = HardwareProvisioner(
-            request: request, host: host, scanConfiguration: ScanConfiguration(access: .exclusive), logger: quiet,
+            request: request, host: host, platform: .system, scanConfiguration: ScanConfiguration(access: .exclusive), logger: quiet,
             recordAddress: { _, _ in nil }, onPhase: { timeline.note(.phase($0, $1)) })
         let result: HardwareProvisioningResult
         do {

@@ -57,6 +57,8 @@ struct ProvisionerTests {
                     policy: VerificationPolicy(timeout: 50), restart: nil),
                 logger: logger,
                 openAdvertisingTransport: { () async throws(HCITransportError) -> any HCITransport in advertiser.hostEnd },
+                // Both controllers are exclusive (tcp-client): bluetoothd holds nothing there.
+                readOccupiedSets: { _ in OccupiedAdvertisingSets(instances: []) },
                 openListeningTransport: { () async throws(HCITransportError) -> any HCITransport in listener.hostEnd },
                 clock: clock)
             let log = self.log

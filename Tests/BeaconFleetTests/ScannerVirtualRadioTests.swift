@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconPlatform
 import Foundation
 import HCI
 import HCITransports

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BeaconPlatform
 import Glibc
 import HCI
 import HCITransports

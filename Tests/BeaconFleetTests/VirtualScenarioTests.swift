@@ -1,5 +1,6 @@
 import BeaconTestKit
 import BeaconCore
+import BeaconPlatform
 import FleetManifest
 import HCI
 import HCITransports

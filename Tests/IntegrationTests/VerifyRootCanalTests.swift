@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconFleet
+import BeaconPlatform
 import FleetManifest
 import HCI
 import HCITransports
@@ -88,7 +89,7 @@ struct VerifyRootCanalTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for controller in controllers {
                     let advertiser = BeaconAdvertiser(
-                        controller: spec, configuration: AdvertiserConfiguration(requests: controller.requests),
+                        connection: ControllerConnection(spec, platform: .system), configuration: AdvertiserConfiguration(requests: controller.requests),
                         logger: logger)
                     group.addTask {
                         do throws(AdvertisingError) {

@@ -1,4 +1,5 @@
 import BeaconFleet
+import BeaconPlatform
 import HCI
 import HCITransports
 import Testing

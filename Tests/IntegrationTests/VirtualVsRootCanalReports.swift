@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconFleet
+import BeaconPlatform
 import HCI
 import HCITransports
 import Testing

@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconFleet
+import BeaconPlatform
 import FleetManifest
 import HCI
 import HCITransports

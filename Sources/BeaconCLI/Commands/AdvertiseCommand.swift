@@ -3,7 +3,6 @@ import BeaconCore
 import BeaconFleet
 import FleetManifest
 import Foundation
-import HCI
 
 /// `beaconctl advertise`: become one or many iBeacons until stopped.
 struct AdvertiseCommand: AsyncParsableCommand {
@@ -93,7 +92,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
             return
         }
         let spec = try controller.transportSpec(environment: console.environment)
-        let requests = try loadRequests()
+        let requests = try AdvertiseRequests.load(beacon: beacon, manifest: manifest, errorStyle: globals.style(forStandardError: true))
         let capture = try controller.openCapture()
         defer { capture?.close() }
         let serving = try MetricsServing.start(metrics, command: "advertise", logger: globals.makeLogger())
@@ -106,8 +105,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
             restart: restart ? RestartPolicy() : nil, commandTimeout: controller.timeout,
             duration: duration.flatMap(SecondsFlag.duration))
         let advertiser = BeaconAdvertiser(
-            controller: spec, configuration: configuration, logger: globals.makeLogger(),
-            openTransport: controller.connection(spec, capture: capture).opener)
+            connection: controller.connection(spec, capture: capture), configuration: configuration, logger: globals.makeLogger())
         let printer = AdvertiseEventPrinter(
             format: format, console: console, style: globals.style(), errorStyle: globals.style(forStandardError: true),
             duration: duration)
@@ -130,35 +128,6 @@ struct AdvertiseCommand: AsyncParsableCommand {
         case .failure(let error):
             if case .invalidRequest = error { throw CommandFailure(.usageOrInput, error.description) }
             throw CommandFailure(.controller, error.description)
-        }
-    }
-
-    /// The beacons to advertise: the flags' one, or the manifest's selection. Manifest
-    /// errors are printed and end the command with exit 1.
-    private func loadRequests() throws -> [AdvertisingRequest] {
-        if beacon.isAnyGiven { return [try beacon.request()] }
-        let result = ManifestLoader.load(paths: manifest.manifest)
-        let console = Console.current
-        let errorStyle = globals.style(forStandardError: true)
-        // Errors stop the command; warnings (e.g. more beacons on a host than it has sets) are shown too.
-        for diagnostic in result.diagnostics where diagnostic.severity != .note {
-            console.errorLine(errorStyle.rendered(diagnostic))
-        }
-        if !result.unreadableInputs.isEmpty {
-            throw CommandFailure(.usageOrInput, "cannot read \(result.unreadableInputs.joined(separator: ", "))")
-        }
-        if result.errorCount > 0 {
-            throw CommandFailure(
-                .findings,
-                "the manifest has \(NumberText.count(result.errorCount, "error")); fix them (`beaconctl fleet validate` lists them too)")
-        }
-        do {
-            let beacons = try manifest.selection().beacons(in: result.fleet)
-            return try beacons.map { beacon throws(AdvertisingError) in try AdvertisingRequest(beacon) }
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
-            throw CommandFailure(.usageOrInput, "\(error)")
         }
     }
 }

@@ -1,12 +1,5 @@
 import ArgumentParser
 import BeaconFleet
-import Foundation
-import HCI
-import HCITransports
-
-#if os(Linux)
-import HCILinux
-#endif
 
 /// `beaconctl controllers`: what controllers there are, and what one of them can do.
 struct ControllersCommand: AsyncParsableCommand {
@@ -29,54 +22,27 @@ struct ControllersCommand: AsyncParsableCommand {
 
     func run() async throws {
         try UnexpectedErrorProbe.reached("controllers")
-        guard let hci = controller.hci else {
-            try listKernelControllers()
+        guard let spec = try controller.namedSpec() else {
+            let listing: KernelControllerListing
+            do {
+                listing = try ControllerInventory.kernelControllers(on: controller.platform)
+            } catch {
+                throw CommandFailure(.controller, error.advisedMessage)
+            }
+            try ControllersOutput.printListing(listing, format: format, style: globals.style())
             return
-        }
-        let spec: HCITransportSpec
-        do {
-            spec = try HCITransportSpec(parsing: hci)
-        } catch {
-            throw CommandFailure(.usageOrInput, "--hci: \(error.advisedMessage)")
         }
         let capture = try controller.openCapture()
         defer { capture?.close() }
-        let host = try await controller.openHost(spec, capture: capture)
         let report: ControllerReport
         do {
-            report = try await ControllerInspector.inspect(host, access: ControllerAccess(spec), logger: globals.makeLogger())
+            report = try await ControllerInventory.inspect(controller.connection(spec, capture: capture), logger: globals.makeLogger())
         } catch {
-            await host.close()
             throw CommandFailure(.controller, error.advisedMessage)
         }
-        await host.close()
         switch format {
         case .text: ControllersOutput.printReport(report, style: globals.style())
         case .json: try ControllersOutput.printJSON(ControllerReportJSON(report))
         }
-    }
-
-    private func listKernelControllers() throws {
-        #if os(Linux)
-        let controllers: [KernelHCIController]
-        do {
-            controllers = try KernelHCIControllers.list()
-        } catch where error.kind == .bluetoothUnsupported {
-            switch format {
-            case .text: Console.current.line(ControllersOutput.noKernelBluetooth)
-            case .json: try ControllersOutput.printJSON(KernelControllerListJSON(controllers: [], note: ControllersOutput.noKernelBluetooth))
-            }
-            return
-        } catch {
-            throw CommandFailure(.controller, error.advisedMessage)
-        }
-        switch format {
-        case .text: ControllersOutput.printList(controllers, style: globals.style())
-        case .json:
-            try ControllersOutput.printJSON(KernelControllerListJSON(controllers: controllers.map(KernelControllerJSON.init), note: nil))
-        }
-        #else
-        Console.current.line(ControllersOutput.noKernelBluetooth)
-        #endif
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import BeaconCore
 import BeaconFleet
-import BeaconMQTT
 import FleetManifest
 
 /// `beaconctl gateways …`: the receivers other software runs (ESPresense, OpenMQTTGateway, …).
@@ -70,98 +69,17 @@ struct GatewaysConfigureCommand: AsyncParsableCommand {
         guard let url = publishing.url else { return }
         let result = try await ManifestInput.load(paths: paths, options: ValidationOptions())
         try reportBlockingDiagnostics(result)
-        let beacons = try beaconsToKeep(result.fleet)
-        let list: GatewayKeepList
-        do {
-            list = try GatewayKeepList(gateway, beacons: beacons)
-        } catch {
-            throw CommandFailure(.findings, error.description)
-        }
-        let broker: MQTTBrokerURL
-        do {
-            broker = try BrokerConnection.broker(url, defaultPrefix: gateway.gateway.decoder.defaultBase)
+        let console = Console.current
+        let plan: GatewayConfiguringPlan
+        let answers: [GatewayReceiverAnswer]
+        do throws(GatewayConfiguringError) {
+            plan = try GatewayConfiguring.plan(result.fleet, gateway: gateway, venue: venue, url: url, receivers: receivers)
+            GatewaysOutput.printPlan(plan, dryRun: dryRun, console: console)
+            if dryRun { return }
+            answers = try await GatewayConfiguring.run(plan, within: timeout, environment: console.environment, logger: globals.makeLogger())
         } catch {
             throw CommandFailure(error)
         }
-        let configuration: GatewayConfiguration
-        do {
-            configuration = try GatewayConfiguration(list: list, base: broker.topicPrefix, receivers: receivers)
-        } catch {
-            throw CommandFailure(.usageOrInput, error.description)
-        }
-        let console = Console.current
-        for publication in configuration.publications {
-            let retained = publication.retain ? " (retained)" : ""
-            console.line("\(dryRun ? "would publish" : "publishing") to \(publication.topic)\(retained): \(publication.payload)")
-        }
-        let commands = list.kind == .openMQTTGateway ? list.openMQTTGatewayCommands.count : 1
-        if commands > 1 {
-            console.errorLine("beaconctl: warning: the white list takes \(commands) commands and a topic retains only the last: OpenMQTTGateway forgets the list when it restarts; run `gateways configure` again after a restart")
-        }
-        if dryRun { return }
-
-        let logger = globals.makeLogger()
-        let client: MQTTClient
-        do {
-            client = try BrokerConnection.client(broker, name: "gateways-configure-\(ReceiverName.hostName())", environment: console.environment, logger: logger)
-        } catch {
-            throw CommandFailure(error)
-        }
-        let outcome: GatewayConfiguration.Outcome
-        do {
-            outcome = try await configuration.run(on: client, within: timeout, logger: logger)
-        } catch {
-            await client.stop()
-            throw CommandFailure(.usageOrInput, error.description)
-        }
-        let delivered = await BrokerConnection.drain(client, within: timeout)
-        await client.stop()
-        try report(outcome, configuration: configuration, delivered: delivered, client: client)
-    }
-
-    private func beaconsToKeep(_ fleet: Fleet) throws -> [ResolvedBeacon] {
-        guard let venue else { return fleet.beacons }
-        guard let chosen = fleet.venues.first(where: { $0.id == venue }) else {
-            let known = fleet.venues.map(\.id).joined(separator: ", ")
-            throw CommandFailure(.usageOrInput, "--venue \(venue): the manifest has no such venue (its venues: \(known))")
-        }
-        return chosen.beacons
-    }
-
-    /// One line per receiver; exit 1 unless every one confirmed.
-    private func report(
-        _ outcome: GatewayConfiguration.Outcome, configuration: GatewayConfiguration, delivered: Bool, client: MQTTClient
-    ) throws {
-        let console = Console.current
-        let readBack: GatewayConfiguration.ReadBack
-        switch outcome {
-        case .notSubscribed(let reason):
-            throw CommandFailure(.controller, "nothing was published: \(reason)")
-        case .confirmed(let read), .incomplete(let read):
-            readBack = read
-        }
-        guard delivered, client.refusedPublications.isEmpty else {
-            let refused = client.refusedPublications.isEmpty ? "" : " (\(client.refusedPublications.summary))"
-            throw CommandFailure(.controller, "\(client.broker) did not take the configuration\(refused): check the broker's ACL for the gateway's command topics")
-        }
-        let what = gateway == .espresense ? "holds the list (its include setting)" : "took the white-list command (it does not report the list itself)"
-        let expected = configuration.expected(readBack)
-        var unconfirmed: [String] = []
-        for receiver in expected {
-            if readBack.confirmed.contains(receiver) {
-                console.line("\(receiver) (\(gateway.rawValue)): \(what)")
-            } else {
-                unconfirmed.append(receiver)
-                let why = readBack.differing[receiver]
-                    ?? (readBack.online.contains(receiver) ? "no answer" : "offline or not on this broker")
-                console.line("\(receiver) (\(gateway.rawValue)): not confirmed within \(NumberText.plain(timeout)) s: \(why)")
-            }
-        }
-        if expected.isEmpty {
-            throw CommandFailure(.findings, "no \(gateway.displayName) receiver answered under \(configuration.base) within \(NumberText.plain(timeout)) s: check --mqtt's base topic and that the receivers are online")
-        }
-        if !unconfirmed.isEmpty {
-            throw CommandFailure(.findings, "\(NumberText.count(unconfirmed.count, "receiver")) did not confirm: \(unconfirmed.joined(separator: ", ")); run again once they are online (the command is safe to repeat)")
-        }
+        try GatewaysOutput.report(answers, gateway: gateway, base: plan.configuration.base, timeout: timeout, console: console)
     }
 }

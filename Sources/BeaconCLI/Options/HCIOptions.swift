@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconFleet
+import BeaconPlatform
 import HCI
 import HCITransports
 import Logging
@@ -56,11 +57,23 @@ struct HCIOptions: ParsableArguments {
         } else {
             (text, origin) = (Self.defaultSpec, "the default")
         }
+        return try Self.spec(parsing: text, origin: origin)
+    }
+
+    /// `text` as a spec; a bad one is a usage failure that names where it came from.
+    static func spec(parsing text: String, origin: String) throws(CommandFailure) -> HCITransportSpec {
         do {
             return try HCITransportSpec(parsing: text)
         } catch {
             throw CommandFailure(.usageOrInput, "\(origin): \(error.advisedMessage)")
         }
+    }
+
+    /// `--hci` alone, for a command that does something else without it (`controllers`
+    /// lists): `$BEACONCTL_HCI` and the default are not consulted.
+    func namedSpec() throws(CommandFailure) -> HCITransportSpec? {
+        guard let hci else { return nil }
+        return try Self.spec(parsing: hci, origin: "--hci")
     }
 
     /// The capture `--snoop` asks for, opened now so that a bad path fails before the
@@ -74,9 +87,12 @@ struct HCIOptions: ParsableArguments {
         }
     }
 
+    /// The controllers of this machine, which the use cases open (`SystemPlatform`).
+    var platform: any ControllerPlatform { .system }
+
     /// How to reach `spec`: recording into `capture` when there is one, with `--command-timeout`.
     func connection(_ spec: HCITransportSpec, capture: BTSnoopWriter?) -> ControllerConnection {
-        ControllerConnection(spec, capture: capture, commandTimeout: timeout)
+        ControllerConnection(spec, platform: platform, capture: capture, commandTimeout: timeout)
     }
 
     /// Opens `spec` (recording into `capture`) and starts a host controller on it; a

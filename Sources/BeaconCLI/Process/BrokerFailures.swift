@@ -38,3 +38,16 @@ extension BrokerInput {
         }
     }
 }
+
+extension CommandFailure {
+    /// `gateways configure`: a manifest whose beacons a list cannot name is a finding (exit 1),
+    /// a broker that took nothing a broker failure (exit 3), the rest usage or input (exit 2).
+    init(_ error: GatewayConfiguringError) {
+        switch error {
+        case .keepList: self.init(.findings, error.description)
+        case .setup(let setup): self.init(setup)
+        case .notPublished: self.init(.controller, error.description)
+        case .noSuchVenue, .unsupported, .client: self.init(.usageOrInput, error.description)
+        }
+    }
+}

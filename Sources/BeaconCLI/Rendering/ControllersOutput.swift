@@ -2,10 +2,6 @@ import BeaconFleet
 import Foundation
 import HCI
 
-#if os(Linux)
-import HCILinux
-#endif
-
 /// Text and JSON for `beaconctl controllers`.
 enum ControllersOutput {
     static let otherTransports =
@@ -16,8 +12,22 @@ enum ControllersOutput {
         "This kernel has no Bluetooth support (AF_BLUETOOTH is not available), so there are no kernel controllers "
         + "(hci0, hci-user:0). Controllers can still be reached with \(otherTransports)."
 
-    #if os(Linux)
-    static func printList(_ controllers: [KernelHCIController], style: Style) {
+    /// `controllers` without --hci: the kernel's controllers as a table or JSON, or the note
+    /// that this kernel has no Bluetooth.
+    static func printListing(_ listing: KernelControllerListing, format: OutputFormat, style: Style) throws {
+        switch (listing, format) {
+        case (.noKernelBluetooth, .text):
+            Console.current.line(noKernelBluetooth)
+        case (.noKernelBluetooth, .json):
+            try printJSON(KernelControllerListJSON(controllers: [], note: noKernelBluetooth))
+        case (.listed(let controllers), .text):
+            printList(controllers, style: style)
+        case (.listed(let controllers), .json):
+            try printJSON(KernelControllerListJSON(controllers: controllers.map(KernelControllerJSON.init), note: nil))
+        }
+    }
+
+    static func printList(_ controllers: [KernelController], style: Style) {
         let console = Console.current
         guard !controllers.isEmpty else {
             console.line("The kernel lists no Bluetooth controller: plug one in, or reach one with \(otherTransports).")
@@ -35,7 +45,6 @@ enum ControllersOutput {
         for row in rows { console.line(render(row)) }
         console.line(style.dim("`beaconctl controllers --hci hciN` shows what one can do; hci-user:N needs it down."))
     }
-    #endif
 
     static func printReport(_ report: ControllerReport, style: Style) {
         let info = report.info
@@ -110,13 +119,11 @@ struct KernelControllerJSON: Encodable {
     var up: Bool
     var bus: String
 
-    #if os(Linux)
-    init(_ controller: KernelHCIController) {
+    init(_ controller: KernelController) {
         name = controller.name
         hci = controller.transportSpec.description
         address = controller.address
         up = controller.isUp
         bus = controller.bus
     }
-    #endif
 }

@@ -57,35 +57,33 @@ public struct BeaconAdvertiser: Sendable {
     /// `ContinuousClock` in the tool, a clock the test advances by hand in tests.
     let clock: any Clock<Duration>
 
-    /// `openTransport` opens the controller `controller` names (the default does exactly
-    /// that); tests pass an in-memory controller. `controller` also decides whether the
-    /// controller is shared with the kernel (`hci0`) or exclusive. On a shared controller
-    /// `readOccupiedSets` says which advertising sets bluetoothd holds (the default asks the
-    /// kernel's management interface); tests pass what they script.
+    /// Advertises on the controller `connection` reaches (recording into its capture, if any);
+    /// on a controller shared with the kernel (`hci0`) the connection's platform says which
+    /// advertising sets bluetoothd holds (the kernel's management interface).
+    public init(
+        connection: ControllerConnection, configuration: AdvertiserConfiguration, logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.init(
+            controller: connection.spec, configuration: configuration, logger: logger, openTransport: connection.opener,
+            readOccupiedSets: connection.occupiedSetsReader(timeout: configuration.commandTimeout), clock: clock)
+    }
+
+    /// `openTransport` opens the controller; tests pass an in-memory one. `controller` decides
+    /// whether the controller is shared with the kernel (`hci0`) or exclusive; on a shared
+    /// controller `readOccupiedSets` says which advertising sets bluetoothd holds (tests pass
+    /// what they script).
     public init(
         controller: HCITransportSpec, configuration: AdvertiserConfiguration, logger: Logger,
-        openTransport: TransportOpener? = nil, readOccupiedSets: OccupiedAdvertisingSetsReader? = nil,
+        openTransport: @escaping TransportOpener, readOccupiedSets: @escaping OccupiedAdvertisingSetsReader,
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.controller = controller
         self.configuration = configuration
         self.logger = logger
         self.clock = clock
-        if let readOccupiedSets {
-            self.readOccupiedSets = readOccupiedSets
-        } else {
-            let timeout = configuration.commandTimeout
-            self.readOccupiedSets = { (index: UInt16) async throws(AdvertisingError) -> OccupiedAdvertisingSets in
-                try await KernelOccupiedAdvertisingSets.read(index: index, timeout: timeout)
-            }
-        }
-        if let openTransport {
-            self.openTransport = openTransport
-        } else {
-            self.openTransport = { () async throws(HCITransportError) -> any HCITransport in
-                try await ControllerTransports.open(controller)
-            }
-        }
+        self.readOccupiedSets = readOccupiedSets
+        self.openTransport = openTransport
     }
 
     public func run(onEvent: @escaping @Sendable (AdvertiserEvent) -> Void) async throws(AdvertisingError) -> StopReason {

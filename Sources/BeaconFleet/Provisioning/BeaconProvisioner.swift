@@ -43,31 +43,41 @@ public struct BeaconProvisioner: Sendable {
 
     public let configuration: ProvisionConfiguration
     let logger: Logger
-    let openAdvertisingTransport: TransportOpener?
+    let openAdvertisingTransport: TransportOpener
+    let readOccupiedSets: OccupiedAdvertisingSetsReader
     let openListeningTransport: TransportOpener
     /// The clock of everything timed: the advertiser, the scan, command timeouts and the
     /// verification's ticks.
     let clock: any Clock<Duration>
 
-    /// The openers default to opening the configured transport specs; the command passes
-    /// ones that record `--snoop`, tests pass in-memory controllers and a test clock.
+    /// Opens both controllers through `platform`, the advertising one recording into
+    /// `capture` (`--snoop`) when there is one.
     public init(
-        configuration: ProvisionConfiguration, logger: Logger, openAdvertisingTransport: TransportOpener? = nil,
-        openListeningTransport: TransportOpener? = nil, clock: any Clock<Duration> = ContinuousClock()
+        configuration: ProvisionConfiguration, logger: Logger, platform: any ControllerPlatform, capture: BTSnoopWriter? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        let advertising = ControllerConnection(
+            configuration.advertisingController, platform: platform, capture: capture, commandTimeout: configuration.commandTimeout)
+        let listening = ControllerConnection(
+            configuration.listeningController, platform: platform, commandTimeout: configuration.commandTimeout)
+        self.init(
+            configuration: configuration, logger: logger, openAdvertisingTransport: advertising.opener,
+            readOccupiedSets: advertising.occupiedSetsReader(timeout: configuration.commandTimeout),
+            openListeningTransport: listening.opener, clock: clock)
+    }
+
+    /// Tests pass in-memory controllers, what bluetoothd holds and a test clock.
+    public init(
+        configuration: ProvisionConfiguration, logger: Logger, openAdvertisingTransport: @escaping TransportOpener,
+        readOccupiedSets: @escaping OccupiedAdvertisingSetsReader, openListeningTransport: @escaping TransportOpener,
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
         self.logger = logger
         self.clock = clock
         self.openAdvertisingTransport = openAdvertisingTransport
-        if let openListeningTransport {
-            self.openListeningTransport = openListeningTransport
-        } else {
-            // Not `??`: an autoclosure around a typed-throws closure crashes the 6.3 compiler.
-            let listening = configuration.listeningController
-            self.openListeningTransport = { () async throws(HCITransportError) -> any HCITransport in
-                try await ControllerTransports.open(listening)
-            }
-        }
+        self.readOccupiedSets = readOccupiedSets
+        self.openListeningTransport = openListeningTransport
     }
 
     /// The manifest beacons this host advertises, as advertising requests.
@@ -98,7 +108,7 @@ public struct BeaconProvisioner: Sendable {
             configuration: AdvertiserConfiguration(
                 requests: requests, family: configuration.family, restart: once ? nil : configuration.restart,
                 commandTimeout: configuration.commandTimeout),
-            logger: logger, openTransport: openAdvertisingTransport, clock: clock)
+            logger: logger, openTransport: openAdvertisingTransport, readOccupiedSets: readOccupiedSets, clock: clock)
 
         // The advertiser's events reach the verifying task through a stream, so that the
         // first `started` (what the controller accepted) can be awaited.

@@ -1,9 +1,10 @@
 import BeaconCore
 import BeaconFleet
+import BeaconPlatform
 import HCI
 import HCITransports
 
-/// A host on a controller opened through `ControllerTransports`, subscribed before any
+/// A host on a controller opened through `BeaconPlatform`'s `ControllerTransports`, subscribed before any
 /// command, collecting reports by sending a marker command (its answer comes after
 /// everything delivered before it). For simulations and tests on the virtual radio, where
 /// the caller steps air time and then asks what arrived meanwhile.

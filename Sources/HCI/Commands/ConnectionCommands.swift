@@ -5,7 +5,7 @@ import BeaconCore
 /// peer_address_type u8 | peer_address[6] | own_address_type u8 | interval_min u16 |
 /// interval_max u16 | max_latency u16 | supervision_timeout u16 | min_ce u16 | max_ce u16`.
 /// Answered by Command Status; the result comes in LE (Enhanced) Connection Complete.
-public struct LECreateConnection: HCICommand, Hashable {
+public struct LECreateConnection: HCICommand, Hashable, LEDirectConnectionCommand {
     public typealias ReturnParameters = Void
     public static let opcode = HCIOpcode.leCreateConnection
     public static let completion = HCICommandCompletion.commandStatus
@@ -25,9 +25,7 @@ public struct LECreateConnection: HCICommand, Hashable {
         guard scanInterval.isLegacyCompatible, scanWindow.isLegacyCompatible else {
             throw HCIParameterError("LE Create Connection takes a scan interval and window up to 10.24 s, not \(scanInterval) and \(scanWindow)")
         }
-        guard scanWindow <= scanInterval else {
-            throw HCIParameterError("scan window \(scanWindow) is longer than the scan interval \(scanInterval)")
-        }
+        try Self.checkWindow(scanWindow, within: scanInterval)
         self.scanInterval = scanInterval
         self.scanWindow = scanWindow
         self.peerAddressType = peerAddressType
@@ -50,23 +48,13 @@ public struct LECreateConnection: HCICommand, Hashable {
         var reader = HCIByteReader(bytes, structure: "\(name) parameters")
         let interval = try reader.readUInt16()
         let window = try reader.readUInt16()
-        let policy = try reader.readUInt8()
-        guard policy == 0 else { throw reader.invalid("Initiator_Filter_Policy", policy, expected: "0x00 (this decoder reads direct connections only)") }
+        try readDirectFilterPolicy(&reader)
         let peerType = try reader.readEnumeration(PeerAddressType.self, field: "Peer_Address_Type")
         let peer = try reader.readAddress()
         let ownType = try reader.readEnumeration(OwnAddressType.self, field: "Own_Address_Type")
-        let connection = try LEConnectionParameters.decode(&reader)
-        try reader.expectEnd()
-        guard let scanInterval = ScanInterval(units: interval), let scanWindow = ScanInterval(units: window) else {
-            throw reader.invalid("LE_Scan_Interval or LE_Scan_Window", min(interval, window), expected: "0x0004 or more")
-        }
-        do {
-            return try LECreateConnection(
-                scanInterval: scanInterval, scanWindow: scanWindow, peerAddressType: peerType, peerAddress: peer,
-                ownAddressType: ownType, connection: connection)
-        } catch {
-            throw .inconsistentParameters(structure: reader.structure, reason: error.message)
-        }
+        return try decodeRest(
+            &reader, timing: (interval, window, fields: "LE_Scan_Interval or LE_Scan_Window"), peerAddressType: peerType,
+            peerAddress: peer, ownAddressType: ownType)
     }
 }
 
@@ -75,7 +63,7 @@ public struct LECreateConnection: HCICommand, Hashable {
 /// initiating_phys u8 | per PHY set: scan_interval u16 | scan_window u16 | interval_min u16 |
 /// interval_max u16 | max_latency u16 | supervision_timeout u16 | min_ce u16 | max_ce u16`.
 /// This host initiates on LE 1M only: every LE controller has it.
-public struct LEExtendedCreateConnection: HCICommand, Hashable {
+public struct LEExtendedCreateConnection: HCICommand, Hashable, LEDirectConnectionCommand {
     public typealias ReturnParameters = Void
     public static let opcode = HCIOpcode.leExtendedCreateConnection
     public static let completion = HCICommandCompletion.commandStatus
@@ -94,9 +82,7 @@ public struct LEExtendedCreateConnection: HCICommand, Hashable {
         scanInterval: ScanInterval, scanWindow: ScanInterval, peerAddressType: PeerAddressType, peerAddress: BluetoothAddress,
         ownAddressType: OwnAddressType, connection: LEConnectionParameters
     ) throws(HCIParameterError) {
-        guard scanWindow <= scanInterval else {
-            throw HCIParameterError("scan window \(scanWindow) is longer than the scan interval \(scanInterval)")
-        }
+        try Self.checkWindow(scanWindow, within: scanInterval)
         self.scanInterval = scanInterval
         self.scanWindow = scanWindow
         self.peerAddressType = peerAddressType
@@ -118,8 +104,7 @@ public struct LEExtendedCreateConnection: HCICommand, Hashable {
 
     public static func decodeParameters(_ bytes: ArraySlice<UInt8>) throws(HCIDecodingError) -> LEExtendedCreateConnection {
         var reader = HCIByteReader(bytes, structure: "\(name) parameters")
-        let policy = try reader.readUInt8()
-        guard policy == 0 else { throw reader.invalid("Initiator_Filter_Policy", policy, expected: "0x00 (this decoder reads direct connections only)") }
+        try readDirectFilterPolicy(&reader)
         let ownType = try reader.readEnumeration(OwnAddressType.self, field: "Own_Address_Type")
         let peerType = try reader.readEnumeration(PeerAddressType.self, field: "Peer_Address_Type")
         let peer = try reader.readAddress()
@@ -127,15 +112,49 @@ public struct LEExtendedCreateConnection: HCICommand, Hashable {
         guard phys == le1MBit else { throw reader.invalid("Initiating_PHYs", phys, expected: "0x01 (LE 1M only, as this host sends)") }
         let interval = try reader.readUInt16()
         let window = try reader.readUInt16()
+        return try decodeRest(
+            &reader, timing: (interval, window, fields: "Scan_Interval or Scan_Window"), peerAddressType: peerType,
+            peerAddress: peer, ownAddressType: ownType)
+    }
+}
+
+/// What LE Create Connection and its extended form share: one peer connected to directly
+/// (Initiator_Filter_Policy 0x00, not the filter accept list), looked for with a scan
+/// timing whose window fits its interval, the connection's parameters last.
+protocol LEDirectConnectionCommand: HCICommand {
+    init(
+        scanInterval: ScanInterval, scanWindow: ScanInterval, peerAddressType: PeerAddressType, peerAddress: BluetoothAddress,
+        ownAddressType: OwnAddressType, connection: LEConnectionParameters
+    ) throws(HCIParameterError)
+}
+
+extension LEDirectConnectionCommand {
+    static func checkWindow(_ window: ScanInterval, within interval: ScanInterval) throws(HCIParameterError) {
+        guard window <= interval else {
+            throw HCIParameterError("scan window \(window) is longer than the scan interval \(interval)")
+        }
+    }
+
+    static func readDirectFilterPolicy(_ reader: inout HCIByteReader) throws(HCIDecodingError) {
+        let policy = try reader.readUInt8()
+        guard policy == 0 else { throw reader.invalid("Initiator_Filter_Policy", policy, expected: "0x00 (this decoder reads direct connections only)") }
+    }
+
+    /// Reads the connection parameters that end the command, and makes it from the fields
+    /// read before them: a scan timing below 0x0004, or one `init` refuses, is invalid.
+    static func decodeRest(
+        _ reader: inout HCIByteReader, timing: (interval: UInt16, window: UInt16, fields: String), peerAddressType: PeerAddressType,
+        peerAddress: BluetoothAddress, ownAddressType: OwnAddressType
+    ) throws(HCIDecodingError) -> Self {
         let connection = try LEConnectionParameters.decode(&reader)
         try reader.expectEnd()
-        guard let scanInterval = ScanInterval(units: interval), let scanWindow = ScanInterval(units: window) else {
-            throw reader.invalid("Scan_Interval or Scan_Window", min(interval, window), expected: "0x0004 or more")
+        guard let scanInterval = ScanInterval(units: timing.interval), let scanWindow = ScanInterval(units: timing.window) else {
+            throw reader.invalid(timing.fields, min(timing.interval, timing.window), expected: "0x0004 or more")
         }
         do {
-            return try LEExtendedCreateConnection(
-                scanInterval: scanInterval, scanWindow: scanWindow, peerAddressType: peerType, peerAddress: peer,
-                ownAddressType: ownType, connection: connection)
+            return try Self(
+                scanInterval: scanInterval, scanWindow: scanWindow, peerAddressType: peerAddressType, peerAddress: peerAddress,
+                ownAddressType: ownAddressType, connection: connection)
         } catch {
             throw .inconsistentParameters(structure: reader.structure, reason: error.message)
         }

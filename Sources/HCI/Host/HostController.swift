@@ -328,25 +328,39 @@ public actor HostController {
     public func events(bufferSize: Int = 1024, drops: DropCounter? = nil) -> AsyncStream<HostControllerEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: HostControllerEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
-        if let termination {
-            switch termination {
-            case .closed: continuation.yield(.transportEnded(nil))
-            case .transportEnded(let error): continuation.yield(.transportEnded(error))
-            }
-            continuation.finish()
-            return stream
-        }
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        subscribers[id] = Subscriber(continuation: continuation, drops: drops)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
+        admit(continuation, ending: HostControllerEvent.transportEnded) { id in
+            subscribers[id] = Subscriber(continuation: continuation, drops: drops)
         }
         return stream
     }
 
+    /// Gives a new subscriber's stream its place: when the link has already ended, that end
+    /// (worded by `ending`) and nothing more; otherwise an id, which `register` files the
+    /// stream under and which the stream's termination removes again.
+    private func admit<Element>(
+        _ continuation: AsyncStream<Element>.Continuation, ending: (HCITransportError?) -> Element,
+        register: (UInt64) -> Void
+    ) {
+        if let termination {
+            switch termination {
+            case .closed: continuation.yield(ending(nil))
+            case .transportEnded(let error): continuation.yield(ending(error))
+            }
+            continuation.finish()
+            return
+        }
+        let id = nextSubscriberID
+        nextSubscriberID += 1
+        register(id)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+    }
+
+    /// Ids are unique over both kinds of subscriber: the one the id names is removed.
     private func unsubscribe(_ id: UInt64) {
         subscribers[id] = nil
+        trafficSubscribers[id] = nil
     }
 
     private func broadcast(_ element: HostControllerEvent) {
@@ -369,20 +383,7 @@ public actor HostController {
     public func traffic(bufferSize: Int = 4096) -> AsyncStream<HostTraffic> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: HostTraffic.self, bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
-        if let termination {
-            switch termination {
-            case .closed: continuation.yield(.transportEnded(nil))
-            case .transportEnded(let error): continuation.yield(.transportEnded(error))
-            }
-            continuation.finish()
-            return stream
-        }
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        trafficSubscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribeTraffic(id) }
-        }
+        admit(continuation, ending: HostTraffic.transportEnded) { id in trafficSubscribers[id] = continuation }
         return stream
     }
 
@@ -406,10 +407,6 @@ public actor HostController {
 
     /// Traffic elements lost because a subscriber's buffer was full, over all subscribers.
     public var droppedTrafficCount: Int { droppedTraffic }
-
-    private func unsubscribeTraffic(_ id: UInt64) {
-        trafficSubscribers[id] = nil
-    }
 
     private func yieldTraffic(_ element: HostTraffic) {
         for continuation in trafficSubscribers.values {

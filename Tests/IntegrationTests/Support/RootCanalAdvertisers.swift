@@ -1,4 +1,5 @@
 import BeaconFleet
+import BeaconPlatform
 import FleetManifest
 import HCI
 import HCITransports
@@ -22,7 +23,7 @@ struct RootCanalAdvertisers {
         var tasks: [String: Task<Void, Never>] = [:]
         for (name, beacons) in controllers {
             let advertiser = BeaconAdvertiser(
-                controller: spec, configuration: AdvertiserConfiguration(requests: try beacons.map { try #require(requests[$0]) }),
+                connection: ControllerConnection(spec, platform: .system), configuration: AdvertiserConfiguration(requests: try beacons.map { try #require(requests[$0]) }),
                 logger: logger)
             tasks[name] = Task {
                 do throws(AdvertisingError) {

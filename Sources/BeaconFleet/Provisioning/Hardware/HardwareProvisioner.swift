@@ -26,6 +26,8 @@ public enum HardwareProvisioningEvent: Sendable {
 public struct HardwareProvisioner: Sendable {
     public let request: HardwareProvisioningRequest
     public let host: HostController
+    /// Makes the connections the kernel owns (`hciN`).
+    public let platform: any ControllerPlatform
     public let scanConfiguration: ScanConfiguration
     public let logger: Logger
     public let clock: any Clock<Duration>
@@ -40,8 +42,8 @@ public struct HardwareProvisioner: Sendable {
     public let onPhase: @Sendable (String, HardwareProvisioningPhase) -> Void
 
     public init(
-        request: HardwareProvisioningRequest, host: HostController, scanConfiguration: ScanConfiguration, logger: Logger,
-        clock: any Clock<Duration> = ContinuousClock(),
+        request: HardwareProvisioningRequest, host: HostController, platform: any ControllerPlatform,
+        scanConfiguration: ScanConfiguration, logger: Logger, clock: any Clock<Duration> = ContinuousClock(),
         confirm: @escaping @Sendable (ResolvedBeacon, DiscoveredPeripheral) async -> Bool = { _, _ in true },
         recordAddress: @escaping @Sendable (ResolvedBeacon, BluetoothAddress) async -> String?,
         onWrite: @escaping @Sendable (ProvisioningWriteRecord) -> Void = { _ in },
@@ -49,6 +51,7 @@ public struct HardwareProvisioner: Sendable {
     ) {
         self.request = request
         self.host = host
+        self.platform = platform
         self.scanConfiguration = scanConfiguration
         self.logger = logger
         self.clock = clock
@@ -81,7 +84,8 @@ public struct HardwareProvisioner: Sendable {
 
         let connector: PeripheralConnector
         do {
-            connector = try await PeripheralConnector.prepare(access: scanConfiguration.access, host: host, clock: clock)
+            connector = try await PeripheralConnector.prepare(
+                access: scanConfiguration.access, host: host, platform: platform, clock: clock)
         } catch {
             throw .controller(error.description)
         }

@@ -2,10 +2,6 @@ import BeaconCore
 import HCI
 import LECentral
 
-#if os(Linux)
-import LECentralLinux
-#endif
-
 /// One beacon connected for its profile: its GATT client and how to hang up.
 struct PeripheralLink: Sendable {
     let peer: BluetoothAddress
@@ -19,19 +15,19 @@ struct PeripheralLink: Sendable {
 /// How `provision --hardware` reaches beacons from its controller. On a controller beaconctl
 /// has to itself (`hci-user:N`, `tcp-client:`, `serial:`, `virtual`) its own `Central` makes
 /// the connections with HCI commands; on `hciN`, which the kernel owns beside bluetoothd, the
-/// kernel makes them for an L2CAP socket on the ATT channel (`KernelATTConnector`), and no
-/// connection command is sent on the shared RAW channel.
+/// kernel makes them for an L2CAP socket on the ATT channel (the platform's
+/// `connectThroughKernel`), and no connection command is sent on the shared RAW channel.
 enum PeripheralConnector: Sendable {
     case hostStack(Central)
-    case kernel(controller: UInt16, clock: any Clock<Duration>)
+    case kernel(controller: UInt16, platform: any ControllerPlatform, clock: any Clock<Duration>)
 
     /// The connector for `access`; the host stack's central is started here.
     static func prepare(
-        access: ControllerAccess, host: HostController, clock: any Clock<Duration>
+        access: ControllerAccess, host: HostController, platform: any ControllerPlatform, clock: any Clock<Duration>
     ) async throws(LECentralError) -> PeripheralConnector {
         switch access {
         case .sharedWithKernel(let index):
-            return .kernel(controller: index, clock: clock)
+            return .kernel(controller: index, platform: platform, clock: clock)
         case .exclusive:
             let central = Central(host: host, clock: clock)
             try await central.start()
@@ -46,16 +42,10 @@ enum PeripheralConnector: Sendable {
             return PeripheralLink(
                 peer: connection.peer, gatt: connection.gatt, isUp: { connection.disconnectionReason == nil },
                 disconnect: { _ = try? await connection.disconnect() })
-        case .kernel(let controller, let clock):
-            #if os(Linux)
-            let bearer = try await KernelATTConnector.connect(controller: controller, to: address, type: type, timeout: timeout)
-            let gatt = GATTClient(att: ATTClient(bearer: bearer, clock: clock))
-            return PeripheralLink(peer: address, gatt: gatt, isUp: { !bearer.hasEnded }, disconnect: { bearer.close() })
-            #else
-            throw LECentralError(
-                context: "hci\(controller): peripheral \(address)",
-                kind: .invalidRequest("connections through the kernel's L2CAP sockets exist on Linux only"))
-            #endif
+        case .kernel(let controller, let platform, let clock):
+            let link = try await platform.connectThroughKernel(controller: controller, to: address, type: type, timeout: timeout)
+            let gatt = GATTClient(att: ATTClient(bearer: link.bearer, clock: clock))
+            return PeripheralLink(peer: address, gatt: gatt, isUp: { !link.hasEnded() }, disconnect: { link.close() })
         }
     }
 }

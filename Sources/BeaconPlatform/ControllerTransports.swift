@@ -8,8 +8,8 @@ import VirtualRadio
 import HCILinux
 #endif
 
-/// Opens the controller a transport spec names: the one entry point from the command line
-/// and the tests down to the transports.
+/// Opens the controller a transport spec names: every concrete transport, chosen by its
+/// spec (`SystemPlatform.openTransport`).
 public enum ControllerTransports {
     public static func open(_ spec: HCITransportSpec) async throws(HCITransportError) -> any HCITransport {
         #if os(Linux)
