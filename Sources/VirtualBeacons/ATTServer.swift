@@ -209,14 +209,15 @@ struct ATTServer: Sendable {
         return opcode == ATTOpcode.readRequest ? ATTPDU.readResponse(value: part).bytes : ATTPDU.readBlobResponse(part: part).bytes
     }
 
-    /// A write to `handle`: a Client Characteristic Configuration takes two bytes; a
-    /// characteristic's value is handed on to the device; anything else is refused.
     /// A readable attribute's value: the device's when it decides it, else the table's.
     private func value<Values: CharacteristicValues>(of attribute: ServerAttribute, values: inout Values) -> AttributeRead {
         guard attribute.readable else { return .refused(.readNotPermitted) }
         return values.read(attribute.handle) ?? .value(attribute.value)
     }
 
+    /// A write to `handle`: a Client Characteristic Configuration takes two bytes; a
+    /// characteristic's value goes to the device, which may refuse it, and is handed on;
+    /// anything else is refused.
     private mutating func write<Values: CharacteristicValues>(
         _ handle: UInt16, _ value: [UInt8], values: inout Values
     ) -> (failure: ATTErrorCode?, written: (handle: UInt16, value: [UInt8])?) {

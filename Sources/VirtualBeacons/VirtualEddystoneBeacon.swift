@@ -57,7 +57,7 @@ public struct VirtualEddystoneBeacon: VirtualPeripheral {
                 .init(uuid: AttributeUUID(0x2A00), properties: .read, value: Array("Eddystone-virtual".utf8))
             ]),
             .init(uuid: Self.batteryService, characteristics: [
-                .init(uuid: Self.batteryLevel, properties: .read, value: [UInt8(clamping: configuration.state.batteryPercent)])
+                .init(uuid: Self.batteryLevel, properties: .read, value: [UInt8(min(max(configuration.state.batteryPercent, 0), 100))])
             ]),
             .init(uuid: EddystoneFirmware.service, characteristics: EddystoneFirmware.Characteristic.allCases.map {
                 .init(uuid: $0.uuid, properties: $0.properties)
