@@ -224,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "BeaconCLITests",
             dependencies: [
-                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconPlatform", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports",
+                "BeaconCLI", "BeaconCore", "BeaconFleet", "BeaconMQTT", "BeaconPlatform", "BeaconProfiles", "BeaconTestKit", "ClockTestKit", "FleetManifest", "HCI", "HCITransports", "LECentral",
                 "MetricsExposition", "ProcessTestKit", "VirtualRadio", "VirtualBeacons", .product(name: "Logging", package: "swift-log"),
             ],
             // The golden outputs and their inputs are read from the source tree by path.

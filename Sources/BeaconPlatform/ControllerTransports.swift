@@ -48,10 +48,11 @@ public enum ControllerTransports {
         } catch {
             throw HCITransportError(.invalidSpec, "invalid transport \"\(spec)\": \(error.message)")
         }
-        if let count = placement.batteryBeacons {
+        if placement.batteryBeacons != nil || placement.eddystoneBeacons != nil {
             // Once per air: the same spec opened again finds its beacons there.
             VirtualBatteryBeacons.ensure(
-                count, on: VirtualAirRegistry.air(named: placement.airName, creatingWith: .live),
+                kbeacons: placement.batteryBeacons ?? 0, eddystones: placement.eddystoneBeacons ?? 0,
+                batteryPercent: placement.batteryPercent, on: VirtualAirRegistry.air(named: placement.airName, creatingWith: .live),
                 around: placement.point ?? PlanPoint(x: 0, y: 0))
         }
         do {

@@ -21,6 +21,16 @@ public enum Cryptography {
     /// AES-128 in ECB mode (FIPS-197) of one 16-byte block under a 16-byte key, without
     /// padding; `nil` for other lengths or when OpenSSL fails.
     public static func aes128ECB(key: [UInt8], block: [UInt8]) -> [UInt8]? {
+        aes128ECB(key: key, block: block, encrypting: true)
+    }
+
+    /// The inverse of ``aes128ECB(key:block:)``: one 16-byte block deciphered under a 16-byte
+    /// key (the Eddystone lock's new code arrives enciphered with the old one).
+    public static func aes128ECBDecrypt(key: [UInt8], block: [UInt8]) -> [UInt8]? {
+        aes128ECB(key: key, block: block, encrypting: false)
+    }
+
+    private static func aes128ECB(key: [UInt8], block: [UInt8], encrypting: Bool) -> [UInt8]? {
         guard key.count == 16, block.count == 16, let context = EVP_CIPHER_CTX_new() else { return nil }
         defer { EVP_CIPHER_CTX_free(context) }
         var output = [UInt8](repeating: 0, count: 32)
@@ -29,11 +39,11 @@ public enum Cryptography {
         let status = key.withUnsafeBufferPointer { key in
             block.withUnsafeBufferPointer { input in
                 output.withUnsafeMutableBufferPointer { output -> Bool in
-                    guard EVP_EncryptInit_ex(context, EVP_aes_128_ecb(), nil, key.baseAddress, nil) == 1,
+                    guard EVP_CipherInit_ex(context, EVP_aes_128_ecb(), nil, key.baseAddress, nil, encrypting ? 1 : 0) == 1,
                         EVP_CIPHER_CTX_set_padding(context, 0) == 1,
-                        EVP_EncryptUpdate(context, output.baseAddress, &written, input.baseAddress, 16) == 1
+                        EVP_CipherUpdate(context, output.baseAddress, &written, input.baseAddress, 16) == 1
                     else { return false }
-                    return EVP_EncryptFinal_ex(context, output.baseAddress.map { $0 + Int(written) }, &finished) == 1
+                    return EVP_CipherFinal_ex(context, output.baseAddress.map { $0 + Int(written) }, &finished) == 1
                 }
             }
         }

@@ -26,9 +26,16 @@ struct ATTServer: Sendable {
         var written: (handle: UInt16, value: [UInt8])?
     }
 
+    /// Answers one PDU from the table's values alone (every write the table permits is taken).
+    mutating func receive(_ bytes: [UInt8]) -> Step {
+        var values = TableValues()
+        return receive(bytes, values: &values)
+    }
+
     /// Answers one PDU. A PDU that does not decode gets Invalid PDU (0x04) when it is a
     /// request; a command or anything from the server's own side of the protocol is ignored.
-    mutating func receive(_ bytes: [UInt8]) -> Step {
+    /// `values` decides, when asked, the reads and writes of characteristic values.
+    mutating func receive<Values: CharacteristicValues>(_ bytes: [UInt8], values: inout Values) -> Step {
         guard let opcode = bytes.first else { return Step() }
         let pdu: ATTPDU
         do {
@@ -44,21 +51,21 @@ struct ATTServer: Sendable {
         case .readByGroupTypeRequest(let start, let end, let type):
             return Step(response: readByGroupType(start, end, type))
         case .readByTypeRequest(let start, let end, let type):
-            return Step(response: readByType(start, end, type))
+            return Step(response: readByType(start, end, type, values: &values))
         case .findInformationRequest(let start, let end):
             return Step(response: findInformation(start, end))
         case .findByTypeValueRequest(let start, let end, let type, let value):
             return Step(response: findByTypeValue(start, end, type, value))
         case .readRequest(let handle):
-            return Step(response: read(handle, offset: 0, opcode: opcode))
+            return Step(response: read(handle, offset: 0, opcode: opcode, values: &values))
         case .readBlobRequest(let handle, let offset):
-            return Step(response: read(handle, offset: Int(offset), opcode: opcode))
+            return Step(response: read(handle, offset: Int(offset), opcode: opcode, values: &values))
         case .writeRequest(let handle, let value):
-            let (failure, written) = write(handle, value)
+            let (failure, written) = write(handle, value, values: &values)
             return Step(response: failure.map { refusal(opcode, handle, $0) } ?? ATTPDU.writeResponse.bytes, written: written)
         case .writeCommand(let handle, let value):
             // No response, not even an error (3.4.5.3).
-            return Step(written: write(handle, value).written)
+            return Step(written: write(handle, value, values: &values).written)
         case .prepareWriteRequest(let handle, _, _):
             // Every value here fits one Write Request at the MTU this server accepts.
             return Step(response: refusal(opcode, handle, .requestNotSupported))
@@ -129,20 +136,25 @@ struct ATTServer: Sendable {
     }
 
     /// Read By Type (3.4.4.1): readable attributes of `type`, one value length, as many as fit.
-    private func readByType(_ start: UInt16, _ end: UInt16, _ type: AttributeUUID) -> [UInt8] {
+    private func readByType<Values: CharacteristicValues>(
+        _ start: UInt16, _ end: UInt16, _ type: AttributeUUID, values: inout Values
+    ) -> [UInt8] {
         let opcode = ATTOpcode.readByTypeRequest
         guard validRange(start, end) else { return refusal(opcode, start, .invalidHandle) }
         var entries: [ATTPDU.HandleValue] = []
         var used = 2
-        for attribute in table.attributes(in: start, end) where attribute.type == type {
-            guard attribute.readable else {
-                if entries.isEmpty { return refusal(opcode, attribute.handle, .readNotPermitted) }
-                break
+        attributes: for attribute in table.attributes(in: start, end) where attribute.type == type {
+            let whole: [UInt8]
+            switch value(of: attribute, values: &values) {
+            case .value(let value): whole = value
+            case .refused(let code):
+                if entries.isEmpty { return refusal(opcode, attribute.handle, code) }
+                break attributes
             }
             // A value longer than fits is cut to ATT_MTU − 4 and sent alone (3.4.4.2).
-            let value = Array(attribute.value.prefix(min(mtu - 4, 253)))
-            if let first = entries.first, first.value.count != value.count { break }
-            guard used + 2 + value.count <= mtu else { break }
+            let value = Array(whole.prefix(min(mtu - 4, 253)))
+            if let first = entries.first, first.value.count != value.count { break attributes }
+            guard used + 2 + value.count <= mtu else { break attributes }
             used += 2 + value.count
             entries.append(ATTPDU.HandleValue(handle: attribute.handle, value: value))
         }
@@ -185,17 +197,30 @@ struct ATTServer: Sendable {
     }
 
     /// Read (3.4.4.3) and Read Blob (3.4.4.5): up to ATT_MTU − 1 bytes from `offset`.
-    private func read(_ handle: UInt16, offset: Int, opcode: UInt8) -> [UInt8] {
+    private func read<Values: CharacteristicValues>(_ handle: UInt16, offset: Int, opcode: UInt8, values: inout Values) -> [UInt8] {
         guard let attribute = table.attribute(handle) else { return refusal(opcode, handle, .invalidHandle) }
-        guard attribute.readable else { return refusal(opcode, handle, .readNotPermitted) }
-        guard offset <= attribute.value.count else { return refusal(opcode, handle, .invalidOffset) }
-        let part = Array(attribute.value[offset...].prefix(mtu - 1))
+        let whole: [UInt8]
+        switch value(of: attribute, values: &values) {
+        case .value(let value): whole = value
+        case .refused(let code): return refusal(opcode, handle, code)
+        }
+        guard offset <= whole.count else { return refusal(opcode, handle, .invalidOffset) }
+        let part = Array(whole[offset...].prefix(mtu - 1))
         return opcode == ATTOpcode.readRequest ? ATTPDU.readResponse(value: part).bytes : ATTPDU.readBlobResponse(part: part).bytes
     }
 
+    /// A readable attribute's value: the device's when it decides it, else the table's.
+    private func value<Values: CharacteristicValues>(of attribute: ServerAttribute, values: inout Values) -> AttributeRead {
+        guard attribute.readable else { return .refused(.readNotPermitted) }
+        return values.read(attribute.handle) ?? .value(attribute.value)
+    }
+
     /// A write to `handle`: a Client Characteristic Configuration takes two bytes; a
-    /// characteristic's value is handed on to the device; anything else is refused.
-    private mutating func write(_ handle: UInt16, _ value: [UInt8]) -> (failure: ATTErrorCode?, written: (handle: UInt16, value: [UInt8])?) {
+    /// characteristic's value goes to the device, which may refuse it, and is handed on;
+    /// anything else is refused.
+    private mutating func write<Values: CharacteristicValues>(
+        _ handle: UInt16, _ value: [UInt8], values: inout Values
+    ) -> (failure: ATTErrorCode?, written: (handle: UInt16, value: [UInt8])?) {
         guard let attribute = table.attribute(handle) else { return (.invalidHandle, nil) }
         guard attribute.writable else { return (.writeNotPermitted, nil) }
         if attribute.type == .clientCharacteristicConfiguration {
@@ -204,6 +229,34 @@ struct ATTServer: Sendable {
             return (nil, nil)
         }
         guard value.count <= mtu - 3 else { return (.invalidAttributeValueLength, nil) }
+        if let refusal = values.write(handle, value) { return (refusal, nil) }
         return (nil, (handle, value))
     }
+}
+
+/// A read's outcome: the value, or the error the client gets.
+enum AttributeRead: Hashable, Sendable {
+    case value([UInt8])
+    case refused(ATTErrorCode)
+
+    /// The value, when the read succeeded.
+    var bytes: [UInt8]? {
+        if case .value(let bytes) = self { bytes } else { nil }
+    }
+}
+
+/// The device behind characteristic values decided when a client asks (behind a lock, a
+/// one-time challenge): what a read returns, and whether a write is taken. The server has
+/// checked the table's permissions and the value's length first.
+protocol CharacteristicValues {
+    /// The value read at `handle` now, or the error the read gets; `nil`: the table's value.
+    mutating func read(_ handle: UInt16) -> AttributeRead?
+    /// `nil` when the write of `value` at `handle` is taken (and applied), else the error.
+    mutating func write(_ handle: UInt16, _ value: [UInt8]) -> ATTErrorCode?
+}
+
+/// The table's values as they are: every read served from it, every permitted write taken.
+struct TableValues: CharacteristicValues {
+    func read(_ handle: UInt16) -> AttributeRead? { nil }
+    func write(_ handle: UInt16, _ value: [UInt8]) -> ATTErrorCode? { nil }
 }

@@ -19,6 +19,12 @@ struct VirtualControllerSpecTests {
         ("lab,battery-beacons=3", VirtualControllerSpec(airName: "lab", batteryBeacons: 3)),
         ("lab@1,2,battery-beacons=64", VirtualControllerSpec(airName: "lab", point: PlanPoint(x: 1, y: 2), batteryBeacons: 64)),
         (",battery-beacons=1", VirtualControllerSpec(batteryBeacons: 1)),
+        ("lab,eddystone-beacons=2", VirtualControllerSpec(airName: "lab", eddystoneBeacons: 2)),
+        ("lab,battery-beacons=1,eddystone-beacons=1,battery=40",
+         VirtualControllerSpec(airName: "lab", batteryBeacons: 1, eddystoneBeacons: 1, batteryPercent: 40)),
+        // Options in any order; a percent sign is allowed.
+        ("lab@1,2,battery=0%,eddystone-beacons=64",
+         VirtualControllerSpec(airName: "lab", point: PlanPoint(x: 1, y: 2), eddystoneBeacons: 64, batteryPercent: 0)),
     ] as [(String?, VirtualControllerSpec)])
     func parsing(text: String?, expected: VirtualControllerSpec) throws {
         let spec = try VirtualControllerSpec(parsing: text)
@@ -36,7 +42,15 @@ struct VirtualControllerSpecTests {
         ("lab@1,x", "\"lab@1,x\" is not an air name"),
         ("lab,battery-beacons=0", "battery-beacons takes a count from 1 to 64, not \"0\""),
         ("lab,battery-beacons=many", "not \"many\""),
-        ("lab,beacons=3", "unknown option \"beacons\""),
+        ("lab,beacons=3", "unknown option \"beacons\"; the virtual radio knows battery-beacons=N (KBeacons), eddystone-beacons=N"),
+        ("lab,eddystone-beacons=65", "eddystone-beacons takes a count from 1 to 64, not \"65\""),
+        ("lab,eddystone-beacons=+2", "not \"+2\""),
+        ("lab,eddystone-beacons=", "not \"\""),
+        ("lab,battery-beacons=1,battery=101", "battery takes a percentage from 0 to 100, not \"101\""),
+        ("lab,battery-beacons=1,battery=-5", "not \"-5\""),
+        ("lab,battery-beacons=1,battery=half", "not \"half\""),
+        ("lab,battery=50", "battery= sets the simulated beacons' level, and none is asked for; add battery-beacons=N or eddystone-beacons=N"),
+        ("lab,battery-beacons=1,battery-beacons=2", "the option \"battery-beacons\" is given twice"),
     ])
     func rejected(text: String, message: String) {
         #expect {

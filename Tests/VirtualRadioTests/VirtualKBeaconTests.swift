@@ -243,9 +243,9 @@ struct VirtualKBeaconOnAirTests {
     @Test("battery-beacons: factory-fresh KBeacons advertise connectably, take a connection, answer ATT over it, and advertise again after it")
     func onTheAir() async throws {
         let air = VirtualAir(name: "battery-beacons")
-        let addresses = VirtualBatteryBeacons.ensure(2, on: air)
+        let addresses = VirtualBatteryBeacons.ensure(kbeacons: 2, on: air)
         #expect(addresses == [VirtualBatteryBeacons.address(1), VirtualBatteryBeacons.address(2)])
-        #expect(VirtualBatteryBeacons.ensure(2, on: air) == addresses)  // idempotent
+        #expect(VirtualBatteryBeacons.ensure(kbeacons: 2, on: air) == addresses)  // idempotent
         #expect(air.peripheralAddresses.count == 2)
         #expect(VirtualBatteryBeacons.address(1).description == "06:BE:AC:BA:00:01")
 

@@ -28,7 +28,8 @@ struct CalibrationControllers: ScanOpening {
                 throw CommandFailure(.usageOrInput, "--advertise-hci and --hci name the same controller (\(spec)); a controller does not hear its own advertising: use two")
             }
             do {
-                advertiser = LiveCalibrationRun.Advertiser(controller: advertiserSpec, request: try AdvertisingRequest(target))
+                advertiser = LiveCalibrationRun.Advertiser(
+                    connection: options.connection(advertiserSpec, capture: nil), request: try AdvertisingRequest(target))
             } catch {
                 throw CommandFailure(.usageOrInput, "\(error)")
             }

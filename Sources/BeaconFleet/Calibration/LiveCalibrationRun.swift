@@ -38,11 +38,13 @@ public enum LiveCalibrationError: Error, Sendable {
 public struct LiveCalibrationRun: Sendable {
     /// A controller advertising the beacon meanwhile (`calibrate --advertise-hci`).
     public struct Advertiser: Sendable {
-        public let controller: HCITransportSpec
+        /// How to reach the advertising controller (`ControllerConnection`: its spec and
+        /// the platform that opens it).
+        public let connection: ControllerConnection
         public let request: AdvertisingRequest
 
-        public init(controller: HCITransportSpec, request: AdvertisingRequest) {
-            self.controller = controller
+        public init(connection: ControllerConnection, request: AdvertisingRequest) {
+            self.connection = connection
             self.request = request
         }
     }
@@ -138,9 +140,9 @@ public struct LiveCalibrationRun: Sendable {
     /// The task advertising the beacon (cancel it to stop); a failure is logged: the scan
     /// then hears nothing from it.
     private func startAdvertising(_ advertiser: Advertiser) -> Task<Void, Never> {
-        let (controller, logger) = (advertiser.controller, self.logger)
+        let (controller, logger) = (advertiser.connection.spec, self.logger)
         let running = BeaconAdvertiser(
-            controller: controller, configuration: AdvertiserConfiguration(requests: [advertiser.request]), logger: logger)
+            connection: advertiser.connection, configuration: AdvertiserConfiguration(requests: [advertiser.request]), logger: logger)
         return Task {
             do {
                 _ = try await running.run { event in
