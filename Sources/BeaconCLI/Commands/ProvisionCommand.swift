@@ -48,7 +48,7 @@ struct ProvisionCommand: AsyncParsableCommand {
     var family: AdvertiseFamilyOption = .auto
 
     @Option(help: ArgumentHelp("Seconds to listen before beacons not yet decided are judged.", valueName: "seconds"))
-    var timeout: Double = VerifyCommand.liveTimeout
+    var timeout: Double = OneShotVerification.liveTimeout
 
     @Option(
         name: .customLong("required-sightings"),

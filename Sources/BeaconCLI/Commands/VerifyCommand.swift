@@ -1,9 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import BeaconFleet
-import BeaconMQTT
 import FleetManifest
-import HCI
 
 /// `beaconctl verify`: listen, and give every beacon of a manifest its verdict.
 struct VerifyCommand: AsyncParsableCommand {
@@ -102,8 +100,6 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Metrics (with --watch)") var metrics: MetricsOptions
 
-    static let liveTimeout = 10.0
-
     func validate() throws {
         if printSystemdTemplate {
             try validateSystemdTemplate()
@@ -161,184 +157,26 @@ struct VerifyCommand: AsyncParsableCommand {
             try await watchContinuously(plan: plan, venueNames: venueNames)
             return
         }
+        let verification = OneShotVerification(
+            plan: plan, requiredSightings: requiredSightings, timeout: timeout, stops: SignalStops(),
+            observer: VerifyProgress(console: Console.current), logger: globals.makeLogger())
         let result: VerificationResult
-        if let input {
-            // A broker's sightings are read like a pipe: live, for --timeout seconds; the
-            // interval rule measures each receiver's gaps on its own clock.
-            let logger = globals.makeLogger()
-            let broker = try BrokerInput.open(sightingInput, role: "verify", environment: Console.current.environment, logger: logger)
-            do {
-                if let broker {
-                    let policy = policy(defaultTimeout: Self.liveTimeout)
-                    if let warning = GatewayPacing.timeoutWarning(
-                        gateways: broker.feed.subscriptions.map(\.gateway), requiredSightings: policy.requiredSightings, timeout: policy.timeout) {
-                        logger.warning("\(warning)")
-                    }
-                    result = try await verify(
-                        broker.feed.sightings, plan: plan, timing: .live, policy: policy, telemetry: broker.feed.sightings.telemetry)
-                } else {
-                    result = try await verifyRecording(input, plan: plan)
-                }
-            } catch {
-                try await broker?.close()
-                throw error
+        do {
+            if let broker = try BrokerInput.open(sightingInput, role: "verify", environment: Console.current.environment, logger: globals.makeLogger()) {
+                result = try await verification.verify(broker: broker)
+            } else if let input {
+                result = try await verification.verify(recording: input)
+            } else {
+                result = try await controller.scanning(logger: globals.makeLogger()) { try await verification.verify(scan: $0) }
             }
-            try await broker?.close()
-        } else {
-            result = try await verifyLive(plan: plan)
+        } catch let failure as OneShotVerification.Failure {
+            switch failure {
+            case .policy, .input: throw CommandFailure(.usageOrInput, failure.description)
+            case .broker: throw CommandFailure(.controller, failure.description)
+            case .source(let error): throw CommandFailure(.controller, ExitStatus.message(for: error))
+            }
         }
         try reports.emit(result, style: globals.style())
         if !result.passed { throw ExitStatus.findings.exitCode }
-    }
-
-    private func policy(defaultTimeout: Double) -> VerificationPolicy {
-        VerificationPolicy(requiredSightings: requiredSightings ?? VerificationPolicy().requiredSightings, timeout: timeout ?? defaultTimeout)
-    }
-
-    /// A capture, or JSON lines: a regular file is replayed on its own clock (all of it,
-    /// unless --timeout); a pipe may be a live `scan`, so it is listened to live.
-    private func verifyRecording(_ path: String, plan: VerificationPlan) async throws -> VerificationResult {
-        let logger = globals.makeLogger()
-        let isFile = VerifyInputKind.isRegularFile(path)
-        let opened: SightingRecording
-        switch await Self.open(path, deadline: isFile ? nil : timeout ?? Self.liveTimeout) {
-        case .opened(let input):
-            opened = input
-            opened.announceUndeclaredUnixTime { logger.warning("\($0)") }
-        case .failed(let error):
-            throw CommandFailure(.usageOrInput, error.description)
-        case .deadline(let seconds):
-            // The pipe never said what it carries: nothing was heard, and the report says so.
-            logger.warning("\(path == "-" ? "<stdin>" : path): no sighting arrived within \(VerdictWording.seconds(seconds))")
-            var engine = VerificationEngine(plan: plan, policy: policy(defaultTimeout: Self.liveTimeout))
-            return engine.conclude(at: seconds, reason: .timeout).result
-        case .interrupted:
-            var engine = VerificationEngine(plan: plan, policy: policy(defaultTimeout: Self.liveTimeout))
-            return engine.conclude(at: 0, reason: .interrupted).result
-        }
-        switch opened {
-        case .capture(let capture):
-            // Read record by record as the pass goes; a cut-off end is known once read.
-            defer {
-                if let truncation = capture.summary.values?.truncation { logger.warning("\(truncation)") }
-            }
-            // A pipe is listened to live, as JSON lines on a pipe are (docs/verify.md, "Inputs
-            // and time"): a capture that stalls then ends at the timeout, not never.
-            var result = isFile
-                ? try await verify(capture, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity), telemetry: opened.telemetry)
-                : try await verify(
-                    capture, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), telemetry: opened.telemetry)
-            if let undecodable = opened.undecodableWarning { result.inputWarnings.append(undecodable) }
-            return result
-        case .jsonLines(let lines):
-            if isFile {
-                return try await verify(lines, plan: plan, timing: .replay, policy: policy(defaultTimeout: .infinity), telemetry: lines.telemetry)
-            }
-            return try await verify(lines, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), telemetry: lines.telemetry)
-        case .broker(let sightings):
-            // A file never opens as a broker (see `BrokerInput`); live, as one is.
-            return try await verify(
-                sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), telemetry: sightings.telemetry)
-        }
-    }
-
-    private enum OpenOutcome: Sendable {
-        case opened(SightingRecording)
-        case failed(SightingStreamError)
-        case deadline(Double)
-        case interrupted
-    }
-
-    /// Opens the input (reading its first bytes to tell its format) under the pass's
-    /// deadline and SIGINT/SIGTERM: a pipe that stays silent must not hold the command
-    /// before the timeout even starts.
-    private static func open(_ path: String, deadline: Double?) async -> OpenOutcome {
-        let (outcome, signal) = await TerminationSignals.cancellingOnSignal { () -> OpenOutcome in
-            await withTaskGroup(of: OpenOutcome?.self) { group in
-                group.addTask {
-                    do throws(SightingStreamError) {
-                        return .opened(try await SightingRecording.open(path: path))
-                    } catch {
-                        return Task.isCancelled ? nil : .failed(error)
-                    }
-                }
-                if let deadline, let wait = SecondsFlag.duration(deadline) {
-                    group.addTask {
-                        try? await Task.sleep(for: wait)
-                        return Task.isCancelled ? nil : .deadline(deadline)
-                    }
-                }
-                for await outcome in group {
-                    if let outcome {
-                        group.cancelAll()
-                        return outcome
-                    }
-                }
-                return .interrupted
-            }
-        }
-        return signal == nil ? outcome : .interrupted
-    }
-
-    /// Scans on the controller for the length of the pass, and turns scanning off after it.
-    private func verifyLive(plan: VerificationPlan) async throws -> VerificationResult {
-        try await controller.scanning(logger: globals.makeLogger()) { session in
-            try await verify(
-                session.sightings, plan: plan, timing: .live, policy: policy(defaultTimeout: Self.liveTimeout), lostBeforehand: session,
-                telemetry: session.telemetry)
-        }
-    }
-
-    /// Runs `operation`; SIGINT or SIGTERM cancel it, and it ends with what it has.
-    /// `stopWithin`: seconds the command may take to end after the signal before
-    /// `StopDeadline` ends it (the watch, a service).
-    static func untilSignal<Value: Sendable>(
-        stopWithin: Double? = nil, _ operation: @escaping @Sendable () async throws -> Value
-    ) async -> Result<Value, any Error> {
-        let (outcome, _) = await TerminationSignals.cancellingOnSignal(onSignal: { signalNumber in
-            if let stopWithin { StopDeadline.arm(after: stopWithin, signal: signalNumber) }
-        }) { () -> Result<Value, any Error> in
-            do {
-                return .success(try await operation())
-            } catch {
-                return .failure(error)
-            }
-        }
-        return outcome
-    }
-
-    /// The value, or the failure as the command's: a bad input is a usage or input error,
-    /// anything else the controller's.
-    static func value<Value>(of outcome: Result<Value, any Error>) throws -> Value {
-        switch outcome {
-        case .success(let value):
-            return value
-        case .failure(let error as SightingStreamError):
-            throw CommandFailure(.usageOrInput, error.description)
-        case .failure(let error):
-            throw CommandFailure(.controller, ExitStatus.message(for: error))
-        }
-    }
-
-    /// Runs the pass with progress on a terminal; SIGINT or SIGTERM end it early, with the
-    /// verdicts reached so far.
-    private func verify<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
-        _ sightings: Sightings, plan: VerificationPlan, timing: VerificationTiming, policy: VerificationPolicy,
-        lostBeforehand: (any LossCounting)? = nil, telemetry: TelemetryInbox? = nil
-    ) async throws -> VerificationResult {
-        if let problem = policy.problem { throw CommandFailure(.usageOrInput, problem) }
-        let progress = VerifyProgressLine(console: Console.current, timeout: policy.timeout)
-        let verifier = BeaconVerifier(plan: plan, policy: policy)
-        let logger = globals.makeLogger()
-        let outcome = await Self.untilSignal {
-            if case .live = timing {
-                logger.info("listening until every beacon is decided or \(VerdictWording.seconds(policy.timeout)) have passed; Ctrl-C ends the pass with what was heard")
-            }
-            return try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand, telemetry: telemetry) { state, _ in
-                progress.update(state)
-            }
-        }
-        progress.clear()
-        return try Self.value(of: outcome)
     }
 }

@@ -146,8 +146,8 @@ extension VerifyCommand {
     /// SIGINT/SIGTERM scope: a signal while the first bytes are awaited stops it too.
     private func watchRecording(_ path: String, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
         let logger = globals.makeLogger()
-        let timing = VerifyInputKind.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
-        return try Self.value(of: await Self.untilSignal(stopWithin: StopDeadline.watchLimit) { () async throws -> AuditStatusReport in
+        let timing = SightingRecording.isRegularFile(path) ? VerificationTiming.replay : AuditWatch.liveTiming
+        return try SignalScope.value(of: await SignalScope.untilSignal(stopWithin: StopDeadline.watchLimit) { () async throws -> AuditStatusReport in
             let opened: SightingRecording
             do {
                 opened = try await SightingRecording.open(path: path)
@@ -178,7 +178,7 @@ extension VerifyCommand {
     /// beacons of a chain whose boxes are all silent still go missing after --silence. Blind
     /// until the broker is connected, and whenever it is lost.
     private func watchBroker(_ broker: BrokerInput, watch: AuditWatch, sinks: [any AuditEventSink]) async throws -> AuditStatusReport {
-        try Self.value(of: await Self.untilSignal(stopWithin: StopDeadline.watchLimit) {
+        try SignalScope.value(of: await SignalScope.untilSignal(stopWithin: StopDeadline.watchLimit) {
             try await watch.run(
                 broker.feed.sightings, timing: AuditWatch.liveTiming, lostMessages: broker.feed, health: broker.health,
                 receiverStatus: broker.feed.receiverStatuses,
@@ -199,7 +199,7 @@ extension VerifyCommand {
         _ watch: AuditWatch, over sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
         health: AsyncStream<InputHealthChange>? = nil, input: String, sinks: [any AuditEventSink], telemetry: TelemetryInbox? = nil
     ) async throws -> AuditStatusReport {
-        try Self.value(of: await Self.untilSignal(stopWithin: StopDeadline.watchLimit) {
+        try SignalScope.value(of: await SignalScope.untilSignal(stopWithin: StopDeadline.watchLimit) {
             try await watch.run(
                 sightings, timing: timing, lostBeforehand: lostBeforehand, health: health, input: input, sinks: sinks, telemetry: telemetry)
         })

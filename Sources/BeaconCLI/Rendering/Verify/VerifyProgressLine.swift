@@ -52,3 +52,26 @@ final class VerifyProgressLine: Sendable {
         if wasVisible { console.writeToError("\r\u{1B}[K") }
     }
 }
+
+/// A one-shot pass's progress on a terminal (`OneShotVerification`): a line per pass,
+/// erased before the report.
+final class VerifyProgress: VerificationObserver {
+    private let console: Console
+    private let line = Mutex<VerifyProgressLine?>(nil)
+
+    init(console: Console) {
+        self.console = console
+    }
+
+    func passStarted(policy: VerificationPolicy) {
+        line.withLock { $0 = VerifyProgressLine(console: console, timeout: policy.timeout) }
+    }
+
+    func progressed(_ progress: VerificationProgress) {
+        line.withLock { $0 }?.update(progress)
+    }
+
+    func passEnded() {
+        line.withLock { $0 }?.clear()
+    }
+}

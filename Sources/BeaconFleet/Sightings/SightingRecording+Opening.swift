@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension SightingRecording {
+    /// Whether `path` (`-`: standard input) is a regular file, which can be replayed on its
+    /// own clock; a pipe, terminal or socket may be a live stream and is listened to live.
+    public static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        let found = path == "-" ? fstat(STDIN_FILENO, &status) == 0 : stat(path, &status) == 0
+        return found && (status.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// How opening a recording within a deadline ended.
+    public enum Opening: Sendable {
+        case opened(SightingRecording)
+        case failed(SightingStreamError)
+        /// Nothing arrived within these seconds (a pipe that never said what it carries).
+        case deadline(Double)
+        /// The user stopped it first.
+        case stopped
+    }
+
+    /// Opens `path` (which waits for its first bytes, to tell what it carries), giving up
+    /// after `deadline` seconds of `clock` when given, or when the user stops it (`stops`).
+    public static func open(
+        path: String, within deadline: Double?, stops: any StopRequests, clock: any Clock<Duration> = ContinuousClock()
+    ) async -> Opening {
+        let (outcome, stop) = await stops.stoppable { () -> Opening in
+            await withTaskGroup(of: Opening?.self) { group in
+                group.addTask {
+                    do throws(SightingStreamError) {
+                        return .opened(try await SightingRecording.open(path: path))
+                    } catch {
+                        return Task.isCancelled ? nil : .failed(error)
+                    }
+                }
+                if let deadline, let wait = Duration(checkedSeconds: deadline) {
+                    group.addTask {
+                        try? await clock.sleep(for: wait)
+                        return Task.isCancelled ? nil : .deadline(deadline)
+                    }
+                }
+                for await outcome in group {
+                    if let outcome {
+                        group.cancelAll()
+                        return outcome
+                    }
+                }
+                return .stopped
+            }
+        }
+        return stop == nil ? outcome : .stopped
+    }
+}

@@ -1,0 +1,178 @@
+import BeaconCore
+import Logging
+
+/// `verify` without `--watch`: one verification pass over what the user named — a recorded
+/// file (all of it, as fast as it reads), a pipe or a broker (live, for the timeout), or this
+/// machine's scan — with the policy each calls for, its progress told to the front end, and a
+/// stop by the user ending the pass with the verdicts reached so far.
+public struct OneShotVerification: Sendable {
+    /// Seconds a live input is listened to when no timeout is given.
+    public static let liveTimeout = 10.0
+
+    public let plan: VerificationPlan
+    /// Receptions of a beacon needed before it is judged; `nil`: the policy's default.
+    public let requiredSightings: Int?
+    /// Seconds before the beacons not yet decided are judged; `nil`: `liveTimeout` live, all
+    /// of a recorded file.
+    public let timeout: Double?
+    /// How the user stops a pass (SIGINT/SIGTERM on the command line).
+    public let stops: any StopRequests
+    public let observer: any VerificationObserver
+    public let logger: Logger
+    /// The clock a pipe's first bytes are awaited on (a test clock in tests).
+    public let clock: any Clock<Duration>
+
+    /// What stops a pass from giving verdicts.
+    public enum Failure: Error, CustomStringConvertible, Sendable {
+        /// The policy cannot be met as asked (a timeout too short for what it requires).
+        case policy(String)
+        /// The input is malformed or cannot be read (named by line or record).
+        case input(SightingStreamError)
+        /// The controller or the source failed while the pass listened.
+        case source(any Error)
+        /// A broker refused the connection, TLS or the subscription for good (which ended its
+        /// stream early).
+        case broker(BrokerRefusal)
+
+        public var description: String {
+            switch self {
+            case .policy(let problem): problem
+            case .input(let error): error.description
+            case .source(let error): "\(error)"
+            case .broker(let refusal): refusal.description
+            }
+        }
+    }
+
+    public init(
+        plan: VerificationPlan, requiredSightings: Int?, timeout: Double?, stops: any StopRequests, observer: any VerificationObserver,
+        logger: Logger, clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.plan = plan
+        self.requiredSightings = requiredSightings
+        self.timeout = timeout
+        self.stops = stops
+        self.observer = observer
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// The policy of a pass: a live one ends at the timeout (`liveTimeout` by default), a
+    /// recorded file's at its end unless a timeout was given.
+    public func policy(live: Bool) -> VerificationPolicy {
+        VerificationPolicy(
+            requiredSightings: requiredSightings ?? VerificationPolicy().requiredSightings,
+            timeout: timeout ?? (live ? Self.liveTimeout : .infinity))
+    }
+
+    /// A broker's sightings, read like a pipe: live, for the timeout; the interval rule
+    /// measures each receiver's gaps on its own clock. The broker is closed at the end.
+    public func verify(broker: BrokerInput) async throws -> VerificationResult {
+        let result: VerificationResult
+        do {
+            let policy = policy(live: true)
+            if let warning = GatewayPacing.timeoutWarning(
+                gateways: broker.feed.subscriptions.map(\.gateway), requiredSightings: policy.requiredSightings, timeout: policy.timeout) {
+                logger.warning("\(warning)")
+            }
+            result = try await pass(broker.feed.sightings, timing: .live, policy: policy, telemetry: broker.feed.sightings.telemetry)
+        } catch {
+            try await close(broker)
+            throw error
+        }
+        try await close(broker)
+        return result
+    }
+
+    private func close(_ broker: BrokerInput) async throws(Failure) {
+        do {
+            try await broker.finish()
+        } catch {
+            throw .broker(error)
+        }
+    }
+
+    /// This machine's scan, live for the timeout.
+    public func verify(scan: LiveScan) async throws -> VerificationResult {
+        try await pass(scan.sightings, timing: .live, policy: policy(live: true), lostBeforehand: scan, telemetry: scan.telemetry)
+    }
+
+    /// A recording: a regular file replayed on its own clock, to its end; anything else (a
+    /// pipe, standard input) listened to live, as it comes, its first bytes awaited no longer
+    /// than the timeout (docs/verify.md, "Inputs and time").
+    public func verify(recording path: String) async throws -> VerificationResult {
+        let isFile = SightingRecording.isRegularFile(path)
+        let opened: SightingRecording
+        switch await SightingRecording.open(path: path, within: isFile ? nil : timeout ?? Self.liveTimeout, stops: stops, clock: clock) {
+        case .opened(let input):
+            opened = input
+            opened.announceUndeclaredUnixTime { logger.warning("\($0)") }
+        case .failed(let error):
+            throw Failure.input(error)
+        case .deadline(let seconds):
+            // The pipe never said what it carries: nothing was heard, and the report says so.
+            logger.warning("\(path == "-" ? "<stdin>" : path): no sighting arrived within \(VerdictWording.seconds(seconds))")
+            var engine = VerificationEngine(plan: plan, policy: policy(live: true))
+            return engine.conclude(at: seconds, reason: .timeout).result
+        case .stopped:
+            var engine = VerificationEngine(plan: plan, policy: policy(live: true))
+            return engine.conclude(at: 0, reason: .interrupted).result
+        }
+        let timing: VerificationTiming = isFile ? .replay : .live
+        let policy = policy(live: !isFile)
+        switch opened {
+        case .capture(let capture):
+            // Read record by record as the pass goes; a cut-off end is known once read.
+            defer {
+                if let truncation = capture.summary.values?.truncation { logger.warning("\(truncation)") }
+            }
+            var result = try await pass(capture, timing: timing, policy: policy, telemetry: opened.telemetry)
+            if let undecodable = opened.undecodableWarning { result.inputWarnings.append(undecodable) }
+            return result
+        case .jsonLines(let lines):
+            return try await pass(lines, timing: timing, policy: policy, telemetry: lines.telemetry)
+        case .broker(let sightings):
+            // A file never opens as a broker (see `BrokerInput`); live, as one is.
+            return try await pass(sightings, timing: .live, policy: self.policy(live: true), telemetry: sightings.telemetry)
+        }
+    }
+
+    /// The pass, its progress told to the observer; a stop by the user ends it early, with the
+    /// verdicts reached so far.
+    private func pass<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
+        _ sightings: Sightings, timing: VerificationTiming, policy: VerificationPolicy, lostBeforehand: (any LossCounting)? = nil,
+        telemetry: TelemetryInbox?
+    ) async throws(Failure) -> VerificationResult {
+        if let problem = policy.problem { throw .policy(problem) }
+        let verifier = BeaconVerifier(plan: plan, policy: policy)
+        let (observer, logger) = (self.observer, self.logger)
+        observer.passStarted(policy: policy)
+        let (outcome, _) = await stops.stoppable { () -> Result<VerificationResult, any Error> in
+            if case .live = timing {
+                logger.info("listening until every beacon is decided or \(VerdictWording.seconds(policy.timeout)) have passed; Ctrl-C ends the pass with what was heard")
+            }
+            do {
+                return .success(try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand, telemetry: telemetry) { state, _ in
+                    observer.progressed(state)
+                })
+            } catch {
+                return .failure(error)
+            }
+        }
+        observer.passEnded()
+        switch outcome {
+        case .success(let result): return result
+        case .failure(let error as SightingStreamError): throw .input(error)
+        case .failure(let error): throw .source(error)
+        }
+    }
+}
+
+/// What a front end shows of a pass while it runs (a progress line on a terminal).
+public protocol VerificationObserver: Sendable {
+    func passStarted(policy: VerificationPolicy)
+    /// After each step of the pass that decided something, and at a live pass's ticks.
+    func progressed(_ progress: VerificationProgress)
+    /// Before the report is written.
+    func passEnded()
+}
