@@ -114,6 +114,21 @@ struct MQTTCommandTests {
         }
     }
 
+    @Test("a one-shot verify over a broker that never answers: no verdict, exit 3, the reason said", .timeLimit(.minutes(3)))
+    func verifyThroughNoBroker() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("fleet.yaml")
+        try Self.manifest.write(to: manifest, atomically: true, encoding: .utf8)
+        // Nothing listens on loopback's port 1: every connection is refused. The timeout is
+        // what is tested (the run must not call its beacons missing), so the wait is real.
+        let verify = try BeaconctlProcess(["verify", manifest.path, "--input", "mqtt://127.0.0.1:1/fleet", "--timeout", "2", "--format", "json"])
+        #expect(await verify.waitForExit() == 3, "\(verify.standardOutput)\(verify.standardError)")
+        #expect(verify.standardError.contains("not connected within 2.0 s"), "\(verify.standardError)")
+        #expect(verify.standardError.contains("nothing can be said of the beacons"), "\(verify.standardError)")
+        #expect(!verify.standardOutput.contains("missing"), "no verdict from a broker that never delivered: \(verify.standardOutput)")
+    }
+
     @Test("monitor over a broker leaves a region after its exit period of silence, on the wall clock, with nothing more published", .timeLimit(.minutes(3)))
     func monitorLeavesOnSilence() async throws {
         let folder = try folder()

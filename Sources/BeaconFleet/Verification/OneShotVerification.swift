@@ -1,5 +1,6 @@
 import BeaconCore
 import Logging
+import Synchronization
 
 /// `verify` without `--watch`: one verification pass over what the user named — a recorded
 /// file (all of it, as fast as it reads), a pipe or a broker (live, for the timeout), or this
@@ -33,6 +34,9 @@ public struct OneShotVerification: Sendable {
         /// A broker refused the connection, TLS or the subscription for good (which ended its
         /// stream early).
         case broker(BrokerRefusal)
+        /// The brokers did not all deliver within the timeout: nothing can be said of the
+        /// beacons (`reason`: the last failure heard, when there was one).
+        case brokerNeverDelivered(seconds: Double, reason: String?)
 
         public var description: String {
             switch self {
@@ -40,6 +44,10 @@ public struct OneShotVerification: Sendable {
             case .input(let error): error.description
             case .source(let error): "\(error)"
             case .broker(let refusal): refusal.description
+            case .brokerNeverDelivered(let seconds, let reason):
+                "the broker input was not connected within \(VerdictWording.seconds(seconds))"
+                    + (reason.map { " (last: \($0))" } ?? "")
+                    + ": nothing can be said of the beacons; check that the broker is up and reachable, then run again"
             }
         }
     }
@@ -67,6 +75,10 @@ public struct OneShotVerification: Sendable {
 
     /// A broker's sightings, read like a pipe: live, for the timeout; the interval rule
     /// measures each receiver's gaps on its own clock. The broker is closed at the end.
+    ///
+    /// The pass starts once every broker is connected: time a broker is not delivering says
+    /// nothing of the beacons, so it must not count against them. One that does not connect
+    /// within the timeout fails the run (`brokerNeverDelivered`) instead of giving verdicts.
     public func verify(broker: BrokerInput) async throws -> VerificationResult {
         let result: VerificationResult
         do {
@@ -75,13 +87,66 @@ public struct OneShotVerification: Sendable {
                 gateways: broker.feed.subscriptions.map(\.gateway), requiredSightings: policy.requiredSightings, timeout: policy.timeout) {
                 logger.warning("\(warning)")
             }
-            result = try await pass(broker.feed.sightings, timing: .live, policy: policy, telemetry: broker.feed.sightings.telemetry)
+            switch await Self.firstDelivery(of: broker.health, within: policy.timeout, stops: stops, clock: clock) {
+            case .delivering:
+                result = try await pass(broker.feed.sightings, timing: .live, policy: policy, telemetry: broker.feed.sightings.telemetry)
+            case .notWithin(let reason):
+                throw Failure.brokerNeverDelivered(seconds: policy.timeout, reason: reason)
+            case .stopped:
+                var engine = VerificationEngine(plan: plan, policy: policy)
+                result = engine.conclude(at: 0, reason: .interrupted).result
+            }
         } catch {
             try await close(broker)
             throw error
         }
         try await close(broker)
         return result
+    }
+
+    enum FirstDelivery: Sendable {
+        case delivering
+        /// Not within the time given; the last failure heard, if any.
+        case notWithin(String?)
+        case stopped
+    }
+
+    /// Waits for `health` to say the input delivers, at most `seconds` of `clock`.
+    static func firstDelivery(
+        of health: AsyncStream<InputHealthChange>, within seconds: Double, stops: any StopRequests, clock: any Clock<Duration>
+    ) async -> FirstDelivery {
+        // The last failure heard, for the message when the wait ends unanswered.
+        final class LastFailure: Sendable {
+            let reason = Mutex<String?>(nil)
+        }
+        let lastFailure = LastFailure()
+        let (outcome, stop) = await stops.stoppable { () -> FirstDelivery in
+            await withTaskGroup(of: FirstDelivery?.self) { group in
+                group.addTask {
+                    for await change in health {
+                        switch change {
+                        case .restored, .incomplete: return .delivering
+                        case .lost(let reason): lastFailure.reason.withLock { $0 = reason }
+                        }
+                    }
+                    return nil
+                }
+                if let wait = Duration(checkedSeconds: seconds) {
+                    group.addTask {
+                        try? await clock.sleep(for: wait)
+                        return Task.isCancelled ? nil : .notWithin(lastFailure.reason.withLock { $0 })
+                    }
+                }
+                for await outcome in group {
+                    if let outcome {
+                        group.cancelAll()
+                        return outcome
+                    }
+                }
+                return .stopped
+            }
+        }
+        return stop == nil ? outcome : .stopped
     }
 
     private func close(_ broker: BrokerInput) async throws(Failure) {
