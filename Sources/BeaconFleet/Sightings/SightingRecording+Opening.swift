@@ -28,30 +28,17 @@ extension SightingRecording {
     public static func open(
         path: String, within deadline: Double?, stops: any StopRequests, clock: any Clock<Duration> = ContinuousClock()
     ) async -> Opening {
-        let (outcome, stop) = await stops.stoppable { () -> Opening in
-            await withTaskGroup(of: Opening?.self) { group in
-                group.addTask {
-                    do throws(SightingStreamError) {
-                        return .opened(try await SightingRecording.open(path: path))
-                    } catch {
-                        return Task.isCancelled ? nil : .failed(error)
-                    }
-                }
-                if let deadline, let wait = Duration(checkedSeconds: deadline) {
-                    group.addTask {
-                        try? await clock.sleep(for: wait)
-                        return Task.isCancelled ? nil : .deadline(deadline)
-                    }
-                }
-                for await outcome in group {
-                    if let outcome {
-                        group.cancelAll()
-                        return outcome
-                    }
-                }
-                return .stopped
+        let outcome = await firstWithin(deadline, of: clock, stops: stops) { () -> Opening? in
+            do throws(SightingStreamError) {
+                return .opened(try await SightingRecording.open(path: path))
+            } catch {
+                return Task.isCancelled ? nil : .failed(error)
             }
         }
-        return stop == nil ? outcome : .stopped
+        switch outcome {
+        case .value(let opening): return opening
+        case .deadline: return .deadline(deadline ?? 0)
+        case .stopped: return .stopped
+        }
     }
 }

@@ -120,33 +120,20 @@ public struct OneShotVerification: Sendable {
             let reason = Mutex<String?>(nil)
         }
         let lastFailure = LastFailure()
-        let (outcome, stop) = await stops.stoppable { () -> FirstDelivery in
-            await withTaskGroup(of: FirstDelivery?.self) { group in
-                group.addTask {
-                    for await change in health {
-                        switch change {
-                        case .restored, .incomplete: return .delivering
-                        case .lost(let reason): lastFailure.reason.withLock { $0 = reason }
-                        }
-                    }
-                    return nil
+        let outcome = await firstWithin(seconds, of: clock, stops: stops) { () -> FirstDelivery? in
+            for await change in health {
+                switch change {
+                case .restored, .incomplete: return .delivering
+                case .lost(let reason): lastFailure.reason.withLock { $0 = reason }
                 }
-                if let wait = Duration(checkedSeconds: seconds) {
-                    group.addTask {
-                        try? await clock.sleep(for: wait)
-                        return Task.isCancelled ? nil : .notWithin(lastFailure.reason.withLock { $0 })
-                    }
-                }
-                for await outcome in group {
-                    if let outcome {
-                        group.cancelAll()
-                        return outcome
-                    }
-                }
-                return .stopped
             }
+            return nil
         }
-        return stop == nil ? outcome : .stopped
+        switch outcome {
+        case .value(let delivery): return delivery
+        case .deadline: return .notWithin(lastFailure.reason.withLock { $0 })
+        case .stopped: return .stopped
+        }
     }
 
     private func close(_ broker: BrokerInput) async throws(Failure) {
