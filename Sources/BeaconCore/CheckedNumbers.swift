@@ -50,6 +50,18 @@ extension Duration {
         self = .nanoseconds(nanoseconds)
     }
 
+    /// `seconds` (either sign) as a duration in whole nanoseconds, or `nil` when it is NaN,
+    /// infinite or outside `range` (which must lie within ±9e15 s, where whole seconds are
+    /// exact as a `Double`). The conversion never traps. For instants on a clock, whose
+    /// origin may be far behind (Unix time) or ahead of them.
+    public init?(checkedSeconds seconds: Double, within range: ClosedRange<Double>) {
+        guard range.contains(seconds), let whole = Int64(checked: seconds, rounding: .down) else { return nil }
+        // The fraction is exact (the whole part is subtracted from a value of the same
+        // binade or above); rounded to a nanosecond it may carry into the next second.
+        guard let nanoseconds = Int64(checked: (seconds - Double(whole)) * 1_000_000_000) else { return nil }
+        self = .seconds(whole) + .nanoseconds(nanoseconds)
+    }
+
     /// The duration in seconds, as a `Double` (attosecond precision is lost, range is not).
     public var secondsValue: Double {
         let (seconds, attoseconds) = components
