@@ -51,15 +51,23 @@ extension Duration {
     }
 
     /// `seconds` (either sign) as a duration in whole nanoseconds, or `nil` when it is NaN,
-    /// infinite or outside `range` (which must lie within ±9e15 s, where whole seconds are
-    /// exact as a `Double`). The conversion never traps. For instants on a clock, whose
-    /// origin may be far behind (Unix time) or ahead of them.
+    /// infinite, outside `range` or beyond ±9e15 s (where a `Double` still counts whole
+    /// seconds). The conversion never traps. For instants on a clock, whose origin may be far
+    /// behind (Unix time) or ahead of them; read per sighting, so plain integer steps only.
+    @inlinable @inline(__always)
     public init?(checkedSeconds seconds: Double, within range: ClosedRange<Double>) {
-        guard range.contains(seconds), let whole = Int64(checked: seconds, rounding: .down) else { return nil }
-        // The fraction is exact (the whole part is subtracted from a value of the same
-        // binade or above); rounded to a nanosecond it may carry into the next second.
-        guard let nanoseconds = Int64(checked: (seconds - Double(whole)) * 1_000_000_000) else { return nil }
-        self = .seconds(whole) + .nanoseconds(nanoseconds)
+        // NaN is in no range; within ±9e15 the whole seconds fit an Int64 and are exact.
+        guard range.contains(seconds), seconds.magnitude < 9e15 else { return nil }
+        var whole = Int64(seconds)
+        // Exact: the whole part taken from a value of the same binade or above.
+        var fraction = seconds - Double(whole)
+        if fraction < 0 {
+            whole -= 1
+            fraction += 1
+        }
+        // The nearest nanosecond, which may carry into the next second.
+        let nanoseconds = Int64(fraction * 1_000_000_000 + 0.5)
+        self.init(attoseconds: (Int128(whole) &* 1_000_000_000 &+ Int128(nanoseconds)) &* 1_000_000_000)
     }
 
     /// The duration in seconds, as a `Double` (attosecond precision is lost, range is not).
