@@ -80,6 +80,20 @@ struct PassTimeTests {
         #expect(timeline.receivers == 1)
     }
 
+    @Test("a replayed sighting is monitored at its placed time, and keeps its receiver's own time and clock")
+    func monitoredAtPlacedTime() {
+        let door = VerificationScript.identity(minor: 1)
+        // A valid region literal: a minor with its major.
+        let region = MonitoredRegion(region: BeaconRegion(identifier: "door", uuid: VerificationScript.fleetUUID, major: 1, minor: 1)!)
+        var session = MonitorSession(regions: [region], configuration: .init(exitPeriod: 10), start: 100)
+        let sighting = VerificationScript.sighting(door, at: 5, receiver: "b", clock: .elapsed)
+        let events = session.observe(sighting, at: 101)
+        #expect(events.filter { $0.kind == .enter }.map(\.time) == [101])
+        // Silent for the exit period from its placed time, not from its own.
+        #expect(session.advance(to: 110).filter { $0.kind == .exit }.isEmpty)
+        #expect(session.advance(to: 111.5).filter { $0.kind == .exit }.map(\.regionIdentifier) == ["door"])
+    }
+
     @Test("a live feed reaches its deadline exactly: the last tick at the deadline, a nanosecond after a whole tick")
     func exactDeadline() async throws {
         let clock = TestClock()
