@@ -44,26 +44,32 @@ public struct BeaconRanger: Sendable {
     /// Takes one sighting into account. Sightings of a beacon are expected in time order;
     /// an older one still counts as a packet but does not move `lastSeen` back.
     public mutating func add(_ sighting: Sighting) {
-        guard sighting.time.isFinite else { return }
+        add(sighting, at: sighting.time)
+    }
+
+    /// Takes one sighting into account at `time` rather than its own (where a run placed it on
+    /// its clock: the sighting keeps its receiver's time).
+    public mutating func add(_ sighting: Sighting, at time: Double) {
+        guard time.isFinite else { return }
         let key = Key(identity: sighting.identity, address: sighting.address, receiver: sighting.receiver)
         if tracks[key] == nil {
-            makeRoom(at: sighting.time)
+            makeRoom(at: time)
             tracks[key] = Track(
                 addressIsRandom: sighting.addressIsRandom, measuredPower: sighting.advertisement.measuredPower,
                 rssi: nil,
                 filter: RSSIFilter(configuration: configuration.filter),
                 packetTimes: PacketTimes(window: configuration.filter.window),
-                packetCount: 0, firstSeen: sighting.time, lastSeen: sighting.time)
+                packetCount: 0, firstSeen: time, lastSeen: time)
         }
         guard var track = tracks[key] else { return }
         track.addressIsRandom = sighting.addressIsRandom
         track.measuredPower = sighting.advertisement.measuredPower
         track.rssi = sighting.rssi
         track.packetCount += 1
-        track.packetTimes.add(sighting.time)
-        if let rssi = sighting.rssi { track.filter.add(Double(rssi), at: sighting.time) }
-        track.firstSeen = min(track.firstSeen, sighting.time)
-        track.lastSeen = max(track.lastSeen, sighting.time)
+        track.packetTimes.add(time)
+        if let rssi = sighting.rssi { track.filter.add(Double(rssi), at: time) }
+        track.firstSeen = min(track.firstSeen, time)
+        track.lastSeen = max(track.lastSeen, time)
         tracks[key] = track
     }
 

@@ -50,6 +50,26 @@ extension Duration {
         self = .nanoseconds(nanoseconds)
     }
 
+    /// `seconds` (either sign) as a duration in whole nanoseconds, or `nil` when it is NaN,
+    /// infinite, outside `range` or beyond ±9e15 s (where a `Double` still counts whole
+    /// seconds). The conversion never traps. For instants on a clock, whose origin may be far
+    /// behind (Unix time) or ahead of them; read per sighting, so plain integer steps only.
+    @inlinable @inline(__always)
+    public init?(checkedSeconds seconds: Double, within range: ClosedRange<Double>) {
+        // NaN is in no range; within ±9e15 the whole seconds fit an Int64 and are exact.
+        guard range.contains(seconds), seconds.magnitude < 9e15 else { return nil }
+        var whole = Int64(seconds)
+        // Exact: the whole part taken from a value of the same binade or above.
+        var fraction = seconds - Double(whole)
+        if fraction < 0 {
+            whole -= 1
+            fraction += 1
+        }
+        // The nearest nanosecond, which may carry into the next second.
+        let nanoseconds = Int64(fraction * 1_000_000_000 + 0.5)
+        self.init(attoseconds: (Int128(whole) &* 1_000_000_000 &+ Int128(nanoseconds)) &* 1_000_000_000)
+    }
+
     /// The duration in seconds, as a `Double` (attosecond precision is lost, range is not).
     public var secondsValue: Double {
         let (seconds, attoseconds) = components

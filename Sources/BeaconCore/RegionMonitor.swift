@@ -187,14 +187,20 @@ public struct RegionMonitor: Sendable {
     /// Feeds one sighting (at `sighting.time`) and returns the events it causes, after
     /// first applying any exits due by then.
     public mutating func observe(_ sighting: Sighting) -> [RegionEvent] {
-        var events = advance(to: sighting.time)
+        observe(sighting, at: sighting.time)
+    }
+
+    /// Feeds one sighting at `time` rather than its own (where a run placed it on its clock:
+    /// the sighting keeps its receiver's time), as `observe(_:)`.
+    public mutating func observe(_ sighting: Sighting, at time: Double) -> [RegionEvent] {
+        var events = advance(to: time)
         for index in regions.indices where regions[index].monitored.region.matches(sighting.identity) {
-            regions[index].lastSeen = sighting.time
+            regions[index].lastSeen = time
             regions[index].beaconsThisStay.insert(sighting)
             guard regions[index].state != .inside else { continue }
             regions[index].sightingsTowardEntry += 1
             if regions[index].sightingsTowardEntry >= configuration.minimumSightingsForEntry {
-                events += transition(index, to: .inside, at: sighting.time)
+                events += transition(index, to: .inside, at: time)
             }
         }
         return events

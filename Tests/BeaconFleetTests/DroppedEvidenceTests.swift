@@ -183,17 +183,17 @@ struct DroppedEvidenceTests {
 
     @Test("boxes with wrong clocks beyond the bound: placed on arrival, never later, and the tables do not grow")
     func wrongClocksBeyondTheBound() {
-        var timeline = SightingTimeline(maximumReceivers: 1, arrivalTolerance: 5)
-        timeline.tieToUnixTime(offset: 1_764_000_000)
+        var timeline = SightingTimeline(maximumReceivers: 1, arrivalTolerance: .seconds(5))
+        timeline.tieToUnixTime(offset: .seconds(1_764_000_000))
         let identity = Script.identity(minor: 1)
         for box in 0..<3 {
             // An hour ahead: certain, so each is placed on its arrival at once.
-            let placed = timeline.place(Self.heard(identity, at: 1_764_000_000 + 3600 + Double(box), by: "box-\(box)", clock: .unix), arrival: Double(box))
-            #expect(placed?.time == Double(box))
+            let placed = timeline.place(Self.heard(identity, at: 1_764_000_000 + 3600 + Double(box), by: "box-\(box)", clock: .unix), arrival: PassTime(sinceOrigin: .seconds(box)))
+            #expect(placed?.time == PassTime(sinceOrigin: .seconds(box)))
         }
         // Only the first is remembered and said; the others were placed all the same.
         #expect(timeline.takeClockNotices().map(\.receiver) == ["box-0"])
-        #expect(timeline.now == 2)
+        #expect(timeline.now == PassTime(sinceOrigin: .seconds(2)))
     }
 
     @Test("a box whose clock stands still: said once, however often it is placed again")

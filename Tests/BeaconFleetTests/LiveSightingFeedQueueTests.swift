@@ -20,13 +20,13 @@ struct LiveSightingFeedQueueTests {
             inputs.push(input)
         }
         // The reader has fallen behind: everything is queued before anything is read.
-        enqueue(.health(.lost(reason: "broker:1883: connection lost"), at: 0))
+        enqueue(.health(.lost(reason: "broker:1883: connection lost"), at: PassTime(sinceOrigin: .seconds(0))))
         for index in 0..<50 { enqueue(.sighting(Self.sighting(index))) }
-        enqueue(.receiverStatus(ReceiverStatusChange(receiver: "store-1", online: false), at: 1))
+        enqueue(.receiverStatus(ReceiverStatusChange(receiver: "store-1", online: false), at: PassTime(sinceOrigin: .seconds(1))))
         for index in 50..<100 { enqueue(.sighting(Self.sighting(index))) }
-        enqueue(.tick(2))
-        enqueue(.health(.restored, at: 3))
-        enqueue(.ended(4))
+        enqueue(.tick(PassTime(sinceOrigin: .seconds(2))))
+        enqueue(.health(.restored, at: PassTime(sinceOrigin: .seconds(3))))
+        enqueue(.ended(PassTime(sinceOrigin: .seconds(4))))
         inputs.finish()
 
         var read: [String] = []
@@ -52,7 +52,7 @@ struct LiveSightingFeedQueueTests {
     func longFlood() async {
         let drops = DropCounter()
         let inputs = LiveInputQueue(limit: 10, drops: drops)
-        inputs.push(.health(.lost(reason: "first"), at: 0))
+        inputs.push(.health(.lost(reason: "first"), at: PassTime(sinceOrigin: .seconds(0))))
         for index in 0..<20_000 { inputs.push(.sighting(Self.sighting(index % 60_000))) }
         inputs.finish()
         var minors: [Int] = []
@@ -73,7 +73,7 @@ struct LiveSightingFeedQueueTests {
         let writer = Task {
             for index in 0..<50_000 {
                 inputs.push(.sighting(Self.sighting(index)))
-                if index % 5_000 == 0 { inputs.push(.health(.restored, at: Double(index))) }
+                if index % 5_000 == 0 { inputs.push(.health(.restored, at: PassTime(sinceOrigin: .seconds(index)))) }
             }
             inputs.finish()
         }

@@ -69,6 +69,24 @@ struct ScanRunTests {
         #expect(run.sightingCount == 3)
     }
 
+    @Test("a ranged recording keeps each sighting's own time and clock: written as its receiver stamped it, ranged at its place")
+    func receiverTimeKeptBesidePlacedTime() async throws {
+        let written = RecordedLog<Sighting>()
+        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: .infinity), write: { written.append($0) })
+        let lines = [Self.line(minor: 2, time: 100, receiver: "a"), Self.line(minor: 3, time: 5, receiver: "b"), Self.line(minor: 3, time: 6.5, receiver: "b")]
+        try await Self.withRecording(lines) {
+            try await run.rangeRecording($0, name: "scan.jsonl", duration: nil, publisher: nil, logger: Self.logger)
+        }
+        // b's own times and clock, as its receiver stamped them.
+        #expect(written.elements.map(\.time) == [100, 5, 6.5])
+        #expect(written.elements.map(\.clock) == [.elapsed, .elapsed, .elapsed])
+        // Ranged at their places on the run's clock: b joined at a's 100, and keeps its gap.
+        let beacon = try #require(run.snapshot(at: 101.5).first { $0.identity.minor == 3 })
+        #expect(beacon.firstSeen == 100)
+        #expect(beacon.lastSeen == 101.5)
+        #expect(run.latestTime == 101.5)
+    }
+
     @Test("a malformed recording throws its error, naming the line")
     func malformedRecording() async throws {
         let run = ScanRun(region: nil, ranging: RangingConfiguration())

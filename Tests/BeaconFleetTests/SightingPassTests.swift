@@ -20,12 +20,12 @@ struct SightingPassTests {
             switch input {
             case .sighting(let placed):
                 sightings += 1
-                inputs.append("sighting \(placed.sighting.receiver)@\(placed.sighting.time) at \(placed.time.map { "\($0)" } ?? "-") clock \(placed.clock)")
-            case .telemetry(let reading, let time): inputs.append("telemetry \(reading.batteryMillivolts ?? 0) at \(time)")
-            case .tick(let time): inputs.append("tick \(time)")
-            case .health(let change, let time): inputs.append("health \(change) at \(time)")
-            case .receiverStatus(_, let time): inputs.append("status at \(time)")
-            case .ended(let time): inputs.append("ended at \(time.map { "\($0)" } ?? "-")")
+                inputs.append("sighting \(placed.sighting.receiver)@\(placed.sighting.time) at \(placed.time.map { "\($0.seconds)" } ?? "-") clock \(placed.clock.seconds)")
+            case .telemetry(let reading, let time): inputs.append("telemetry \(reading.batteryMillivolts ?? 0) at \(time.seconds)")
+            case .tick(let time): inputs.append("tick \(time.seconds)")
+            case .health(let change, let time): inputs.append("health \(change) at \(time.seconds)")
+            case .receiverStatus(_, let time): inputs.append("status at \(time.seconds)")
+            case .ended(let time): inputs.append("ended at \(time.map { "\($0.seconds)" } ?? "-")")
             case .notice(let notice): inputs.append("notice \(notice)")
             }
             if let limit, sightings >= limit { return .done }
@@ -60,7 +60,7 @@ struct SightingPassTests {
             "sighting b@5.0 at 1.0 clock 1.0", "sighting b@7.0 at 3.0 clock 3.0", "ended at 3.0",
         ])
         #expect(outcome.end == .inputEnded)
-        #expect(outcome.clock == 3)
+        #expect(outcome.clock?.seconds == 3)
     }
 
     @Test("a replay from its first sighting keeps the recording's own times; a late one keeps its place, the clock stays")
@@ -160,7 +160,7 @@ struct SightingPassTests {
                 return step
             }
         }
-        let pass = SightingPass(stream, clocking: .liveCheckingArrivals(tick: .seconds(1), clock: clock, arrivalTolerance: 5))
+        let pass = SightingPass(stream, clocking: .liveCheckingArrivals(tick: .seconds(1), clock: clock, arrivalTolerance: .seconds(5)))
         let running = Task {
             var reducer = Telling(feeding: feeding)
             return try await pass.run(&reducer)

@@ -22,15 +22,22 @@ extension CalibrationSampler {
     /// The first `seconds` of a recording's clock, sampled: a reducer of the pass.
     struct RecordedCollection: PassReducer {
         var sampler: CalibrationSampler
-        let seconds: Double
-        var start: Double?
+        /// How long after the first sighting it samples; `nil` (NaN seconds): nothing.
+        let span: Duration?
+        var start: PassTime?
+
+        init(sampler: CalibrationSampler, seconds: Double) {
+            self.sampler = sampler
+            // Beyond any pass time, as long as any.
+            span = Duration(checkedSeconds: min(seconds, PassTime.acceptedSeconds.upperBound), within: PassTime.acceptedSeconds)
+        }
 
         mutating func take(_ input: PassInput) -> PassStep {
             // A receiver on an elapsed clock beyond those told apart cannot be placed: skipped.
             guard case .sighting(let placed) = input, let time = placed.time else { return .more }
             let first = start ?? time
             start = first
-            guard time <= first + seconds else { return .done }
+            guard let span, time - first <= span else { return .done }
             sampler.add(placed.sighting)
             return .more
         }

@@ -66,12 +66,13 @@ public struct MonitorReplay: Sendable {
     }
 
     /// The monitoring run as a reducer of the pass: the first placed sighting starts it, each
-    /// sighting is observed where the clock stands (never back in time), a tick (the wall
-    /// clock followed) moves it on, and the duration from the first sighting ends it.
+    /// sighting is observed where the clock stands (never back in time), keeping its
+    /// receiver's own time, a tick (the wall clock followed) moves it on, and the duration
+    /// from the first sighting ends it. The run counts in seconds of the pass's clock.
     private struct Monitoring: PassReducer {
         let replay: MonitorReplay
         private(set) var run: MonitorRun?
-        private var end: Double?
+        private var end: PassTime?
 
         init(replay: MonitorReplay) {
             self.replay = replay
@@ -84,26 +85,26 @@ public struct MonitorReplay: Sendable {
                 // time, once the clock has started.
                 guard placed.time != nil || run != nil else { return .more }
                 let time = placed.clock
+                let seconds = time.seconds
                 let current = run ?? MonitorRun(
-                    session: replay.session(time), schedule: replay.schedule, output: replay.output, logger: replay.logger)
+                    session: replay.session(seconds), schedule: replay.schedule, output: replay.output, logger: replay.logger)
                 if run == nil {
                     run = current
-                    current.startSchedule(at: time)
-                    end = replay.duration.map { time + $0 }
+                    current.startSchedule(at: seconds)
+                    // A duration beyond any pass time (or NaN) never ends it.
+                    end = replay.duration.flatMap { Duration(checkedSeconds: $0, within: PassTime.acceptedSeconds) }.map { time + $0 }
                 }
                 if let end, time > end { return .done }
                 // Never back in time: a late arrival counts at the clock's time.
-                var moved = placed.sighting
-                moved.time = time
-                current.advance(to: time)
-                current.observe(moved)
+                current.advance(to: seconds)
+                current.observe(placed.sighting, at: seconds)
             case .tick(let time):
                 guard let run else { return .more }
                 if let end, time > end {
-                    run.advance(to: end)
+                    run.advance(to: end.seconds)
                     return .done
                 }
-                run.advance(to: time)
+                run.advance(to: time.seconds)
             case .telemetry, .health, .receiverStatus, .notice, .ended:
                 break
             }

@@ -28,7 +28,13 @@ public final class MonitorRun: Sendable {
     }
 
     public func observe(_ sighting: Sighting) {
-        output.report(state.withLock { $0.session.observe(sighting) })
+        observe(sighting, at: sighting.time)
+    }
+
+    /// Monitors one sighting at `time` on the run's clock rather than its own (a replay's
+    /// placed time: the sighting keeps its receiver's time).
+    public func observe(_ sighting: Sighting, at time: Double) {
+        output.report(state.withLock { $0.session.observe(sighting, at: time) })
     }
 
     /// Reports what the schedule has due by `time`, then applies the exits due by then

@@ -31,11 +31,17 @@ public struct MonitorSession: Sendable {
 
     /// Feeds one sighting; returns the events it causes (and the exits due before it).
     public mutating func observe(_ sighting: Sighting) -> [RegionEvent] {
-        guard sighting.time.isFinite else { return [] }
+        observe(sighting, at: sighting.time)
+    }
+
+    /// Feeds one sighting at `time` on the session's clock rather than its own (a replay's
+    /// placed time: the sighting keeps its receiver's time), as `observe(_:)`.
+    public mutating func observe(_ sighting: Sighting, at time: Double) -> [RegionEvent] {
+        guard time.isFinite else { return [] }
         if ranger != nil, regions.contains(where: { $0.region.matches(sighting.identity) }) {
-            ranger?.add(sighting)
+            ranger?.add(sighting, at: time)
         }
-        return monitor.observe(sighting)
+        return monitor.observe(sighting, at: time)
     }
 
     /// Moves the clock to `now`; returns the exits (and start-up states) due by then.

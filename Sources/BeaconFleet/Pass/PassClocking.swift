@@ -17,11 +17,12 @@ public enum PassClocking: Sendable {
     /// receiver on Unix time whose clock stands further than `arrivalTolerance` from the
     /// arrivals is told (`PassNotice.receiverClock`) and placed on its arrivals
     /// (`SightingTimeline.place(_:arrival:)`).
-    case liveCheckingArrivals(tick: Duration, clock: any Clock<Duration>, arrivalTolerance: Double)
+    case liveCheckingArrivals(tick: Duration, clock: any Clock<Duration>, arrivalTolerance: Duration)
     /// This machine's own scan: its sightings are stamped on the scan's clock (`elapsed`),
-    /// which is the pass's; ticks every `tick` of `clock`, and, with `deadline` (seconds of
-    /// that clock), a last tick at the deadline itself, where the pass ends.
-    case scan(tick: Duration, clock: any Clock<Duration>, elapsed: @Sendable () -> Double, deadline: Double?)
+    /// which is the pass's (`elapsed` reads it: the time since the scan started on `clock`);
+    /// ticks every `tick` of `clock`, and, with `deadline` (a time of that clock), a last tick
+    /// at the deadline itself, where the pass ends.
+    case scan(tick: Duration, clock: any Clock<Duration>, elapsed: @Sendable () -> Duration, deadline: Duration?)
     /// A stream read by its sightings' own times (as `replay`), whose clock also follows the
     /// wall clock between them: every `tick` of `clock`, once the timeline knows where Unix
     /// time falls on it, it moves to `wallClock()` (Unix seconds), so that silence after the
@@ -61,5 +62,5 @@ public enum PassEnd: Sendable, Equatable {
 /// What a pass ended with, and where its clock stood then (`nil`: it never started).
 public struct PassOutcome: Sendable {
     public var end: PassEnd
-    public var clock: Double?
+    public var clock: PassTime?
 }

@@ -31,7 +31,7 @@ struct PendingTelemetry {
     /// The next reading placed at or before `dueBy` (any, with `nil`), in order, with its
     /// place: one whose place is unknown (`placedAt` gives `nil`: its receiver is not placed
     /// yet) is due at once.
-    mutating func next(dueBy: Double?, placedAt: (TelemetryReading) -> Double?) -> (reading: TelemetryReading, placed: Double?)? {
+    mutating func next(dueBy: PassTime?, placedAt: (TelemetryReading) -> PassTime?) -> (reading: TelemetryReading, placed: PassTime?)? {
         guard start < readings.count else { return nil }
         let reading = readings[start]
         let placed = placedAt(reading)

@@ -39,17 +39,20 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
         let arrivals: PassArrivals<Sightings>
         switch clocking {
         case .replay(let origin):
-            if case .zero = origin { state.timeline.advance(to: 0) }
+            if case .zero = origin { state.timeline.advance(to: .origin) }
             arrivals = .recorded(RecordedArrivals(sightings, readingAhead: settings.readsAhead))
         case .live(let tick, let clock):
-            state.timeline.advance(to: 0)
+            state.timeline.advance(to: .origin)
             arrivals = .live(feed(tick: tick, clock: clock))
         case .liveCheckingArrivals(let tick, let clock, _):
             let feed = feed(tick: tick, clock: clock)
             // The pass's clock counts from the feed's start: its times are told as Unix time by
-            // the wall clock read once now.
-            state.timeline.tieToUnixTime(offset: WallClock.unixOffset(elapsed: feed.elapsed()))
-            state.timeline.advance(to: 0)
+            // the wall clock read once now (a wall clock beyond any pass time leaves it untied).
+            let elapsed = feed.elapsed()
+            if let offset = Duration(checkedSeconds: WallClock.unixOffset(elapsed: elapsed.seconds), within: PassTime.acceptedSeconds) {
+                state.timeline.tieToUnixTime(offset: offset)
+            }
+            state.timeline.advance(to: .origin)
             arrivals = .live(feed)
         case .scan(let tick, let clock, let elapsed, let deadline):
             arrivals = .live(feed(tick: tick, clock: clock, elapsed: elapsed, deadline: deadline))
@@ -63,7 +66,7 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
     }
 
     private func feed(
-        tick: Duration, clock: any Clock<Duration>, elapsed: (@Sendable () -> Double)? = nil, deadline: Double? = nil
+        tick: Duration, clock: any Clock<Duration>, elapsed: (@Sendable () -> Duration)? = nil, deadline: Duration? = nil
     ) -> LiveSightingFeed {
         LiveSightingFeed(
             sightings, tick: tick, queueLimit: settings.queueLimit, drops: settings.drops, health: settings.health,
@@ -83,12 +86,12 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
             if state.tellUnixTime(to: &reducer) == .done { return .reducerDone }
             // The queue's drops told so far; and the latest tick, which bounds an arrival.
             var dropsTold = settings.drops.value
-            var lastTick = 0.0
-            let tickSeconds = clocking.tick?.secondsValue ?? 0
+            var lastTick = PassTime.origin
+            let tick = clocking.tick ?? .zero
             for await input in feed.inputs {
                 let dropped = settings.drops.value
                 if dropped != dropsTold {
-                    let notice = PassNotice.inputsDropped(dropped - dropsTold, at: input.time ?? state.timeline.now ?? 0)
+                    let notice = PassNotice.inputsDropped(dropped - dropsTold, at: input.time ?? state.timeline.now ?? .origin)
                     dropsTold = dropped
                     if reducer.take(.notice(notice)) == .done { return .reducerDone }
                 }
@@ -99,7 +102,9 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
                     case .scan(_, _, _, let deadline):
                         // Stamped by the scan on this clock. Read late, past the deadline (the
                         // queue was behind): not taken.
-                        if let deadline, sighting.time > deadline { return .deadline }
+                        if let deadline, let time = PassTime(checkedSeconds: sighting.time), time.sinceOrigin > deadline {
+                            return .deadline
+                        }
                         placed = state.place(sighting, placement: .stamped)
                     case .followingWallClock:
                         placed = state.place(sighting, placement: .ownTime)
@@ -108,14 +113,14 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
                     case .liveCheckingArrivals:
                         // Those read before the tick that tells a stall waited through it: they
                         // arrive no later than a tick after the last one.
-                        placed = state.place(sighting, placement: .arrival(min(feed.elapsed(), lastTick + tickSeconds)))
+                        placed = state.place(sighting, placement: .arrival(min(feed.elapsed(), lastTick + tick)))
                     }
                     if state.tellClockNotices(to: &reducer) == .done { return .reducerDone }
                     if reducer.take(.sighting(placed)) == .done { return .reducerDone }
                 case .tick(let time):
                     lastTick = max(lastTick, time)
-                    if tick(at: time, state: &state, reducer: &reducer) == .done { return .reducerDone }
-                    if case .scan(_, _, _, let deadline?) = clocking, time >= deadline { return .deadline }
+                    if self.tick(at: time, state: &state, reducer: &reducer) == .done { return .reducerDone }
+                    if case .scan(_, _, _, let deadline?) = clocking, time.sinceOrigin >= deadline { return .deadline }
                     if case .followingWallClock(_, _, let wallClock, let limit?) = clocking, state.timeline.now == nil,
                         let started = state.wallClockAtStart, wallClock() - started >= limit
                     {
@@ -141,11 +146,14 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
 
     /// A live tick: the clock moves to it (to the wall clock's time, when following it), the
     /// pending telemetry is handed over, then the tick.
-    private func tick<Reducer: PassReducer>(at time: Double, state: inout PassState, reducer: inout Reducer) -> PassStep {
+    private func tick<Reducer: PassReducer>(at time: PassTime, state: inout PassState, reducer: inout Reducer) -> PassStep {
         var time = time
         if case .followingWallClock(_, _, let wallClock, _) = clocking {
-            // Until a receiver on Unix time is placed, the wall clock cannot be told on this one.
-            guard let target = state.timeline.time(atUnixTime: wallClock()), target > state.timeline.now ?? -.infinity else {
+            // Until a receiver on Unix time is placed, the wall clock cannot be told on this one
+            // (nor a wall clock beyond any pass time).
+            guard let unixTime = Duration(checkedSeconds: wallClock(), within: PassTime.acceptedSeconds),
+                let target = state.timeline.time(atUnixTime: unixTime), state.timeline.now.map({ target > $0 }) ?? true
+            else {
                 return .more
             }
             time = target
@@ -187,7 +195,7 @@ extension PassClocking {
 
     /// How far a sighting may stand from its arrival before its receiver's clock is taken as
     /// wrong (`SightingTimeline`).
-    var arrivalTolerance: Double? {
+    var arrivalTolerance: Duration? {
         if case .liveCheckingArrivals(_, _, let tolerance) = self { return tolerance }
         return nil
     }
@@ -212,7 +220,7 @@ struct PassState {
     /// Whether the reducer was told where Unix time stands (`PassNotice.unixTimeKnown`).
     private(set) var unixTimeTold = false
 
-    init(telemetry: TelemetryInbox?, maximumReceivers: Int, arrivalTolerance: Double?) {
+    init(telemetry: TelemetryInbox?, maximumReceivers: Int, arrivalTolerance: Duration?) {
         self.pending = PendingTelemetry(inbox: telemetry)
         self.timeline = SightingTimeline(maximumReceivers: maximumReceivers, arrivalTolerance: arrivalTolerance)
     }
@@ -220,9 +228,9 @@ struct PassState {
     /// Tells the reducer where Unix time stands on the clock, the first time it is known.
     @inline(__always)
     mutating func tellUnixTime<Reducer: PassReducer>(to reducer: inout Reducer) -> PassStep {
-        guard !unixTimeTold, timeline.knowsUnixTime, let offset = timeline.unixTime(at: 0) else { return .more }
+        guard !unixTimeTold, timeline.knowsUnixTime, let offset = timeline.unixTime(at: .origin) else { return .more }
         unixTimeTold = true
-        return reducer.take(.notice(.unixTimeKnown(offset: offset)))
+        return reducer.take(.notice(.unixTimeKnown(offset: offset.instantSeconds)))
     }
 
     /// Tells the reducer what placing the last sighting found of its receiver's clock.
@@ -239,26 +247,26 @@ struct PassState {
         /// Its own time, its receiver joining where the clock stands.
         case ownTime
         /// Its own time, its receiver joining at the time `elapsed` reads when it arrives.
-        case joining(@Sendable () -> Double)
+        case joining(@Sendable () -> PassTime)
         /// Already on this clock.
         case stamped
         /// Its own time, checked against its arrival at this time of the clock (its receiver
         /// joining there).
-        case arrival(Double)
+        case arrival(PassTime)
     }
 
     @inline(__always)
     mutating func place(_ sighting: Sighting, placement: Placement) -> PlacedSighting {
-        let time: Double?
+        let time: PassTime?
         switch placement {
         case .ownTime: time = timeline.place(sighting)?.time
         case .joining(let elapsed): time = timeline.place(sighting, joining: elapsed)?.time
         case .arrival(let arrival): time = timeline.place(sighting, arrival: arrival)?.time
         case .stamped:
-            timeline.advance(to: sighting.time)
-            time = sighting.time
+            time = PassTime(checkedSeconds: sighting.time)
+            if let time { timeline.advance(to: time) }
         }
-        return PlacedSighting(sighting: sighting, time: time, clock: timeline.now ?? time ?? 0)
+        return PlacedSighting(sighting: sighting, time: time, clock: timeline.now ?? time ?? .origin)
     }
 
     var hasPendingTelemetry: Bool { pending.hasReadings }
@@ -270,11 +278,11 @@ struct PassState {
     /// each at its place, never later than the clock: a reading from a receiver not placed yet
     /// is due at once, where the clock stands. Only readings decoded ahead of a replay wait,
     /// so the pending ones are bounded by the reader's lead.
-    mutating func feedTelemetry<Reducer: PassReducer>(dueBy: Double?, to reducer: inout Reducer) -> PassStep {
-        while let (reading, placed) = pending.next(dueBy: dueBy, placedAt: { [timeline] in
-            timeline.knownTime(of: $0.time, clock: $0.clock, receiver: $0.receiver)
+    mutating func feedTelemetry<Reducer: PassReducer>(dueBy: PassTime?, to reducer: inout Reducer) -> PassStep {
+        while let (reading, placed) = pending.next(dueBy: dueBy, placedAt: { [timeline] heard in
+            ReceiverTime(checkedSeconds: heard.time, clock: heard.clock).flatMap { timeline.knownTime(of: $0, receiver: heard.receiver) }
         }) {
-            let now = timeline.now ?? placed ?? 0
+            let now = timeline.now ?? placed ?? .origin
             if reducer.take(.telemetry(reading, at: min(placed ?? now, now))) == .done { return .done }
         }
         return .more
@@ -314,7 +322,7 @@ struct PassState {
     }
 
     /// The input ended at `time`: the telemetry left, then `.ended`.
-    mutating func end<Reducer: PassReducer>(at time: Double?, reducer: inout Reducer) -> PassEnd {
+    mutating func end<Reducer: PassReducer>(at time: PassTime?, reducer: inout Reducer) -> PassEnd {
         collectTelemetry()
         if feedTelemetry(dueBy: nil, to: &reducer) == .done { return .reducerDone }
         return reducer.take(.ended(at: time)) == .done ? .reducerDone : .inputEnded
@@ -337,7 +345,7 @@ enum PassArrivals<Sightings: AsyncSequence<Sighting, any Error> & Sendable> {
 
     /// Where the clock stands when the task was cancelled: a live feed's own time, a
     /// recording's latest placed time.
-    func interruptedAt(_ now: Double?) -> Double? {
+    func interruptedAt(_ now: PassTime?) -> PassTime? {
         switch self {
         case .recorded: now
         case .live(let feed): feed.elapsed()

@@ -22,8 +22,11 @@ extension LiveScan {
         var settings = SightingPassSettings()
         settings.queueLimit = Self.readingQueueLimit
         settings.drops = drops
+        // A duration beyond any the commands accept (or NaN) never comes: no deadline.
+        let deadline = duration.flatMap { Duration(checkedSeconds: max(0, $0)) }
         let pass = SightingPass(
-            sightings, clocking: .scan(tick: interval, clock: session.clock, elapsed: { [session] in session.elapsed() }, deadline: duration),
+            sightings,
+            clocking: .scan(tick: interval, clock: session.clock, elapsed: { [session] in session.elapsedSinceStart() }, deadline: deadline),
             settings: settings)
         try await withoutActuallyEscaping(take) { take in
             try await withoutActuallyEscaping(tick) { tick in
@@ -43,8 +46,9 @@ private struct ScanReading: PassReducer {
 
     mutating func take(_ input: PassInput) -> PassStep {
         switch input {
-        case .sighting(let placed): take(placed.sighting, placed.sighting.time)
-        case .tick(let time): tick(time)
+        // The scan stamps its sightings on the pass's clock: their placed time is that stamp.
+        case .sighting(let placed): take(placed.sighting, placed.time?.seconds ?? placed.sighting.time)
+        case .tick(let time): tick(time.seconds)
         case .telemetry, .health, .receiverStatus, .notice, .ended:
             // A live scan's telemetry is taken from its inbox by the reader; it has no health
             // or receiver status inputs; its end ends the reading.

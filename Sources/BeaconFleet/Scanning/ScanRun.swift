@@ -30,11 +30,10 @@ public final class ScanRun: Sendable {
         var latestTelemetry: [TelemetryKey: TelemetryReading] = [:]
         var telemetryCount = 0
 
-        /// `sighting` into ranging at `time` on the scan's clock.
+        /// `sighting` into ranging at `time` on the scan's clock (the sighting keeps its
+        /// receiver's own time).
         mutating func range(_ sighting: Sighting, at time: Double) {
-            var placed = sighting
-            placed.time = time
-            ranger.add(placed)
+            ranger.add(sighting, at: time)
             sightingCount += 1
             latestTime = max(latestTime ?? time, time)
             firstTime = min(firstTime ?? time, time)
@@ -254,7 +253,7 @@ public final class ScanRun: Sendable {
         let isPastDuration = state.withLock { state -> Bool in
             // Beyond the receivers told apart, a receiver on an elapsed clock is written but
             // not ranged.
-            let time = placed.time
+            let time = placed.time?.seconds
             if let duration, let first = state.firstTime, let time, time > first + duration { return true }
             if matches, let time { state.range(sighting, at: time) }
             return false

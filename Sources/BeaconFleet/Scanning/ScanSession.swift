@@ -82,6 +82,11 @@ public final class ScanSession: Sendable {
         sinceStart.elapsedSeconds
     }
 
+    /// The time since scanning started, on the clock the sighting times use, exactly.
+    public func elapsedSinceStart() -> Duration {
+        sinceStart.elapsed
+    }
+
     /// What the scan has read so far.
     public var counts: SightingExtractionCounts {
         state.withLock { $0.counts }

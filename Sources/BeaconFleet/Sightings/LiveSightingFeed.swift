@@ -4,7 +4,8 @@ import HCI
 /// A live source's sightings and a clock's ticks on one bounded queue, so that the state they
 /// drive (a verification engine, a continuous audit, a monitoring run, a scan's ranging) is
 /// only ever touched by the one task that reads `inputs`. Ticks, ends and changes are stamped
-/// with the seconds since the feed started on its clock (`ContinuousClock` in the tool, a
+/// with the time since the feed started on its clock (a `PassTime`, exact to the clock's
+/// nanosecond) (`ContinuousClock` in the tool, a
 /// test clock in tests) or on the source's own (`elapsed`); a sighting is not: it carries its
 /// time on its receiver's clock, stamped once where it entered, and the reader places it on
 /// the feed's clock with a `SightingTimeline` (each receiver tied at its first sighting to
@@ -19,17 +20,17 @@ import HCI
 struct LiveSightingFeed: Sendable {
     enum Input: Sendable {
         case sighting(Sighting)
-        case tick(Double)
-        case ended(Double)
+        case tick(PassTime)
+        case ended(PassTime)
         case failed(any Error)
         /// The input's health changed (`verify --watch`: a broker lost or back).
-        case health(InputHealthChange, at: Double)
+        case health(InputHealthChange, at: PassTime)
         /// A receiver said it is online or offline (`verify --watch`: its status topic).
-        case receiverStatus(ReceiverStatusChange, at: Double)
+        case receiverStatus(ReceiverStatusChange, at: PassTime)
 
         /// The time it was stamped with on the feed's clock; `nil` for a sighting (on its
         /// receiver's clock) and a failure.
-        var time: Double? {
+        var time: PassTime? {
             switch self {
             case .tick(let time), .ended(let time), .health(_, let time), .receiverStatus(_, let time): time
             case .sighting, .failed: nil
@@ -38,8 +39,8 @@ struct LiveSightingFeed: Sendable {
     }
 
     let inputs: LiveInputQueue
-    /// Seconds since the feed started.
-    let elapsed: @Sendable () -> Double
+    /// The time since the feed started.
+    let elapsed: @Sendable () -> PassTime
     private let pump: Task<Void, Never>
     private let ticker: Task<Void, Never>
     private let healthPump: Task<Void, Never>?
@@ -49,14 +50,15 @@ struct LiveSightingFeed: Sendable {
     /// `.receiverStatus` inputs, in the order of the queue. `elapsed`, when given, stamps
     /// the inputs instead of the feed's own stopwatch: a live scan's seconds, so that ticks
     /// and the scan's sightings are on one clock (it must run on `clock`). With `deadline`
-    /// (seconds on that clock), a tick comes at the deadline itself, and none after it.
+    /// (a time on that clock), a tick comes at the deadline itself, and none after it.
     init<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, tick: Duration, queueLimit: Int, drops: DropCounter,
         health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
-        clock: any Clock<Duration>, elapsed sourceElapsed: (@Sendable () -> Double)? = nil, deadline: Double? = nil
+        clock: any Clock<Duration>, elapsed sourceElapsed: (@Sendable () -> Duration)? = nil, deadline: Duration? = nil
     ) {
         let sinceStart = Stopwatch(on: clock)
-        let elapsed: @Sendable () -> Double = sourceElapsed ?? { sinceStart.elapsedSeconds }
+        let elapsedDuration: @Sendable () -> Duration = sourceElapsed ?? { sinceStart.elapsed }
+        let elapsed: @Sendable () -> PassTime = { PassTime(sinceOrigin: elapsedDuration()) }
         let inputs = LiveInputQueue(limit: queueLimit, drops: drops)
         let enqueue: @Sendable (Input) -> Void = { input in inputs.push(input) }
         pump = Task {
@@ -74,18 +76,13 @@ struct LiveSightingFeed: Sendable {
                 var wait = tick
                 if let deadline {
                     // Shortened to end on the deadline: a run of 2.7 s ends at 2.7 s, not at the
-                    // next whole tick.
-                    wait = min(tick, Duration(checkedSeconds: max(0, deadline - elapsed())) ?? tick)
+                    // next whole tick. Times of one clock, so the sleep ends at the deadline or after.
+                    wait = min(tick, max(.zero, deadline - elapsedDuration()))
                 }
                 guard (try? await clock.sleep(for: wait)) != nil else { return }
                 let now = elapsed()
-                // Within a microsecond is the deadline (seconds as doubles round): that tick
-                // says the deadline's time, so a reader comparing with it sees it reached.
-                if let deadline, now >= deadline - 1e-6 {
-                    enqueue(.tick(max(now, deadline)))
-                    return
-                }
                 enqueue(.tick(now))
+                if let deadline, now.sinceOrigin >= deadline { return }
             }
         }
         healthPump = health.map { health in

@@ -18,34 +18,39 @@ import BeaconCore
 /// The clock starts at the first time it is given (`now` is `nil` before), and never moves
 /// back: a sighting placed before `now` (a source that reordered, a receiver whose clock
 /// lags) keeps its placed time, which the caller may use for gaps, but leaves `now` alone.
+///
+/// Its times are `PassTime`s and its offsets `Duration`s, in whole nanoseconds: times and
+/// gaps compare exactly. A sighting's own time is read at the boundary (`ReceiverTime`); one
+/// that cannot be (NaN, infinite, beyond `PassTime.acceptedSeconds`: the readers refuse such
+/// times where they enter) cannot be placed, and its receiver does not join.
 public struct SightingTimeline: Sendable {
     /// Where the clock stands: the latest time given, `nil` before the first.
-    public private(set) var now: Double?
+    public private(set) var now: PassTime?
     /// What to add to a Unix time to place it on this clock, fixed by the first receiver on
     /// Unix time.
-    private var unixPlacement: Double?
+    private var unixPlacement: Duration?
     /// What to add to a time on this clock to tell it as Unix time, when the run said
     /// (`tieToUnixTime`).
-    private var unixTie: Double?
-    private var elapsedOffsets: [String: Double] = [:]
+    private var unixTie: Duration?
+    private var elapsedOffsets: [String: Duration] = [:]
     private let maximumReceivers: Int
     /// Receivers on Unix time whose clock disagrees with the run's (`arrivalTolerance`), and
     /// the offset each was placed with since: its arrival when it was found out.
-    private var rebasedUnixReceivers: [String: Double] = [:]
+    private var rebasedUnixReceivers: [String: Duration] = [:]
     /// Receivers on Unix time whose sightings have all stood behind their arrival by more than
     /// the tolerance since this arrival: behind for good once that lasts a tolerance.
-    private var behindSince: [String: Double] = [:]
+    private var behindSince: [String: PassTime] = [:]
     /// How far a sighting's placed time may stand from its arrival before its receiver's clock
     /// is taken as wrong (a live run that says when each sighting arrived: `place(_:arrival:)`);
     /// `nil`: no such check (a replay, whose only clock is its sightings').
-    private let arrivalTolerance: Double?
+    private let arrivalTolerance: Duration?
     /// Receivers whose clock was found to disagree with the run's, or to agree again, not yet
     /// taken (`takeClockNotices`).
     public private(set) var clockNotices: [ReceiverClockNotice] = []
     /// The receiver of the previous sighting, its clock and its offset: a recording of one
     /// receiver (the common case, millions of sightings) then costs a string comparison,
     /// not a hash.
-    private var lastReceiver: (name: String, clock: SightingClock, offset: Double)?
+    private var lastReceiver: (name: String, clock: SightingClock, offset: Duration)?
 
     /// Receivers on elapsed clocks that a replay or an audit tells apart: far more than a
     /// chain's stores (a receiver costs one dictionary entry, its name and an offset, about
@@ -57,7 +62,7 @@ public struct SightingTimeline: Sendable {
     /// `arrivalTolerance` (a live watch: its silence), a receiver on Unix time whose
     /// sightings would be placed further than that from their arrival is told
     /// (`clockNotices`) and placed on arrival instead (`place(_:arrival:)`).
-    public init(maximumReceivers: Int = standardMaximumReceivers, arrivalTolerance: Double? = nil) {
+    public init(maximumReceivers: Int = standardMaximumReceivers, arrivalTolerance: Duration? = nil) {
         self.maximumReceivers = maximumReceivers
         self.arrivalTolerance = arrivalTolerance
     }
@@ -68,7 +73,7 @@ public struct SightingTimeline: Sendable {
     /// A sighting's place on the clock, and what placing it did to the clock.
     public struct Placement: Sendable {
         /// The sighting's time on this clock; before `now` when it came late.
-        public var time: Double
+        public var time: PassTime
         public var advance: Advance
     }
 
@@ -77,7 +82,7 @@ public struct SightingTimeline: Sendable {
         /// The clock's first time.
         case started
         case moved
-        /// The time was not later (or not finite): nothing changed.
+        /// The time was not later: nothing changed.
         case unchanged
     }
 
@@ -87,7 +92,7 @@ public struct SightingTimeline: Sendable {
     /// The first sighting of all starts the clock at its own time. `nil` for a receiver on
     /// an elapsed clock beyond `maximumReceivers`: that sighting cannot be placed.
     @inline(__always)
-    public mutating func place(_ sighting: Sighting, joining: (() -> Double)? = nil) -> Placement? {
+    public mutating func place(_ sighting: Sighting, joining: (() -> PassTime)? = nil) -> Placement? {
         guard let time = ownTime(of: sighting, joining: joining) else { return nil }
         return moveClock(to: time)
     }
@@ -99,11 +104,11 @@ public struct SightingTimeline: Sendable {
     /// from its arrival than that has a clock that stepped, or never was set (a box at 1970
     /// before NTP): it is told (`clockNotices`) and placed on its arrival from then, its own
     /// gaps kept, until its clock agrees with the others' again.
-    public mutating func place(_ sighting: Sighting, arrival: Double) -> Placement? {
-        guard arrival.isFinite else { return place(sighting) }
-        let time: Double
+    public mutating func place(_ sighting: Sighting, arrival: PassTime) -> Placement? {
+        let time: PassTime
         if sighting.clock == .unix, let tolerance = arrivalTolerance {
-            time = checkedUnixTime(of: sighting, arrival: arrival, tolerance: tolerance)
+            guard let own = ReceiverTime(of: sighting) else { return nil }
+            time = checkedUnixTime(of: own, receiver: sighting.receiver, arrival: arrival, tolerance: tolerance)
         } else {
             guard let own = ownTime(of: sighting, joining: { arrival }) else { return nil }
             time = own
@@ -122,22 +127,26 @@ public struct SightingTimeline: Sendable {
     /// The sighting's time on this clock by its receiver's offset, joining a new receiver;
     /// `nil` beyond `maximumReceivers` receivers on elapsed clocks.
     @inline(__always)
-    private mutating func ownTime(of sighting: Sighting, joining: (() -> Double)?) -> Double? {
+    private mutating func ownTime(of sighting: Sighting, joining: (() -> PassTime)?) -> PassTime? {
+        guard let own = ReceiverTime(of: sighting) else { return nil }
         if let last = lastReceiver, last.clock == sighting.clock, last.name == sighting.receiver {
-            return sighting.time + last.offset
+            return PassTime(sinceOrigin: own.sinceOrigin + last.offset)
         }
-        guard let offset = offset(joining: sighting, at: joining) else { return nil }
+        guard let offset = offset(joining: own, receiver: sighting.receiver, at: joining) else { return nil }
         lastReceiver = (sighting.receiver, sighting.clock, offset)
-        return sighting.time + offset
+        return PassTime(sinceOrigin: own.sinceOrigin + offset)
     }
 
     /// Moves the clock to a placed time when later, and says what that did.
     @inline(__always)
-    private mutating func moveClock(to time: Double) -> Placement {
-        let before = now
-        if time.isFinite, time > now ?? -.infinity { now = time }
-        guard let before else { return Placement(time: time, advance: now == nil ? .unchanged : .started) }
-        return Placement(time: time, advance: now! > before ? .moved : .unchanged)
+    private mutating func moveClock(to time: PassTime) -> Placement {
+        guard let before = now else {
+            now = time
+            return Placement(time: time, advance: .started)
+        }
+        guard time > before else { return Placement(time: time, advance: .unchanged) }
+        now = time
+        return Placement(time: time, advance: .moved)
     }
 
     /// A Unix-time sighting's time on this clock, its receiver's clock checked against the
@@ -149,21 +158,20 @@ public struct SightingTimeline: Sendable {
     /// the run stalled), so a receiver is taken as behind only when every one of its
     /// sightings for `tolerance` of arrivals was: a backlog drains faster than that, a wrong
     /// clock does not.
-    private mutating func checkedUnixTime(of sighting: Sighting, arrival: Double, tolerance: Double) -> Double {
-        let shared = sharedUnixPlacement(joiningAt: arrival - sighting.time, tolerance: tolerance)
-        let agreeing = sighting.time + shared
-        let receiver = sighting.receiver
+    private mutating func checkedUnixTime(of own: ReceiverTime, receiver: String, arrival: PassTime, tolerance: Duration) -> PassTime {
+        let shared = sharedUnixPlacement(joiningAt: arrival.sinceOrigin - own.sinceOrigin, tolerance: tolerance)
+        let agreeing = PassTime(sinceOrigin: own.sinceOrigin + shared)
         let rebased = rebasedUnixReceivers.isEmpty ? nil : rebasedUnixReceivers[receiver]
-        if rebased != nil, abs(agreeing - arrival) <= tolerance {
+        if rebased != nil, magnitude(agreeing - arrival) <= tolerance {
             // Its clock agrees with the others' again (NTP caught up).
             rebasedUnixReceivers[receiver] = nil
             behindSince[receiver] = nil
-            clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: agreeing - arrival, agrees: true, at: arrival))
+            clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: (agreeing - arrival).instantSeconds, agrees: true, at: arrival.seconds))
             return agreeing
         }
-        let placed = sighting.time + (rebased ?? shared)
+        let placed = PassTime(sinceOrigin: own.sinceOrigin + (rebased ?? shared))
         if placed - arrival > tolerance {
-            return rebase(receiver, time: sighting.time, skew: agreeing - arrival, at: arrival)
+            return rebase(receiver, time: own, skew: agreeing - arrival, at: arrival)
         }
         guard arrival - placed > tolerance else {
             if !behindSince.isEmpty { behindSince[receiver] = nil }
@@ -177,23 +185,25 @@ public struct SightingTimeline: Sendable {
             return placed
         }
         guard arrival - since >= tolerance else { return placed }
-        return rebase(receiver, time: sighting.time, skew: agreeing - arrival, at: arrival)
+        return rebase(receiver, time: own, skew: agreeing - arrival, at: arrival)
     }
 
     /// Places `receiver`'s sightings on their arrival from now (its clock is `skew` seconds
     /// off the others'), and says so the first time: a clock that keeps stepping (or stands
     /// still) is placed again at each step, but said once until it agrees again. Returns the
     /// sighting's time so placed.
-    private mutating func rebase(_ receiver: String, time: Double, skew: Double, at arrival: Double) -> Double {
+    private mutating func rebase(_ receiver: String, time: ReceiverTime, skew: Duration, at arrival: PassTime) -> PassTime {
         // Bounded: beyond `maximumReceivers` receivers with clocks of their own, one more is
         // placed on its arrival this once and not remembered (no box can grow this table).
         guard rebasedUnixReceivers[receiver] != nil || rebasedUnixReceivers.count < maximumReceivers else {
             behindSince[receiver] = nil
             return arrival
         }
-        let known = rebasedUnixReceivers.updateValue(arrival - time, forKey: receiver) != nil
+        let known = rebasedUnixReceivers.updateValue(arrival.sinceOrigin - time.sinceOrigin, forKey: receiver) != nil
         behindSince[receiver] = nil
-        if !known { clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: skew, agrees: false, at: arrival)) }
+        if !known {
+            clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: skew.instantSeconds, agrees: false, at: arrival.seconds))
+        }
         return arrival
     }
 
@@ -202,9 +212,9 @@ public struct SightingTimeline: Sendable {
     /// time (`tieToUnixTime`) within `tolerance`, joining at its arrival so that a broker's
     /// delay is not taken for silence; while none has, the tie itself. Without a tie, the
     /// first sighting's, as `place(_:joining:)` does.
-    private mutating func sharedUnixPlacement(joiningAt offset: Double, tolerance: Double) -> Double {
+    private mutating func sharedUnixPlacement(joiningAt offset: Duration, tolerance: Duration) -> Duration {
         if let unixPlacement { return unixPlacement }
-        if let unixTie, abs(offset + unixTie) > tolerance { return -unixTie }
+        if let unixTie, magnitude(offset + unixTie) > tolerance { return .zero - unixTie }
         unixPlacement = offset
         return offset
     }
@@ -212,8 +222,7 @@ public struct SightingTimeline: Sendable {
     /// Moves the clock to `time` when later (a tick, the wall clock followed, the end of an
     /// input).
     @discardableResult
-    public mutating func advance(to time: Double) -> Advance {
-        guard time.isFinite else { return .unchanged }
+    public mutating func advance(to time: PassTime) -> Advance {
         guard let current = now else {
             now = time
             return .started
@@ -227,7 +236,7 @@ public struct SightingTimeline: Sendable {
     /// its own monotonic clock, says so at its start (`WallClock.unixOffset(elapsed:)`), so
     /// that its times can be told as dates. Sightings on Unix time still join at their first
     /// arrival: a broker's delay must not look like a beacon's silence. The first tie holds.
-    public mutating func tieToUnixTime(offset: Double) {
+    public mutating func tieToUnixTime(offset: Duration) {
         if unixTie == nil { unixTie = offset }
     }
 
@@ -236,56 +245,68 @@ public struct SightingTimeline: Sendable {
 
     /// The Unix time of `time` on this clock: by the run's tie, or else by the first
     /// receiver on Unix time; `nil` while neither is known (a recording of elapsed clocks).
-    public func unixTime(at time: Double) -> Double? {
-        if let unixTie { return time + unixTie }
-        return unixPlacement.map { time - $0 }
+    public func unixTime(at time: PassTime) -> Duration? {
+        if let unixTie { return time.sinceOrigin + unixTie }
+        return unixPlacement.map { time.sinceOrigin - $0 }
     }
 
     /// Where `unixTime` falls on this clock, once known: what a run following the wall
     /// clock between sightings moves to.
-    public func time(atUnixTime unixTime: Double) -> Double? {
-        if let unixPlacement { return unixTime + unixPlacement }
-        return unixTie.map { unixTime - $0 }
+    public func time(atUnixTime unixTime: Duration) -> PassTime? {
+        if let unixPlacement { return PassTime(sinceOrigin: unixTime + unixPlacement) }
+        return unixTie.map { PassTime(sinceOrigin: unixTime - $0) }
     }
 
     /// Where a time on a receiver's clock falls on this clock, when that receiver's place is
     /// already known (its sightings placed it; Unix time once any receiver on it was): what
     /// the audit places a beacon's telemetry with, which comes from the same receivers as its
     /// sightings. `nil` for a receiver not placed yet. Places nothing and never moves the clock.
-    public func knownTime(of time: Double, clock: SightingClock, receiver: String) -> Double? {
-        switch clock {
+    public func knownTime(of time: ReceiverTime, receiver: String) -> PassTime? {
+        switch time.clock {
         case .unix:
             // A receiver whose clock was found wrong is placed on arrival, which only its
             // sightings know: the caller places the reading where the clock stands.
             guard let unixPlacement, rebasedUnixReceivers[receiver] == nil else { return nil }
-            return time + unixPlacement
+            return PassTime(sinceOrigin: time.sinceOrigin + unixPlacement)
         case .elapsed:
-            return elapsedOffsets[receiver].map { time + $0 }
+            return elapsedOffsets[receiver].map { PassTime(sinceOrigin: time.sinceOrigin + $0) }
         }
     }
 
-    private mutating func offset(joining sighting: Sighting, at joining: (() -> Double)?) -> Double? {
-        switch sighting.clock {
+    private mutating func offset(joining time: ReceiverTime, receiver: String, at joining: (() -> PassTime)?) -> Duration? {
+        switch time.clock {
         case .unix:
             if let unixPlacement { return unixPlacement }
-            let offset = joinOffset(sighting.time, joining)
+            let offset = joinOffset(time, joining)
             unixPlacement = offset
             return offset
         case .elapsed:
-            if let known = elapsedOffsets[sighting.receiver] { return known }
+            if let known = elapsedOffsets[receiver] { return known }
             guard elapsedOffsets.count < maximumReceivers else { return nil }
-            let offset = joinOffset(sighting.time, joining)
-            elapsedOffsets[sighting.receiver] = offset
+            let offset = joinOffset(time, joining)
+            elapsedOffsets[receiver] = offset
             return offset
         }
     }
 
     /// The offset that puts `time` where the clock stands (or at the time `joining` reads);
     /// before the clock's start, none: the sighting starts it at its own time.
-    private func joinOffset(_ time: Double, _ joining: (() -> Double)?) -> Double {
-        let moment = joining.map { max($0(), now ?? -.infinity) } ?? now ?? time
-        return moment - time
+    private func joinOffset(_ time: ReceiverTime, _ joining: (() -> PassTime)?) -> Duration {
+        let read = joining.map { $0() }
+        let moment: Duration
+        switch (read, now) {
+        case (let read?, let now?): moment = max(read, now).sinceOrigin
+        case (let read?, nil): moment = read.sinceOrigin
+        case (nil, let now?): moment = now.sinceOrigin
+        case (nil, nil): moment = time.sinceOrigin
+        }
+        return moment - time.sinceOrigin
     }
+}
+
+/// How long a duration is, whichever its sign.
+private func magnitude(_ duration: Duration) -> Duration {
+    duration < .zero ? .zero - duration : duration
 }
 
 /// A receiver on Unix time whose clock was found to disagree with the run's by more than the

@@ -93,7 +93,10 @@ public struct AuditWatch: Sendable {
         case .live(let tick):
             // A live watch checks each receiver's Unix clock against its arrivals, within the
             // silence: a clock further off would age or freshen beacons by more.
-            clocking = .liveCheckingArrivals(tick: tick, clock: clock, arrivalTolerance: configuration.silence)
+            // A silence beyond any pass time checks nothing: no clock can be off by that much.
+            clocking = .liveCheckingArrivals(
+                tick: tick, clock: clock,
+                arrivalTolerance: Duration(checkedSeconds: configuration.silence, within: PassTime.acceptedSeconds) ?? .seconds(Int64.max))
             reduction = WatchReduction(
                 progress: progress,
                 live: WatchReduction.Live(

@@ -197,13 +197,13 @@ public struct ContinuousAudit: Sendable {
     /// Takes in one reception, placed on the audit's clock by the pass (`SightingPass`: a
     /// live watch checks each receiver's Unix clock against the arrivals, within the silence,
     /// so that one box's clock never ages the others' beacons): the changes due up to where
-    /// the clock stands, then the one it causes.
+    /// the clock stands, then the one it causes. The audit counts in seconds.
     @inline(__always)
     public mutating func observe(_ placedSighting: PlacedSighting) -> [AuditEvent] {
         counters.sightings += 1
         let sighting = placedSighting.sighting
-        guard let placed = placedSighting.time else { return unplaced(sighting) }
-        var events = clockMoved(moveClock(to: placedSighting.clock))
+        guard let placed = placedSighting.time?.seconds else { return unplaced(sighting) }
+        var events = clockMoved(moveClock(to: placedSighting.clock.seconds))
         // A sighting older than the clock (a source that reordered) counts at the clock's time.
         let time = now ?? placed
         let identity = sighting.identity

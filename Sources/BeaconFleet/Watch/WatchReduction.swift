@@ -3,7 +3,8 @@ import BeaconCore
 /// The watch as a reducer of a pass's inputs (`SightingPass`): each sighting, telemetry
 /// reading, tick, change of the input's health and receiver's status goes to the
 /// `ContinuousAudit`, and what it decides to the sinks (`WatchProgress`). It reads no clock:
-/// a live watch's own running is told by its ticks, whose times say when its ticker woke.
+/// a live watch's own running is told by its ticks, whose times say when its ticker woke. The
+/// audit counts in seconds: the pass's times are told to it as such.
 struct WatchReduction: PassReducer {
     var progress: WatchProgress
     /// A live watch's bookkeeping of its input and its own running; `nil` for a replay.
@@ -31,7 +32,7 @@ struct WatchReduction: PassReducer {
         var lastTick = 0.0
         /// Telemetry handed over at a tick or at the end, before it: judged once the audit's
         /// clock is there, after a stall the tick tells is known.
-        var heldTelemetry: [(reading: TelemetryReading, time: Double)] = []
+        var heldTelemetry: [(reading: TelemetryReading, time: PassTime)] = []
     }
 
     init(progress: WatchProgress, live: Live?) {
@@ -64,13 +65,13 @@ struct WatchReduction: PassReducer {
             tick(at: time)
         case .ended(let time):
             judgeHeldTelemetry()
-            if let time { progress.take(progress.audit.advance(to: time)) }
+            if let time { progress.take(progress.audit.advance(to: time.seconds)) }
         case .health(let change, let time):
-            progress.take(progress.audit.advance(to: time))
-            progress.inputHealth(change, at: time)
+            progress.take(progress.audit.advance(to: time.seconds))
+            progress.inputHealth(change, at: time.seconds)
             progress.publishReadings()
         case .receiverStatus(let change, let time):
-            progress.take(progress.audit.receiverStatus(change, at: time))
+            progress.take(progress.audit.receiverStatus(change, at: time.seconds))
         case .notice(let notice):
             take(notice)
         }
@@ -88,12 +89,12 @@ struct WatchReduction: PassReducer {
                 progress.publishReadings()
             }
         case .telemetry(let reading, let time):
-            progress.takeTelemetry(reading, at: time)
+            progress.takeTelemetry(reading, at: time.seconds)
         case .notice(let notice):
             take(notice)
         case .tick(let time), .health(_, let time), .receiverStatus(_, let time):
             // A recording has none of these; a time moves the clock all the same.
-            progress.take(progress.audit.advance(to: time))
+            progress.take(progress.audit.advance(to: time.seconds))
         case .ended:
             break
         }
@@ -114,13 +115,14 @@ struct WatchReduction: PassReducer {
             progress.audit.receiverClock(receiverClock)
         case .inputsDropped(let count, let time):
             progress.sightingsLost(
-                at: time, reason: "the watch fell behind its input and dropped \(NumberText.count(count, "sighting")) from its queue")
+                at: time.seconds, reason: "the watch fell behind its input and dropped \(NumberText.count(count, "sighting")) from its queue")
         }
     }
 
     /// A live tick: a stall of the watch or of its input is told first, then the clock moves
     /// to it, the telemetry handed over with it is judged, and the readings go out.
-    private mutating func tick(at time: Double) {
+    private mutating func tick(at passTime: PassTime) {
+        let time = passTime.seconds
         guard var state = live else { return }
         if time - state.lastTick >= state.stallLimit { progress.watchStalled(from: state.lastTick, until: time) }
         state.lastTick = max(state.lastTick, time)
@@ -140,7 +142,7 @@ struct WatchReduction: PassReducer {
     private mutating func judgeHeldTelemetry() {
         guard let held = live?.heldTelemetry, !held.isEmpty else { return }
         live?.heldTelemetry.removeAll(keepingCapacity: true)
-        for (reading, time) in held { progress.takeTelemetry(reading, at: time) }
+        for (reading, time) in held { progress.takeTelemetry(reading, at: time.seconds) }
     }
 
     /// The final report, once the pass is over: an interrupted live watch's clock moves to
@@ -148,7 +150,7 @@ struct WatchReduction: PassReducer {
     mutating func finish(_ outcome: PassOutcome) -> AuditStatusReport {
         judgeHeldTelemetry()
         if live != nil, outcome.end == .interrupted, let clock = outcome.clock {
-            progress.take(progress.audit.advance(to: clock))
+            progress.take(progress.audit.advance(to: clock.seconds))
         }
         return progress.finish(outcome.end == .inputEnded ? .inputEnded : .interrupted)
     }

@@ -5,7 +5,8 @@ import BeaconFleet
 /// on one `SightingTimeline` (checked against its arrival when one is given), the pass's
 /// notices (where Unix time stands, a receiver's clock) handed over before the sighting they
 /// concern, a telemetry reading placed by its receiver's clock. The audit's tests drive it
-/// input by input with this, without a loop or a clock.
+/// input by input with this, without a loop or a clock. Its times are seconds, as the audit's;
+/// the timeline's are `PassTime`s.
 @dynamicMemberLookup
 struct AuditFeed {
     private(set) var audit: ContinuousAudit
@@ -16,7 +17,8 @@ struct AuditFeed {
         audit = ContinuousAudit(plan: plan, configuration: configuration)
         // As the watch's pass: receivers told apart as the audit's bound says, and a receiver's
         // Unix clock checked against its arrivals within the silence.
-        timeline = SightingTimeline(maximumReceivers: configuration.maximumReceivers, arrivalTolerance: configuration.silence)
+        timeline = SightingTimeline(
+            maximumReceivers: configuration.maximumReceivers, arrivalTolerance: Duration(checkedSeconds: configuration.silence, within: PassTime.acceptedSeconds) ?? .seconds(Int64.max))
     }
 
     subscript<Value>(dynamicMember keyPath: KeyPath<ContinuousAudit, Value>) -> Value {
@@ -32,19 +34,24 @@ struct AuditFeed {
 
     /// A sighting of a live watch that arrived at `arrival` on its clock.
     mutating func observe(_ sighting: Sighting, arrival: Double) -> [AuditEvent] {
-        let time = timeline.place(sighting, arrival: arrival)?.time
+        let time = timeline.place(sighting, arrival: Self.passTime(arrival))?.time
         return take(sighting, placedAt: time)
     }
 
-    private mutating func take(_ sighting: Sighting, placedAt time: Double?) -> [AuditEvent] {
+    private mutating func take(_ sighting: Sighting, placedAt time: PassTime?) -> [AuditEvent] {
         tellNotices()
-        return audit.observe(PlacedSighting(sighting: sighting, time: time, clock: timeline.now ?? time ?? 0))
+        return audit.observe(PlacedSighting(sighting: sighting, time: time, clock: timeline.now ?? time ?? .origin))
+    }
+
+    /// A test's time in seconds on the pass's clock.
+    private static func passTime(_ seconds: Double) -> PassTime {
+        PassTime(sinceOrigin: .seconds(seconds))
     }
 
     private mutating func tellNotices() {
-        if !unixTimeTold, let offset = timeline.unixTime(at: 0) {
+        if !unixTimeTold, let offset = timeline.unixTime(at: .origin) {
             unixTimeTold = true
-            audit.unixTimeKnown(offset: offset)
+            audit.unixTimeKnown(offset: PassTime(sinceOrigin: offset).seconds)
         }
         for notice in timeline.takeClockNotices() { audit.receiverClock(notice) }
     }
@@ -52,39 +59,40 @@ struct AuditFeed {
     /// A telemetry reading: placed by its receiver's clock where the timeline knows it, else
     /// at its arrival (a live watch's tick) or where the clock stands; never later than it.
     mutating func observe(_ reading: TelemetryReading, arrival: Double? = nil) -> [AuditBatteryEvent] {
-        let now = timeline.now ?? arrival ?? 0
-        let known = timeline.knownTime(of: reading.time, clock: reading.clock, receiver: reading.receiver)
+        let now = timeline.now?.seconds ?? arrival ?? 0
+        let known = ReceiverTime(checkedSeconds: reading.time, clock: reading.clock)
+            .flatMap { timeline.knownTime(of: $0, receiver: reading.receiver)?.seconds }
         return audit.observe(reading, at: known.map { min($0, now) } ?? min(arrival ?? now, now))
     }
 
     /// A live watch's clock tied to Unix time at its start.
     mutating func tieToUnixTime(offset: Double) {
-        timeline.tieToUnixTime(offset: offset)
+        timeline.tieToUnixTime(offset: .seconds(offset))
         tellNotices()
     }
 
     mutating func advance(to time: Double) -> [AuditEvent] {
-        timeline.advance(to: time)
+        timeline.advance(to: Self.passTime(time))
         return audit.advance(to: time)
     }
 
     mutating func inputLost(at time: Double) -> [AuditEvent] {
-        timeline.advance(to: time)
+        timeline.advance(to: Self.passTime(time))
         return audit.inputLost(at: time)
     }
 
     mutating func inputRestored(at time: Double) -> [AuditEvent] {
-        timeline.advance(to: time)
+        timeline.advance(to: Self.passTime(time))
         return audit.inputRestored(at: time)
     }
 
     mutating func sightingsMayBeMissing(at time: Double) -> [AuditEvent] {
-        timeline.advance(to: time)
+        timeline.advance(to: Self.passTime(time))
         return audit.sightingsMayBeMissing(at: time)
     }
 
     mutating func receiverStatus(_ change: ReceiverStatusChange, at time: Double) -> [AuditEvent] {
-        timeline.advance(to: time)
+        timeline.advance(to: Self.passTime(time))
         return audit.receiverStatus(change, at: time)
     }
 
