@@ -86,10 +86,12 @@ build_module FleetManifest -I Sources/CYAML "${manifest_sources[@]}"
 # The gateway decoders name their default base through the broker URL; the client proper
 # (libmosquitto) is left out.
 build_module BeaconMQTT Sources/BeaconMQTT/MQTTBrokerURL.swift Sources/BeaconMQTT/MQTTError.swift Sources/BeaconMQTT/MQTTCredentials.swift
-mapfile -t fleet_sources < <(find Sources/BeaconFleet/Verification Sources/BeaconFleet/Monitoring -name '*.swift' ! -name MonitorRun.swift ! -name MonitorReplay.swift | sort)
+# The verification and monitoring engines, not the use cases around them (RegionMonitoring.swift,
+# OneShotVerification.swift: they open inputs and log through swift-log).
+mapfile -t fleet_sources < <(find Sources/BeaconFleet/Verification Sources/BeaconFleet/Monitoring -name '*.swift' ! -name MonitorRun.swift ! -name MonitorReplay.swift ! -name RegionMonitoring.swift ! -name OneShotVerification.swift | sort)
 # The readers of recordings, not the live side (SightingSource.swift opens controllers too)
 # nor the reading that logs (SightingRecording+Reading.swift needs swift-log).
-mapfile -t sighting_sources < <(find Sources/BeaconFleet/Sightings -name '*.swift' ! -name SightingSource.swift ! -name 'SightingRecording+Reading.swift' | sort)
+mapfile -t sighting_sources < <(find Sources/BeaconFleet/Sightings -name '*.swift' ! -name SightingSource.swift ! -name 'SightingRecording+Reading.swift' ! -name 'SightingRecording+Opening.swift' | sort)
 build_module BeaconFleet -I Sources/CYAML "${sighting_sources[@]}" Sources/BeaconFleet/Decode/*.swift \
   Sources/BeaconFleet/Gateways/*.swift Sources/BeaconFleet/Broker/MQTTTopics.swift Sources/BeaconFleet/Watch/InputHealth.swift \
   Sources/BeaconFleet/Manifest/*.swift Sources/BeaconFleet/Advertising/AdvertisingError.swift Sources/BeaconFleet/Advertising/AdvertisingSetAllocation.swift Sources/BeaconFleet/Advertising/AdvertisingFault.swift Sources/BeaconFleet/Advertising/StopReason.swift \
