@@ -158,9 +158,9 @@ struct TruthUnderFaultTests {
     // MARK: Recordings
 
     @Test(
-        "verify --input - --timeout 2 on a pipe that stalls (nothing at all; 3 bytes; a capture's header): ends at the timeout, nothing passes",
+        "verify --input - --timeout 2 on a pipe that stalls after a capture's header: ends at the timeout, nothing passes",
         .timeLimit(.minutes(2)),
-        arguments: [[], Array("{\"u".utf8), Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]])
+        arguments: [Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]])
     func stalledPipe(sent: [UInt8]) async throws {
         let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`)")
         let scratch = try ScratchFolder()
@@ -174,12 +174,40 @@ struct TruthUnderFaultTests {
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
         let exit = try ChildProcessExit.run(process)
-        if !sent.isEmpty { stdin.fileHandleForWriting.write(Data(sent)) }
+        stdin.fileHandleForWriting.write(Data(sent))
         let status = try await exit.wait(for: "beaconctl verify ending at its timeout")
         let output = String(decoding: Self.drain(stdout.fileHandleForReading.fileDescriptor), as: UTF8.self)
         try? stdin.fileHandleForWriting.close()
         #expect(status == .exited(1), "\(output)")
         #expect(output.contains("missing"), "\(output)")
+    }
+
+    @Test(
+        "verify --input - --timeout 2 on a pipe that gives nothing readable (nothing; 3 bytes of a line): exit 2 saying so, no verdict",
+        .timeLimit(.minutes(2)), arguments: [[], Array("{\"u".utf8)])
+    func silentPipe(sent: [UInt8]) async throws {
+        let binary = try #require(CalibrateCommandTests.executable(), "build beaconctl first (`swift build`)")
+        let scratch = try ScratchFolder()
+        let manifest = try scratch.write("shop.yaml", CalibrateCommandTests.manifest)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["verify", manifest, "--input", "-", "--timeout", "2"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let exit = try ChildProcessExit.run(process)
+        stdin.fileHandleForWriting.write(Data(sent))
+        // The timeout is what is tested: the wait is the child's own, on its real clock.
+        let status = try await exit.wait(for: "beaconctl verify ending at its timeout")
+        let output = String(decoding: Self.drain(stdout.fileHandleForReading.fileDescriptor), as: UTF8.self)
+        let errors = String(decoding: Self.drain(stderr.fileHandleForReading.fileDescriptor), as: UTF8.self)
+        try? stdin.fileHandleForWriting.close()
+        #expect(status == .exited(2), "\(output)\(errors)")
+        #expect(errors.contains("<stdin>: no sighting arrived within 2.0 s: nothing can be said of the beacons"), "\(errors)")
+        #expect(!output.contains("missing"), "no verdict from a pipe that gave nothing readable: \(output)")
     }
 
     @Test("verify on a capture with a corrupt record in the middle: exit 2 naming the record, no verdicts")

@@ -171,7 +171,7 @@ struct VerifyCommand: AsyncParsableCommand {
             }
         } catch let failure as OneShotVerification.Failure {
             switch failure {
-            case .policy, .input: throw CommandFailure(.usageOrInput, failure.description)
+            case .policy, .input, .nothingArrived: throw CommandFailure(.usageOrInput, failure.description)
             case .broker, .brokerNeverDelivered: throw CommandFailure(.controller, failure.description)
             case .source(let error): throw CommandFailure(.controller, ExitStatus.message(for: error))
             }

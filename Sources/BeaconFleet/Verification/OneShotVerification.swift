@@ -37,6 +37,9 @@ public struct OneShotVerification: Sendable {
         /// The brokers did not all deliver within the timeout: nothing can be said of the
         /// beacons (`reason`: the last failure heard, when there was one).
         case brokerNeverDelivered(seconds: Double, reason: String?)
+        /// A pipe (or standard input) gave no sighting (not even a whole first line or header) within the timeout: its silence says
+        /// nothing of the beacons.
+        case nothingArrived(input: String, seconds: Double)
 
         public var description: String {
             switch self {
@@ -48,6 +51,9 @@ public struct OneShotVerification: Sendable {
                 "the broker input was not connected within \(VerdictWording.seconds(seconds))"
                     + (reason.map { " (last: \($0))" } ?? "")
                     + ": nothing can be said of the beacons; check that the broker is up and reachable, then run again"
+            case .nothingArrived(let input, let seconds):
+                "\(input): no sighting arrived within \(VerdictWording.seconds(seconds)): nothing can be said of the beacons; "
+                    + "check that what writes to it is running (a live `beaconctl scan --format jsonl`, `btmon -w -`), or give a longer --timeout"
             }
         }
     }
@@ -162,10 +168,8 @@ public struct OneShotVerification: Sendable {
         case .failed(let error):
             throw Failure.input(error)
         case .deadline(let seconds):
-            // The pipe never said what it carries: nothing was heard, and the report says so.
-            logger.warning("\(path == "-" ? "<stdin>" : path): no sighting arrived within \(VerdictWording.seconds(seconds))")
-            var engine = VerificationEngine(plan: plan, policy: policy(live: true))
-            return engine.conclude(at: seconds, reason: .timeout).result
+            // The pipe never said what it carries: blind, so no beacon is judged by its silence.
+            throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, seconds: seconds)
         case .stopped:
             var engine = VerificationEngine(plan: plan, policy: policy(live: true))
             return engine.conclude(at: 0, reason: .interrupted).result

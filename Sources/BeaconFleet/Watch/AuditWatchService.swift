@@ -60,17 +60,17 @@ public struct AuditWatchService: Sendable {
         plan: VerificationPlan, settings: Settings, sinks: [any AuditEventSink], logger: Logger
     ) throws(Failure) -> AuditWatchService {
         var sinks = sinks
-        let publishing: ReportPublishing?
+        var publishing: ReportPublishing?
         if let url = settings.publishTo {
+            let started: ReportPublishing
             do {
-                publishing = try ReportPublishing.start(
+                started = try ReportPublishing.start(
                     url, role: "audit", what: "audit changes", environment: settings.environment, logger: logger)
             } catch {
                 throw .publishing(error)
             }
-            sinks.append(Self.publish(plan: plan, to: publishing!, settings: settings, logger: logger))
-        } else {
-            publishing = nil
+            sinks.append(Self.publish(plan: plan, to: started, settings: settings, logger: logger))
+            publishing = started
         }
         // Restart without amnesia: the states a previous watch kept, and the file kept current.
         var restored: AuditStateFile.Contents?
