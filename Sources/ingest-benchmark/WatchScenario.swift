@@ -20,7 +20,7 @@ enum WatchScenario {
     static let uuid = IngestScenario.uuid
     static let beaconsPerStore = 20
     static let seconds = 60
-    static let silence = 10.0
+    static let silence = Duration.seconds(10)
     static let startUnixSeconds: Int64 = 1_700_000_000
     /// Stores whose beacon 2 stops sending at second `seconds / 2`.
     static let silentStores = 1...10

@@ -14,7 +14,7 @@ struct AuditWatchReadingsTests {
     func replay() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1), Script.beacon("hall", minor: 2)])
         let readings = AuditWatchReadings(beacons: 2)
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 5), readings: readings)
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: .seconds(5)), readings: readings)
         // Before the watch starts, every beacon is unknown.
         #expect(readings.snapshot.statistics.unknownBeacons == 2)
         #expect(readings.snapshot.statistics.sightings == 0)
@@ -38,7 +38,7 @@ struct AuditWatchReadingsTests {
     func inputLosses() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
         let readings = AuditWatchReadings()
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 30), readings: readings)
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: .seconds(30)), readings: readings)
         let sink = AuditWatchTests.HealthSink()
         let (sightings, _) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)

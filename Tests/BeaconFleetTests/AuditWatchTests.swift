@@ -26,7 +26,7 @@ struct AuditWatchTests {
     @Test("live: a beacon that goes quiet is reported missing with nothing else heard; cancelling ends the watch with a final report")
     func quietBeaconWhileLive() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 0.2))
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: .milliseconds(200)))
         let sink = StreamingSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let clock = TestClock()
@@ -73,7 +73,7 @@ struct AuditWatchTests {
     @Test("live with input health: blind until the input delivers; one input-lost however often it fails, one input-restored, then a full silence before missing")
     func inputHealth() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 0.3))
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: .milliseconds(300)))
         let sink = HealthSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)
@@ -119,7 +119,7 @@ struct AuditWatchTests {
     @Test("live: a clock that jumped past half the silence between two inputs is a stall: said once, and the beacon missing only a full silence after it")
     func watchStalls() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 5))
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: .seconds(5)))
         let sink = HealthSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let clock = TestClock()
@@ -166,7 +166,7 @@ struct AuditWatchTests {
     func receiverStatuses() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
         // On a clock that never moves: only the statuses change anything.
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 600, followsReceivers: true))
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: .seconds(600), followsReceivers: true))
         let sink = ReceiverSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let (statuses, statusChanges) = AsyncStream.makeStream(of: ReceiverStatusChange.self)
@@ -194,7 +194,7 @@ struct AuditWatchTests {
     @Test("live: the end of the source ends the watch with input-ended")
     func sourceEnds() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 30))
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: .seconds(30)))
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         feed.yield(Script.sighting(Script.identity(minor: 1), at: 5))
         feed.finish()

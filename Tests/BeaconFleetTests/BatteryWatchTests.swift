@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func crossesOnceWaversThenRecoversAfterReplacement() throws {
-        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: 60))
+        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: .seconds(60)))
         _ = audit.observe(Script.sighting(Script.identity(minor: 1), at: 0))
         var events: [AuditBatteryEvent] = []
         // A reading a minute, drifting down through the threshold with ±30 mV of noise.
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func readingsFromAnAddressNoBeaconUsesAreCountedNotGuessed() throws {
-        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: 60))
+        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: .seconds(60)))
         _ = audit.observe(Script.sighting(Script.identity(minor: 1), at: 0))
         #expect(audit.observe(Self.reading(2000, at: 1, from: Script.deviceB)).isEmpty)
         #expect(audit.telemetryCounts == TelemetryCounts(received: 1, unpaired: 1))
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func anAddressHeardLaterIsPairedOnceASilencePassed() throws {
-        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: 60))
+        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: .seconds(60)))
         _ = audit.observe(Script.sighting(Script.identity(minor: 1), address: Script.deviceB, at: 0))
         // Telemetry from device A before door was ever heard from it: unpaired, and not looked
         // up again for a silence.
@@ -71,7 +71,7 @@ import Testing
     @Test func forecastFollowsTheDrainSet() throws {
         // Ten simulated days, a reading every 10 minutes, draining 20 mV a day from 2.9 V
         // with noise: the trend must put the 2.5 V threshold about 20 days after day 9.
-        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: 3600))
+        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: .seconds(3600)))
         var generator = SeededGenerator(seed: 7)
         for step in 0..<(10 * 144) {
             let time = Double(step) * 600
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func aRestartDoesNotPageAgainForALowBattery() throws {
-        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: 60))
+        var audit = AuditFeed(plan: try Script.plan([Self.door()]), configuration: .init(silence: .seconds(60)))
         #expect(audit.restoreBatteryHistories(["door": [.init(day: 1, value: 2450), .init(day: 2, value: 2440)]]) == 1)
         _ = audit.observe(Script.sighting(Script.identity(minor: 1), at: 0))
         #expect(audit.observe(Self.reading(2430, at: 1)).isEmpty)

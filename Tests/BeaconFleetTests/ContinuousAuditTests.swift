@@ -28,7 +28,7 @@ struct ContinuousAuditTests {
         (start...end).map { heard(identity, at: Double($0), by: receiver, address: address, power: power) }
     }
 
-    static func audit(_ beacons: [ExpectedBeacon] = [door], silence: Double = 10, configure: (inout ContinuousAudit.Configuration) -> Void = { _ in }) throws -> AuditFeed {
+    static func audit(_ beacons: [ExpectedBeacon] = [door], silence: Duration = .seconds(10), configure: (inout ContinuousAudit.Configuration) -> Void = { _ in }) throws -> AuditFeed {
         var configuration = ContinuousAudit.Configuration(silence: silence)
         configure(&configuration)
         return AuditFeed(plan: try Script.plan(beacons), configuration: configuration)
@@ -65,11 +65,13 @@ struct ContinuousAuditTests {
     @Test("missing exactly at last seen + silence, even where that sum minus last seen falls an ulp short of the silence", arguments: [1.1, 7.7])
     func silenceEdgeToTheBit(lastSeen: Double) throws {
         // The premise: subtracting gives 2.9999999999999996 (1.1) or 2.999999999999999 (7.7),
-        // so a watch that compared `time - lastSeen >= silence` would not judge at its own deadline.
+        // so a watch that compared `time - lastSeen >= silence` in seconds would not judge at its
+        // own deadline; the audit's times are whole nanoseconds (`PassTime`), compared exactly.
         #expect((lastSeen + 3) - lastSeen < 3)
-        var audit = try Self.audit(silence: 3)
+        var audit = try Self.audit(silence: .seconds(3))
         #expect(Self.changes(Self.play(&audit, [Self.heard(Self.door.identity, at: lastSeen)])) == ["\(SightingJSONLines.timeText(lastSeen)) door -→ok"])
-        #expect(audit.advance(to: (lastSeen + 3).nextDown).isEmpty, "not before its silence has passed")
+        // One nanosecond short (the clock's step: an ulp below the deadline is the same instant).
+        #expect(audit.advance(to: lastSeen + 3 - 1e-9).isEmpty, "not before its silence has passed")
         let events = audit.advance(to: lastSeen + 3)
         #expect(events.map(\.state) == [.missing])
         #expect(events.first?.time == lastSeen + 3)
@@ -163,7 +165,7 @@ struct ContinuousAuditTests {
         let elsewhere = Script.identity(minor: 5, major: 2)
         var audit = AuditFeed(
             plan: try Script.plan([Self.door], otherKnown: [elsewhere: "back-room"]),
-            configuration: .init(silence: 10))
+            configuration: .init(silence: .seconds(10)))
         let sightings = Self.everySecond(Self.door.identity, from: 0, through: 35)
             + Self.everySecond(stranger, from: 2, through: 4, address: Script.deviceB)
             + Self.everySecond(foreign, from: 1, through: 3) + Self.everySecond(elsewhere, from: 1, through: 3)

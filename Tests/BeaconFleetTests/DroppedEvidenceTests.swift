@@ -35,7 +35,7 @@ struct DroppedEvidenceTests {
                     measuredPower: .calibrated(-59), intervalMilliseconds: 100))
             }
         }
-        var audit = AuditFeed(plan: try Script.plan(beacons), configuration: .init(silence: 10))
+        var audit = AuditFeed(plan: try Script.plan(beacons), configuration: .init(silence: .seconds(10)))
         // Stores 0, 100, …, 900: both their beacons stop after 10 s.
         let silenced = Set(stride(from: 0, to: stores, by: 100))
         let unixStart = 1_764_000_000.0
@@ -61,7 +61,7 @@ struct DroppedEvidenceTests {
     func beyondTheReceiverBound() throws {
         let door = Script.beacon("door", minor: 1)
         let till = Script.beacon("till", minor: 2)
-        var audit = AuditFeed(plan: try Script.plan([door, till]), configuration: .init(silence: 10, maximumReceivers: 1))
+        var audit = AuditFeed(plan: try Script.plan([door, till]), configuration: .init(silence: .seconds(10), maximumReceivers: 1))
         var events: [AuditEvent] = []
         // hci0 takes the one place; box-2 is beyond it and is the only one hearing the till.
         for second in 0...40 {
@@ -90,7 +90,7 @@ struct DroppedEvidenceTests {
     func receiversPerBeaconBound() throws {
         let door = Script.beacon("door", minor: 1)
         var audit = AuditFeed(
-            plan: try Script.plan([door]), configuration: .init(silence: 10, maximumReceiversPerIdentity: 2, followsReceivers: true))
+            plan: try Script.plan([door]), configuration: .init(silence: .seconds(10), maximumReceiversPerIdentity: 2, followsReceivers: true))
         var events: [AuditEvent] = []
         for second in 0...5 {
             for box in 0..<5 { events += audit.observe(Self.heard(door.identity, at: Double(second), by: "box-\(box)")) }
@@ -103,7 +103,7 @@ struct DroppedEvidenceTests {
     @Test("unexpected identities beyond the bound: counted; the manifest's beacons are judged on their own evidence alone")
     func unexpectedBoundLeavesBeaconsAlone() throws {
         let door = Script.beacon("door", minor: 1)
-        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: 10, maximumTrackedUnexpected: 2))
+        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: .seconds(10), maximumTrackedUnexpected: 2))
         var events: [AuditEvent] = []
         for second in 0...30 {
             if second <= 20 { events += audit.observe(Self.heard(door.identity, at: Double(second), by: "hci0")) }
@@ -118,7 +118,7 @@ struct DroppedEvidenceTests {
     @Test("addresses per beacon beyond the bound: one device rotating its private address stays one device, heard, never missing")
     func addressesPerBeaconBound() throws {
         let door = Script.beacon("door", minor: 1)
-        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: 10, maximumAddressesPerIdentity: 4))
+        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: .seconds(10), maximumAddressesPerIdentity: 4))
         var events: [AuditEvent] = []
         // A new resolvable private address every second: 30 addresses, never two at once.
         for second in 0..<30 {
@@ -140,7 +140,7 @@ struct DroppedEvidenceTests {
     ) throws -> (changes: [String], receivers: [String], notices: [AuditNotice]) {
         let door = Script.beacon("door", minor: 1)
         let till = Script.beacon("till", minor: 2)
-        var audit = AuditFeed(plan: try Script.plan([door, till]), configuration: .init(silence: 5, followsReceivers: true))
+        var audit = AuditFeed(plan: try Script.plan([door, till]), configuration: .init(silence: .seconds(5), followsReceivers: true))
         let wall = 1_764_000_000.0
         audit.tieToUnixTime(offset: wall)
         var events: [AuditEvent] = []
@@ -199,7 +199,7 @@ struct DroppedEvidenceTests {
     @Test("a box whose clock stands still: said once, however often it is placed again")
     func frozenClockSaidOnce() throws {
         let door = Script.beacon("door", minor: 1)
-        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: 5, followsReceivers: true))
+        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: .seconds(5), followsReceivers: true))
         audit.tieToUnixTime(offset: 1_764_000_000)
         var events: [AuditEvent] = []
         for step in 0..<120 {
@@ -215,7 +215,7 @@ struct DroppedEvidenceTests {
     @Test("a box whose clock comes back: one event when it stepped, one when it agrees again")
     func clockComesBack() throws {
         let door = Script.beacon("door", minor: 1)
-        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: 5, followsReceivers: true))
+        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: .seconds(5), followsReceivers: true))
         let wall = 1_764_000_000.0
         audit.tieToUnixTime(offset: wall)
         var events: [AuditEvent] = []
@@ -235,7 +235,7 @@ struct DroppedEvidenceTests {
     func stalledWatch() throws {
         for tickFirst in [true, false] {
             let door = Script.beacon("door", minor: 1)
-            var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: 5, followsReceivers: true))
+            var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: .seconds(5), followsReceivers: true))
             let wall = 1_764_000_000.0
             audit.tieToUnixTime(offset: wall)
             var events: [AuditEvent] = []
@@ -270,7 +270,7 @@ struct DroppedEvidenceTests {
     @Test("a box's sightings held up by a broker for longer than the silence, then on time again: a delay, not a clock")
     func delayedBacklogIsNotAClock() throws {
         let door = Script.beacon("door", minor: 1)
-        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: 5, followsReceivers: true))
+        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: .seconds(5), followsReceivers: true))
         let wall = 1_764_000_000.0
         audit.tieToUnixTime(offset: wall)
         var events: [AuditEvent] = []
@@ -292,7 +292,7 @@ struct DroppedEvidenceTests {
     @Test("a stall still lets a beacon that really stopped go missing, one full silence after the watch runs again")
     func stallDelaysButDoesNotHide() throws {
         let door = Script.beacon("door", minor: 1)
-        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: 5))
+        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: .seconds(5)))
         var events = audit.observe(Self.heard(door.identity, at: 0, by: "hci0"), arrival: 0)
         audit.stalled(from: 1, until: 12)
         events += audit.advance(to: 30)

@@ -15,7 +15,7 @@ struct ReceiverFollowingTests {
     static let door = Script.beacon("door", minor: 1)
     static let till = Script.beacon("till", minor: 2)
 
-    static func audit(_ beacons: [ExpectedBeacon] = [door, till], silence: Double = 10) throws -> AuditFeed {
+    static func audit(_ beacons: [ExpectedBeacon] = [door, till], silence: Duration = .seconds(10)) throws -> AuditFeed {
         AuditFeed(plan: try Script.plan(beacons), configuration: .init(silence: silence, followsReceivers: true))
     }
 
@@ -228,7 +228,7 @@ struct ReceiverFollowingTests {
     @Test("a receiver first known by its retained status; one beyond the followed is counted, and its silence makes its beacons unmonitored, never missing")
     func statusFirstAndBound() throws {
         var audit = AuditFeed(
-            plan: try Script.plan([Self.door]), configuration: .init(silence: 10, maximumFollowedReceivers: 1, followsReceivers: true))
+            plan: try Script.plan([Self.door]), configuration: .init(silence: .seconds(10), maximumFollowedReceivers: 1, followsReceivers: true))
         var record = Record()
         record.take(audit.receiverStatus(ReceiverStatusChange(receiver: "box-9", online: false), at: 0), &audit)
         record.take(Self.play(&audit, Self.every(1, Self.door, from: 1, through: 5, by: "box-1"), until: 30).beaconEvents, &audit)
@@ -241,7 +241,7 @@ struct ReceiverFollowingTests {
 
     @Test("not following receivers (this host's controller, a file): no receiver events, a silent beacon missing as before")
     func notFollowing() throws {
-        var audit = AuditFeed(plan: try Script.plan([Self.door]), configuration: .init(silence: 10))
+        var audit = AuditFeed(plan: try Script.plan([Self.door]), configuration: .init(silence: .seconds(10)))
         var record = Self.play(&audit, Self.every(1, Self.door, from: 0, through: 5, by: "hci0"), until: 30)
         record.take(audit.receiverStatus(ReceiverStatusChange(receiver: "hci0", online: false), at: 31), &audit)
         #expect(record.lines == ["0 door -→ok", "15 door ok→missing"])

@@ -59,7 +59,7 @@ struct SightingLossTests {
     @Test("the audit: after a possible loss, no beacon is missing before a full silence from it")
     func auditHoldsSilence() throws {
         let door = Script.beacon("door", minor: 1)
-        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: 10))
+        var audit = AuditFeed(plan: try Script.plan([door]), configuration: .init(silence: .seconds(10)))
         var events = audit.observe(Script.sighting(door.identity, at: 0))
         #expect(events.map(\.state) == [.ok])
         // Sightings may have been lost at 8 s: the silence since 0 s proves nothing until 18 s.
@@ -94,7 +94,7 @@ struct SightingLossTests {
     @Test("the watch: an incomplete input is said at once (sightings-lost, then a stats report) and holds missing back a full silence")
     func watchSaysLoss() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 0.3))
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: .milliseconds(300)))
         let sink = OrderedSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)
@@ -142,13 +142,13 @@ struct PipeStallTests {
     @Test("nothing for --stall-after: one input-lost, nothing judged while stalled; the next sighting restores it, and silence before it proves nothing")
     func stallAndReturn() async throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1), Script.beacon("till", minor: 2)])
-        let watch = AuditWatch(plan: plan, configuration: .init(silence: 0.5))
+        let watch = AuditWatch(plan: plan, configuration: .init(silence: .milliseconds(500)))
         let sink = SightingLossTests.OrderedSink()
         let (sightings, feed) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         let clock = TestClock()
         let running = Task {
             try await watch.run(
-                sightings, timing: .live(tick: .milliseconds(100)), input: "-", sinks: [sink], clock: clock, stallAfter: 0.3)
+                sightings, timing: .live(tick: .milliseconds(100)), input: "-", sinks: [sink], clock: clock, stallAfter: .milliseconds(300))
         }
         var delivered = sink.delivered.makeAsyncIterator()
         feed.yield(Script.sighting(Script.identity(minor: 1), at: 0))

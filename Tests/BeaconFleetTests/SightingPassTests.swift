@@ -26,6 +26,7 @@ struct SightingPassTests {
             case .health(let change, let time): inputs.append("health \(change) at \(time.seconds)")
             case .receiverStatus(_, let time): inputs.append("status at \(time.seconds)")
             case .ended(let time): inputs.append("ended at \(time.map { "\($0.seconds)" } ?? "-")")
+            case .notice(.unixTimeKnown(let offset)): inputs.append("notice unixTimeKnown(offset: \(PassTime(sinceOrigin: offset).seconds))")
             case .notice(let notice): inputs.append("notice \(notice)")
             }
             if let limit, sightings >= limit { return .done }

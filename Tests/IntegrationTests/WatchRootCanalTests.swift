@@ -53,7 +53,7 @@ struct WatchRootCanalTests {
             defer { advertisers.stopAll() }
 
             let plan = try VerificationPlan(fleet: fleet)
-            let watch = AuditWatch(plan: plan, configuration: ContinuousAudit.Configuration(silence: 2))
+            let watch = AuditWatch(plan: plan, configuration: ContinuousAudit.Configuration(silence: .seconds(2)))
             let (changes, changeSink) = AsyncStream<AuditEvent>.makeStream()
             let report = try await LiveScan.with(
                 opening: { () async throws(HCITransportError) -> any HCITransport in try await ControllerTransports.open(spec) },

@@ -9,10 +9,11 @@ extension VerifyCommand {
     func validateWatch() throws {
         try SecondsFlag.check(silence, "--silence")
         try SecondsFlag.check(stallAfter, "--stall-after")
-        if let stallAfter, stallAfter >= silence ?? ContinuousAudit.Configuration.defaultSilence {
+        let silenceSeconds = silence ?? ContinuousAudit.Configuration.defaultSilence.secondsValue
+        if let stallAfter, stallAfter >= silenceSeconds {
             throw ValidationError(
                 "--stall-after \(NumberText.plain(stallAfter)) must be shorter than --silence "
-                    + "(\(NumberText.plain(silence ?? ContinuousAudit.Configuration.defaultSilence)) s): a pipe noticed stalled after "
+                    + "(\(NumberText.plain(silenceSeconds)) s): a pipe noticed stalled after "
                     + "its beacons were judged missing would not have kept them from it.")
         }
         if stallAfter != nil, input == nil || sightingInput.inputIsBroker {
@@ -93,7 +94,7 @@ extension VerifyCommand {
         let program = exec.flatMap { ProgramHook(command: $0, environment: console.environment, logger: logger, label: "beaconctl.verify-exec") }
         if let program { sinks.append(WatchEventHook(program: program)) }
         var settings = AuditWatchService.Settings()
-        settings.silence = silence ?? settings.silence
+        settings.silence = silence.flatMap(SecondsFlag.duration) ?? settings.silence
         settings.stateFile = stateFile
         settings.publishTo = mqtt
         settings.homeAssistantPrefix = homeAssistant ? discoveryPrefix ?? HomeAssistantDiscovery.defaultPrefix : nil
@@ -110,7 +111,7 @@ extension VerifyCommand {
         }
         // A broker's sightings are read like a pipe: live, each receiver on its own clock.
         let broker = try BrokerInput.open(sightingInput, role: "watch", environment: console.environment, logger: logger)
-        if let broker, let warning = GatewayPacing.silenceWarning(gateways: broker.feed.subscriptions.map(\.gateway), silence: settings.silence) {
+        if let broker, let warning = GatewayPacing.silenceWarning(gateways: broker.feed.subscriptions.map(\.gateway), silence: settings.silence.secondsValue) {
             logger.warning("\(warning)")
         }
         let watch = service.watch(followsReceivers: broker != nil, readings: serving?.registerWatch(beacons: plan.expected.count))
@@ -164,10 +165,10 @@ extension VerifyCommand {
             switch opened {
             case .capture(let capture):
                 return try await watch.run(
-                    capture, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter, telemetry: opened.telemetry)
+                    capture, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter.flatMap(SecondsFlag.duration), telemetry: opened.telemetry)
             case .jsonLines(let lines):
                 return try await watch.run(
-                    lines, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter, telemetry: lines.telemetry)
+                    lines, timing: timing, input: path, sinks: sinks, stallAfter: stallAfter.flatMap(SecondsFlag.duration), telemetry: lines.telemetry)
             case .broker(let sightings):
                 return try await watch.run(sightings, timing: timing, input: path, sinks: sinks, telemetry: sightings.telemetry)
             }

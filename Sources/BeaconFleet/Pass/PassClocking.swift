@@ -25,11 +25,25 @@ public enum PassClocking: Sendable {
     case scan(tick: Duration, clock: any Clock<Duration>, elapsed: @Sendable () -> Duration, deadline: Duration?)
     /// A stream read by its sightings' own times (as `replay`), whose clock also follows the
     /// wall clock between them: every `tick` of `clock`, once the timeline knows where Unix
-    /// time falls on it, it moves to `wallClock()` (Unix seconds), so that silence after the
+    /// time falls on it, it moves to `wallClock()` (the time since the Unix epoch; `nil`: it
+    /// cannot be told, and the tick leaves the clock where it is), so that silence after the
     /// last sighting passes as it does for the receivers. With `silentStreamEnds`, a stream
-    /// that delivered nothing ends after that many seconds of the wall clock.
+    /// that delivered nothing ends once the wall clock has run that long.
     case followingWallClock(
-        tick: Duration, clock: any Clock<Duration>, wallClock: @Sendable () -> Double, silentStreamEnds: Double?)
+        tick: Duration, clock: any Clock<Duration>, wallClock: @Sendable () -> Duration?, silentStreamEnds: Duration?)
+
+    /// `followingWallClock` for a caller that reads the wall clock, and counts the silent
+    /// stream's limit, in seconds (`WallClock.unixTime()`): each reading, and the limit, taken
+    /// to the nearest nanosecond by the checked conversion (a reading that cannot be, NaN or
+    /// beyond `PassTime.acceptedSeconds`, is one that cannot be told; such a limit, none).
+    public static func followingWallClock(
+        tick: Duration, clock: any Clock<Duration>, wallClock: @escaping @Sendable () -> Double, silentStreamEnds: Double?
+    ) -> PassClocking {
+        .followingWallClock(
+            tick: tick, clock: clock,
+            wallClock: { Duration(checkedSeconds: wallClock(), within: PassTime.acceptedSeconds) },
+            silentStreamEnds: silentStreamEnds.flatMap { Duration(checkedSeconds: $0, within: PassTime.acceptedSeconds) })
+    }
 
     var isReplay: Bool {
         if case .replay = self { return true }

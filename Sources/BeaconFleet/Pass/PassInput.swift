@@ -29,9 +29,10 @@ public enum PassInput: Sendable {
 /// what they may have missed (the watch) take these; the others may ignore them.
 public enum PassNotice: Sendable, Equatable {
     /// Where Unix time stands on the pass's clock, once known (a live pass: at its start, by
-    /// the wall clock; a replay: at its first sighting on Unix time): Unix time is a pass time
-    /// plus `offset`. Said once, before the first input it concerns.
-    case unixTimeKnown(offset: Double)
+    /// the wall clock; a replay: at its first sighting on Unix time): the time since the Unix
+    /// epoch of a pass time is its `sinceOrigin` plus `offset`. Said once, before the first
+    /// input it concerns.
+    case unixTimeKnown(offset: Duration)
     /// A receiver on Unix time whose clock disagrees with the pass's by more than its
     /// tolerance, or agrees again (`PassClocking.liveCheckingArrivals`), before its sighting.
     case receiverClock(ReceiverClockNotice)

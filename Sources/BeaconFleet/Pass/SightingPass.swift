@@ -122,7 +122,7 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
                     if self.tick(at: time, state: &state, reducer: &reducer) == .done { return .reducerDone }
                     if case .scan(_, _, _, let deadline?) = clocking, time.sinceOrigin >= deadline { return .deadline }
                     if case .followingWallClock(_, _, let wallClock, let limit?) = clocking, state.timeline.now == nil,
-                        let started = state.wallClockAtStart, wallClock() - started >= limit
+                        let started = state.wallClockAtStart, let wallTime = wallClock(), wallTime - started >= limit
                     {
                         return .deadline
                     }
@@ -151,8 +151,8 @@ public struct SightingPass<Sightings: AsyncSequence<Sighting, any Error> & Senda
         if case .followingWallClock(_, _, let wallClock, _) = clocking {
             // Until a receiver on Unix time is placed, the wall clock cannot be told on this one
             // (nor a wall clock beyond any pass time).
-            guard let unixTime = Duration(checkedSeconds: wallClock(), within: PassTime.acceptedSeconds),
-                let target = state.timeline.time(atUnixTime: unixTime), state.timeline.now.map({ target > $0 }) ?? true
+            guard let unixTime = wallClock(), let target = state.timeline.time(atUnixTime: unixTime),
+                state.timeline.now.map({ target > $0 }) ?? true
             else {
                 return .more
             }
@@ -215,8 +215,8 @@ struct PassState {
     var timeline: SightingTimeline
     /// The telemetry taken from the source, not yet handed over.
     private var pending: PendingTelemetry
-    /// The wall clock when a pass following it started.
-    var wallClockAtStart: Double?
+    /// The wall clock when a pass following it started (the time since the Unix epoch).
+    var wallClockAtStart: Duration?
     /// Whether the reducer was told where Unix time stands (`PassNotice.unixTimeKnown`).
     private(set) var unixTimeTold = false
 
@@ -230,7 +230,7 @@ struct PassState {
     mutating func tellUnixTime<Reducer: PassReducer>(to reducer: inout Reducer) -> PassStep {
         guard !unixTimeTold, timeline.knowsUnixTime, let offset = timeline.unixTime(at: .origin) else { return .more }
         unixTimeTold = true
-        return reducer.take(.notice(.unixTimeKnown(offset: offset.instantSeconds)))
+        return reducer.take(.notice(.unixTimeKnown(offset: offset)))
     }
 
     /// Tells the reducer what placing the last sighting found of its receiver's clock.

@@ -84,6 +84,20 @@ public struct SightingTimeline: Sendable {
         case moved
         /// The time was not later: nothing changed.
         case unchanged
+
+        /// Moves `clock` (`nil`: not started) to `time` when later, and says what that did: how
+        /// every clock of a pass moves (this timeline's, a reducer's own, `ContinuousAudit`'s),
+        /// never back.
+        @inline(__always)
+        public static func moving(_ clock: inout PassTime?, to time: PassTime) -> Advance {
+            guard let current = clock else {
+                clock = time
+                return .started
+            }
+            guard time > current else { return .unchanged }
+            clock = time
+            return .moved
+        }
     }
 
     /// Places the sighting on this clock, moving the clock on to it when later. A receiver
@@ -140,13 +154,7 @@ public struct SightingTimeline: Sendable {
     /// Moves the clock to a placed time when later, and says what that did.
     @inline(__always)
     private mutating func moveClock(to time: PassTime) -> Placement {
-        guard let before = now else {
-            now = time
-            return Placement(time: time, advance: .started)
-        }
-        guard time > before else { return Placement(time: time, advance: .unchanged) }
-        now = time
-        return Placement(time: time, advance: .moved)
+        Placement(time: time, advance: .moving(&now, to: time))
     }
 
     /// A Unix-time sighting's time on this clock, its receiver's clock checked against the
@@ -166,7 +174,7 @@ public struct SightingTimeline: Sendable {
             // Its clock agrees with the others' again (NTP caught up).
             rebasedUnixReceivers[receiver] = nil
             behindSince[receiver] = nil
-            clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: (agreeing - arrival).instantSeconds, agrees: true, at: arrival.seconds))
+            clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: agreeing - arrival, agrees: true, at: arrival))
             return agreeing
         }
         let placed = PassTime(sinceOrigin: own.sinceOrigin + (rebased ?? shared))
@@ -188,8 +196,8 @@ public struct SightingTimeline: Sendable {
         return rebase(receiver, time: own, skew: agreeing - arrival, at: arrival)
     }
 
-    /// Places `receiver`'s sightings on their arrival from now (its clock is `skew` seconds
-    /// off the others'), and says so the first time: a clock that keeps stepping (or stands
+    /// Places `receiver`'s sightings on their arrival from now (its clock is `skew` off the
+    /// others'), and says so the first time: a clock that keeps stepping (or stands
     /// still) is placed again at each step, but said once until it agrees again. Returns the
     /// sighting's time so placed.
     private mutating func rebase(_ receiver: String, time: ReceiverTime, skew: Duration, at arrival: PassTime) -> PassTime {
@@ -202,7 +210,7 @@ public struct SightingTimeline: Sendable {
         let known = rebasedUnixReceivers.updateValue(arrival.sinceOrigin - time.sinceOrigin, forKey: receiver) != nil
         behindSince[receiver] = nil
         if !known {
-            clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: skew.instantSeconds, agrees: false, at: arrival.seconds))
+            clockNotices.append(ReceiverClockNotice(receiver: receiver, skew: skew, agrees: false, at: arrival))
         }
         return arrival
     }
@@ -223,13 +231,7 @@ public struct SightingTimeline: Sendable {
     /// input).
     @discardableResult
     public mutating func advance(to time: PassTime) -> Advance {
-        guard let current = now else {
-            now = time
-            return .started
-        }
-        guard time > current else { return .unchanged }
-        now = time
-        return .moved
+        .moving(&now, to: time)
     }
 
     /// Says what to add to this clock's times to get Unix time: a live run, whose clock is
@@ -314,11 +316,11 @@ private func magnitude(_ duration: Duration) -> Duration {
 /// event.
 public struct ReceiverClockNotice: Hashable, Sendable {
     public var receiver: String
-    /// Seconds its clock stands ahead of the run's (behind: negative), as the sighting that
+    /// How far its clock stands ahead of the run's (behind: negative), as the sighting that
     /// showed it says.
-    public var skew: Double
+    public var skew: Duration
     /// `true`: it agrees again, and its sightings are placed by their own times once more.
     public var agrees: Bool
     /// The arrival that showed it, on the run's clock.
-    public var at: Double
+    public var at: PassTime
 }

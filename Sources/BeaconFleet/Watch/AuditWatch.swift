@@ -3,7 +3,7 @@ import HCI
 
 /// The use case behind `verify --watch`: runs a `ContinuousAudit` over a stream of sightings
 /// until the input ends or the task is cancelled, handing every change and a status report
-/// every `statisticsPeriod` seconds to the sinks.
+/// every `statisticsPeriod` to the sinks.
 public struct AuditWatch: Sendable {
     public let plan: VerificationPlan
     public let configuration: ContinuousAudit.Configuration
@@ -11,10 +11,10 @@ public struct AuditWatch: Sendable {
     /// A live watch's clock ticks every half second: a beacon that goes quiet is reported
     /// within silence + 0.5 s even when nothing is heard.
     public static let liveTiming = VerificationTiming.live(tick: .milliseconds(500))
-    /// Seconds between status reports, on the audit's clock.
-    public static let statisticsPeriod = 60.0
-    /// Seconds at least between two `sightings-lost` events while losses go on.
-    public static let lossEventSpacing = 10.0
+    /// The time between status reports, on the audit's clock.
+    public static let statisticsPeriod = Duration.seconds(60)
+    /// The time at least between two `sightings-lost` events while losses go on.
+    public static let lossEventSpacing = Duration.seconds(10)
     /// Inputs the live watch holds for the audit: far more than a second of the busiest
     /// air. Beyond, the oldest are dropped and counted.
     static let liveQueueLimit = 100_000
@@ -64,7 +64,7 @@ public struct AuditWatch: Sendable {
         lostMessages: (any LossCounting)? = nil,
         health: AsyncStream<InputHealthChange>? = nil, receiverStatus: AsyncStream<ReceiverStatusChange>? = nil,
         input: String = "the input", sinks: [any AuditEventSink], clock: any Clock<Duration> = ContinuousClock(),
-        stallAfter: Double? = nil, telemetry: TelemetryInbox? = nil
+        stallAfter: Duration? = nil, telemetry: TelemetryInbox? = nil
     ) async throws -> AuditStatusReport {
         var settings = SightingPassSettings()
         settings.maximumReceivers = configuration.maximumReceivers
@@ -93,10 +93,7 @@ public struct AuditWatch: Sendable {
         case .live(let tick):
             // A live watch checks each receiver's Unix clock against its arrivals, within the
             // silence: a clock further off would age or freshen beacons by more.
-            // A silence beyond any pass time checks nothing: no clock can be off by that much.
-            clocking = .liveCheckingArrivals(
-                tick: tick, clock: clock,
-                arrivalTolerance: Duration(checkedSeconds: configuration.silence, within: PassTime.acceptedSeconds) ?? .seconds(Int64.max))
+            clocking = .liveCheckingArrivals(tick: tick, clock: clock, arrivalTolerance: configuration.silence)
             reduction = WatchReduction(
                 progress: progress,
                 live: WatchReduction.Live(
@@ -110,8 +107,8 @@ public struct AuditWatch: Sendable {
     /// The gap between two inputs of a live watch that is taken as the watch not running:
     /// half the silence (a receiver publishing twice a silence then still has a sighting
     /// read within its silence), and never less than a few ticks.
-    static func stallLimit(silence: Double, tick: Duration) -> Double {
-        max(silence / 2, 4 * tick.secondsValue)
+    static func stallLimit(silence: Duration, tick: Duration) -> Duration {
+        max(silence / 2, tick * 4)
     }
 }
 
@@ -121,12 +118,12 @@ struct WatchProgress {
     let sinks: [any AuditEventSink]
     let lost: @Sendable () -> Int
     let lostMessages: @Sendable () -> Int
-    private var nextReport: Double?
+    private var nextReport: PassTime?
     /// The input's name in its events.
     let input: String
     private var inputState = InputState.delivering
     /// When the last `sightings-lost` event went out.
-    private var lastLossEvent: Double?
+    private var lastLossEvent: PassTime?
     /// Where the counters go, when someone reads them (metrics).
     let readings: AuditWatchReadings?
     private var inputLosses = 0
@@ -137,7 +134,7 @@ struct WatchProgress {
         case starting
         case delivering
         /// Lost since then, for this reason (reported).
-        case lost(since: Double, reason: String)
+        case lost(since: PassTime, reason: String)
     }
 
     init(
@@ -174,19 +171,19 @@ struct WatchProgress {
     /// The input has not delivered yet: the audit judges nothing by silence until it does,
     /// and says nothing of it unless it fails.
     mutating func startBlind() {
-        take(audit.inputLost(at: audit.now ?? 0))
+        take(audit.inputLost(at: audit.now ?? .origin))
         inputState = .starting
     }
 
     /// Takes a change of the input's health: one event when it is lost (however many
     /// attempts fail while it is away), one when it is back.
-    mutating func inputHealth(_ change: InputHealthChange, at time: Double) {
+    mutating func inputHealth(_ change: InputHealthChange, at time: PassTime) {
         switch (change, inputState) {
         case (.lost(let reason), .starting), (.lost(let reason), .delivering):
             take(audit.inputLost(at: time))
             inputState = .lost(since: time, reason: reason)
             inputLosses += 1
-            deliver(AuditInputEvent(time: time, kind: .lost, input: input, reason: reason))
+            deliver(AuditInputEvent(time: time.seconds, kind: .lost, input: input, reason: reason), at: time)
         case (.lost, .lost), (.restored, .delivering):
             break
         case (.incomplete(let reason), .delivering), (.incomplete(let reason), .starting):
@@ -200,7 +197,9 @@ struct WatchProgress {
         case (.restored, .lost(let since, let reason)):
             take(audit.inputRestored(at: time))
             inputState = .delivering
-            deliver(AuditInputEvent(time: time, kind: .restored, input: input, reason: reason, lostFor: time - since))
+            deliver(
+                AuditInputEvent(time: time.seconds, kind: .restored, input: input, reason: reason, lostFor: (time - since).instantSeconds),
+                at: time)
         }
     }
 
@@ -208,13 +207,16 @@ struct WatchProgress {
     /// nothing, not even its own ticks): blind time, so every beacon and receiver gets a full
     /// silence from `until`, and the stall is said once, unless the watch was blind anyway
     /// (its input lost or not yet delivering).
-    mutating func watchStalled(from: Double, until: Double) {
+    mutating func watchStalled(from: PassTime, until: PassTime) {
         audit.stalled(from: from, until: until)
         guard case .delivering = inputState else { return }
-        let seconds = NumberText.plain(((until - from) * 10).rounded() / 10)
-        deliver(AuditInputEvent(
-            time: max(until, audit.now ?? until), kind: .watchStalled, input: input,
-            reason: "the watch itself did not run for \(seconds) s (stopped, suspended or starved of CPU): what arrived meanwhile is read now, and no beacon or receiver is judged on a silence that includes the stall"))
+        let seconds = NumberText.plain(((until - from).instantSeconds * 10).rounded() / 10)
+        let time = max(until, audit.now ?? until)
+        deliver(
+            AuditInputEvent(
+                time: time.seconds, kind: .watchStalled, input: input,
+                reason: "the watch itself did not run for \(seconds) s (stopped, suspended or starved of CPU): what arrived meanwhile is read now, and no beacon or receiver is judged on a silence that includes the stall"),
+            at: time)
     }
 
     /// Sightings may be missing up to `time`: no beacon is judged by that silence, and the
@@ -222,35 +224,34 @@ struct WatchProgress {
     /// `lossEventSpacing` while losses go on: the status reports count them all), and, when
     /// losses start after a quiet `statisticsPeriod`, a status report without waiting for
     /// the next period.
-    mutating func sightingsLost(at time: Double, reason: String) {
+    mutating func sightingsLost(at time: PassTime, reason: String) {
         take(audit.sightingsMayBeMissing(at: time))
         let previous = lastLossEvent
         if let previous, time - previous < AuditWatch.lossEventSpacing { return }
         lastLossEvent = time
-        deliver(AuditInputEvent(time: time, kind: .sightingsLost, input: input, reason: reason))
+        deliver(AuditInputEvent(time: time.seconds, kind: .sightingsLost, input: input, reason: reason), at: time)
         guard previous.map({ time - $0 >= AuditWatch.statisticsPeriod }) ?? true else { return }
-        let report = AuditStatusReport(time: time, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries())
+        let report = AuditStatusReport(time: time.seconds, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries())
         for sink in sinks { sink.deliver(report) }
     }
 
     /// Judges a telemetry reading placed at `time` and hands the battery crossings to every
     /// sink.
-    mutating func takeTelemetry(_ reading: TelemetryReading, at time: Double) {
-        for var event in audit.observe(reading, at: time) {
-            event.unixTime = audit.unixTime(at: event.time)
+    mutating func takeTelemetry(_ reading: TelemetryReading, at time: PassTime) {
+        for event in audit.observe(reading, at: time) {
             for sink in sinks { sink.deliver(event) }
         }
     }
 
     private func deliver(_ event: AuditReceiverEvent) {
-        var event = event
-        event.unixTime = audit.unixTime(at: event.time)
         for sink in sinks { sink.deliver(event) }
     }
 
-    private func deliver(_ event: AuditInputEvent) {
+    /// Hands `event`, which happened at `time` on the audit's clock, to every sink, told in
+    /// Unix time too once the audit can.
+    private func deliver(_ event: AuditInputEvent, at time: PassTime) {
         var event = event
-        event.unixTime = audit.unixTime(at: event.time)
+        event.unixTime = audit.unixSeconds(at: time)
         for sink in sinks { sink.deliver(event) }
     }
 
@@ -259,15 +260,14 @@ struct WatchProgress {
     /// report when one is due.
     mutating func take(_ events: [AuditEvent]) {
         for notice in audit.takeNotices() {
-            deliver(AuditInputEvent(time: notice.time, kind: notice.kind, input: input, reason: notice.reason))
+            deliver(AuditInputEvent(time: notice.time.seconds, kind: notice.kind, input: input, reason: notice.reason), at: notice.time)
         }
         var receiverEvents = audit.takeReceiverEvents()[...]
-        for var event in events {
+        for event in events {
             while let receiverEvent = receiverEvents.first, receiverEvent.time <= event.time {
                 deliver(receiverEvent)
                 receiverEvents.removeFirst()
             }
-            event.lastSeenUnixTime = event.lastSeen.flatMap(audit.unixTime(at:))
             for sink in sinks { sink.deliver(event) }
         }
         for receiverEvent in receiverEvents { deliver(receiverEvent) }
@@ -278,26 +278,24 @@ struct WatchProgress {
         }
         guard now >= due else { return }
         let report = AuditStatusReport(
-            time: now, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries(),
+            time: now.seconds, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), beacons: beaconSummaries(),
             batteries: audit.batteryStandings, telemetry: audit.telemetryCounts)
         for sink in sinks { sink.deliver(report) }
-        // One report however far the clock jumped; the next on the period's grid.
-        let periods = ((now - due) / AuditWatch.statisticsPeriod).rounded(.down) + 1
-        nextReport = due + periods * AuditWatch.statisticsPeriod
+        // One report however far the clock jumped; the next on the period's grid (whole
+        // periods, counted exactly).
+        let period = AuditWatch.statisticsPeriod.attoseconds
+        let periods = (now - due).attoseconds / period + 1
+        nextReport = due + Duration(attoseconds: periods * period)
     }
 
     private func beaconSummaries() -> [AuditBeaconSummary] {
-        audit.beaconSummaries.map { summary in
-            var summary = summary
-            summary.lastSeenUnixTime = summary.lastSeen.flatMap(audit.unixTime(at:))
-            return summary
-        }
+        audit.beaconSummaries
     }
 
     /// The final report, also handed to the sinks.
     func finish(_ end: AuditWatchEnd) -> AuditStatusReport {
         let report = AuditStatusReport(
-            time: audit.now ?? 0, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), end: end,
+            time: audit.now?.seconds ?? 0, statistics: audit.statistics, lostSightings: lost(), lostMessages: lostMessages(), end: end,
             beaconsNotOK: audit.beaconStates.filter { $0.state != .ok }, beacons: beaconSummaries(),
             batteries: audit.batteryStandings, telemetry: audit.telemetryCounts)
         for sink in sinks { sink.deliver(report) }

@@ -9,7 +9,7 @@ import Logging
 public struct AuditWatchService: Sendable {
     /// What the watch is asked for, beside its input.
     public struct Settings: Sendable {
-        /// Seconds without a reception before a beacon is missing (`--silence`).
+        /// How long without a reception before a beacon is missing (`--silence`).
         public var silence = ContinuousAudit.Configuration.defaultSilence
         /// `--state FILE`: where the beacons' states are kept and restarted from.
         public var stateFile: String?

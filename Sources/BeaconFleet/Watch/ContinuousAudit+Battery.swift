@@ -11,20 +11,27 @@ extension ContinuousAudit {
     /// when it was handed over), never later than the audit's clock, paired with its beacon
     /// (`TelemetryPairing`'s rules, the addresses of the beacons heard lately), and judged.
     /// Returns the battery crossings it caused. Readings no rule pairs are counted.
-    public mutating func observe(_ reading: TelemetryReading, at time: Double) -> [AuditBatteryEvent] {
+    /// Returns the battery crossings it caused (told in Unix time too, once known). Readings
+    /// no rule pairs are counted.
+    public mutating func observe(_ reading: TelemetryReading, at time: PassTime) -> [AuditBatteryEvent] {
         let placed = min(time, now ?? time)
         guard let index = pairedBeacon(for: reading) else {
             batteries.countUnpaired()
             return []
         }
-        let day = Self.day(of: unixTime(at: placed) ?? placed)
-        return batteries.take(reading, beacon: index, at: placed, day: day).map { [$0] } ?? []
+        let day = Self.day(of: unixTime(at: placed) ?? placed.sinceOrigin)
+        guard var event = batteries.take(reading, beacon: index, at: placed.seconds, day: day) else { return [] }
+        event.unixTime = unixSeconds(at: placed)
+        return [event]
     }
 
-    /// The day a moment falls on: Unix days when the audit can tell Unix time, else days of
-    /// its own clock (a recording on an elapsed clock).
-    static func day(of seconds: Double) -> Int {
-        Int(exactly: (seconds / 86_400).rounded(.down)) ?? 0
+    /// The day a moment falls on (`sinceEpoch`: since the Unix epoch when the audit can tell
+    /// Unix time, else since its own clock's origin, a recording on an elapsed clock).
+    static func day(of sinceEpoch: Duration) -> Int {
+        // Whole days, rounded down (before the origin too); far within Int for any pass time.
+        let (seconds, attoseconds) = sinceEpoch.components
+        let wholeSeconds = attoseconds < 0 ? seconds - 1 : seconds
+        return Int(wholeSeconds >= 0 ? wholeSeconds / 86_400 : (wholeSeconds - 86_399) / 86_400)
     }
 
     private mutating func pairedBeacon(for reading: TelemetryReading) -> Int? {
@@ -34,7 +41,7 @@ extension ContinuousAudit {
         // An address no beacon was heard from (another vendor's beacon in the mall) is looked
         // up again only a silence later: a walk of every beacon per reading of it would cost
         // more the larger the fleet.
-        let now = self.now ?? 0
+        let now = self.now ?? .origin
         if let retry = unpairedRetry[address], now < retry { return nil }
         let heard = beaconsHeard(from: address)
         let index = heard.count == 1 ? heard[0] : nil
@@ -48,11 +55,14 @@ extension ContinuousAudit {
         return index
     }
 
-    /// The beacons' batteries as the audit stands on them, in manifest order.
+    /// The beacons' batteries as the audit stands on them (the last reading in Unix time too,
+    /// once known), in manifest order.
     public var batteryStandings: [BatteryStanding] {
         batteries.standings.map { standing in
             var standing = standing
-            standing.lastReadingUnixTime = standing.lastReading.flatMap(unixTime(at:))
+            // The battery watch keeps its readings' times in seconds, as a pass time's
+            // `seconds` wrote them: read back to the nanosecond.
+            standing.lastReadingUnixTime = unixSeconds(at: standing.lastReading.flatMap(PassTime.init(checkedSeconds:)))
             return standing
         }
     }

@@ -14,6 +14,10 @@ import BeaconCore
 /// (`inputRestored`), every identity has a full silence from then. A restarted watch can
 /// start from the states a previous one kept (`restore`).
 ///
+/// Its times are the pass's (`PassTime`), its spans `Duration`s: deadlines compare exactly. Its
+/// events tell them in seconds (`PassTime.seconds`), and in Unix time once the pass said where
+/// that stands (`unixTimeKnown(offset:)`), as they are written.
+///
 /// Receivers are followed too (`FollowedReceivers`): one is offline when its status says so
 /// (`receiverStatus`) or when none of its sightings arrived for the silence period, online
 /// again at its next sighting or status. The receivers that heard a beacon within the silence
@@ -28,9 +32,9 @@ import BeaconCore
 /// and a few addresses and receivers per identity; what is beyond is counted.
 public struct ContinuousAudit: Sendable {
     public struct Configuration: Hashable, Sendable {
-        /// Seconds without a reception after which a beacon is missing (an unexpected identity
+        /// How long without a reception a beacon is missing after (an unexpected identity
         /// gone), and the window in which two devices sending one identity are a duplicate.
-        public var silence: Double
+        public var silence: Duration
         public var maximumTrackedUnexpected: Int
         /// Receivers on elapsed clocks whose clocks are told apart (sightings in Unix time all
         /// share one base, whatever their number); the sightings of any beyond are counted, not
@@ -50,10 +54,10 @@ public struct ContinuousAudit: Sendable {
         /// its silence is the beacons'.
         public var followsReceivers: Bool
 
-        public static let defaultSilence = 30.0
+        public static let defaultSilence = Duration.seconds(30)
 
         public init(
-            silence: Double = Self.defaultSilence,
+            silence: Duration = Self.defaultSilence,
             maximumTrackedUnexpected: Int = VerificationEngine.maximumTrackedUnexpected,
             maximumReceivers: Int = SightingTimeline.standardMaximumReceivers, maximumAddressesPerIdentity: Int = 16, maximumReceiversPerIdentity: Int = 16,
             maximumFollowedReceivers: Int = 65_536, followsReceivers: Bool = false
@@ -73,11 +77,11 @@ public struct ContinuousAudit: Sendable {
 
     /// The audit's clock (the pass's: `SightingPass` places every sighting on it and says
     /// where it stands): `nil` until the first time is given.
-    public private(set) var now: Double?
-    private var start: Double?
+    public private(set) var now: PassTime?
+    private var start: PassTime?
     /// What to add to a time on the audit's clock to tell it as Unix time, once the pass
     /// knows (`PassNotice.unixTimeKnown`).
-    private var unixOffset: Double?
+    private var unixOffset: Duration?
     /// One per manifest beacon, in manifest order (`plan.expected[index]` is its beacon).
     private var beacons: [AuditedIdentity]
     private let beaconIndex: IdentityTable
@@ -88,20 +92,22 @@ public struct ContinuousAudit: Sendable {
     /// moment are reported in.
     private var nextUnexpectedSerial = 0
     /// The end of the first silence, when every beacon never heard goes missing at once:
-    /// one moment for them all, so they take no place in `deadlines`.
-    private var firstSilenceDue = Double.infinity
+    /// one moment for them all, so they take no place in `deadlines`. `nil`: none to come (the
+    /// clock has not started, or it was judged).
+    private var firstSilenceDue: PassTime?
     /// Each heard identity's next deadline (at most one entry each, `queuedDue`): a sighting
     /// or a moment passing costs the same whatever the size of the fleet.
-    private var deadlines = DeadlineQueue()
+    private var deadlines = DeadlineQueue<PassTime>()
     private var counters = AuditStatistics()
     /// While the input is not delivering, silence says nothing: no state changes by it.
     public private(set) var isInputDown = false
     /// No change by silence before this moment: one full silence from the input's return.
-    private var silenceJudgedFrom = -Double.infinity
+    /// `nil`: no such bound (the input never came back, nothing was lost).
+    private var silenceJudgedFrom: PassTime?
     /// The receivers followed, and each one's next silence deadline (at most one entry each,
     /// `queuedDue`).
     private var receivers: FollowedReceivers
-    private var receiverDeadlines = DeadlineQueue()
+    private var receiverDeadlines = DeadlineQueue<PassTime>()
     /// Receivers offline now: while there are none, no beacon needs its receivers looked at
     /// unless its silence has passed.
     private var offlineReceivers = 0
@@ -109,17 +115,20 @@ public struct ContinuousAudit: Sendable {
     /// shown they still hear (`awaitsReceiver`): judged at the next sighting of one of them,
     /// or when they go offline. Entries of beacons heard since are dropped as met.
     private var awaitingBeacons: [Int] = []
+    /// A change that fell due as the clock moved: where it goes among those of one moment
+    /// (`AuditedIdentity.order`), and its moment, which orders the changes exactly.
+    private typealias DueEvent = (order: Int, time: PassTime, event: AuditEvent)
     /// Receivers' changes not yet taken (`takeReceiverEvents`).
     private var receiverEvents: [AuditReceiverEvent] = []
     /// What the audit says of its own evidence, not yet taken (`takeNotices`).
     private var notices: [AuditNotice] = []
     /// Beacons not missing before a moment, by index: their receiver's return gave them a
     /// full silence. Few and short-lived (dropped when heard): beside the tracks, not in them.
-    private var notBeforeByBeacon: [Int: Double] = [:]
+    private var notBeforeByBeacon: [Int: PassTime] = [:]
     /// When (on the audit's clock) each beacon was last heard by a receiver whose sightings
     /// could not be placed (beyond `maximumReceivers`), by index. Rare: beside the tracks,
     /// not in them, so that a reception costs no more for it.
-    private var unplacedByBeacon: [Int: Double] = [:]
+    private var unplacedByBeacon: [Int: PassTime] = [:]
     /// A restored `unmonitored` beacon's receivers from the previous watch, by index, until
     /// it is heard (`restore`).
     private var restoredReceivers: [Int: [String]] = [:]
@@ -133,7 +142,7 @@ public struct ContinuousAudit: Sendable {
     var heardPairing: [BluetoothAddress: Int?] = [:]
     /// Telemetry addresses no beacon was heard from, with when to look again, bounded like
     /// `heardPairing` (`ContinuousAudit+Battery`).
-    var unpairedRetry: [BluetoothAddress: Double] = [:]
+    var unpairedRetry: [BluetoothAddress: PassTime] = [:]
 
     public init(plan: VerificationPlan, configuration: Configuration = Configuration()) {
         self.plan = plan
@@ -161,9 +170,12 @@ public struct ContinuousAudit: Sendable {
         zip(plan.expected, beacons).map { ($0, $1.state) }
     }
 
-    /// Each manifest beacon's state and latest reception, in manifest order.
+    /// Each manifest beacon's state and latest reception (in Unix time too, once known), in
+    /// manifest order.
     public var beaconSummaries: [AuditBeaconSummary] {
-        zip(plan.expected, beacons).map { AuditBeaconSummary(beacon: $0, state: $1.state, lastSeen: $1.lastSeen) }
+        zip(plan.expected, beacons).map {
+            AuditBeaconSummary(beacon: $0, state: $1.state, lastSeen: $1.lastSeen?.seconds, lastSeenUnixTime: unixSeconds(at: $1.lastSeen))
+        }
     }
 
     /// Counters and states so far.
@@ -197,13 +209,13 @@ public struct ContinuousAudit: Sendable {
     /// Takes in one reception, placed on the audit's clock by the pass (`SightingPass`: a
     /// live watch checks each receiver's Unix clock against the arrivals, within the silence,
     /// so that one box's clock never ages the others' beacons): the changes due up to where
-    /// the clock stands, then the one it causes. The audit counts in seconds.
+    /// the clock stands, then the one it causes.
     @inline(__always)
     public mutating func observe(_ placedSighting: PlacedSighting) -> [AuditEvent] {
         counters.sightings += 1
         let sighting = placedSighting.sighting
-        guard let placed = placedSighting.time?.seconds else { return unplaced(sighting) }
-        var events = clockMoved(moveClock(to: placedSighting.clock.seconds))
+        guard let placed = placedSighting.time else { return unplaced(sighting) }
+        var events = clockMoved(.moving(&now, to: placedSighting.clock))
         // A sighting older than the clock (a source that reordered) counts at the clock's time.
         let time = now ?? placed
         let identity = sighting.identity
@@ -250,7 +262,7 @@ public struct ContinuousAudit: Sendable {
         counters.untrackedReceiverSightings += 1
         if counters.untrackedReceiverSightings == 1 {
             notices.append(AuditNotice(
-                time: now ?? 0, kind: .boundReached,
+                time: now ?? .origin, kind: .boundReached,
                 reason: "receiver \(sighting.receiver) is beyond the \(configuration.maximumReceivers) receivers on their own clocks that the watch tells apart: its sightings cannot be placed in time, so the beacons only such receivers hear are unmonitored, never missing; mark the input's times as Unix time (\"clock\":\"unix\") or split the fleet over several watches"))
         }
         guard let time = now, let index = beaconIndex.index(of: sighting.identity, identityAt: { beacons[$0].identity }) else { return [] }
@@ -263,10 +275,11 @@ public struct ContinuousAudit: Sendable {
     /// (`takeNotices`, a `receiver-clock` event).
     public mutating func receiverClock(_ notice: ReceiverClockNotice) {
         counters.receiverClockEvents += 1
-        let skew = NumberText.plain((abs(notice.skew) * 10).rounded() / 10)
+        let skewSeconds = notice.skew.instantSeconds
+        let skew = NumberText.plain((abs(skewSeconds) * 10).rounded() / 10)
         let reason = notice.agrees
             ? "receiver \(notice.receiver)'s clock agrees with the watch's again (off by \(skew) s): its sightings are placed by their own times again"
-            : "receiver \(notice.receiver)'s clock is \(skew) s \(notice.skew > 0 ? "ahead of" : "behind") the watch's (more than the \(Self.seconds(configuration.silence)) silence: it stepped, or was never set): its sightings are placed on their arrival, no other receiver's beacons are judged by it; set its clock (NTP)"
+            : "receiver \(notice.receiver)'s clock is \(skew) s \(skewSeconds > 0 ? "ahead of" : "behind") the watch's (more than the \(Self.seconds(configuration.silence)) silence: it stepped, or was never set): its sightings are placed on their arrival, no other receiver's beacons are judged by it; set its clock (NTP)"
         notices.append(AuditNotice(time: max(notice.at, now ?? notice.at), kind: .receiverClock, reason: reason))
     }
 
@@ -283,41 +296,38 @@ public struct ContinuousAudit: Sendable {
     /// when it fell due, so no beacon and no receiver is judged by a silence that includes
     /// it: each gets one full silence from `until`. Unlike `sightingsMayBeMissing`, nothing
     /// due during the stall is judged first.
-    public mutating func stalled(from: Double, until: Double) {
-        guard until.isFinite else { return }
+    public mutating func stalled(from: PassTime, until: PassTime) {
         counters.stalls += 1
-        silenceJudgedFrom = max(silenceJudgedFrom, max(until, now ?? until) + configuration.silence)
+        judgeSilence(from: max(until, now ?? until))
     }
 
-    /// The Unix time of `time` on the audit's clock, once the pass said where Unix time
-    /// stands (`unixTimeKnown(offset:)`).
-    public func unixTime(at time: Double) -> Double? {
-        unixOffset.map { time + $0 }
+    /// The Unix time of `time` on the audit's clock (the time since the Unix epoch), once the
+    /// pass said where Unix time stands (`unixTimeKnown(offset:)`).
+    public func unixTime(at time: PassTime) -> Duration? {
+        unixOffset.map { time.sinceOrigin + $0 }
+    }
+
+    /// `unixTime(at:)` in seconds, as events and reports write it.
+    func unixSeconds(at time: PassTime?) -> Double? {
+        time.flatMap(unixTime(at:))?.instantSeconds
     }
 
     /// Says what to add to the audit's times to get Unix time (`PassNotice.unixTimeKnown`).
     /// The first holds.
-    public mutating func unixTimeKnown(offset: Double) {
-        if unixOffset == nil, offset.isFinite { unixOffset = offset }
+    public mutating func unixTimeKnown(offset: Duration) {
+        if unixOffset == nil { unixOffset = offset }
     }
 
     /// Moves the clock to `time` (a time before it changes nothing): every change due by
     /// then, each at its own time, in time order.
-    public mutating func advance(to time: Double) -> [AuditEvent] {
-        clockMoved(moveClock(to: time))
+    public mutating func advance(to time: PassTime) -> [AuditEvent] {
+        clockMoved(.moving(&now, to: time))
     }
 
-    /// Moves the clock to `time` when later, and says what that did.
-    @inline(__always)
-    private mutating func moveClock(to time: Double) -> SightingTimeline.Advance {
-        guard time.isFinite else { return .unchanged }
-        guard let current = now else {
-            now = time
-            return .started
-        }
-        guard time > current else { return .unchanged }
-        now = time
-        return .moved
+    /// No change by silence before a full silence from `time` (nor before an earlier such
+    /// bound).
+    private mutating func judgeSilence(from time: PassTime) {
+        silenceJudgedFrom = PassTime.latest(time + configuration.silence, silenceJudgedFrom)
     }
 
     /// The changes due now that the clock has moved (or started) as `advance` says.
@@ -333,24 +343,29 @@ public struct ContinuousAudit: Sendable {
         case .moved:
             break
         }
-        guard !isInputDown, firstSilenceDue <= time || deadlines.earliest <= time || receiverDeadlines.earliest <= time else { return [] }
+        guard !isInputDown,
+            PassTime.isDue(firstSilenceDue, by: time) || PassTime.isDue(deadlines.soonest, by: time)
+                || PassTime.isDue(receiverDeadlines.soonest, by: time)
+        else { return [] }
 
-        var due: [(order: Int, event: AuditEvent)] = []
-        if firstSilenceDue <= time {
+        var due: [DueEvent] = []
+        if let firstDue = firstSilenceDue, firstDue <= time {
             // After the input's return, the first silence ends a full silence after it.
-            let moment = max(firstSilenceDue, silenceJudgedFrom)
-            firstSilenceDue = moment > time ? moment : .infinity
+            let moment = PassTime.latest(firstDue, silenceJudgedFrom)
+            firstSilenceDue = moment > time ? moment : nil
             if moment <= time {
                 // Not heard since the start (a restored state included: it is confirmed or changed now).
                 for index in beacons.indices where beacons[index].lastSeen == nil {
-                    if let event = reevaluateBeacon(index, at: moment) { due.append((index, event)) }
+                    if let event = reevaluateBeacon(index, at: moment) { due.append((index, moment, event)) }
                 }
             }
         }
         while true {
             // Receivers and tracks in time order, a receiver first at one moment: a box that
             // went silent is offline before its beacons' silence is judged.
-            if receiverDeadlines.earliest <= deadlines.earliest, let (entryDue, place) = receiverDeadlines.popDue(by: time) {
+            if PassTime.isNoLater(receiverDeadlines.soonest, than: deadlines.soonest),
+                let (entryDue, place) = receiverDeadlines.popDue(by: time)
+            {
                 receiverDeadlineFell(place, entryDue: entryDue, into: &due)
                 continue
             }
@@ -363,19 +378,19 @@ public struct ContinuousAudit: Sendable {
             // After the input's return, expiries before `silenceJudgedFrom` are judged at it;
             // one at or after a receiver's deadline waits for it (queued again below).
             while let deadline = Self.deadline(of: self[key], silence: configuration.silence, notBefore: notBefore(of: key))
-                .map({ max($0, silenceJudgedFrom) }),
-                  deadline <= time, deadline < receiverDeadlines.earliest {
+                .map({ PassTime.latest($0, silenceJudgedFrom) }),
+                  deadline <= time, receiverDeadlines.soonest.map({ deadline < $0 }) ?? true {
                 let event: AuditEvent?
                 switch key {
                 case .beacon(let index): event = reevaluateBeacon(index, at: deadline)
                 case .unexpected(let index): event = reevaluateUnexpected(index, at: deadline)
                 }
-                if let event { due.append((self[key].order, event)) }
+                if let event { due.append((self[key].order, deadline, event)) }
             }
             schedule(key)
         }
         // Stable: at one moment, beacons in manifest order, then unexpected ones as first heard.
-        due.sort { left, right in left.event.time != right.event.time ? left.event.time < right.event.time : left.order < right.order }
+        due.sort { left, right in left.time != right.time ? left.time < right.time : left.order < right.order }
         return due.map(\.event)
     }
 
@@ -409,7 +424,7 @@ public struct ContinuousAudit: Sendable {
 
     /// The input stopped delivering at `time`: what fell due before it is reported, then
     /// nothing changes by silence until it is back (`inputRestored`).
-    public mutating func inputLost(at time: Double) -> [AuditEvent] {
+    public mutating func inputLost(at time: PassTime) -> [AuditEvent] {
         let events = advance(to: time)
         isInputDown = true
         return events
@@ -417,22 +432,20 @@ public struct ContinuousAudit: Sendable {
 
     /// The input delivers again from `time` (or the clock, if later): every beacon and
     /// unexpected identity gets one full silence from then before silence changes it.
-    public mutating func inputRestored(at time: Double) -> [AuditEvent] {
+    public mutating func inputRestored(at time: PassTime) -> [AuditEvent] {
         guard isInputDown else { return advance(to: time) }
         _ = advance(to: time)
         isInputDown = false
-        let from = now ?? time
-        silenceJudgedFrom = max(silenceJudgedFrom, from + configuration.silence)
+        judgeSilence(from: now ?? time)
         return []
     }
 
     /// Sightings up to `time` may have been lost (a broker or a queue dropped them): silence
     /// up to then is no evidence, so nothing is judged by silence before `time` plus a full
     /// silence. Cheap: one bound for the whole audit, however often it is called.
-    public mutating func sightingsMayBeMissing(at time: Double) -> [AuditEvent] {
+    public mutating func sightingsMayBeMissing(at time: PassTime) -> [AuditEvent] {
         let events = advance(to: time)
-        let from = now ?? time
-        silenceJudgedFrom = max(silenceJudgedFrom, from + configuration.silence)
+        judgeSilence(from: now ?? time)
         return events
     }
 
@@ -442,7 +455,7 @@ public struct ContinuousAudit: Sendable {
     /// `time`: the changes due by then, then the beacons it changes (the receiver's own
     /// change is taken with `takeReceiverEvents`). A receiver first known by its status is
     /// followed from then.
-    public mutating func receiverStatus(_ change: ReceiverStatusChange, at time: Double) -> [AuditEvent] {
+    public mutating func receiverStatus(_ change: ReceiverStatusChange, at time: PassTime) -> [AuditEvent] {
         var events = advance(to: time)
         guard configuration.followsReceivers else { return events }
         let moment = now ?? time
@@ -457,7 +470,7 @@ public struct ContinuousAudit: Sendable {
                 return events
             }
         }
-        var due: [(order: Int, event: AuditEvent)] = []
+        var due: [DueEvent] = []
         if change.online {
             receivers[place].lastActive = max(receivers[place].lastActive, moment)
             if receivers[place].state != .online { receiverOnline(place, cause: .status, at: moment, into: &due) }
@@ -472,14 +485,14 @@ public struct ContinuousAudit: Sendable {
     /// The place of the receiver named `name`, followed from `time` when new (its first
     /// state is reported when it gets one); -1 when every place is taken, or receivers are
     /// not followed.
-    private mutating func receiverPlace(named name: String, at time: Double) -> Int {
+    private mutating func receiverPlace(named name: String, at time: PassTime) -> Int {
         guard configuration.followsReceivers else { return -1 }
         return receivers.place(of: name) ?? receivers.add(name, at: time) ?? -1
     }
 
     /// Takes a sighting of the receiver at `place` sent at `sentAt`: whether it is a sign of
     /// life (see `receiverHeard`); one of a receiver beyond the followed ones is counted.
-    private mutating func takeReceiverSighting(_ place: Int, sentAt: Double, at time: Double, into events: inout [AuditEvent]) -> Bool {
+    private mutating func takeReceiverSighting(_ place: Int, sentAt: PassTime, at time: PassTime, into events: inout [AuditEvent]) -> Bool {
         guard place >= 0 else {
             if configuration.followsReceivers { counters.unfollowedReceiverReports += 1 }
             return true
@@ -490,9 +503,8 @@ public struct ContinuousAudit: Sendable {
     /// A sighting of receiver `place` at `time` (`sentAt`: its own time on the audit's clock):
     /// it hears, so it is online, and beacons that waited for its word are judged. `false`
     /// for a sighting sent before the receiver went offline and arriving late: no sign of life.
-    private mutating func receiverHeard(_ place: Int, sentAt: Double, at time: Double, into events: inout [AuditEvent]) -> Bool {
-        if receivers[place].state == .offline {
-            let offline = receivers[place].offlineSince
+    private mutating func receiverHeard(_ place: Int, sentAt: PassTime, at time: PassTime, into events: inout [AuditEvent]) -> Bool {
+        if receivers[place].state == .offline, let offline = receivers[place].offlineSince {
             // Its last sightings may reach the audit after its last will (they travel
             // different ways, and its clock may run ahead of the placing): those sent before
             // it, or arriving just after it, are late, not a return (a box that restarts says
@@ -502,7 +514,7 @@ public struct ContinuousAudit: Sendable {
         receivers[place].lastSeen = time
         receivers[place].lastActive = time
         if receivers[place].state != .online {
-            var due: [(order: Int, event: AuditEvent)] = []
+            var due: [DueEvent] = []
             receiverOnline(place, cause: .sighting, at: time, into: &due)
             events += due.map(\.event)
         }
@@ -516,24 +528,24 @@ public struct ContinuousAudit: Sendable {
         return true
     }
 
-    /// Seconds after a receiver's status said offline during which its sightings are taken
-    /// as late ones, sent before it (`receiverHeard`).
-    static let lateSightingWindow = 2.0
+    /// How long after a receiver's status said offline its sightings are taken as late ones,
+    /// sent before it (`receiverHeard`).
+    static let lateSightingWindow = Duration.seconds(2)
 
     /// Queues the receiver's silence deadline unless it has one queued (a queued one is
     /// never later than the real one: sightings only push it back).
     private mutating func scheduleReceiver(_ place: Int) {
         guard receivers[place].queuedDue == nil, receivers[place].state == .online else { return }
-        let due = max(receivers[place].lastActive + configuration.silence, silenceJudgedFrom)
+        let due = PassTime.latest(receivers[place].lastActive + configuration.silence, silenceJudgedFrom)
         receivers[place].queuedDue = due
         receiverDeadlines.insert(place, due: due)
     }
 
-    private mutating func receiverDeadlineFell(_ place: Int, entryDue: Double, into due: inout [(order: Int, event: AuditEvent)]) {
+    private mutating func receiverDeadlineFell(_ place: Int, entryDue: PassTime, into due: inout [DueEvent]) {
         guard receivers[place].queuedDue == entryDue else { return }
         receivers[place].queuedDue = nil
         guard receivers[place].state == .online else { return }
-        let silentAt = max(receivers[place].lastActive + configuration.silence, silenceJudgedFrom)
+        let silentAt = PassTime.latest(receivers[place].lastActive + configuration.silence, silenceJudgedFrom)
         guard silentAt <= entryDue else {
             // Heard since it was queued: queued again at its real deadline.
             scheduleReceiver(place)
@@ -546,7 +558,7 @@ public struct ContinuousAudit: Sendable {
     /// again (those whose usual receivers are now all offline are unmonitored), then the
     /// receiver's one event names them.
     private mutating func receiverOffline(
-        _ place: Int, cause: AuditReceiverEvent.Cause, at time: Double, into due: inout [(order: Int, event: AuditEvent)]
+        _ place: Int, cause: AuditReceiverEvent.Cause, at time: PassTime, into due: inout [DueEvent]
     ) {
         let previous = receivers[place].state
         receivers[place].state = .offline
@@ -559,7 +571,7 @@ public struct ContinuousAudit: Sendable {
         // A walk of the fleet, but only when a receiver changes.
         for index in beacons.indices
         where Self.isReceiver(place, named: name, of: beacons[index], restored: restored(index), silence: configuration.silence) {
-            if let event = reevaluateBeacon(index, at: time) { due.append((index, event)) }
+            if let event = reevaluateBeacon(index, at: time) { due.append((index, time, event)) }
             if beacons[index].state == .unmonitored { unmonitored.append(plan.expected[index].beaconID) }
         }
         let reason: String
@@ -570,14 +582,14 @@ public struct ContinuousAudit: Sendable {
             reason = "its status says offline (its box stopped, or the broker published its last will when the connection died)"
         }
         receiverEvents.append(AuditReceiverEvent(
-            time: time, receiver: name, state: .offline, previous: previous, cause: cause, reason: reason,
-            beacons: unmonitored, lastSeen: receivers[place].lastSeen))
+            time: time.seconds, receiver: name, state: .offline, previous: previous, cause: cause, reason: reason,
+            beacons: unmonitored, lastSeen: receivers[place].lastSeen?.seconds, unixTime: unixSeconds(at: time)))
     }
 
     /// Receiver `place` is online from `time`: the unmonitored beacons it usually hears get
     /// a full silence from now before they can be missing.
     private mutating func receiverOnline(
-        _ place: Int, cause: AuditReceiverEvent.Cause, at time: Double, into due: inout [(order: Int, event: AuditEvent)]
+        _ place: Int, cause: AuditReceiverEvent.Cause, at time: PassTime, into due: inout [DueEvent]
     ) {
         let previous = receivers[place].state
         receivers[place].state = .online
@@ -587,7 +599,7 @@ public struct ContinuousAudit: Sendable {
             let name = receivers[place].name
             for index in beacons.indices where beacons[index].state == .unmonitored
                 && Self.isReceiver(place, named: name, of: beacons[index], restored: restored(index), silence: configuration.silence) {
-                notBeforeByBeacon[index] = max(notBeforeByBeacon[index] ?? -.infinity, time + configuration.silence)
+                notBeforeByBeacon[index] = PassTime.latest(time + configuration.silence, notBeforeByBeacon[index])
                 monitoredAgain.append(plan.expected[index].beaconID)
                 schedule(.beacon(index))
             }
@@ -599,13 +611,13 @@ public struct ContinuousAudit: Sendable {
         case .silence: reason = ""
         }
         receiverEvents.append(AuditReceiverEvent(
-            time: time, receiver: receivers[place].name, state: .online, previous: previous, cause: cause, reason: reason,
-            beacons: monitoredAgain, lastSeen: receivers[place].lastSeen))
+            time: time.seconds, receiver: receivers[place].name, state: .online, previous: previous, cause: cause, reason: reason,
+            beacons: monitoredAgain, lastSeen: receivers[place].lastSeen?.seconds, unixTime: unixSeconds(at: time)))
     }
 
     /// Judges the beacons that waited for a sighting of receiver `place`: it hears, so their
     /// silence is theirs: missing, at the moment their silence ended (reported now, at `time`).
-    private mutating func judgeAwaitingBeacons(heardBy place: Int, at time: Double, into events: inout [AuditEvent]) {
+    private mutating func judgeAwaitingBeacons(heardBy place: Int, at time: PassTime, into events: inout [AuditEvent]) {
         let waiting = awaitingBeacons
         awaitingBeacons = []
         for index in waiting where beacons[index].awaitsReceiver {
@@ -614,24 +626,25 @@ public struct ContinuousAudit: Sendable {
                 continue
             }
             beacons[index].awaitsReceiver = false
-            let silenceEnded = max(lastSeen + configuration.silence, notBefore(ofBeacon: index), silenceJudgedFrom)
+            let silenceEnded = PassTime.latest(
+                PassTime.latest(lastSeen + configuration.silence, notBefore(ofBeacon: index)), silenceJudgedFrom)
             if let event = reevaluateBeacon(index, at: min(silenceEnded, time)) { events.append(event) }
         }
     }
 
     /// Whether receiver `place` (named `name`) is one of `track`'s usual receivers, or, for a
     /// track this watch has not heard, one the previous watch left it (`restore`).
-    private static func isReceiver(_ place: Int, named name: String, of track: AuditedIdentity, restored: [String], silence: Double) -> Bool {
+    private static func isReceiver(_ place: Int, named name: String, of track: AuditedIdentity, restored: [String], silence: Duration) -> Bool {
         guard track.lastSeen != nil else { return restored.contains(name) }
         return usuallyHears(track, place: place, silence: silence)
     }
 
     /// Whether receiver `place` is one of `track`'s usual receivers: it heard the track
     /// within the silence before the track's latest reception.
-    private static func usuallyHears(_ track: AuditedIdentity, place: Int, silence: Double) -> Bool {
+    private static func usuallyHears(_ track: AuditedIdentity, place: Int, silence: Duration) -> Bool {
         guard let lastSeen = track.lastSeen else { return false }
         let from = lastSeen - silence
-        return track.receivers.contains { $0.place == place && $0.summary.lastSeen >= from }
+        return track.receivers.contains { $0.place == place && $0.lastSeen >= from }
     }
 
     /// What the beacon's usual receivers make of a beacon judged by its own receptions.
@@ -646,14 +659,15 @@ public struct ContinuousAudit: Sendable {
 
     /// The receivers' word on beacon `index` at `time`; a beacon left waiting for a sighting
     /// of a usual receiver is listed in `awaitingBeacons`, and those receivers flagged.
-    private mutating func receiversWord(on index: Int, judged state: AuditState?, at time: Double) -> ReceiversWord {
+    private mutating func receiversWord(on index: Int, judged state: AuditState?, at time: PassTime) -> ReceiversWord {
         let word = receiversWordWithoutWaiting(on: index, judged: state)
         guard word == .keepCurrent, let lastSeen = beacons[index].lastSeen else {
             beacons[index].awaitsReceiver = false
             return word
         }
         // Its silence has passed: it waits for a sighting of a usual receiver that is online.
-        let silenceEnded = max(lastSeen + configuration.silence, notBefore(ofBeacon: index), silenceJudgedFrom)
+        let silenceEnded = PassTime.latest(
+            PassTime.latest(lastSeen + configuration.silence, notBefore(ofBeacon: index)), silenceJudgedFrom)
         guard time >= silenceEnded else { return word }
         if !beacons[index].awaitsReceiver {
             beacons[index].awaitsReceiver = true
@@ -661,7 +675,7 @@ public struct ContinuousAudit: Sendable {
             // Entries of beacons heard since are dropped here too: the list stays within the fleet.
             if awaitingBeacons.count > 2 * beacons.count { awaitingBeacons.removeAll { !beacons[$0].awaitsReceiver } }
         }
-        for receiver in beacons[index].receivers where receiver.summary.lastSeen >= lastSeen - configuration.silence && receiver.place >= 0 {
+        for receiver in beacons[index].receivers where receiver.lastSeen >= lastSeen - configuration.silence && receiver.place >= 0 {
             if receivers[receiver.place].state == .online { receivers[receiver.place].awaited = true }
         }
         return word
@@ -687,8 +701,9 @@ public struct ContinuousAudit: Sendable {
         var anyHeardSince = false
         var anyUsual = false
         var anyUnfollowed = false
-        let silenceEnded = max(lastSeen + configuration.silence, notBefore(ofBeacon: index), silenceJudgedFrom)
-        for receiver in track.receivers where receiver.summary.lastSeen >= from {
+        let silenceEnded = PassTime.latest(
+            PassTime.latest(lastSeen + configuration.silence, notBefore(ofBeacon: index)), silenceJudgedFrom)
+        for receiver in track.receivers where receiver.lastSeen >= from {
             anyUsual = true
             // A receiver beyond the followed ones (or not yet known by a state): whether it
             // still hears is unknown, so its silence is no evidence either way.
@@ -698,7 +713,7 @@ public struct ContinuousAudit: Sendable {
             }
             if state == .online {
                 anyOnline = true
-                if (receivers[receiver.place].lastSeen ?? -.infinity) >= silenceEnded { anyHeardSince = true }
+                if let heard = receivers[receiver.place].lastSeen, heard >= silenceEnded { anyHeardSince = true }
             }
         }
         guard anyUsual else { return .stands }
@@ -760,17 +775,18 @@ public struct ContinuousAudit: Sendable {
         let silence = configuration.silence
         // One full silence after the input's return at the earliest.
         let judgedFrom = silenceJudgedFrom
-        let deadline: Double
+        let deadline: PassTime
         switch key {
         case .beacon(let index):
             guard beacons[index].queuedDue == nil,
-                  let due = Self.deadline(of: beacons[index], silence: silence, notBefore: notBefore(ofBeacon: index)).map({ max($0, judgedFrom) })
+                  let due = Self.deadline(of: beacons[index], silence: silence, notBefore: notBefore(ofBeacon: index))
+                    .map({ PassTime.latest($0, judgedFrom) })
             else { return }
             beacons[index].queuedDue = due
             deadline = due
         case .unexpected(let index):
             guard unexpected[index].queuedDue == nil,
-                  let due = Self.deadline(of: unexpected[index], silence: silence, notBefore: -.infinity).map({ max($0, judgedFrom) })
+                  let due = Self.deadline(of: unexpected[index], silence: silence, notBefore: nil).map({ PassTime.latest($0, judgedFrom) })
             else { return }
             unexpected[index].queuedDue = due
             deadline = due
@@ -783,28 +799,29 @@ public struct ContinuousAudit: Sendable {
     /// When a heard track's state next changes if nothing is heard: the moment its most
     /// recently expiring device leaves the silence window. (Beacons never heard share
     /// `firstSilenceDue`.)
-    private static func deadline(of track: AuditedIdentity, silence: Double, notBefore: Double) -> Double? {
-        // Expiries up to the latest evaluation have been applied.
-        let spent = track.evaluatedAt ?? -.infinity
+    private static func deadline(of track: AuditedIdentity, silence: Duration, notBefore: PassTime?) -> PassTime? {
+        // Expiries up to the latest evaluation have been applied (none: nothing is spent).
+        let spent = track.evaluatedAt
         // Never heard: none, but a restored one's receiver back (`notBefore`).
-        guard track.lastSeen != nil else { return notBefore > spent ? notBefore : nil }
-        var earliest: Double?
+        guard track.lastSeen != nil else { return notBefore.flatMap { PassTime.isAfter($0, spent) ? $0 : nil } }
+        var earliest: PassTime?
         for address in track.addresses {
             let expiry = address.lastSeen + silence
-            if expiry > spent, expiry < (earliest ?? .infinity) { earliest = expiry }
+            if PassTime.isAfter(expiry, spent), earliest.map({ expiry < $0 }) ?? true { earliest = expiry }
         }
         // A receiver's return gave it a full silence from then (`notBefore`).
-        if let earliest { return max(earliest, notBefore) }
-        return notBefore > spent ? notBefore : nil
+        if let earliest { return PassTime.latest(earliest, notBefore) }
+        return notBefore.flatMap { PassTime.isAfter($0, spent) ? $0 : nil }
     }
 
-    /// The moment before which beacon `index` cannot be missing (a receiver's return).
-    private func notBefore(ofBeacon index: Int) -> Double {
-        notBeforeByBeacon.isEmpty ? -.infinity : notBeforeByBeacon[index] ?? -.infinity
+    /// The moment before which beacon `index` cannot be missing (a receiver's return); `nil`:
+    /// no such moment.
+    private func notBefore(ofBeacon index: Int) -> PassTime? {
+        notBeforeByBeacon.isEmpty ? nil : notBeforeByBeacon[index]
     }
 
-    private func notBefore(of key: TrackKey) -> Double {
-        guard case .beacon(let index) = key else { return -.infinity }
+    private func notBefore(of key: TrackKey) -> PassTime? {
+        guard case .beacon(let index) = key else { return nil }
         return notBefore(ofBeacon: index)
     }
 
@@ -815,12 +832,12 @@ public struct ContinuousAudit: Sendable {
 
     /// `heard`: just heard, by a receiver now online (a reception's path, which needs no
     /// look at the receivers).
-    private mutating func reevaluateBeacon(_ index: Int, at time: Double, heard: Bool = false) -> AuditEvent? {
+    private mutating func reevaluateBeacon(_ index: Int, at time: PassTime, heard: Bool = false) -> AuditEvent? {
         beacons[index].evaluatedAt = time
         var state = Self.beaconState(
             beacons[index], expectation: plan.expected[index].measuredPower, start: start, silence: configuration.silence, at: time)
         // Its latest reception came from a receiver beyond the bound: no verdict on silence.
-        if state == .missing, !unplacedByBeacon.isEmpty, let unplaced = unplacedByBeacon[index], unplaced > beacons[index].lastSeen ?? -.infinity {
+        if state == .missing, !unplacedByBeacon.isEmpty, let unplaced = unplacedByBeacon[index], PassTime.isAfter(unplaced, beacons[index].lastSeen) {
             state = .unmonitored
         }
         // The receivers matter when the beacon's silence passed, or when one is offline.
@@ -834,10 +851,11 @@ public struct ContinuousAudit: Sendable {
         guard let state, state != beacons[index].state else { return nil }
         let reason = beaconReason(beacons[index], index: index, state: state, at: time)
         let beacon = plan.expected[index]
-        return Self.change(&beacons[index], of: beacon, to: state, reason: reason, at: time, silence: configuration.silence)
+        return Self.change(
+            &beacons[index], of: beacon, to: state, reason: reason, at: time, silence: configuration.silence, unixOffset: unixOffset)
     }
 
-    private mutating func reevaluateUnexpected(_ index: Int, at time: Double) -> AuditEvent? {
+    private mutating func reevaluateUnexpected(_ index: Int, at time: PassTime) -> AuditEvent? {
         unexpected[index].evaluatedAt = time
         let track = unexpected[index]
         let silence = configuration.silence
@@ -853,13 +871,13 @@ public struct ContinuousAudit: Sendable {
             let devices = track.recentAddresses(at: time, silence: silence).map(\.text).joined(separator: ", ")
             reason = "uses the fleet's UUID but the manifest lists no beacon \(identity)\(owner): add it to the manifest or find the device (\(devices))"
         }
-        return Self.change(&unexpected[index], of: nil, to: state, reason: reason, at: time, silence: silence)
+        return Self.change(&unexpected[index], of: nil, to: state, reason: reason, at: time, silence: silence, unixOffset: unixOffset)
     }
 
     /// The beacon's state at `time`, decided without building anything: this runs at every
     /// reception, and words are only needed when the state changes (`beaconReason`).
     private static func beaconState(
-        _ track: AuditedIdentity, expectation: MeasuredPowerExpectation, start: Double?, silence: Double, at time: Double
+        _ track: AuditedIdentity, expectation: MeasuredPowerExpectation, start: PassTime?, silence: Duration, at time: PassTime
     ) -> AuditState? {
         let addresses = track.addresses
         var recentCount = 0
@@ -882,7 +900,7 @@ public struct ContinuousAudit: Sendable {
     }
 
     /// Why the beacon is in `state` at `time`, in words (for a change only).
-    private func beaconReason(_ track: AuditedIdentity, index: Int, state: AuditState, at time: Double) -> String {
+    private func beaconReason(_ track: AuditedIdentity, index: Int, state: AuditState, at time: PassTime) -> String {
         let silence = configuration.silence
         let expected = plan.expected[index]
         let recent = track.recentAddresses(at: time, silence: silence)
@@ -893,14 +911,14 @@ public struct ContinuousAudit: Sendable {
             }
             let hearing = usualReceiverNames(track).filter { $0.state == .online }.map(\.name)
             let others = hearing.isEmpty ? "" : " while \(hearing.joined(separator: ", ")) still hear\(hearing.count == 1 ? "s" : "") others"
-            return "not heard for \(Self.seconds(silence)) on any receiver (last at \(SightingJSONLines.timeText(lastSeen)) s)\(others): check that it has power and is within range of a receiver"
+            return "not heard for \(Self.seconds(silence)) on any receiver (last at \(SightingJSONLines.timeText(lastSeen.seconds)) s)\(others): check that it has power and is within range of a receiver"
         case .unmonitored:
-            if let unplaced = unplacedByBeacon[index], unplaced > track.lastSeen ?? -.infinity {
-                return "last heard (at \(SightingJSONLines.timeText(unplaced)) s) only by receivers beyond the \(configuration.maximumReceivers) on their own clocks that the watch tells apart: their sightings cannot be placed in time, so it cannot be judged"
+            if let unplaced = unplacedByBeacon[index], PassTime.isAfter(unplaced, track.lastSeen) {
+                return "last heard (at \(SightingJSONLines.timeText(unplaced.seconds)) s) only by receivers beyond the \(configuration.maximumReceivers) on their own clocks that the watch tells apart: their sightings cannot be placed in time, so it cannot be judged"
             }
             let usual = usualReceiverNames(track)
             let names = track.lastSeen == nil ? restored(index).sorted() : usual.map(\.name)
-            let last = track.lastSeen.map { " (last heard at \(SightingJSONLines.timeText($0)) s)" } ?? ""
+            let last = track.lastSeen.map { " (last heard at \(SightingJSONLines.timeText($0.seconds)) s)" } ?? ""
             if usual.contains(where: { $0.state == nil }) {
                 let unfollowed = usual.filter { $0.state == nil }.map(\.name)
                 return "heard lately only by receivers the watch does not follow (\(unfollowed.joined(separator: ", ")), beyond the \(configuration.maximumFollowedReceivers) it follows) or that are offline\(last): whether they still hear cannot be told, so it cannot be judged"
@@ -925,14 +943,14 @@ public struct ContinuousAudit: Sendable {
     /// reception), by name, with their status; for words only.
     private func usualReceiverNames(_ track: AuditedIdentity) -> [(name: String, state: ReceiverState?)] {
         guard let lastSeen = track.lastSeen else { return [] }
-        return track.receivers.filter { $0.summary.lastSeen >= lastSeen - configuration.silence }
-            .map { ($0.summary.receiver, $0.place >= 0 ? receivers[$0.place].state : nil) }
+        return track.receivers.filter { $0.lastSeen >= lastSeen - configuration.silence }
+            .map { ($0.receiver, $0.place >= 0 ? receivers[$0.place].state : nil) }
             .sorted { $0.name < $1.name }
     }
 
     /// `30 s`, `2.5 s`.
-    private static func seconds(_ value: Double) -> String {
-        SightingJSONLines.timeText(value) + " s"
+    private static func seconds(_ value: Duration) -> String {
+        SightingJSONLines.timeText(value.instantSeconds) + " s"
     }
 
     /// Two addresses are two devices, except two private addresses never heard at the same
@@ -945,19 +963,22 @@ public struct ContinuousAudit: Sendable {
     /// Sets the new state of `track` (manifest beacon `beacon`, or an unexpected identity) and
     /// says so. Static, like the other functions a reception runs through: a method of the
     /// audit called from a mutating one may make Swift copy the audit (every track, at each
-    /// change: a cost that grows with the fleet).
+    /// change: a cost that grows with the fleet). Its latest reception is told in Unix time too
+    /// when `unixOffset` (`unixTimeKnown(offset:)`) is known.
     private static func change(
-        _ track: inout AuditedIdentity, of beacon: ExpectedBeacon?, to state: AuditState, reason: String, at time: Double,
-        silence: Double
+        _ track: inout AuditedIdentity, of beacon: ExpectedBeacon?, to state: AuditState, reason: String, at time: PassTime,
+        silence: Duration, unixOffset: Duration?
     ) -> AuditEvent {
         let previous = track.state
         track.state = state
         let recentAddresses = track.recentAddresses(at: time, silence: silence)
+        let lastSeen = track.lastSeen
+        let lastSeenUnixTime = lastSeen.flatMap { lastSeen in unixOffset.map { (lastSeen.sinceOrigin + $0).instantSeconds } }
         return AuditEvent(
-            time: time, beaconID: beacon?.beaconID, venueID: beacon?.venueID, identity: track.identity,
+            time: time.seconds, beaconID: beacon?.beaconID, venueID: beacon?.venueID, identity: track.identity,
             previous: previous, state: state, reason: reason,
             receivers: track.receivers.map(\.summary).sorted { $0.receiver < $1.receiver },
-            addresses: recentAddresses.map(\.text), lastSeen: track.lastSeen)
+            addresses: recentAddresses.map(\.text), lastSeen: lastSeen?.seconds, lastSeenUnixTime: lastSeenUnixTime)
     }
 
     /// The place of `identity`'s unexpected track, making one when there is room (a gone
@@ -970,7 +991,7 @@ public struct ContinuousAudit: Sendable {
             // The least recently heard of the gone ones: a walk, but only when a new identity
             // arrives with every place taken.
             guard let gone = unexpected.indices.filter({ unexpected[$0].state == .gone })
-                .min(by: { (unexpected[$0].lastSeen ?? 0, unexpected[$0].order) < (unexpected[$1].lastSeen ?? 0, unexpected[$1].order) })
+                .min(by: { (unexpected[$0].lastSeen ?? .origin, unexpected[$0].order) < (unexpected[$1].lastSeen ?? .origin, unexpected[$1].order) })
             else { return nil }
             unexpectedIndex[unexpected[gone].identity] = nil
             // A gone identity has no deadline queued (its devices' expiries are all spent).
@@ -996,11 +1017,11 @@ private struct AuditedIdentity: Sendable {
     /// Its silence has passed and it waits for a sighting of a usual receiver to be judged.
     /// (Beside `state`: in the padding before `lastSeen`, no room of its own.)
     var awaitsReceiver = false
-    var lastSeen: Double?
+    var lastSeen: PassTime?
     /// The latest moment this track's state was computed: deadlines before it are spent.
-    var evaluatedAt: Double?
+    var evaluatedAt: PassTime?
     /// The deadline this track has in the audit's queue, if any.
-    var queuedDue: Double?
+    var queuedDue: PassTime?
     var addresses = CompactList<AuditedAddress>()
     var receivers = CompactList<TrackReceiver>()
 
@@ -1013,11 +1034,11 @@ private struct AuditedIdentity: Sendable {
     /// followed); `nil` when it has not heard it (or was forgotten).
     func receiverPlace(of receiver: String) -> Int? {
         // The receiver heard first is nearly always the one heard now.
-        if let first = receivers.first, first.summary.receiver == receiver { return first.place }
-        return receivers.first { $0.summary.receiver == receiver }?.place
+        if let first = receivers.first, first.receiver == receiver { return first.place }
+        return receivers.first { $0.receiver == receiver }?.place
     }
 
-    mutating func record(_ sighting: Sighting, receiverPlace: Int, at time: Double, _ configuration: ContinuousAudit.Configuration) {
+    mutating func record(_ sighting: Sighting, receiverPlace: Int, at time: PassTime, _ configuration: ContinuousAudit.Configuration) {
         lastSeen = max(lastSeen ?? time, time)
         // A gateway that publishes no measured power gives a placeholder: never judged, and
         // it does not hide what another receiver heard of the same device.
@@ -1037,39 +1058,46 @@ private struct AuditedIdentity: Sendable {
                 address: sighting.address, isPrivate: AddressTrack.isPrivate(sighting.address, isRandom: sighting.addressIsRandom), firstSeen: time, lastSeen: time,
                 measuredPower: power))
         }
-        if let index = receivers.first?.summary.receiver == sighting.receiver ? 0 : receivers.firstIndex(where: { $0.summary.receiver == sighting.receiver }) {
-            receivers[index].summary.latestRSSI = sighting.rssi
-            receivers[index].summary.sightings += 1
-            receivers[index].summary.lastSeen = time
+        if let index = receivers.first?.receiver == sighting.receiver ? 0 : receivers.firstIndex(where: { $0.receiver == sighting.receiver }) {
+            receivers[index].latestRSSI = sighting.rssi
+            receivers[index].sightings += 1
+            receivers[index].lastSeen = time
         } else {
-            if receivers.count >= configuration.maximumReceiversPerIdentity, let stalest = receivers.indices.min(by: { receivers[$0].summary.lastSeen < receivers[$1].summary.lastSeen }) {
+            if receivers.count >= configuration.maximumReceiversPerIdentity, let stalest = receivers.indices.min(by: { receivers[$0].lastSeen < receivers[$1].lastSeen }) {
                 receivers.remove(at: stalest)
             }
             receivers.append(TrackReceiver(
-                summary: AuditReceiverSummary(receiver: sighting.receiver, latestRSSI: sighting.rssi, sightings: 1, lastSeen: time),
-                place: receiverPlace))
+                receiver: sighting.receiver, latestRSSI: sighting.rssi, sightings: 1, lastSeen: time, place: receiverPlace))
         }
     }
 
     /// The addresses heard less than `silence` before `time`, in the order first heard.
-    func recentAddresses(at time: Double, silence: Double) -> [AuditedAddress] {
+    func recentAddresses(at time: PassTime, silence: Duration) -> [AuditedAddress] {
         addresses.filter { $0.lastSeen + silence > time }
     }
 }
 
-/// A receiver that heard an identity, and its place among the followed receivers (-1: not
-/// followed).
+/// A receiver that heard an identity (`AuditReceiverSummary`'s fields, its latest reception
+/// on the audit's clock), and its place among the followed receivers (-1: not followed).
 private struct TrackReceiver: Sendable {
-    var summary: AuditReceiverSummary
+    var receiver: String
+    var latestRSSI: Int?
+    var sightings: Int
+    var lastSeen: PassTime
     var place: Int
+
+    /// As events write it.
+    var summary: AuditReceiverSummary {
+        AuditReceiverSummary(receiver: receiver, latestRSSI: latestRSSI, sightings: sightings, lastSeen: lastSeen.seconds)
+    }
 }
 
 /// One device address sending an identity.
 private struct AuditedAddress: Sendable {
     var address: BluetoothAddress?
     var isPrivate: Bool
-    var firstSeen: Double
-    var lastSeen: Double
+    var firstSeen: PassTime
+    var lastSeen: PassTime
     /// The measured power of its latest reception that carried one: a reprogrammed beacon is
     /// judged on what it sends now. `nil` while only gateways without it heard the device.
     var measuredPower: Int8?
@@ -1083,7 +1111,40 @@ extension AuditedAddress {
 /// What the audit says of its own evidence (a bound reached, a receiver's clock): the watch
 /// hands it on as an `AuditInputEvent` of the same kind.
 public struct AuditNotice: Hashable, Sendable {
-    public var time: Double
+    /// On the audit's clock.
+    public var time: PassTime
     public var kind: AuditInputEvent.Kind
     public var reason: String
+}
+
+extension PassTime {
+    /// The later of `time` and `bound` (`nil`: no bound).
+    @inline(__always)
+    fileprivate static func latest(_ time: PassTime, _ bound: PassTime?) -> PassTime {
+        guard let bound else { return time }
+        return Swift.max(time, bound)
+    }
+
+    /// Whether `moment` (`nil`: never) has come by `time`.
+    @inline(__always)
+    fileprivate static func isDue(_ moment: PassTime?, by time: PassTime) -> Bool {
+        guard let moment else { return false }
+        return moment <= time
+    }
+
+    /// Whether `time` comes after `moment` (`nil`: none yet, which every time comes after).
+    @inline(__always)
+    fileprivate static func isAfter(_ time: PassTime, _ moment: PassTime?) -> Bool {
+        guard let moment else { return true }
+        return time > moment
+    }
+
+    /// Whether `moment` comes no later than `other`, where `nil` is never (which comes no
+    /// later than never).
+    @inline(__always)
+    fileprivate static func isNoLater(_ moment: PassTime?, than other: PassTime?) -> Bool {
+        guard let other else { return true }
+        guard let moment else { return false }
+        return moment <= other
+    }
 }

@@ -11,17 +11,17 @@ struct FollowedReceivers: Sendable {
         /// `nil` only while being made.
         var state: ReceiverState?
         /// Its latest sighting, on the audit's clock.
-        var lastSeen: Double?
+        var lastSeen: PassTime?
         /// The latest sign of life (a sighting, or its status saying online): its silence
         /// counts from here.
-        var lastActive: Double
-        /// When it went offline (its latest offline): a sighting it sent before then, arriving
-        /// late (its last ones, behind its last will), does not bring it back.
-        var offlineSince = -Double.infinity
+        var lastActive: PassTime
+        /// When it went offline (its latest offline; `nil`: never): a sighting it sent before
+        /// then, arriving late (its last ones, behind its last will), does not bring it back.
+        var offlineSince: PassTime?
         /// Offline because its status said so (not by silence).
         var offlineByStatus = false
         /// The deadline it has in the audit's receiver queue, if any.
-        var queuedDue: Double?
+        var queuedDue: PassTime?
         /// Some beacon whose silence has passed waits for a sighting of this receiver, the
         /// evidence that the receiver still hears (`ContinuousAudit`'s awaiting beacons).
         var awaited = false
@@ -56,7 +56,7 @@ struct FollowedReceivers: Sendable {
     }
 
     /// Makes a place for a receiver first heard of at `time`; `nil` when every place is taken.
-    mutating func add(_ name: String, at time: Double) -> Int? {
+    mutating func add(_ name: String, at time: PassTime) -> Int? {
         guard all.count < maximum else { return nil }
         all.append(Receiver(name: name, lastActive: time))
         places[name] = all.count - 1

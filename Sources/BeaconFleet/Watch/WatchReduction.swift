@@ -4,7 +4,7 @@ import BeaconCore
 /// reading, tick, change of the input's health and receiver's status goes to the
 /// `ContinuousAudit`, and what it decides to the sinks (`WatchProgress`). It reads no clock:
 /// a live watch's own running is told by its ticks, whose times say when its ticker woke. The
-/// audit counts in seconds: the pass's times are told to it as such.
+/// pass's times go to the audit as they are (`PassTime`).
 struct WatchReduction: PassReducer {
     var progress: WatchProgress
     /// A live watch's bookkeeping of its input and its own running; `nil` for a replay.
@@ -20,16 +20,16 @@ struct WatchReduction: PassReducer {
         let startsBlind: Bool
         /// A source that says nothing of its health (a pipe), given this limit, is stalled
         /// when nothing came for that long, and delivering again at its next sighting.
-        let stallAfter: Double?
+        let stallAfter: Duration?
         /// A gap this long between two ticks is time the watch did not run
         /// (`AuditWatch.stallLimit`).
-        let stallLimit: Double
+        let stallLimit: Duration
         var started = false
-        var lastArrival = 0.0
+        var lastArrival = PassTime.origin
         var stalled = false
         /// The latest tick: each is stamped when its ticker woke, so a gap of `stallLimit`
         /// between two (they come every tick) is time the watch did not run.
-        var lastTick = 0.0
+        var lastTick = PassTime.origin
         /// Telemetry handed over at a tick or at the end, before it: judged once the audit's
         /// clock is there, after a stall the tick tells is known.
         var heldTelemetry: [(reading: TelemetryReading, time: PassTime)] = []
@@ -52,7 +52,7 @@ struct WatchReduction: PassReducer {
         switch input {
         case .sighting(let placed):
             let events = progress.audit.observe(placed)
-            let time = progress.audit.now ?? 0
+            let time = progress.audit.now ?? .origin
             live?.lastArrival = time
             if live?.stalled == true {
                 live?.stalled = false
@@ -65,13 +65,13 @@ struct WatchReduction: PassReducer {
             tick(at: time)
         case .ended(let time):
             judgeHeldTelemetry()
-            if let time { progress.take(progress.audit.advance(to: time.seconds)) }
+            if let time { progress.take(progress.audit.advance(to: time)) }
         case .health(let change, let time):
-            progress.take(progress.audit.advance(to: time.seconds))
-            progress.inputHealth(change, at: time.seconds)
+            progress.take(progress.audit.advance(to: time))
+            progress.inputHealth(change, at: time)
             progress.publishReadings()
         case .receiverStatus(let change, let time):
-            progress.take(progress.audit.receiverStatus(change, at: time.seconds))
+            progress.take(progress.audit.receiverStatus(change, at: time))
         case .notice(let notice):
             take(notice)
         }
@@ -89,12 +89,12 @@ struct WatchReduction: PassReducer {
                 progress.publishReadings()
             }
         case .telemetry(let reading, let time):
-            progress.takeTelemetry(reading, at: time.seconds)
+            progress.takeTelemetry(reading, at: time)
         case .notice(let notice):
             take(notice)
         case .tick(let time), .health(_, let time), .receiverStatus(_, let time):
             // A recording has none of these; a time moves the clock all the same.
-            progress.take(progress.audit.advance(to: time.seconds))
+            progress.take(progress.audit.advance(to: time))
         case .ended:
             break
         }
@@ -103,7 +103,7 @@ struct WatchReduction: PassReducer {
     /// A live watch's start: its clock at 0, blind until its input says it delivers.
     private mutating func start() {
         live?.started = true
-        progress.take(progress.audit.advance(to: 0))
+        progress.take(progress.audit.advance(to: .origin))
         if live?.startsBlind == true { progress.startBlind() }
     }
 
@@ -115,14 +115,13 @@ struct WatchReduction: PassReducer {
             progress.audit.receiverClock(receiverClock)
         case .inputsDropped(let count, let time):
             progress.sightingsLost(
-                at: time.seconds, reason: "the watch fell behind its input and dropped \(NumberText.count(count, "sighting")) from its queue")
+                at: time, reason: "the watch fell behind its input and dropped \(NumberText.count(count, "sighting")) from its queue")
         }
     }
 
     /// A live tick: a stall of the watch or of its input is told first, then the clock moves
     /// to it, the telemetry handed over with it is judged, and the readings go out.
-    private mutating func tick(at passTime: PassTime) {
-        let time = passTime.seconds
+    private mutating func tick(at time: PassTime) {
         guard var state = live else { return }
         if time - state.lastTick >= state.stallLimit { progress.watchStalled(from: state.lastTick, until: time) }
         state.lastTick = max(state.lastTick, time)
@@ -130,8 +129,8 @@ struct WatchReduction: PassReducer {
             state.stalled = true
             // At the moment the limit passed (ticks come every half second).
             progress.inputHealth(
-                .lost(reason: "no sighting arrived for \(NumberText.plain(stallAfter)) s: the pipe or what writes it stalled"),
-                at: max(state.lastArrival + stallAfter, progress.audit.now ?? 0))
+                .lost(reason: "no sighting arrived for \(NumberText.plain(stallAfter.instantSeconds)) s: the pipe or what writes it stalled"),
+                at: max(state.lastArrival + stallAfter, progress.audit.now ?? .origin))
         }
         live = state
         progress.take(progress.audit.advance(to: time))
@@ -142,7 +141,7 @@ struct WatchReduction: PassReducer {
     private mutating func judgeHeldTelemetry() {
         guard let held = live?.heldTelemetry, !held.isEmpty else { return }
         live?.heldTelemetry.removeAll(keepingCapacity: true)
-        for (reading, time) in held { progress.takeTelemetry(reading, at: time.seconds) }
+        for (reading, time) in held { progress.takeTelemetry(reading, at: time) }
     }
 
     /// The final report, once the pass is over: an interrupted live watch's clock moves to
@@ -150,7 +149,7 @@ struct WatchReduction: PassReducer {
     mutating func finish(_ outcome: PassOutcome) -> AuditStatusReport {
         judgeHeldTelemetry()
         if live != nil, outcome.end == .interrupted, let clock = outcome.clock {
-            progress.take(progress.audit.advance(to: clock.seconds))
+            progress.take(progress.audit.advance(to: clock))
         }
         return progress.finish(outcome.end == .inputEnded ? .inputEnded : .interrupted)
     }

@@ -148,7 +148,7 @@ struct GatewayEvidenceTests {
     @Test("the watch: room-assistant's placeholder is not a wrong power, and does not hide one another gateway heard")
     func watchPlaceholderPower() throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1, power: .calibrated(-59))])
-        var audit = AuditFeed(plan: plan, configuration: ContinuousAudit.Configuration(silence: 20))
+        var audit = AuditFeed(plan: plan, configuration: ContinuousAudit.Configuration(silence: .seconds(20)))
         var events: [AuditEvent] = []
         for sighting in Self.reports(power: MQTTRoomGatewayDecoder.unknownMeasuredPower, every: 2, count: 2, receiver: "hallway (room-assistant)", evidence: []) {
             events += audit.observe(sighting)
