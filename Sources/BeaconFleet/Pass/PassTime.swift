@@ -34,12 +34,26 @@ public struct PassTime: Comparable, Hashable, Sendable {
     @inline(__always)
     public var seconds: Double { sinceOrigin.instantSeconds }
 
-    public static func < (lhs: PassTime, rhs: PassTime) -> Bool { lhs.sinceOrigin < rhs.sinceOrigin }
+    // Compared and moved by their attoseconds, in line: `Duration`'s own operators are calls
+    // into the standard library, paid per sighting by a reducer that keeps deadlines (the watch).
+    @inline(__always)
+    public static func < (lhs: PassTime, rhs: PassTime) -> Bool { lhs.sinceOrigin.attoseconds < rhs.sinceOrigin.attoseconds }
+    @inline(__always)
+    public static func == (lhs: PassTime, rhs: PassTime) -> Bool { lhs.sinceOrigin.attoseconds == rhs.sinceOrigin.attoseconds }
 
-    public static func + (time: PassTime, duration: Duration) -> PassTime { PassTime(sinceOrigin: time.sinceOrigin + duration) }
-    public static func - (time: PassTime, duration: Duration) -> PassTime { PassTime(sinceOrigin: time.sinceOrigin - duration) }
+    @inline(__always)
+    public static func + (time: PassTime, duration: Duration) -> PassTime {
+        PassTime(sinceOrigin: Duration(attoseconds: time.sinceOrigin.attoseconds + duration.attoseconds))
+    }
+    @inline(__always)
+    public static func - (time: PassTime, duration: Duration) -> PassTime {
+        PassTime(sinceOrigin: Duration(attoseconds: time.sinceOrigin.attoseconds - duration.attoseconds))
+    }
     /// The duration from `earlier` to `later` (negative when `later` is earlier).
-    public static func - (later: PassTime, earlier: PassTime) -> Duration { later.sinceOrigin - earlier.sinceOrigin }
+    @inline(__always)
+    public static func - (later: PassTime, earlier: PassTime) -> Duration {
+        Duration(attoseconds: later.sinceOrigin.attoseconds - earlier.sinceOrigin.attoseconds)
+    }
 }
 
 /// A sighting's time on its own receiver's clock (`Sighting.time` on `Sighting.clock`), as
