@@ -177,6 +177,9 @@ struct VerifyCommand: AsyncParsableCommand {
             }
         }
         try reports.emit(result, style: globals.style())
-        if !result.passed { throw ExitStatus.findings.exitCode }
+        if !result.passed {
+            // Beacons the pass could not see are the input's failure, not theirs.
+            throw (result.failedOnlyForBlindness ? ExitStatus.controller : ExitStatus.findings).exitCode
+        }
     }
 }

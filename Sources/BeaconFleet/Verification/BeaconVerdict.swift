@@ -19,6 +19,10 @@ public enum VerdictStatus: String, Hashable, Sendable, CaseIterable, Comparable 
     case slow
     /// Not in the manifest, yet using one of the fleet's UUIDs.
     case unexpected
+    /// Still open when the pass could no longer see (its input lost for as long as the
+    /// timeout, or the pass stopped while the input was not delivering): nothing is said of
+    /// it, neither that it is fine nor that it is gone. The watch's word for the same.
+    case unmonitored
 
     public var passed: Bool { self == .ok }
 
@@ -34,7 +38,8 @@ public enum VerdictStatus: String, Hashable, Sendable, CaseIterable, Comparable 
         case .wrongPower: return 4
         case .slow: return 5
         case .weak: return 6
-        case .ok: return 7
+        case .unmonitored: return 7
+        case .ok: return 8
         }
     }
 
@@ -65,7 +70,7 @@ public enum VerificationFinding: Hashable, Sendable {
 public struct BeaconVerdict: Hashable, Sendable {
     public var beacon: ExpectedBeacon
     public var status: VerdictStatus
-    /// Everything found wrong, worst first; empty for `ok`, `missing` and `weak`.
+    /// Everything found wrong, worst first; empty for `ok`, `missing`, `weak` and `unmonitored`.
     public var findings: [VerificationFinding]
     public var observation: BeaconObservation
     /// Seconds since the start when the verdict was reached.

@@ -30,6 +30,10 @@ extension BeaconVerdict {
                 : "bring the scanner closer or listen longer"
             return "heard only \(VerdictWording.times(observation.sightings)) (\(result.policy.requiredSightings) needed) "
                 + "in \(VerdictWording.listened(result)): \(remedy)"
+        case .unmonitored:
+            let heard = observation.sightings == 0 ? "not heard" : "heard only \(VerdictWording.times(observation.sightings))"
+            return "\(heard) before the input stopped delivering: not judged (its silence was the input's); "
+                + "verify again once the input delivers"
         default:
             return findings.map { $0.explanation(observation: observation) }.joined(separator: "; ")
         }

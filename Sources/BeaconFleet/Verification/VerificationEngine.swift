@@ -90,6 +90,12 @@ public struct VerificationEngine: Sendable {
     /// `result != nil`, kept as a flag: every sighting asks, and a recording brings millions.
     public private(set) var isFinished = false
 
+    /// Whether the input is not delivering (a broker lost), as its source says. A pass that
+    /// ends meanwhile, or ends because of it (`inputLost`), leaves the beacons still open
+    /// `unmonitored`, with only the findings what was heard proves: their silence is the
+    /// input's, not evidence (the caller keeps such time off the engine's clock).
+    public var inputBlind = false
+
     public var progress: VerificationProgress {
         VerificationProgress(
             elapsed: now, decided: decidedCount, expected: plan.expected.count, sightings: sightings,
@@ -167,9 +173,10 @@ public struct VerificationEngine: Sendable {
     ) -> (result: VerificationResult, events: [VerificationEvent]) {
         if time.isFinite { now = max(now, time) }
         let end = reason == .timeout ? min(now, policy.timeout) : now
+        let blind = inputBlind || reason == .inputLost
         var events: [VerificationEvent] = []
         for index in verdicts.indices where !isDecided[index] {
-            let verdict = judge(index, at: end, final: true)
+            let verdict = blind ? judgeUnseen(index, at: end) : judge(index, at: end, final: true)
             record(verdict, of: index)
             events.append(.decided(verdict))
         }
@@ -250,6 +257,16 @@ public struct VerificationEngine: Sendable {
         return BeaconVerdict(
             beacon: beacon, status: status, findings: findings, observation: observation,
             decidedAt: time, decidedEarly: !final)
+    }
+
+    /// Judges an open beacon the pass can no longer see: a finding what was heard proves
+    /// stands (a wrong power heard is wrong however long the input was lost); anything else
+    /// is `unmonitored`, never `missing` or `weak` by the input's silence.
+    private func judgeUnseen(_ index: Int, at time: Double) -> BeaconVerdict {
+        var verdict = judge(index, at: time, final: false)
+        if verdict.findings.isEmpty { verdict.status = .unmonitored }
+        verdict.decidedEarly = false
+        return verdict
     }
 
     /// Ends the pass once every identity is decided and every beacon expected to send

@@ -116,7 +116,8 @@ package final class VerificationJSONReport: StreamedVerificationReport {
     }
 
     private func summary(_ result: VerificationResult) {
-        var counts = VerdictStatus.allCases.map { ($0.rawValue, result.count($0)) }
+        // `unmonitored` only when a pass could not see (its input lost): other reports unchanged.
+        var counts = VerdictStatus.allCases.filter { $0 != .unmonitored || result.count($0) > 0 }.map { ($0.rawValue, result.count($0)) }
         counts.append(("expected", result.verdicts.count))
         counts.append(("sightings", result.sightings))
         counts.append(("ignored_sightings", result.ignoredSightings))
