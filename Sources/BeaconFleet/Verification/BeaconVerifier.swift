@@ -79,7 +79,7 @@ public struct BeaconVerifier: Sendable {
 /// A verification pass as a reducer of a pass's inputs (`SightingPass`): the engine takes
 /// each sighting and telemetry reading at its place, ticks close settle windows and bring the
 /// timeout, the input's end ends the pass; `onUpdate` gets what each step decided. The engine
-/// counts in seconds: the pass's times are told to it as such.
+/// takes the pass's times as they are (`PassTime`).
 struct VerificationReduction: PassReducer {
     var engine: VerificationEngine
     let onUpdate: @Sendable (VerificationProgress, [VerificationEvent]) -> Void
@@ -92,16 +92,16 @@ struct VerificationReduction: PassReducer {
         switch input {
         case .sighting(let placed):
             // A receiver beyond those whose clocks are told apart is heard at the latest time.
-            events = engine.observe(placed.sighting, at: (placed.time ?? placed.clock).seconds)
+            events = engine.observe(placed.sighting, at: placed.time ?? placed.clock)
             if events.isEmpty, !engine.isFinished, !reportsEverySighting { return .more }
         case .telemetry(let reading, let time):
             guard !engine.isFinished else { return .done }
-            events = engine.observe(reading, at: time.seconds)
+            events = engine.observe(reading, at: time)
             if events.isEmpty, !engine.isFinished { return .more }
         case .tick(let time):
-            events = engine.advance(to: time.seconds)
+            events = engine.advance(to: time)
         case .ended(let time):
-            events = engine.isFinished ? [] : engine.finish(at: time?.seconds ?? 0, reason: .inputEnded)
+            events = engine.isFinished ? [] : engine.finish(at: time ?? .origin, reason: .inputEnded)
         case .health, .receiverStatus, .notice:
             // A one-shot pass has no health or receiver status source, and tells no dates.
             return .more
@@ -114,7 +114,7 @@ struct VerificationReduction: PassReducer {
     /// (cancelled), what was heard judged as interrupted.
     mutating func conclude(_ outcome: PassOutcome) -> VerificationResult {
         if let result = engine.result { return result }
-        let (result, events) = engine.conclude(at: outcome.clock?.seconds ?? 0, reason: outcome.end == .inputEnded ? .inputEnded : .interrupted)
+        let (result, events) = engine.conclude(at: outcome.clock ?? .origin, reason: outcome.end == .inputEnded ? .inputEnded : .interrupted)
         if !events.isEmpty { onUpdate(engine.progress, events) }
         return result
     }

@@ -100,7 +100,7 @@ public struct OneShotVerification: Sendable {
                 throw Failure.brokerNeverDelivered(seconds: policy.timeout, reason: reason)
             case .stopped:
                 var engine = VerificationEngine(plan: plan, policy: policy)
-                result = engine.conclude(at: 0, reason: .interrupted).result
+                result = engine.conclude(at: .origin, reason: .interrupted).result
             }
         } catch {
             try await close(broker)
@@ -172,7 +172,7 @@ public struct OneShotVerification: Sendable {
             throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, seconds: seconds)
         case .stopped:
             var engine = VerificationEngine(plan: plan, policy: policy(live: true))
-            return engine.conclude(at: 0, reason: .interrupted).result
+            return engine.conclude(at: .origin, reason: .interrupted).result
         }
         let timing: VerificationTiming = isFile ? .replay : .live
         let policy = policy(live: !isFile)

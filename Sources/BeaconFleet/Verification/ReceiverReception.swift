@@ -44,9 +44,9 @@ struct ReceiverReception: Sendable {
 
     /// One gap between two advertising events of a beacon configured at
     /// `intervalMilliseconds`, heard by `receiver`.
-    mutating func add(gap: Double, intervalMilliseconds: Int, receiver: String) {
-        guard intervalMilliseconds > 0, gap.isFinite, gap >= 0 else { return }
-        let intervals = gap / (Double(intervalMilliseconds) / 1000)
+    mutating func add(gap: Duration, intervalMilliseconds: Int, receiver: String) {
+        guard intervalMilliseconds > 0, gap >= .zero else { return }
+        let intervals = gap / .milliseconds(intervalMilliseconds)
         let index: Int
         if receiver == lastReceiver {
             index = lastIndex
@@ -72,7 +72,7 @@ struct ReceiverReception: Sendable {
     /// to say.
     func loss(of events: ReceiverEvents, intervalMilliseconds: Int) -> Double? {
         guard intervalMilliseconds > 0, let index = indexByReceiver[events.receiver] else { return nil }
-        let ownIntervals = events.span / (Double(intervalMilliseconds) / 1000)
+        let ownIntervals = events.span / .milliseconds(intervalMilliseconds)
         let gaps = heardGaps[index] - events.gaps
         let spanned = spannedIntervals[index] - ownIntervals
         guard gaps > 0, spanned >= Self.minimumSpannedIntervals else { return nil }
