@@ -35,16 +35,29 @@ public struct PassTime: Comparable, Hashable, Sendable {
     @inlinable @inline(__always)
     public var seconds: Double { sinceOrigin.instantSeconds }
 
+    // Compared and moved on `Duration.attoseconds`, which inlines: `Duration`'s own operators
+    // are calls into the runtime, and an engine compares times at every sighting.
     @inlinable
-    public static func < (lhs: PassTime, rhs: PassTime) -> Bool { lhs.sinceOrigin < rhs.sinceOrigin }
+    public static func < (lhs: PassTime, rhs: PassTime) -> Bool { lhs.sinceOrigin.attoseconds < rhs.sinceOrigin.attoseconds }
 
     @inlinable
-    public static func + (time: PassTime, duration: Duration) -> PassTime { PassTime(sinceOrigin: time.sinceOrigin + duration) }
+    public static func == (lhs: PassTime, rhs: PassTime) -> Bool { lhs.sinceOrigin.attoseconds == rhs.sinceOrigin.attoseconds }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(sinceOrigin) }
+
     @inlinable
-    public static func - (time: PassTime, duration: Duration) -> PassTime { PassTime(sinceOrigin: time.sinceOrigin - duration) }
+    public static func + (time: PassTime, duration: Duration) -> PassTime {
+        PassTime(sinceOrigin: Duration(attoseconds: time.sinceOrigin.attoseconds + duration.attoseconds))
+    }
+    @inlinable
+    public static func - (time: PassTime, duration: Duration) -> PassTime {
+        PassTime(sinceOrigin: Duration(attoseconds: time.sinceOrigin.attoseconds - duration.attoseconds))
+    }
     /// The duration from `earlier` to `later` (negative when `later` is earlier).
     @inlinable
-    public static func - (later: PassTime, earlier: PassTime) -> Duration { later.sinceOrigin - earlier.sinceOrigin }
+    public static func - (later: PassTime, earlier: PassTime) -> Duration {
+        Duration(attoseconds: later.sinceOrigin.attoseconds - earlier.sinceOrigin.attoseconds)
+    }
 }
 
 /// A sighting's time on its own receiver's clock (`Sighting.time` on `Sighting.clock`), as

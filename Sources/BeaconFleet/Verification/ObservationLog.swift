@@ -203,14 +203,16 @@ struct ReceiverEventTrack: Sendable {
 
     /// Returns the gap to the previous event when `time` starts a new one.
     mutating func record(_ time: Duration, sameEventWindow: Duration) -> Duration? {
-        let gap = time - lastEventTime
+        // On `attoseconds` (Int128, inlined; `Duration`'s operators are runtime calls): this
+        // runs at every reception.
+        let gap = time.attoseconds - lastEventTime.attoseconds
         // Earlier than the last event (a source that reordered) or within the same event:
         // no new gap. The event keeps the time of its first reception.
-        guard gap >= sameEventWindow else { return nil }
+        guard gap >= sameEventWindow.attoseconds else { return nil }
         events += 1
-        shortestGap = min(shortestGap ?? gap, gap)
+        if shortestGap.map({ gap < $0.attoseconds }) ?? true { shortestGap = Duration(attoseconds: gap) }
         lastEventTime = time
-        return gap
+        return Duration(attoseconds: gap)
     }
 
     var observation: ReceiverEvents {
