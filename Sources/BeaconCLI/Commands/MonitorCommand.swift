@@ -97,8 +97,8 @@ struct MonitorCommand: AsyncParsableCommand {
         // Periodic reports: a period below a millisecond would only flood the output.
         for (name, value) in [("--state-every", stateEvery), ("--range-every", rangeEvery)] {
             try SecondsFlag.check(value, name)
-            if let value, value < MonitorSchedule.shortestPeriod {
-                throw ValidationError("\(name) must be at least \(MonitorSchedule.shortestPeriod) s; got \(value).")
+            if let value, value < MonitorSchedule.shortestPeriod.instantSeconds {
+                throw ValidationError("\(name) must be at least \(MonitorSchedule.shortestPeriod.instantSeconds) s; got \(value).")
             }
         }
         if input != nil {
@@ -126,8 +126,13 @@ struct MonitorCommand: AsyncParsableCommand {
                 console: console, logger: logger)
             : nil
         let monitoring = RegionMonitoring(
-            regions: regions, configuration: RegionMonitor.Configuration(exitPeriod: exitPeriod, minimumSightingsForEntry: minSightings),
-            ranging: ranging, stateEvery: stateEvery, rangeEvery: rangeEvery, duration: duration, logger: logger)
+            // `validate` took each of these seconds (finite, positive, at most the longest
+            // accepted): each is a duration; the fallbacks are what an absent one would mean.
+            regions: regions,
+            configuration: RegionMonitor.Configuration(
+                exitPeriod: SecondsFlag.duration(exitPeriod) ?? .longestAccepted, minimumSightingsForEntry: minSightings),
+            ranging: ranging, stateEvery: stateEvery.flatMap(SecondsFlag.duration),
+            rangeEvery: SecondsFlag.duration(rangeEvery) ?? .longestAccepted, duration: duration, logger: logger)
         do {
             try await monitoring.reporting(
                 to: MonitorReporting(local: local, hook: hook, serving: serving, regions: regions),

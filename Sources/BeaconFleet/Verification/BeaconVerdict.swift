@@ -53,8 +53,8 @@ public enum VerificationFinding: Hashable, Sendable {
     case wrongAddress(expected: String, heard: [String])
     /// Every address it came from, most receptions first.
     case duplicate(addresses: [String])
-    /// `shortestGap` over `gaps` gaps between advertising events, seconds.
-    case slow(shortestGap: Double, gaps: Int, configuredMilliseconds: Int)
+    /// `shortestGap` over `gaps` gaps between advertising events.
+    case slow(shortestGap: Duration, gaps: Int, configuredMilliseconds: Int)
 
     public var status: VerdictStatus {
         switch self {
@@ -73,8 +73,8 @@ public struct BeaconVerdict: Hashable, Sendable {
     /// Everything found wrong, worst first; empty for `ok`, `missing`, `weak` and `unmonitored`.
     public var findings: [VerificationFinding]
     public var observation: BeaconObservation
-    /// Seconds since the start when the verdict was reached.
-    public var decidedAt: Double
+    /// When the verdict was reached, on the pass's clock (its origin: the start).
+    public var decidedAt: PassTime
     /// Whether it was reached before the timeout (or the end of the input).
     public var decidedEarly: Bool
     /// Its battery, judged beside the verdict (docs/health.md); `nil` when the manifest
@@ -93,7 +93,7 @@ public struct BeaconVerdict: Hashable, Sendable {
 
     public init(
         beacon: ExpectedBeacon, status: VerdictStatus, findings: [VerificationFinding],
-        observation: BeaconObservation, decidedAt: Double, decidedEarly: Bool
+        observation: BeaconObservation, decidedAt: PassTime, decidedEarly: Bool
     ) {
         self.beacon = beacon
         self.status = status

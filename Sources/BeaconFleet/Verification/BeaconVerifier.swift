@@ -86,8 +86,8 @@ public struct BeaconVerifier: Sendable {
 /// A verification pass as a reducer of a pass's inputs (`SightingPass`): the engine takes
 /// each sighting and telemetry reading at its place, ticks close settle windows and bring the
 /// timeout, the input's end ends the pass; `onUpdate` gets what each step decided. The engine
-/// counts in seconds on the beacons' clock: the pass's time less the time the input said it
-/// was blind (`ListeningClock`).
+/// takes the pass's times less the time the input said it was blind (`ListeningClock`):
+/// the beacons' clock.
 struct VerificationReduction: PassReducer {
     var engine: VerificationEngine
     let onUpdate: @Sendable (VerificationProgress, [VerificationEvent]) -> Void
@@ -113,10 +113,10 @@ struct VerificationReduction: PassReducer {
         blindLimit = Duration(checkedSeconds: engine.policy.timeout, within: PassTime.acceptedSeconds)
     }
 
-    /// `time` on the engine's clock, in its seconds.
-    private mutating func engineSeconds(at time: PassTime) -> Double {
+    /// `time` on the engine's clock.
+    private mutating func engineTime(at time: PassTime) -> PassTime {
         latest = max(latest, time)
-        return listening.listening(at: time).seconds
+        return listening.listening(at: time)
     }
 
     mutating func take(_ input: PassInput) -> PassStep {
@@ -124,19 +124,19 @@ struct VerificationReduction: PassReducer {
         switch input {
         case .sighting(let placed):
             // A receiver beyond those whose clocks are told apart is heard at the latest time.
-            events = engine.observe(placed.sighting, at: engineSeconds(at: placed.time ?? placed.clock))
+            events = engine.observe(placed.sighting, at: engineTime(at: placed.time ?? placed.clock))
             if events.isEmpty, !engine.isFinished, !reportsEverySighting { return .more }
         case .telemetry(let reading, let time):
             guard !engine.isFinished else { return .done }
-            events = engine.observe(reading, at: engineSeconds(at: time))
+            events = engine.observe(reading, at: engineTime(at: time))
             if events.isEmpty, !engine.isFinished { return .more }
         case .tick(let time):
-            let seconds = engineSeconds(at: time)
+            let listened = engineTime(at: time)
             // Blind as long as the timeout: give up on what cannot be seen rather than wait on.
             if let blindLimit, listening.blindLimitReached(blindLimit, by: time) {
-                events = engine.finish(at: seconds, reason: .inputLost)
+                events = engine.finish(at: listened, reason: .inputLost)
             } else {
-                events = engine.advance(to: seconds)
+                events = engine.advance(to: listened)
             }
         case .health(let change, let time):
             latest = max(latest, time)
@@ -144,7 +144,7 @@ struct VerificationReduction: PassReducer {
             engine.inputBlind = listening.isBlind
             return .more
         case .ended(let time):
-            events = engine.isFinished ? [] : engine.finish(at: time.map { engineSeconds(at: $0) } ?? 0, reason: .inputEnded)
+            events = engine.isFinished ? [] : engine.finish(at: time.map { engineTime(at: $0) } ?? .origin, reason: .inputEnded)
         case .receiverStatus, .notice:
             // A one-shot pass judges no receiver's status, and tells no dates.
             return .more
@@ -161,8 +161,8 @@ struct VerificationReduction: PassReducer {
         if let finished = engine.result {
             result = finished
         } else {
-            let seconds = outcome.clock.map { engineSeconds(at: $0) } ?? 0
-            let (concluded, events) = engine.conclude(at: seconds, reason: outcome.end == .inputEnded ? .inputEnded : .interrupted)
+            let listened = outcome.clock.map { engineTime(at: $0) } ?? .origin
+            let (concluded, events) = engine.conclude(at: listened, reason: outcome.end == .inputEnded ? .inputEnded : .interrupted)
             if !events.isEmpty { onUpdate(engine.progress, events) }
             result = concluded
         }

@@ -1,18 +1,21 @@
+import BeaconCore
+
 /// Moments things fall due, soonest first: a binary min-heap of (due, slot), where a slot is
 /// whatever its owner numbers (a beacon's index). Inserting and taking the soonest cost
 /// O(log n) and nothing else looks at the others, so a fleet of any size costs the same
 /// per deadline. Owners that move a deadline leave the old entry and skip it when it comes
-/// out (they know which entry is current); the heap does not search.
-struct DeadlineQueue: Sendable {
-    private var heap: [(due: Double, slot: Int)] = []
+/// out (they know which entry is current); the heap does not search. `Due` is the owner's
+/// instant (`PassTime`); entries compare exactly.
+struct DeadlineQueue<Due: Comparable & Sendable>: Sendable {
+    private var heap: [(due: Due, slot: Int)] = []
 
     var isEmpty: Bool { heap.isEmpty }
     var count: Int { heap.count }
 
-    /// The soonest due moment; infinity when empty.
-    var earliest: Double { heap.first?.due ?? .infinity }
+    /// The soonest due moment; `nil` when empty.
+    var soonest: Due? { heap.first?.due }
 
-    mutating func insert(_ slot: Int, due: Double) {
+    mutating func insert(_ slot: Int, due: Due) {
         heap.append((due, slot))
         var child = heap.count - 1
         while child > 0 {
@@ -24,7 +27,7 @@ struct DeadlineQueue: Sendable {
     }
 
     /// The soonest entry, taken out, if it is due by `time`.
-    mutating func popDue(by time: Double) -> (due: Double, slot: Int)? {
+    mutating func popDue(by time: Due) -> (due: Due, slot: Int)? {
         guard let first = heap.first, first.due <= time else { return nil }
         heap.swapAt(0, heap.count - 1)
         heap.removeLast()
@@ -41,4 +44,12 @@ struct DeadlineQueue: Sendable {
         }
         return first
     }
+}
+
+extension DeadlineQueue where Due == Double {
+    /// A queue of deadlines in seconds, for the watch's audit until it counts in `PassTime`.
+    init() {}
+
+    /// The soonest due moment; infinity when empty.
+    var earliest: Double { soonest ?? .infinity }
 }

@@ -112,7 +112,7 @@ public struct OneShotVerification: Sendable {
     static func unseen(plan: VerificationPlan, policy: VerificationPolicy, reason: String?) -> VerificationResult {
         var engine = VerificationEngine(plan: plan, policy: policy)
         engine.inputBlind = true
-        var result = engine.conclude(at: 0, reason: .interrupted).result
+        var result = engine.conclude(at: .origin, reason: .interrupted).result
         result.blindness = InputBlindness(seconds: 0, atEnd: true, neverDelivered: true, lastReason: reason)
         return result
     }

@@ -90,6 +90,12 @@ public enum VerdictWording {
         return "\(milliseconds) ms"
     }
 
+    /// "102 ms" from a span (a gap between advertising events).
+    public static func milliseconds(_ span: Duration) -> String { milliseconds(span.instantSeconds) }
+
+    /// "2.3 s" from a span, one decimal.
+    public static func seconds(_ span: Duration) -> String { seconds(span.instantSeconds) }
+
     /// "2.3 s" from seconds, one decimal.
     public static func seconds(_ seconds: Double) -> String {
         guard let tenths = Int64(checked: seconds * 10) else { return seconds < 0 ? "-∞ s" : "∞ s" }

@@ -64,8 +64,8 @@ public struct VerificationResult: Hashable, Sendable {
     public var sightings: Int
     /// Receptions of identities outside the fleet's UUIDs.
     public var ignoredSightings: Int
-    /// Seconds from the start to the end of the pass.
-    public var duration: Double
+    /// From the start to the end of the pass.
+    public var duration: Duration
     public var endReason: VerificationEndReason
     /// Reports lost between the controller and the verifier because a queue was full (a
     /// host that could not keep up). Non-zero means the pass did not see everything the
@@ -83,7 +83,7 @@ public struct VerificationResult: Hashable, Sendable {
     public init(
         scope: String, policy: VerificationPolicy, verdicts: [BeaconVerdict], unexpected: [UnexpectedBeacon],
         untrackedUnexpectedSightings: Int = 0, otherManifestBeacons: [OtherManifestBeacon] = [], sightings: Int,
-        ignoredSightings: Int, duration: Double, endReason: VerificationEndReason,
+        ignoredSightings: Int, duration: Duration, endReason: VerificationEndReason,
         telemetry: TelemetryCounts = TelemetryCounts()
     ) {
         self.telemetry = telemetry
