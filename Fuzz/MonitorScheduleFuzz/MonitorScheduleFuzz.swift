@@ -23,13 +23,13 @@ public func fuzzMonitorSchedule(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
         BeaconRegion(identifier: "door", uuid: uuid, major: 1, minor: 1),
     ].compactMap { $0 }.map { MonitoredRegion(region: $0, notifyStateOnStart: true) }
     // Periods from 1 ms up to about 4 minutes, or none.
-    let stateEvery = bytes[0] == 0 ? nil : Double(bytes[0]) * Double(bytes[0]) / 256
-    let rangeEvery = bytes[1] == 0 ? nil : Double(bytes[1]) / 64
+    let stateEvery = bytes[0] == 0 ? nil : Duration(checkedSeconds: Double(bytes[0]) * Double(bytes[0]) / 256)
+    let rangeEvery = bytes[1] == 0 ? nil : Duration(checkedSeconds: Double(bytes[1]) / 64)
     var session = MonitorSession(
-        regions: regions, configuration: .init(exitPeriod: 5, minimumSightingsForEntry: 2),
-        ranging: RangingConfiguration(), start: 0)
+        regions: regions, configuration: .init(exitPeriod: .seconds(5), minimumSightingsForEntry: 2),
+        ranging: RangingConfiguration(), start: .origin)
     var schedule = MonitorSchedule(stateEvery: stateEvery, rangeEvery: rangeEvery)
-    schedule.start(at: 0)
+    schedule.start(at: .origin)
     var time = 0.0
     var index = 2
     while index + 10 <= bytes.count {
@@ -45,16 +45,16 @@ public func fuzzMonitorSchedule(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
             time += Double(milliseconds) / 1000
         }
         // Times enter through readers that refuse anything outside the accepted range.
-        guard Sighting.acceptedTimes.contains(time) else { continue }
-        let reports = schedule.fire(until: time, session: &session)
+        guard Sighting.acceptedTimes.contains(time), let now = PassTime(checkedSeconds: time) else { continue }
+        let reports = schedule.fire(until: now, session: &session)
         guard reports.count <= 2 * MonitorSchedule.catchUpLimit + 2 else {
             fatalError("one step of the clock produced \(reports.count) reports")
         }
-        var last = -Double.infinity
+        var last: PassTime?
         for case .events(let events) in reports {
             for event in events {
-                guard event.time >= last || !event.time.isFinite else {
-                    fatalError("events out of time order: \(event.time) after \(last)")
+                if let last, event.time < last {
+                    fatalError("events out of time order: \(event.time.seconds) after \(last.seconds)")
                 }
                 last = event.time
                 _ = MonitorJSONLines.encode(event)
@@ -69,7 +69,7 @@ public func fuzzMonitorSchedule(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
                 time: time, clock: .elapsed, receiver: "fuzz")
             _ = session.observe(sighting)
         } else {
-            _ = session.advance(to: time)
+            _ = session.advance(to: now)
         }
     }
     return 0

@@ -32,7 +32,8 @@ public struct RegionEvent: Hashable, Sendable {
     public var kind: Kind
     public var regionIdentifier: String
     public var state: RegionState
-    public var time: Double
+    /// When it happened, on the monitor's clock.
+    public var time: PassTime
     public var beacons: [BeaconIdentity]
     /// How many distinct identities were heard: at least `beacons.count`.
     public var beaconCount: Int
@@ -44,7 +45,7 @@ public struct RegionEvent: Hashable, Sendable {
     public var receivers: [StayReceiver]
 
     public init(
-        kind: Kind, regionIdentifier: String, state: RegionState, time: Double, beacons: [BeaconIdentity],
+        kind: Kind, regionIdentifier: String, state: RegionState, time: PassTime, beacons: [BeaconIdentity],
         beaconCount: Int? = nil, beaconCountIsLowerBound: Bool = false, receivers: [StayReceiver] = []
     ) {
         self.kind = kind
@@ -57,7 +58,7 @@ public struct RegionEvent: Hashable, Sendable {
         self.receivers = receivers
     }
 
-    init(kind: Kind, regionIdentifier: String, state: RegionState, time: Double, stay: StayBeacons) {
+    init(kind: Kind, regionIdentifier: String, state: RegionState, time: PassTime, stay: StayBeacons) {
         self.init(
             kind: kind, regionIdentifier: regionIdentifier, state: state, time: time, beacons: stay.listed,
             beaconCount: stay.count, beaconCountIsLowerBound: stay.countIsLowerBound, receivers: stay.receiversByStrength)
@@ -146,7 +147,7 @@ public struct StayBeacons: Hashable, Sendable {
 ///
 /// - **Entry** after `minimumSightingsForEntry` matching sightings, counted from the last
 ///   time the region was outside (or unknown).
-/// - **Exit** only after no matching beacon has been seen for `exitPeriod` seconds, so a
+/// - **Exit** only after no matching beacon has been seen for `exitPeriod`, so a
 ///   missed packet or two never produces exit-then-enter flapping (Android's beacon library
 ///   uses 10 s and users raise it; 30 s is our default, close to what iOS shows in practice).
 /// - **State** is `unknown` until it is known: inside on entry, outside once `exitPeriod`
@@ -154,10 +155,10 @@ public struct StayBeacons: Hashable, Sendable {
 ///   `notifyStateOnStart`, that first determination is reported as a `state` event.
 public struct RegionMonitor: Sendable {
     public struct Configuration: Hashable, Sendable {
-        public var exitPeriod: Double
+        public var exitPeriod: Duration
         public var minimumSightingsForEntry: Int
 
-        public init(exitPeriod: Double = 30, minimumSightingsForEntry: Int = 1) {
+        public init(exitPeriod: Duration = .seconds(30), minimumSightingsForEntry: Int = 1) {
             self.exitPeriod = exitPeriod
             self.minimumSightingsForEntry = max(1, minimumSightingsForEntry)
         }
@@ -167,32 +168,34 @@ public struct RegionMonitor: Sendable {
         var monitored: MonitoredRegion
         var state: RegionState = .unknown
         var sightingsTowardEntry = 0
-        var lastSeen: Double?
+        var lastSeen: PassTime?
         var beaconsThisStay = StayBeacons()
         var stateReportedOnStart = false
     }
 
     public let configuration: Configuration
     private var regions: [Tracking]
-    private let startTime: Double
+    private let startTime: PassTime
 
     /// Starts monitoring `regions` at time `start`. Region identifiers should be unique;
     /// events name regions by identifier.
-    public init(regions: [MonitoredRegion], configuration: Configuration = .init(), start: Double) {
+    public init(regions: [MonitoredRegion], configuration: Configuration = .init(), start: PassTime) {
         self.configuration = configuration
         self.regions = regions.map { Tracking(monitored: $0) }
         self.startTime = start
     }
 
-    /// Feeds one sighting (at `sighting.time`) and returns the events it causes, after
-    /// first applying any exits due by then.
+    /// Feeds one sighting (at `sighting.time`, seconds since the clock's origin) and returns
+    /// the events it causes, after first applying any exits due by then. A time that cannot
+    /// be read (`PassTime(checkedSeconds:)`) is no place on the clock: the sighting is left out.
     public mutating func observe(_ sighting: Sighting) -> [RegionEvent] {
-        observe(sighting, at: sighting.time)
+        guard let time = PassTime(checkedSeconds: sighting.time) else { return [] }
+        return observe(sighting, at: time)
     }
 
     /// Feeds one sighting at `time` rather than its own (where a run placed it on its clock:
     /// the sighting keeps its receiver's time), as `observe(_:)`.
-    public mutating func observe(_ sighting: Sighting, at time: Double) -> [RegionEvent] {
+    public mutating func observe(_ sighting: Sighting, at time: PassTime) -> [RegionEvent] {
         var events = advance(to: time)
         for index in regions.indices where regions[index].monitored.region.matches(sighting.identity) {
             regions[index].lastSeen = time
@@ -208,7 +211,7 @@ public struct RegionMonitor: Sendable {
 
     /// Advances the clock to `now` and returns the exits (and start-up states) due by then.
     /// Call it periodically: exits happen on silence, when no sighting arrives to carry time.
-    public mutating func advance(to now: Double) -> [RegionEvent] {
+    public mutating func advance(to now: PassTime) -> [RegionEvent] {
         var events: [RegionEvent] = []
         for index in regions.indices {
             switch regions[index].state {
@@ -245,7 +248,7 @@ public struct RegionMonitor: Sendable {
         regions.map { ($0.monitored.region.identifier, $0.state) }
     }
 
-    private mutating func transition(_ index: Int, to newState: RegionState, at time: Double) -> [RegionEvent] {
+    private mutating func transition(_ index: Int, to newState: RegionState, at time: PassTime) -> [RegionEvent] {
         let previous = regions[index].state
         guard previous != newState else { return [] }
         let monitored = regions[index].monitored

@@ -65,12 +65,13 @@ public struct VerificationFeed {
 
     public mutating func play(_ sightings: [Sighting]) {
         for sighting in sightings.sorted(by: { $0.time < $1.time }) {
-            events += engine.observe(sighting, at: sighting.time)
+            events += engine.observe(sighting, at: .seconds(sighting.time))
         }
     }
 
+    /// `time`: seconds since the start.
     public mutating func advance(to time: Double) {
-        events += engine.advance(to: time)
+        events += engine.advance(to: .seconds(time))
     }
 
     public var decided: [BeaconVerdict] {

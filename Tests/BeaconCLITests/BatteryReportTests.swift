@@ -32,8 +32,8 @@ import Testing
                 address: BluetoothAddress(address), addressIsRandom: true, batteryMillivolts: millivolts, temperature: 19.25,
                 time: time, clock: .elapsed, receiver: "script", source: .eddystoneTLM)
         }
-        _ = feed.engine.observe(tlm(2950, "C0:00:00:00:00:01", at: 1), at: 1)
-        _ = feed.engine.observe(tlm(2410, "C0:00:00:00:00:02", at: 2), at: 2)
+        _ = feed.engine.observe(tlm(2950, "C0:00:00:00:00:01", at: 1), at: .seconds(1))
+        _ = feed.engine.observe(tlm(2410, "C0:00:00:00:00:02", at: 2), at: .seconds(2))
         feed.advance(to: 10)
         return try #require(feed.result)
     }

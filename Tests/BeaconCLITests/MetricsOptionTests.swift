@@ -111,9 +111,9 @@ struct CommandMetricsTests {
             #"beaconctl_monitor_regions{state="inside"} 0"#, #"beaconctl_monitor_regions{state="outside"} 0"#,
             #"beaconctl_monitor_regions{state="unknown"} 2"#,
         ])
-        sink.report([RegionEvent(kind: .enter, regionIdentifier: "door", state: .inside, time: 1, beacons: [])])
-        sink.report([RegionEvent(kind: .exit, regionIdentifier: "door", state: .outside, time: 40, beacons: [])])
-        sink.report([RegionEvent(kind: .state, regionIdentifier: "till", state: .inside, time: 41, beacons: [])])
+        sink.report([RegionEvent(kind: .enter, regionIdentifier: "door", state: .inside, time: .seconds(1), beacons: [])])
+        sink.report([RegionEvent(kind: .exit, regionIdentifier: "door", state: .outside, time: .seconds(40), beacons: [])])
+        sink.report([RegionEvent(kind: .state, regionIdentifier: "till", state: .inside, time: .seconds(41), beacons: [])])
         #expect(Self.lines(serving, "beaconctl_monitor_") == [
             #"beaconctl_monitor_region_events_total{kind="enter"} 1"#, #"beaconctl_monitor_region_events_total{kind="exit"} 1"#,
             #"beaconctl_monitor_region_events_total{kind="state"} 1"#,

@@ -39,7 +39,7 @@ struct MonitorControlCharacterTests {
         let output = MonitorOutput(format: .text, names: [identity: "door\u{1B}]0;owned\u{7}"], hook: nil)
         let captured = CapturedOutput()
         Console.$current.withValue(captured.console()) {
-            output.report([RegionEvent(kind: .enter, regionIdentifier: "shop", state: .inside, time: 1, beacons: [identity])])
+            output.report([RegionEvent(kind: .enter, regionIdentifier: "shop", state: .inside, time: PassTime(sinceOrigin: .seconds(1)), beacons: [identity])])
         }
         #expect(captured.output == #"    1.0 s  enter  shop (inside): door\u{1B}]0;owned\u{07}"# + "\n")
     }

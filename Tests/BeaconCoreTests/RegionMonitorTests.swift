@@ -18,22 +18,41 @@ struct RegionMonitorTests {
     }
 
     @Test func walkInAndOutGivesOneEnterAndOneExitAtTheRightTimes() {
-        var monitor = RegionMonitor(regions: [Self.region("store", major: 1)], configuration: .init(exitPeriod: 10), start: 0)
+        var monitor = RegionMonitor(regions: [Self.region("store", major: 1)], configuration: .init(exitPeriod: .seconds(10)), start: .origin)
         var events: [RegionEvent] = []
         // Out of range for 5 s, then in range 5…20 s at 1 Hz, then gone.
-        events += monitor.advance(to: 5)
+        events += monitor.advance(to: .seconds(5))
         for t in stride(from: 5.0, through: 20, by: 1) { events += monitor.observe(Self.sighting(1, 2, at: t)) }
-        events += monitor.advance(to: 29.9)
+        events += monitor.advance(to: .seconds(29.9))
         #expect(events.map(\.kind) == [.enter])
-        events += monitor.advance(to: 30)
+        events += monitor.advance(to: .seconds(30))
         #expect(events.map(\.kind) == [.enter, .exit])
-        #expect(events.map(\.time) == [5, 30])
+        #expect(events.map(\.time) == [.seconds(5), .seconds(30)])
         #expect(events.last?.beacons == [BeaconIdentity(uuid: Self.uuid, major: 1, minor: 2)])
         #expect(monitor.state(of: "store")?.state == .outside)
     }
 
+    @Test("an exit falls exactly one exit period after the last sighting, to the nanosecond")
+    func exitComparesExactly() {
+        var monitor = RegionMonitor(regions: [Self.region("store")], configuration: .init(exitPeriod: .milliseconds(300)), start: .origin)
+        #expect(monitor.observe(Self.sighting(1, 1, at: 0.264)).map(\.kind) == [.enter])
+        // 0.264 + 0.3 in seconds is a hair more than 0.564: on the clock it is 0.564 exactly.
+        #expect(monitor.advance(to: .seconds(0.564) - .nanoseconds(1)).isEmpty)
+        let exits = monitor.advance(to: .seconds(0.564))
+        #expect(exits.map(\.kind) == [.exit])
+        #expect(exits.map(\.time) == [.seconds(0.564)])
+    }
+
+    @Test("a sighting whose own time cannot be read is no place on the clock: left out")
+    func unreadableTimeIsLeftOut() {
+        var monitor = RegionMonitor(regions: [Self.region("store")], start: .origin)
+        #expect(monitor.observe(Self.sighting(1, 1, at: .nan)).isEmpty)
+        #expect(monitor.observe(Self.sighting(1, 1, at: .infinity)).isEmpty)
+        #expect(monitor.state(of: "store")?.state == .unknown)
+    }
+
     @Test func noFlappingAtThirtyPercentPacketLoss() {
-        var monitor = RegionMonitor(regions: [Self.region("store")], configuration: .init(exitPeriod: 10), start: 0)
+        var monitor = RegionMonitor(regions: [Self.region("store")], configuration: .init(exitPeriod: .seconds(10)), start: .origin)
         var generator = LinearCongruential(seed: 30)
         var events: [RegionEvent] = []
         // A beacon at 10 Hz for 10 minutes; 30 % of packets lost, in bursts up to 3 s long.
@@ -49,7 +68,7 @@ struct RegionMonitorTests {
     @Test func wildcardsMatchAtEachLevel() {
         var monitor = RegionMonitor(
             regions: [Self.region("fleet"), Self.region("store-1", major: 1), Self.region("till", major: 1, minor: 2)],
-            start: 0)
+            start: .origin)
         let atDoor = monitor.observe(Self.sighting(1, 1, at: 1))
         #expect(atDoor.map(\.regionIdentifier) == ["fleet", "store-1"])
         let atTill = monitor.observe(Self.sighting(1, 2, at: 2))
@@ -63,20 +82,20 @@ struct RegionMonitorTests {
     @Test func overlappingRegionsExitIndependently() {
         var monitor = RegionMonitor(
             regions: [Self.region("store-1", major: 1), Self.region("store-2", major: 2)],
-            configuration: .init(exitPeriod: 5), start: 0)
+            configuration: .init(exitPeriod: .seconds(5)), start: .origin)
         var events = monitor.observe(Self.sighting(1, 1, at: 0))
         events += monitor.observe(Self.sighting(2, 1, at: 1))
         for t in stride(from: 2.0, through: 10, by: 1) { events += monitor.observe(Self.sighting(2, 1, at: t)) }
-        events += monitor.advance(to: 20)
-        #expect(events.map { "\($0.kind.rawValue) \($0.regionIdentifier) \($0.time)" }
+        events += monitor.advance(to: .seconds(20))
+        #expect(events.map { "\($0.kind.rawValue) \($0.regionIdentifier) \($0.time.seconds)" }
             == ["enter store-1 0.0", "enter store-2 1.0", "exit store-1 5.0", "exit store-2 15.0"])
     }
 
     @Test func entryNeedsTheMinimumSightingsAndStaleOnesDoNotCount() {
         var monitor = RegionMonitor(
-            regions: [Self.region("store")], configuration: .init(exitPeriod: 10, minimumSightingsForEntry: 3), start: 0)
+            regions: [Self.region("store")], configuration: .init(exitPeriod: .seconds(10), minimumSightingsForEntry: 3), start: .origin)
         #expect(monitor.observe(Self.sighting(1, 1, at: 0)).isEmpty)
-        #expect(monitor.advance(to: 12).map(\.kind).isEmpty)  // outside now, silently (no stateOnStart)
+        #expect(monitor.advance(to: .seconds(12)).map(\.kind).isEmpty)  // outside now, silently (no stateOnStart)
         #expect(monitor.observe(Self.sighting(1, 1, at: 30)).isEmpty)  // the sighting at 0 is stale
         #expect(monitor.observe(Self.sighting(1, 1, at: 31)).isEmpty)
         #expect(monitor.observe(Self.sighting(1, 1, at: 32)).map(\.kind) == [.enter])
@@ -85,13 +104,13 @@ struct RegionMonitorTests {
     @Test func stateOnStartReportsTheFirstDetermination() {
         var monitor = RegionMonitor(
             regions: [Self.region("here", major: 1, stateOnStart: true), Self.region("away", major: 9, stateOnStart: true)],
-            configuration: .init(exitPeriod: 10), start: 100)
+            configuration: .init(exitPeriod: .seconds(10)), start: .seconds(100))
         #expect(monitor.state(of: "here")?.state == .unknown)
         let first = monitor.observe(Self.sighting(1, 1, at: 101))
         #expect(first.map { "\($0.kind.rawValue) \($0.regionIdentifier) \($0.state.rawValue)" }
             == ["state here inside", "enter here inside"])
-        let later = monitor.advance(to: 110)
-        #expect(later.map { "\($0.kind.rawValue) \($0.regionIdentifier) \($0.state.rawValue) \($0.time)" }
+        let later = monitor.advance(to: .seconds(110))
+        #expect(later.map { "\($0.kind.rawValue) \($0.regionIdentifier) \($0.state.rawValue) \($0.time.seconds)" }
             == ["state away outside 110.0"])
         #expect(monitor.state(of: "nowhere") == nil)
     }
@@ -100,11 +119,19 @@ struct RegionMonitorTests {
         var quiet = Self.region("quiet")
         quiet.notifyOnEntry = false
         quiet.notifyOnExit = false
-        var monitor = RegionMonitor(regions: [quiet], configuration: .init(exitPeriod: 1), start: 0)
+        var monitor = RegionMonitor(regions: [quiet], configuration: .init(exitPeriod: .seconds(1)), start: .origin)
         #expect(monitor.observe(Self.sighting(1, 1, at: 0)).isEmpty)
         #expect(monitor.state(of: "quiet")?.state == .inside)
-        #expect(monitor.advance(to: 5).isEmpty)
+        #expect(monitor.advance(to: .seconds(5)).isEmpty)
         #expect(monitor.state(of: "quiet")?.state == .outside)
+    }
+}
+
+extension PassTime {
+    /// A test's time written in seconds, to the nearest nanosecond as a pass places times.
+    static func seconds(_ value: Double) -> PassTime {
+        guard let time = PassTime(checkedSeconds: value) else { preconditionFailure("\(value) s is no pass time") }
+        return time
     }
 }
 
@@ -126,7 +153,7 @@ struct RegionMonitorManyIdentitiesTests {
     func manyIdentities() throws {
         let uuid = ProximityUUID(high: 0x89D6_E936_F61F_4227, low: 0xBCD2_6E94_C5A6_B2E3)
         let region = try #require(BeaconRegion(identifier: "all", uuid: uuid)).monitored
-        var monitor = RegionMonitor(regions: [region], start: 0)
+        var monitor = RegionMonitor(regions: [region], start: .origin)
         var entries: [RegionEvent] = []
         for index in 0..<80_000 {
             let identity = BeaconIdentity(uuid: uuid, major: UInt16(index / 65_536), minor: UInt16(index % 65_536))
@@ -145,7 +172,7 @@ struct RegionMonitorManyIdentitiesTests {
         #expect(state?.isBeaconListShortened == true)
 
         // Leaving the region reports the stay's bounded list too.
-        let exits = monitor.advance(to: 80 + 31)
+        let exits = monitor.advance(to: .seconds(80 + 31))
         #expect(exits.map(\.kind) == [.exit])
         #expect(exits.first?.beacons.count == StayBeacons.listLimit)
     }

@@ -96,7 +96,7 @@ import Testing
         // Both identities are decided, but the entrance beacon's battery is not known yet.
         #expect(feed.decided.count == 2)
         #expect(feed.result == nil)
-        _ = feed.engine.observe(Self.tlm(2410, at: 3), at: 3)
+        _ = feed.engine.observe(Self.tlm(2410, at: 3), at: .seconds(3))
         let result = try #require(feed.result)
         #expect(result.endReason == .allDecided)
         let battery = try #require(result.verdicts[0].battery)
@@ -123,8 +123,8 @@ import Testing
     @Test func telemetryBeforeItsAddressIsKnownIsHeldThenPaired() throws {
         var feed = VerificationFeed(try plan())
         // The TLM frame is heard before the iBeacon frames that tie its address to a beacon.
-        _ = feed.engine.observe(Self.tlm(2900, at: 0), at: 0)
-        _ = feed.engine.observe(Self.tlm(2950, from: "C0:00:00:00:00:EE", at: 0.05), at: 0.05)
+        _ = feed.engine.observe(Self.tlm(2900, at: 0), at: .seconds(0))
+        _ = feed.engine.observe(Self.tlm(2950, from: "C0:00:00:00:00:EE", at: 0.05), at: .seconds(0.05))
         feed.play(Script.train(Script.identity(minor: 1), from: 0.1, count: 5))
         feed.play(Script.train(Script.identity(minor: 2), address: Script.deviceB, from: 0.1, count: 5))
         feed.advance(to: 2)
@@ -140,7 +140,7 @@ import Testing
         var feed = VerificationFeed(try plan(threshold: .percent(20)))
         feed.play(Script.train(Script.identity(minor: 1), count: 5))
         feed.play(Script.train(Script.identity(minor: 2), address: Script.deviceB, count: 5))
-        _ = feed.engine.observe(Self.tlm(2100, at: 0.2), at: 0.2)
+        _ = feed.engine.observe(Self.tlm(2100, at: 0.2), at: .seconds(0.2))
         feed.advance(to: 2)
         let battery = try #require(feed.result?.verdicts[0].battery)
         #expect(battery.status == .otherUnit)

@@ -14,27 +14,27 @@ struct CompactVerificationRecordTests {
 
     private func address(
         _ text: String = "C0:00:00:00:00:01", powers: [MeasuredPowerCount] = [MeasuredPowerCount(value: -59, sightings: 5)],
-        events: [ReceiverEvents] = [ReceiverEvents(receiver: "hall", events: 5, shortestGap: 0.1, span: 0.4)], rssi: Int? = -61
+        events: [ReceiverEvents] = [ReceiverEvents(receiver: "hall", events: 5, shortestGap: .milliseconds(100), span: .milliseconds(400))], rssi: Int? = -61
     ) -> AddressObservation {
         AddressObservation(
-            address: text, isRandom: true, isPrivate: false, sightings: 5, measuredPowers: powers, firstSeen: 0, lastSeen: 0.4,
+            address: text, isRandom: true, isPrivate: false, sightings: 5, measuredPowers: powers, firstSeen: .origin, lastSeen: .seconds(0.4),
             eventsByReceiver: events, strongestRSSI: rssi)
     }
 
     private let hall = ReceiverObservation(
-        receiver: "hall", sightings: 5, firstSeen: 0, lastSeen: 0.4, strongestRSSI: -61, meanRSSI: -63.5, rssiSamples: 5)
+        receiver: "hall", sightings: 5, firstSeen: .origin, lastSeen: .seconds(0.4), strongestRSSI: -61, meanRSSI: -63.5, rssiSamples: 5)
 
     private func observation(
         addresses: [AddressObservation], powers: [MeasuredPowerCount], receivers: [ReceiverObservation]
     ) -> BeaconObservation {
         BeaconObservation(
-            identity: identity, sightings: 5, addresses: addresses, measuredPowers: powers, firstSeen: 0, lastSeen: 0.4,
+            identity: identity, sightings: 5, addresses: addresses, measuredPowers: powers, firstSeen: .origin, lastSeen: .seconds(0.4),
             receivers: receivers)
     }
 
     @Test("every shape gives back the arrays it was given")
     func givesBackWhatItWasGiven() {
-        let otherReceiver = ReceiverObservation(receiver: "door", sightings: 1, firstSeen: 0.2)
+        let otherReceiver = ReceiverObservation(receiver: "door", sightings: 1, firstSeen: .seconds(0.2))
         let shapes: [(addresses: [AddressObservation], powers: [MeasuredPowerCount], receivers: [ReceiverObservation])] = [
             // The inline form's cases: evidence as usual, a gateway's (no events, no power, no
             // RSSI), a device without an address.
@@ -46,7 +46,7 @@ struct CompactVerificationRecordTests {
             ([address("c0:00:00:00:00:01")], [MeasuredPowerCount(value: -59, sightings: 5)], [hall]),
             ([address(), address("C0:00:00:00:00:02")], [MeasuredPowerCount(value: -59, sightings: 10)], [hall]),
             ([address()], [MeasuredPowerCount(value: -59, sightings: 5)], [hall, otherReceiver]),
-            ([address(events: [ReceiverEvents(receiver: "door", events: 5, shortestGap: 0.1)])], [MeasuredPowerCount(value: -59, sightings: 5)], [hall]),
+            ([address(events: [ReceiverEvents(receiver: "door", events: 5, shortestGap: .milliseconds(100))])], [MeasuredPowerCount(value: -59, sightings: 5)], [hall]),
             ([address(powers: [MeasuredPowerCount(value: -59, sightings: 0)])], [MeasuredPowerCount(value: -59, sightings: 0)], [hall]),
         ]
         for index in shapes.indices {
@@ -69,7 +69,7 @@ struct CompactVerificationRecordTests {
         changed.addresses = [address()]
         #expect(changed == single)
         #expect(changed.hashValue == single.hashValue)
-        changed.receivers = [hall, ReceiverObservation(receiver: "door", firstSeen: 0)]
+        changed.receivers = [hall, ReceiverObservation(receiver: "door", firstSeen: .origin)]
         #expect(changed != single)
         #expect(changed.addresses == [address()])
     }

@@ -52,7 +52,7 @@ struct LossyReceiverTests {
         let result = try #require(feed.result)
         #expect(result.verdicts.map(\.status) == [.slow, .slow, .slow, .slow])
         #expect(result.verdicts.allSatisfy { $0.decidedEarly })
-        #expect(result.verdicts.map(\.decidedAt) == [11, 11.013, 11.026, 11.039])
+        #expect(result.verdicts.map(\.decidedAt) == [.seconds(11), .seconds(11.013), .seconds(11.026), .seconds(11.039)])
     }
 
     @Test("one slow beacon among beacons heard at every interval: slow after two gaps, as on any good receiver")
@@ -76,31 +76,31 @@ struct LossyReceiverTests {
     func lossLeavesTheBeaconOut() {
         var reception = ReceiverReception()
         // Another beacon (100 ms) heard every 200 ms for 19 gaps: 38 intervals, loss 1/2.
-        for _ in 0..<19 { reception.add(gap: 0.2, intervalMilliseconds: 100, receiver: "hci0") }
+        for _ in 0..<19 { reception.add(gap: .milliseconds(200), intervalMilliseconds: 100, receiver: "hci0") }
         // The beacon asked about: 10 gaps of 1 s.
-        for _ in 0..<10 { reception.add(gap: 1.0, intervalMilliseconds: 100, receiver: "hci0") }
-        let own = ReceiverEvents(receiver: "hci0", events: 11, shortestGap: 1.0, span: 10)
+        for _ in 0..<10 { reception.add(gap: .seconds(1), intervalMilliseconds: 100, receiver: "hci0") }
+        let own = ReceiverEvents(receiver: "hci0", events: 11, shortestGap: .seconds(1), span: .seconds(10))
         let loss = reception.loss(of: own, intervalMilliseconds: 100)
         #expect(loss.map { abs($0 - 0.5) < 1e-9 } == true, "\(String(describing: loss))")
         // Other receivers are not this one's evidence; too little of the others says nothing.
-        #expect(reception.loss(of: ReceiverEvents(receiver: "hci1", events: 11, shortestGap: 1.0, span: 10), intervalMilliseconds: 100) == nil)
+        #expect(reception.loss(of: ReceiverEvents(receiver: "hci1", events: 11, shortestGap: .seconds(1), span: .seconds(10)), intervalMilliseconds: 100) == nil)
         var sparse = ReceiverReception()
-        for _ in 0..<3 { sparse.add(gap: 0.5, intervalMilliseconds: 100, receiver: "hci0") }
+        for _ in 0..<3 { sparse.add(gap: .milliseconds(500), intervalMilliseconds: 100, receiver: "hci0") }
         #expect(sparse.loss(of: ReceiverEvents(receiver: "hci0", events: 1, shortestGap: nil), intervalMilliseconds: 100) == nil)
     }
 
     @Test("a receiver beyond the ones whose loss is measured: its long gaps never make a beacon slow before the timeout")
     func receiverBeyondTheBound() throws {
         var reception = ReceiverReception(maximumReceivers: 1)
-        for _ in 0..<30 { reception.add(gap: 0.1, intervalMilliseconds: 100, receiver: "hci0") }
+        for _ in 0..<30 { reception.add(gap: .milliseconds(100), intervalMilliseconds: 100, receiver: "hci0") }
         // hci9 came after the one place was taken: what it loses is unknown.
-        for _ in 0..<20 { reception.add(gap: 1.0, intervalMilliseconds: 100, receiver: "hci9") }
+        for _ in 0..<20 { reception.add(gap: .seconds(1), intervalMilliseconds: 100, receiver: "hci9") }
         #expect(reception.isBeyondBound("hci9"))
         #expect(!reception.isBeyondBound("hci0"))
-        let events = ReceiverEvents(receiver: "hci9", events: 21, shortestGap: 1.0, span: 20)
+        let events = ReceiverEvents(receiver: "hci9", events: 21, shortestGap: .seconds(1), span: .seconds(20))
         let track = AddressObservation(
             address: "C0:00:00:00:00:01", isRandom: true, isPrivate: false, sightings: 21, measuredPowers: [],
-            firstSeen: 0, lastSeen: 20, eventsByReceiver: [events], strongestRSSI: -60)
+            firstSeen: .origin, lastSeen: .seconds(20), eventsByReceiver: [events], strongestRSSI: -60)
         let beyond = VerdictRules.intervalEvidence(track, intervalMilliseconds: 100, policy: VerificationPolicy(timeout: 60), reception: reception)
         guard case .suspect = beyond else {
             Issue.record("expected suspect, got \(beyond)")
@@ -110,7 +110,7 @@ struct LossyReceiverTests {
         let measured = VerdictRules.intervalEvidence(
             AddressObservation(
                 address: "C0:00:00:00:00:01", isRandom: true, isPrivate: false, sightings: 21, measuredPowers: [],
-                firstSeen: 0, lastSeen: 20, eventsByReceiver: [ReceiverEvents(receiver: "hci0", events: 21, shortestGap: 1.0, span: 20)],
+                firstSeen: .origin, lastSeen: .seconds(20), eventsByReceiver: [ReceiverEvents(receiver: "hci0", events: 21, shortestGap: .seconds(1), span: .seconds(20))],
                 strongestRSSI: -60),
             intervalMilliseconds: 100, policy: VerificationPolicy(timeout: 60), reception: reception)
         guard case .slow = measured else {

@@ -25,7 +25,7 @@ struct MonitorLiveRunTests {
         let region = try #require(BeaconRegion(identifier: "store", uuid: testUUID, major: 1))
         let sink = RecordingSink()
         let run = MonitorRun(
-            session: MonitorSession(regions: [MonitoredRegion(region: region)], configuration: .init(exitPeriod: 1), start: 0),
+            session: MonitorSession(regions: [MonitoredRegion(region: region)], configuration: .init(exitPeriod: .seconds(1)), start: .origin),
             schedule: MonitorSchedule(stateEvery: nil, rangeEvery: nil), output: sink, logger: logger)
 
         // No quiet-controller watch (`withScriptedScan`): the run's ticks are the only sleeper on the clock.
@@ -37,7 +37,7 @@ struct MonitorLiveRunTests {
             // Heard before the clock moved: entered at 0.
             let entered = try await sink.events.wait(for: "the enter") { !$0.isEmpty }
             #expect(entered.map(\.kind) == [.enter])
-            #expect(entered.first?.time == 0)
+            #expect(entered.first?.time == .origin)
 
             // Three ticks of 250 ms: 0.75 s of silence, still inside (each tick taken before the next).
             for _ in 0..<3 {
@@ -50,7 +50,7 @@ struct MonitorLiveRunTests {
             clock.advance(by: MonitorRun.liveTick)
             let exited = try await sink.events.wait(for: "the exit") { $0.count == 2 }
             #expect(exited.last?.kind == .exit)
-            #expect(exited.last?.time == 1)
+            #expect(exited.last?.time == .seconds(1))
 
             // The run ends at 3 s of the scan's clock: eight more ticks. (Not `advancing`: the scan
             // stops when the run ends, and the disable command's timeout sleeps on this clock too.)

@@ -22,7 +22,7 @@ struct MonitorReplayTests {
     static func replay(exitPeriod: Double, duration: Double? = nil, sink: RecordingSink) throws -> MonitorReplay {
         let region = try #require(BeaconRegion(identifier: "store", uuid: testUUID, major: 1))
         return MonitorReplay(
-            session: { MonitorSession(regions: [MonitoredRegion(region: region)], configuration: .init(exitPeriod: exitPeriod), start: $0) },
+            session: { MonitorSession(regions: [MonitoredRegion(region: region)], configuration: .init(exitPeriod: .passSeconds(exitPeriod)), start: $0) },
             schedule: MonitorSchedule(stateEvery: nil, rangeEvery: nil), duration: duration, output: sink, logger: logger)
     }
 
@@ -44,7 +44,7 @@ struct MonitorReplayTests {
         let heard = try await Self.replay(exitPeriod: 2, sink: sink).run(CountedSightings(sightings), followsWallClock: false)
         #expect(heard)
         #expect(sink.events.elements.map(\.kind) == [.enter])
-        #expect(sink.events.elements.first?.time == 100)
+        #expect(sink.events.elements.first?.time == .seconds(100))
     }
 
     @Test("--duration counts on the one clock from the first sighting")
@@ -54,7 +54,7 @@ struct MonitorReplayTests {
         _ = try await Self.replay(exitPeriod: 30, duration: 3, sink: sink).run(sightings, followsWallClock: false)
         // An elapsed time of 2e9 s stays elapsed: the duration counts from it, no date is guessed.
         #expect(sightings.read == 5, "0 to 3 s of the recording, and the one at 4 s that ends it: nothing after")
-        #expect(sink.events.elements.first?.time == 2e9)
+        #expect(sink.events.elements.first?.time == .seconds(2e9))
     }
 
     @Test("a broker's stream on Unix time follows the wall clock between sightings, on the test clock")
@@ -71,14 +71,14 @@ struct MonitorReplayTests {
             try await replay.run(stream, followsWallClock: true, clock: clock, wallClock: { wall.withLock { $0 } })
         }
         let entered = try await sink.events.wait(for: "the enter") { !$0.isEmpty }
-        #expect(entered.map(\.time) == [1_790_000_000])
+        #expect(entered.map(\.time) == [.seconds(1_790_000_000)])
         // 3 s of the wall clock pass with nothing heard: the next tick moves the clock there.
         wall.withLock { $0 += 3 }
         try await clock.sleepers(atLeast: 1)
         clock.advance(by: MonitorRun.liveTick)
         let exited = try await sink.events.wait(for: "the exit") { $0.count == 2 }
         #expect(exited.last?.kind == .exit)
-        #expect(exited.last?.time == 1_790_000_002)
+        #expect(exited.last?.time == .seconds(1_790_000_002))
         // Past --duration (5 s of the wall clock): the run ends of itself.
         wall.withLock { $0 += 3 }
         try await clock.sleepers(atLeast: 1)

@@ -28,7 +28,7 @@ struct MonitorSessionTests {
         try await bench.addBeacon(VirtualAirBench.identity(2, 1), at: PlanPoint(x: 45, y: 0))
         let start = bench.now
         try await bench.startScanner(.walking(try Walk(waypoints: [PlanPoint(x: -100, y: 0), PlanPoint(x: 200, y: 0)], speed: 2)))
-        var session = MonitorSession(regions: Self.regions, configuration: .init(exitPeriod: exitPeriod), start: 0)
+        var session = MonitorSession(regions: Self.regions, configuration: .init(exitPeriod: .passSeconds(exitPeriod)), start: .origin)
         var events: [RegionEvent] = []
         while bench.now - start < 160 {
             for sighting in try await bench.step(0.1) {
@@ -36,10 +36,10 @@ struct MonitorSessionTests {
                 relative.time -= start
                 events += session.observe(relative)
             }
-            events += session.advance(to: bench.now - start)
+            events += session.advance(to: .seconds(bench.now - start))
         }
         await bench.close()
-        return events.map { ("\($0.kind.rawValue) \($0.regionIdentifier)", $0.time) }
+        return events.map { ("\($0.kind.rawValue) \($0.regionIdentifier)", $0.time.seconds) }
     }
 
     /// In range of the door beacon (x = 0) from x = −28.2 m: 35.9 s into the walk, until
@@ -73,9 +73,9 @@ struct MonitorSessionTests {
     @Test("state reports and ranging answer for the regions the device is inside")
     func stateAndRanging() throws {
         var session = MonitorSession(
-            regions: Self.regions, configuration: .init(exitPeriod: 10),
-            ranging: RangingConfiguration(minimumSamples: 1), start: 0)
-        #expect(session.stateReports(at: 0).map(\.state) == [.unknown, .unknown, .unknown, .unknown])
+            regions: Self.regions, configuration: .init(exitPeriod: .seconds(10)),
+            ranging: RangingConfiguration(minimumSamples: 1), start: .origin)
+        #expect(session.stateReports(at: .origin).map(\.state) == [.unknown, .unknown, .unknown, .unknown])
         func sighting(_ major: UInt16, _ minor: UInt16, rssi: Int, at time: Double) -> Sighting {
             Sighting(
                 advertisement: IBeaconAdvertisement(identity: VirtualAirBench.identity(major, minor), measuredPower: -59),
@@ -83,12 +83,12 @@ struct MonitorSessionTests {
         }
         _ = session.observe(sighting(1, 1, rssi: -75, at: 1))
         _ = session.observe(sighting(1, 2, rssi: -60, at: 1.5))
-        _ = session.advance(to: 10.5)
-        let states = session.stateReports(at: 10.5)
-        #expect(states.map { "\($0.regionIdentifier) \($0.state.rawValue) \($0.time)" }
+        _ = session.advance(to: .seconds(10.5))
+        let states = session.stateReports(at: .seconds(10.5))
+        #expect(states.map { "\($0.regionIdentifier) \($0.state.rawValue) \($0.time.seconds)" }
             == ["fleet inside 10.5", "store-1 inside 10.5", "door inside 10.5", "depot outside 10.5"])
         #expect(states[1].beacons == [VirtualAirBench.identity(1, 1), VirtualAirBench.identity(1, 2)])
-        let ranging = session.ranging(at: 2)
+        let ranging = session.ranging(at: .seconds(2))
         try #require(ranging.map(\.regionIdentifier) == ["fleet", "store-1", "door"])
         try #require(states.count == 4)
         // Nearest first: minor 2 is 15 dB stronger.
@@ -103,8 +103,8 @@ struct MonitorSessionTests {
     @Test("several receivers: a stay names each receiver that heard it, strongest first; each ranges on its own readings")
     func severalReceivers() throws {
         var session = MonitorSession(
-            regions: [Self.region("store-1", major: 1)], configuration: .init(exitPeriod: 10),
-            ranging: RangingConfiguration(minimumSamples: 1), start: 0)
+            regions: [Self.region("store-1", major: 1)], configuration: .init(exitPeriod: .seconds(10)),
+            ranging: RangingConfiguration(minimumSamples: 1), start: .origin)
         func sighting(_ receiver: String, rssi: Int?, at time: Double) -> Sighting {
             Sighting(
                 advertisement: IBeaconAdvertisement(identity: VirtualAirBench.identity(1, 1), measuredPower: -59),
@@ -117,7 +117,7 @@ struct MonitorSessionTests {
             _ = session.observe(sighting("far-box", rssi: -88, at: time))
             _ = session.observe(sighting("quiet-box", rssi: nil, at: time))
         }
-        let state = try #require(session.stateReports(at: 4).first)
+        let state = try #require(session.stateReports(at: .seconds(4)).first)
         #expect(state.receivers == [
             StayReceiver(receiver: "near-box", sightings: 6, strongestRSSI: -60),
             StayReceiver(receiver: "far-box", sightings: 7, strongestRSSI: -88),
@@ -127,17 +127,17 @@ struct MonitorSessionTests {
             #""receivers":[{"receiver":"near-box","sightings":6,"strongest_rssi":-60},{"receiver":"far-box","sightings":7,"strongest_rssi":-88},{"receiver":"quiet-box","sightings":6,"strongest_rssi":null}]}"#))
         // One device, three receivers: three ranged entries, the nearer receiver's first,
         // each filtered on its own readings (not an average of -60 and -88).
-        let ranged = try #require(session.ranging(at: 4).first).beacons
+        let ranged = try #require(session.ranging(at: .seconds(4)).first).beacons
         #expect(ranged.map(\.receiver) == ["near-box", "far-box", "quiet-box"])
         #expect(ranged[0].filteredRSSI == -60)
         #expect(ranged[1].filteredRSSI.map { (-90 ... -88).contains($0) } == true)
         #expect(ranged[2].filteredRSSI == nil)
 
         // The exit names who heard the stay; the next stay starts with no receivers.
-        let exit = session.advance(to: 20)
+        let exit = session.advance(to: .seconds(20))
         #expect(exit.map(\.kind) == [.exit])
         #expect(exit.first?.receivers.map(\.receiver) == ["near-box", "far-box", "quiet-box"])
-        #expect(session.stateReports(at: 20).first?.receivers == [])
+        #expect(session.stateReports(at: .seconds(20)).first?.receivers == [])
     }
 
     @Test("a stay lists at most StayBeacons.receiverLimit receivers, the first to hear it")

@@ -1,6 +1,5 @@
 import BeaconCore
 import BeaconTestKit
-import ClockTestKit
 import Foundation
 import Logging
 import Synchronization
@@ -59,25 +58,5 @@ struct OneShotVerificationTests {
             guard case .input(let failure) = error as? OneShotVerification.Failure else { return false }
             return failure.description.contains("line 1")
         }
-    }
-
-    @Test("a broker's pass waits for it to deliver: connected is delivering; lost until the timeout is no verdict, with the reason")
-    func brokerDelivery() async throws {
-        let (health, changes) = AsyncStream.makeStream(of: InputHealthChange.self)
-        changes.yield(.lost(reason: "broker:1883: connection refused"))
-        changes.yield(.restored)
-        let delivering = await OneShotVerification.firstDelivery(of: health, within: 10, stops: NoStopRequests(), clock: TestClock())
-        guard case .delivering = delivering else { Issue.record("expected delivering, got \(delivering)"); return }
-
-        let clock = TestClock()
-        let (silent, lost) = AsyncStream.makeStream(of: InputHealthChange.self)
-        lost.yield(.lost(reason: "broker:1883: connection refused"))
-        let waiting = Task { await OneShotVerification.firstDelivery(of: silent, within: 10, stops: NoStopRequests(), clock: clock) }
-        try await clock.sleepers(atLeast: 1)
-        clock.advance(by: .seconds(10))
-        guard case .notWithin(let reason) = await waiting.value else { Issue.record("expected no delivery"); return }
-        #expect(reason == "broker:1883: connection refused")
-        let failure = OneShotVerification.Failure.brokerNeverDelivered(seconds: 10, reason: reason)
-        #expect(failure.description.contains("not connected within 10.0 s (last: broker:1883: connection refused)"))
     }
 }

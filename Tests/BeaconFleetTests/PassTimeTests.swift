@@ -85,13 +85,13 @@ struct PassTimeTests {
         let door = VerificationScript.identity(minor: 1)
         // A valid region literal: a minor with its major.
         let region = MonitoredRegion(region: BeaconRegion(identifier: "door", uuid: VerificationScript.fleetUUID, major: 1, minor: 1)!)
-        var session = MonitorSession(regions: [region], configuration: .init(exitPeriod: 10), start: 100)
+        var session = MonitorSession(regions: [region], configuration: .init(exitPeriod: .seconds(10)), start: .seconds(100))
         let sighting = VerificationScript.sighting(door, at: 5, receiver: "b", clock: .elapsed)
-        let events = session.observe(sighting, at: 101)
-        #expect(events.filter { $0.kind == .enter }.map(\.time) == [101])
+        let events = session.observe(sighting, at: .seconds(101))
+        #expect(events.filter { $0.kind == .enter }.map(\.time) == [.seconds(101)])
         // Silent for the exit period from its placed time, not from its own.
-        #expect(session.advance(to: 110).filter { $0.kind == .exit }.isEmpty)
-        #expect(session.advance(to: 111.5).filter { $0.kind == .exit }.map(\.regionIdentifier) == ["door"])
+        #expect(session.advance(to: .seconds(110)).filter { $0.kind == .exit }.isEmpty)
+        #expect(session.advance(to: .seconds(111.5)).filter { $0.kind == .exit }.map(\.regionIdentifier) == ["door"])
     }
 
     @Test("a live feed reaches its deadline exactly: the last tick at the deadline, a nanosecond after a whole tick")

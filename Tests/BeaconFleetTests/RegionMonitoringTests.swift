@@ -46,8 +46,8 @@ struct RegionMonitoringTests {
     static func monitoring(duration: Double? = nil) throws -> RegionMonitoring {
         let region = try #require(BeaconRegion(identifier: "store", uuid: testUUID, major: 1))
         return RegionMonitoring(
-            regions: [MonitoredRegion(region: region)], configuration: .init(exitPeriod: 30), ranging: nil, stateEvery: nil,
-            rangeEvery: 1, duration: duration, logger: logger)
+            regions: [MonitoredRegion(region: region)], configuration: .init(exitPeriod: .seconds(30)), ranging: nil, stateEvery: nil,
+            rangeEvery: .seconds(1), duration: duration, logger: logger)
     }
 
     @Test("a live run answers state requests while it runs, and a stop ends it normally, the scan stopped and nothing lost")

@@ -60,7 +60,7 @@ struct VerificationReceiversTests {
             Issue.record("expected a slow finding, got \(verdict.findings)")
             return
         }
-        #expect(abs(gap - 1.28) < 1e-9, "measured on one receiver's clock, never 40 ms across two")
+        #expect(gap == .milliseconds(1280), "measured on one receiver's clock, never 40 ms across two")
         #expect(gaps >= 2)
     }
 
@@ -111,7 +111,7 @@ struct VerificationReceiversTests {
         let till = try #require(result.verdicts.last)
         #expect(till.observation.receivers.map(\.receiver) == ["store-b:hci0"])
         let firstSeen = try #require(till.observation.firstSeen)
-        #expect(abs(firstSeen - 19.9) < 1e-6, "placed where the first box's stream had reached, not at 0")
+        #expect(firstSeen == .seconds(19.9), "placed where the first box's stream had reached, not at 0")
     }
 
     @Test("replay: Unix times are one clock for every receiver")
@@ -126,7 +126,7 @@ struct VerificationReceiversTests {
         let result = try await verifier.run(stream(sightings), timing: .replay)
         let receivers = try #require(result.verdicts.first?.observation.receivers)
         #expect(receivers.map(\.receiver) == ["store-a:hci0", "store-b:hci0"])
-        #expect(receivers.map(\.firstSeen) == [0, 2], "the second box heard it 2 s later on the shared clock")
+        #expect(receivers.map(\.firstSeen) == [.origin, .seconds(2)], "the second box heard it 2 s later on the shared clock")
     }
 
     @Test("receivers per identity are bounded; further receptions are counted")
@@ -136,7 +136,7 @@ struct VerificationReceiversTests {
         feed.play((0..<count).map {
             VerificationScript.sighting(door, at: Double($0) * 0.01, receiver: "box-\($0)")
         })
-        let result = feed.engine.conclude(at: 60, reason: .inputEnded).result
+        let result = feed.engine.conclude(at: .seconds(60), reason: .inputEnded).result
         let observation = try #require(result.verdicts.first?.observation)
         #expect(observation.receivers.count == ReceiverTally.maximumReceivers)
         #expect(observation.untrackedReceiverSightings == 5)

@@ -21,28 +21,28 @@ struct VerificationTimingTests {
         feed.advance(to: 1.9)
         let result = try #require(feed.result)
         #expect(result.endReason == .allDecided)
-        #expect(result.duration == 1.9)
+        #expect(result.duration == .passSeconds(1.9))
         #expect(result.verdicts.map(\.status) == [.ok, .ok, .ok])
         #expect(feed.events.last == .finished(.allDecided))
         // Decided when the engine learns the time: at the next sighting, or a tick.
-        #expect(result.verdicts.map(\.decidedAt) == [0.7, 1.4, 1.9])
+        #expect(result.verdicts.map(\.decidedAt) == [.seconds(0.7), .seconds(1.4), .seconds(1.9)])
     }
 
     @Test("a sighting that completes the last decision ends the pass itself")
     func earlyStopOnSighting() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(settleIntervals: 0, minimumSettle: 0))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(settleIntervals: 0, minimumSettle: .zero))
         feed.play(VerificationScript.train(door, count: 3))
         #expect(feed.result?.endReason == .allDecided)
-        #expect(feed.result?.duration == 0.2)
+        #expect(feed.result?.duration == .passSeconds(0.2))
     }
 
     @Test("the settle window scales with the interval")
     func settleWindowScales() {
         let policy = VerificationPolicy()
-        #expect(policy.settleWindow(intervalMilliseconds: 100) == 0.3)
-        #expect(policy.settleWindow(intervalMilliseconds: 20) == 0.3)
-        #expect(abs(policy.settleWindow(intervalMilliseconds: 1000) - 3) < 1e-9)
-        #expect(abs(policy.slowThreshold(intervalMilliseconds: 100) - 0.16) < 1e-9)
+        #expect(policy.settleWindow(intervalMilliseconds: 100) == .milliseconds(300))
+        #expect(policy.settleWindow(intervalMilliseconds: 20) == .milliseconds(300))
+        #expect(policy.settleWindow(intervalMilliseconds: 1000) == .seconds(3))
+        #expect(policy.slowThreshold(intervalMilliseconds: 100) == .milliseconds(160))
     }
 
     @Test("settle windows close in their own order, not in the order they opened")
@@ -76,7 +76,7 @@ struct VerificationTimingTests {
         #expect(feed.decided.isEmpty, "another beacon's reception decides nothing for it")
         feed.play([VerificationScript.sighting(door, at: 1.3), VerificationScript.sighting(door, at: 1.4)])
         #expect(feed.verdict("door")?.status == .ok)
-        #expect(feed.verdict("door")?.decidedAt == 1.4)
+        #expect(feed.verdict("door")?.decidedAt == .seconds(1.4))
     }
 
     @Test("K receptions are not enough while the gaps leave the interval open")
@@ -107,7 +107,7 @@ struct VerificationTimingTests {
             Issue.record("expected a slow finding, got \(verdict.findings)")
             return
         }
-        #expect(abs(gap - 1.28) < 1e-9)
+        #expect(gap == .milliseconds(1280))
         #expect(gaps == 2)
         #expect(configured == 100)
     }
@@ -124,10 +124,10 @@ struct VerificationTimingTests {
 
     @Test("lost packets implied by a gap", arguments: [
         (0.1, 100, 0), (0.11, 100, 0), (0.111, 100, 1), (0.2, 100, 1), (0.25, 100, 2), (1.28, 100, 11),
-        (0.045, 20, 1), (0, 100, 0), (-1, 100, 0), (Double.infinity, 100, 0),
+        (0.045, 20, 1), (0, 100, 0), (-1, 100, 0), (1e12, 100, 999_999_999),
     ])
     func lostPackets(gap: Double, interval: Int, lost: Int) {
-        #expect(VerificationPolicy().lostPackets(inGap: gap, intervalMilliseconds: interval) == lost)
+        #expect(VerificationPolicy().lostPackets(inGap: .passSeconds(gap), intervalMilliseconds: interval) == lost)
     }
 
     @Test("slow: at the timeout, the gaps there are decide")
@@ -155,14 +155,14 @@ struct VerificationTimingTests {
         #expect(verdict.status == .slow)
         // Decided at the third event (two gaps of 1 s: 18 lost packets for a healthy beacon).
         #expect(verdict.observation.addresses.first?.events == 3)
-        #expect(verdict.observation.addresses.first?.shortestGap == 1)
+        #expect(verdict.observation.addresses.first?.shortestGap == .seconds(1))
         #expect(verdict.observation.sightings == 5)
     }
 
     @Test("a 100 ms beacon heard through 50 % packet loss is never called slow (200 seeded runs)")
     func packetLossIsNotSlowness() throws {
         var wronglySlow: [UInt64] = []
-        var decisionTimes: [Double] = []
+        var decisionTimes: [PassTime] = []
         for seed in UInt64(0)..<200 {
             var generator = SplitMix64(seed: seed)
             var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 10))
@@ -180,7 +180,7 @@ struct VerificationTimingTests {
             decisionTimes.append(verdict.decidedAt)
         }
         #expect(wronglySlow.isEmpty, "seeds judged slow: \(wronglySlow)")
-        #expect(decisionTimes.allSatisfy { $0 < 10 }, "every run decided before the timeout")
+        #expect(decisionTimes.allSatisfy { $0 < .seconds(10) }, "every run decided before the timeout")
     }
 
     @Test("a 250 ms beacon configured at 100 ms is slow even through 50 % loss")
@@ -200,6 +200,34 @@ struct VerificationTimingTests {
         #expect(verdict.decidedEarly)
     }
 
+    @Test("a settle window closes at its exact nanosecond, not a rounding before or after")
+    func settleWindowClosesExactly() throws {
+        var engine = VerificationEngine(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        for time in [0.064, 0.164, 0.264] {
+            _ = engine.observe(VerificationScript.sighting(door, at: time), at: .seconds(time))
+        }
+        // The third reception at 0.264 s opens a 300 ms window: it closes at 0.564 s exactly,
+        // although 0.264 + 0.3 in seconds is a hair more.
+        #expect(engine.advance(to: .seconds(0.564) - .nanoseconds(1)).isEmpty)
+        let events = engine.advance(to: .seconds(0.564))
+        guard case .decided(let verdict)? = events.first else {
+            Issue.record("expected a verdict at 0.564 s, got \(events)")
+            return
+        }
+        #expect(verdict.decidedAt == .seconds(0.564))
+    }
+
+    @Test("a reception one same-event window after the last is a new event, measured exactly")
+    func sameEventWindowComparesExactly() throws {
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        // 0.011 − 0.001 in seconds is 0.01 and a hair less; on the receiver's clock it is 10 ms.
+        feed.play([VerificationScript.sighting(door, at: 0.001), VerificationScript.sighting(door, at: 0.011)])
+        let result = feed.engine.conclude(at: .seconds(2), reason: .inputEnded).result
+        let address = try #require(result.verdicts.first?.observation.addresses.first)
+        #expect(address.events == 2)
+        #expect(address.shortestGap == .milliseconds(10))
+    }
+
     @Test("progress counts decided beacons while the pass runs")
     func progress() throws {
         var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2)]))
@@ -209,6 +237,6 @@ struct VerificationTimingTests {
         #expect(progress.decided == 1)
         #expect(progress.expected == 2)
         #expect(progress.sightings == 3)
-        #expect(progress.elapsed == 0.6)
+        #expect(progress.elapsed == .passSeconds(0.6))
     }
 }

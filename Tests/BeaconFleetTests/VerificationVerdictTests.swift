@@ -20,7 +20,7 @@ struct VerificationVerdictTests {
         #expect(verdict.status == .ok)
         #expect(verdict.findings.isEmpty)
         #expect(verdict.decidedEarly)
-        #expect(verdict.decidedAt == 0.5)
+        #expect(verdict.decidedAt == .seconds(0.5))
         #expect(verdict.observation.sightings == 3)
         #expect(verdict.observation.addresses.map(\.address) == [VerificationScript.deviceA])
         #expect(verdict.observation.measuredPowers == [MeasuredPowerCount(value: -59, sightings: 3)])
@@ -37,10 +37,10 @@ struct VerificationVerdictTests {
         let verdict = try #require(feed.verdict("door"))
         #expect(verdict.status == .missing)
         #expect(!verdict.decidedEarly)
-        #expect(verdict.decidedAt == 5, "judged at the timeout, not at the late tick")
+        #expect(verdict.decidedAt == .seconds(5), "judged at the timeout, not at the late tick")
         let result = try #require(feed.result)
         #expect(result.endReason == .timeout)
-        #expect(result.duration == 5)
+        #expect(result.duration == .seconds(5))
         #expect(!result.passed)
     }
 
@@ -237,11 +237,11 @@ struct VerificationVerdictTests {
     func inputEnded() throws {
         var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2)]))
         feed.play(VerificationScript.train(door, count: 5))
-        let events = feed.engine.finish(at: 0.45, reason: .inputEnded)
+        let events = feed.engine.finish(at: .seconds(0.45), reason: .inputEnded)
         #expect(events.last == .finished(.inputEnded))
         let result = try #require(feed.result)
         #expect(result.verdicts.map(\.status) == [.ok, .missing])
-        #expect(result.duration == 0.45)
+        #expect(result.duration == .passSeconds(0.45))
         #expect(result.endReason == .inputEnded)
     }
 
@@ -250,7 +250,7 @@ struct VerificationVerdictTests {
         var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]))
         feed.advance(to: 2)
         feed.play([VerificationScript.sighting(door, at: 0.1)])
-        #expect(feed.engine.progress.elapsed == 2)
+        #expect(feed.engine.progress.elapsed == .seconds(2))
         #expect(feed.engine.progress.sightings == 1)
     }
 }

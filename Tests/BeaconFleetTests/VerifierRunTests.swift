@@ -28,7 +28,7 @@ struct VerifierRunTests {
         let result = try await verifier.run(stream(sightings), timing: .replay)
         #expect(result.verdicts.map(\.status) == [.ok])
         #expect(result.endReason == .allDecided)
-        #expect(abs(result.duration - 0.5) < 1e-6, "decided at the sighting 0.5 s into the capture")
+        #expect(result.duration == .milliseconds(500), "decided at the sighting 0.5 s into the capture")
     }
 
     @Test("replay: the end of the input judges what is open")
@@ -42,7 +42,7 @@ struct VerifierRunTests {
         }
         #expect(result.verdicts.map(\.status) == [.ok, .missing])
         #expect(result.endReason == .inputEnded)
-        #expect(abs(result.duration - 1.9) < 1e-9)
+        #expect(result.duration == .milliseconds(1900))
         #expect(updates.withLock { $0.last } == .finished(.inputEnded))
     }
 
@@ -69,8 +69,8 @@ struct VerifierRunTests {
         // Ended by the decision, on the pass's own clock, not by the 20 s timeout.
         #expect(result.endReason == .allDecided)
         #expect(result.verdicts.map(\.status) == [.ok])
-        #expect(result.duration >= 0.3, "not before the settle window closed")
-        #expect(result.duration < 20, "before the timeout")
+        #expect(result.duration >= .milliseconds(300), "not before the settle window closed")
+        #expect(result.duration < .seconds(20), "before the timeout")
     }
 
     @Test("live: each sighting is stamped once, by its receiver; the pass ties the receiver to its clock at the first")
@@ -88,8 +88,8 @@ struct VerifierRunTests {
         let observation = try #require(result.verdicts.first?.observation)
         let first = try #require(observation.firstSeen)
         let last = try #require(observation.lastSeen)
-        #expect(abs(last - first - 0.2) < 1e-9, "placed by their own times: \(first)…\(last)")
-        #expect(first < 1, "tied to the pass's clock where it stood, not at the receiver's 50 s")
+        #expect(last - first == .milliseconds(200), "placed by their own times: \(first)…\(last)")
+        #expect(first < .seconds(1), "tied to the pass's clock where it stood, not at the receiver's 50 s")
     }
 
     @Test("live: the timeout comes on a silent air")
@@ -103,7 +103,7 @@ struct VerifierRunTests {
         }
         #expect(result.endReason == .timeout)
         #expect(result.verdicts.map(\.status) == [.missing])
-        #expect(result.duration == 0.3)
+        #expect(result.duration == .milliseconds(300))
     }
 
     @Test("live: cancelling the task ends the pass as interrupted, with verdicts from what was heard")

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconTestKit
 @testable import BeaconFleet
 import Testing
 
@@ -46,16 +47,16 @@ struct WatchStorageTests {
 
     @Test("the deadline queue gives the soonest first, only once due")
     func deadlineQueue() {
-        var queue = DeadlineQueue()
-        let dues = [5.0, 1, 9, 3, 3, 7, 0.5]
+        var queue = DeadlineQueue<PassTime>()
+        let dues = [5.0, 1, 9, 3, 3, 7, 0.5].map(PassTime.seconds)
         for (slot, due) in dues.enumerated() { queue.insert(slot, due: due) }
-        #expect(queue.earliest == 0.5)
-        #expect(queue.popDue(by: 0.4) == nil)
-        var taken: [Double] = []
-        while let (due, _) = queue.popDue(by: 8) { taken.append(due) }
-        #expect(taken == [0.5, 1, 3, 3, 5, 7])
+        #expect(queue.soonest == .seconds(0.5))
+        #expect(queue.popDue(by: .seconds(0.4)) == nil)
+        var taken: [PassTime] = []
+        while let (due, _) = queue.popDue(by: .seconds(8)) { taken.append(due) }
+        #expect(taken == [0.5, 1, 3, 3, 5, 7].map(PassTime.seconds))
         #expect(queue.count == 1)
-        #expect(queue.popDue(by: .infinity)?.slot == 2)
+        #expect(queue.popDue(by: .seconds(9))?.slot == 2)
         #expect(queue.isEmpty)
     }
 }

@@ -85,87 +85,39 @@ struct FleetPlanCommand: AsyncParsableCommand {
 
     func run() async throws {
         try UnexpectedErrorProbe.reached("fleet plan")
-        let namespace = try loadNamespace()
-        let existing = namespace.fleet.venues.first { $0.id == venue }
-        // What the manifest text declares and the resolved model does not keep: the venue's
-        // `major:`/`uuid:` and the fleet's `uuid:` (new beacons inherit them), and the
-        // --append file's `fleet:` (for a file without venues or regions yet).
-        let appendDeclared = try append.map { AllocationAppend.declarations(of: nil, in: try contents($0, in: namespace).bytes) }
-        let fleetName = fleet ?? appendFileFleet(namespace.fleet) ?? appendDeclared?.fleetName
-        var request = AllocationRequest(
-            fleetName: fleetName, venueID: venue, venueName: venueName, plan: try planSize(), host: host,
+        let allocating = FleetAllocating(namespace: try loadNamespace(), appendFile: append)
+        let request = AllocationRequest(
+            fleetName: fleet, venueID: venue, venueName: venueName, plan: try planSize(), host: host,
             uuid: try proximityUUID(), groups: try groups(), majorScheme: majorPer, major: major,
             firstMinor: firstMinor, minorStep: minorStep, zoneGap: gap, zoneAlignment: align)
-        if let file = existing?.location.file ?? append ?? fleetFile(fleetName, in: namespace.fleet) {
-            let declared = AllocationAppend.declarations(of: existing, in: try contents(file, in: namespace).bytes)
-            request.declaredVenueMajor = declared.venueMajor
-            request.declaredVenueUUID = declared.venueUUID
-            request.declaredFleetUUID = declared.fleetUUID
-        }
         let allocation: AllocationPlan
         do {
-            allocation = try AllocationPlanner.plan(request, in: namespace.fleet)
+            allocation = try allocating.plan(request)
         } catch {
             throw CommandFailure(.usageOrInput, error.description)
         }
         for note in allocation.notes { Console.current.errorLine("note: \(note)") }
 
         guard let append else {
-            Console.current.write(Self.printed(allocation, existing: existing))
+            Console.current.write(AllocationPrintout.text(allocation, existing: allocating.existingVenue(venue)))
             return
         }
-        try write(allocation, into: append, namespace: namespace)
-        for beacon in allocation.beacons {
-            Console.current.line("\(beacon.id)\t\(beacon.zone ?? "-")\t\(beacon.identity)")
-        }
-    }
-
-    /// The manifest YAML for standard output, with a comment saying where it goes.
-    static func printed(_ allocation: AllocationPlan, existing: ResolvedVenue?) -> String {
-        if allocation.isNewFleet {
-            return "# A new fleet manifest for `\(allocation.fleetName)`: save it as a .yaml file in the fleets folder.\n"
-                + AllocationYAML.manifest(allocation)
-        }
-        if let existing {
-            return "# New beacons for venue `\(existing.id)` (\(existing.location)): add them to its `beacons:` list,\n"
-                + "# or run again with --append \(existing.location.file).\n"
-                + AllocationYAML.beacons(allocation, indentation: .standard)
-        }
-        return "# Venue `\(allocation.venue.id)` of fleet `\(allocation.fleetName)`: add it to the fleet's `venues:` list,\n"
-            + "# or run again with --append FILE.\n" + AllocationYAML.venue(allocation, indentation: .standard)
-    }
-
-    private func write(_ allocation: AllocationPlan, into file: String, namespace: ManifestLoadResult) throws {
-        // What the plan was made from, not the file as it is now: the write-back refuses
-        // a file changed since.
-        let original = try contents(file, in: namespace)
-        let fleet = namespace.fleet
-        let insertion: ManifestInsertion
+        let line: Int
         do {
-            insertion = try AllocationAppend.insertion(for: allocation, into: original.bytes, file: file, fleet: fleet)
-        } catch {
-            throw CommandFailure(.usageOrInput, error.description)
-        }
-        let edited = insertion.applied(to: original.bytes)
-        do {
-            let diagnostics = try AllocationFileUpdate.validate(
-                allocation, newBytes: edited, file: file, namespaceFiles: fleet.files, snapshots: namespace.snapshots)
-            for warning in diagnostics where warning.severity == .warning {
-                Console.current.errorLine(warning.rendered)
+            line = try allocating.append(allocation, into: append) { warnings in
+                for warning in warnings { Console.current.errorLine(warning.rendered) }
             }
-            try AllocationFileUpdate.write(edited, replacing: original)
         } catch {
-            if case .invalidResult(_, let diagnostics) = error {
+            if case .file(.invalidResult(_, let diagnostics)) = error {
                 for diagnostic in diagnostics { Console.current.errorLine(diagnostic.rendered) }
                 throw CommandFailure(.findings, error.description)
             }
             throw CommandFailure(.usageOrInput, error.description)
         }
-        let added = allocation.beacons.count
-        let beacons = "\(NumberText.count(added, "beacon"))"
-        let what = allocation.venue.isNew
-            ? "venue `\(allocation.venue.id)` with \(beacons)" : "\(beacons) to venue `\(allocation.venue.id)`"
-        Console.current.errorLine("added \(what) in \(file) at line \(insertion.line)")
+        Console.current.errorLine(AllocationPrintout.appended(allocation, file: append, line: line))
+        for beacon in allocation.beacons {
+            Console.current.line("\(beacon.id)\t\(beacon.zone ?? "-")\t\(beacon.identity)")
+        }
     }
 
     /// The namespace's manifests, with the --append file among them. The default folder
@@ -186,29 +138,5 @@ struct FleetPlanCommand: AsyncParsableCommand {
         let result = ManifestLoader.load(paths: paths, keepingSnapshots: true)
         try reportBlockingDiagnostics(result)
         return result
-    }
-
-    /// A manifest file of the fleet, to read its top-level UUID from.
-    private func fleetFile(_ name: String?, in fleet: Fleet) -> String? {
-        guard let name else { return nil }
-        return fleet.venues.first { $0.fleetName == name }?.location.file
-            ?? fleet.regions.first { $0.fleetName == name }?.location.file
-    }
-
-    /// The fleet of the --append file, for when --fleet is not given.
-    private func appendFileFleet(_ fleet: Fleet) -> String? {
-        guard let append else { return nil }
-        return fleet.venues.first { $0.location.file == append }?.fleetName
-            ?? fleet.regions.first { $0.location.file == append }?.fleetName
-    }
-
-    /// A manifest as the namespace load read it (read now only for a file outside it).
-    private func contents(_ path: String, in namespace: ManifestLoadResult) throws -> ManifestFileSnapshot {
-        if let snapshot = namespace.snapshots[path] { return snapshot }
-        do {
-            return try AllocationFileUpdate.read(path)
-        } catch {
-            throw CommandFailure(.usageOrInput, error.description)
-        }
     }
 }

@@ -88,17 +88,12 @@ struct MonitorCommand: AsyncParsableCommand {
         for text in region { _ = try MonitorRegionOption.parse(text) }
         try SecondsFlag.check(exitPeriod, "--exit-period")
         guard minSightings >= 1 else { throw ValidationError("--min-sightings must be at least 1; got \(minSightings).") }
-        if !range {
-            let rangingFlags = rangingOptions.givenFlags
-            if !rangingFlags.isEmpty {
-                throw ValidationError("\(rangingFlags.joined(separator: ", ")) choose\(rangingFlags.count == 1 ? "s" : "") how --range estimates distances; add --range or leave \(rangingFlags.count == 1 ? "it" : "them") out.")
-            }
-        }
+        if !range { try rangingOptions.checkUnused(by: "--range") }
         // Periodic reports: a period below a millisecond would only flood the output.
         for (name, value) in [("--state-every", stateEvery), ("--range-every", rangeEvery)] {
             try SecondsFlag.check(value, name)
-            if let value, value < MonitorSchedule.shortestPeriod {
-                throw ValidationError("\(name) must be at least \(MonitorSchedule.shortestPeriod) s; got \(value).")
+            if let value, value < MonitorSchedule.shortestPeriod.instantSeconds {
+                throw ValidationError("\(name) must be at least \(MonitorSchedule.shortestPeriod.instantSeconds) s; got \(value).")
             }
         }
         if input != nil {
@@ -126,8 +121,13 @@ struct MonitorCommand: AsyncParsableCommand {
                 console: console, logger: logger)
             : nil
         let monitoring = RegionMonitoring(
-            regions: regions, configuration: RegionMonitor.Configuration(exitPeriod: exitPeriod, minimumSightingsForEntry: minSightings),
-            ranging: ranging, stateEvery: stateEvery, rangeEvery: rangeEvery, duration: duration, logger: logger)
+            // `validate` took each of these seconds (finite, positive, at most the longest
+            // accepted): each is a duration; the fallbacks are what an absent one would mean.
+            regions: regions,
+            configuration: RegionMonitor.Configuration(
+                exitPeriod: SecondsFlag.duration(exitPeriod) ?? .longestAccepted, minimumSightingsForEntry: minSightings),
+            ranging: ranging, stateEvery: stateEvery.flatMap(SecondsFlag.duration),
+            rangeEvery: SecondsFlag.duration(rangeEvery) ?? .longestAccepted, duration: duration, logger: logger)
         do {
             try await monitoring.reporting(
                 to: MonitorReporting(local: local, hook: hook, serving: serving, regions: regions),
@@ -135,21 +135,14 @@ struct MonitorCommand: AsyncParsableCommand {
             ) { output in
                 if let input {
                     // Ctrl-C or SIGTERM: what was read was monitored; a normal end.
-                    let broker = try BrokerInput.open(sightingInput, role: "monitor", environment: console.environment, logger: logger)
-                    do {
+                    try await BrokerInput.reading(sightingInput, role: "monitor", environment: console.environment, logger: logger) { broker in
                         try await monitoring.replay(input, broker: broker, output: output, stops: SignalStops())
-                    } catch {
-                        try await broker?.close()
-                        throw error
                     }
-                    try await broker?.close()
                 } else {
                     let end = try await controller.scanning(logger: logger) { scan in
                         await monitoring.live(scan, output: output, stops: SignalStops(), stateRequests: SignalStateRequests(logger: logger))
                     }
-                    if end.lostCount > 0 {
-                        logger.warning("\(LossWording.reports(end.lostCount)) lost between the controller and monitoring (this host could not keep up): an exit may have come from lost reports rather than silence")
-                    }
+                    if end.lostCount > 0 { logger.warning("\(LossWording.monitorLost(end.lostCount))") }
                     if let failure = end.failure { throw CommandFailure(.controller, ExitStatus.message(for: failure)) }
                 }
             }

@@ -97,24 +97,16 @@ struct PlanCoverageCommand: AsyncParsableCommand {
         try reportBlockingDiagnostics(result)
         let request = CoverageRequest(
             venueIDs: venues, zones: zones, byZone: byZone, settings: settings, walls: try await loadWalls())
-        let selection: (jobs: [CoverageJob], notes: [String])
+        let reports: [CoverageReport]
         do {
-            selection = try request.jobs(in: result.fleet)
-        } catch {
-            throw CommandFailure(.usageOrInput, error.description)
-        }
-        for note in selection.notes { Console.current.errorLine("note: \(note)") }
-
-        var reports: [(map: CoverageMap, summary: CoverageSummary)] = []
-        for job in selection.jobs {
-            guard let map = CoverageMap(venue: job.venue, settings: job.settings) else {
-                throw CommandFailure(
-                    .usageOrInput,
-                    "\(job.venue.fileStem): a \(resolution) m grid over \(job.venue.plan.width) × \(job.venue.plan.height) m is more than \(CoverageGrid.maximumCells) cells; pass a coarser --resolution")
+            reports = try CoverageMapping.maps(request, in: result.fleet) { notes in
+                for note in notes { Console.current.errorLine("note: \(note)") }
             }
-            reports.append((map, map.summary))
+        } catch {
+            guard case .gridTooFine = error else { throw CommandFailure(.usageOrInput, error.description) }
+            throw CommandFailure(.usageOrInput, "\(error.description); pass a coarser --resolution")
         }
-        if let outputDirectory { try write(reports, to: outputDirectory) }
+        if let outputDirectory { try CoverageFiles.write(reports, to: outputDirectory) }
 
         switch format {
         case .text:
@@ -137,29 +129,4 @@ struct PlanCoverageCommand: AsyncParsableCommand {
                 "the walls file \(walls) has \(NumberText.count(error.errors.count, "error")); fix them and map again.")
         }
     }
-
-    private func write(_ reports: [(map: CoverageMap, summary: CoverageSummary)], to directory: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw CommandFailure(.usageOrInput, "cannot create the folder \(directory): \(error.localizedDescription)")
-        }
-        for report in reports {
-            let stem = directory + "/" + Self.safeFileName(report.map.venue.fileStem)
-            try writeOutput(CoverageSVG(map: report.map, summary: report.summary).render(), to: stem + ".svg")
-            try writeOutput(CoverageHTML(map: report.map, summary: report.summary).render(), to: stem + ".html")
-            Console.current.errorLine("wrote \(stem).svg and \(stem).html")
-        }
-    }
-
-    /// Venue and zone ids are free text: keep a file name to one path component.
-    static func safeFileName(_ stem: String) -> String {
-        let cleaned = String(stem.map { $0 == "/" || $0 == "\\" || $0 == "\0" ? "_" : $0 })
-        return cleaned.hasPrefix(".") ? "_" + cleaned.dropFirst() : cleaned
-    }
-}
-
-/// The `--format json` document: one summary per map.
-struct CoverageReportJSON: Encodable {
-    var maps: [CoverageSummary]
 }

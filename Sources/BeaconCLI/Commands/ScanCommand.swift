@@ -50,16 +50,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Metrics") var metrics: MetricsOptions
 
-    /// Every sighting also published, stamped with Unix time.
-    @OptionGroup var publishing: MQTTPublishOption
-    var mqtt: String? { publishing.url }
-
-    @Option(
-        name: .customLong("publish-as"),
-        help: ArgumentHelp(
-            "With --mqtt: beaconctl (every sighting, docs/mqtt.md) or mqtt-room (each beacon's ranged distance on room_presence/RECEIVER, as Home Assistant's mqtt_room sensor reads it; docs/gateways.md).",
-            valueName: "convention"))
-    var publishAs: SightingPublishing.Convention = .beaconctl
+    @OptionGroup var publishingOptions: ScanPublishingOptions
+    var mqtt: String? { publishingOptions.mqtt }
 
     @Flag(help: "Also write the telemetry heard (Eddystone-TLM, KKM frames, gateways' battery fields) as telemetry lines among the JSON lines (--format jsonl) and publish them with --mqtt (docs/sightings.md). Off by default: readers before telemetry lines refuse them.")
     var telemetry = false
@@ -77,13 +69,10 @@ struct ScanCommand: AsyncParsableCommand {
     @OptionGroup var timing: ScanTimingOptions
 
     func validate() throws {
-        if publishAs != .beaconctl && mqtt == nil {
-            throw ValidationError("--publish-as \(publishAs.rawValue) says how --mqtt publishes; add --mqtt mqtt://HOST/room_presence.")
-        }
         if telemetry && format == .text && mqtt == nil {
             throw ValidationError("--telemetry adds telemetry lines to --format jsonl or to what --mqtt publishes; the text table shows telemetry without it.")
         }
-        if telemetry && publishAs == .mqttRoom {
+        if telemetry && publishingOptions.publishAs == .mqttRoom {
             throw ValidationError("--telemetry publishes telemetry lines in the beaconctl convention; --publish-as mqtt-room has no place for them.")
         }
         if let receiver, receiver.isEmpty || receiver.count > 128 {
@@ -123,16 +112,12 @@ struct ScanCommand: AsyncParsableCommand {
         defer { capture?.close() }
         let configure = try timing.configure(receiver: receiverName)
         // A live scan's sightings are published under its receiver name; a recording's keep theirs unless --receiver.
-        let publishing = mqtt.map {
-            ScanRun.PublishingRequest(
-                url: $0, receiver: input == nil ? receiverName : receiver, convention: publishAs, environment: console.environment)
-        }
-        let broker = try BrokerInput.open(sightingInput, role: "scan", environment: console.environment, logger: logger)
-        let output = ScanOutput(
-            run: run, table: ScanTable(names: names, style: globals.style()), path: input ?? "-",
-            drawsLive: outputFormat == .text && console.standardOutputIsTerminal, drawsAtEnd: outputFormat == .text,
-            serving: serving, broker: broker, logger: logger)
-        do {
+        let publishing = publishingOptions.request(receiver: input == nil ? receiverName : receiver, environment: console.environment)
+        try await BrokerInput.reading(sightingInput, role: "scan", environment: console.environment, logger: logger) { broker in
+            let output = ScanOutput(
+                run: run, table: ScanTable(names: names, style: globals.style()), path: input ?? "-",
+                drawsLive: outputFormat == .text && console.standardOutputIsTerminal, drawsAtEnd: outputFormat == .text,
+                serving: serving, broker: broker, logger: logger)
             // The scope stops and closes a live scan however the run ends; Ctrl-C or SIGTERM
             // ends the reading like the end of --duration does: a normal end.
             try await controller.withSource(input: input, broker: broker, capture: capture, logger: logger, configure: configure) { source in
@@ -145,12 +130,6 @@ struct ScanCommand: AsyncParsableCommand {
                     throw CommandFailure(error)
                 }
             }
-        } catch {
-            try await broker?.close()
-            throw error
         }
-        try await broker?.close()
     }
 }
-
-extension SightingPublishing.Convention: ExpressibleByArgument {}

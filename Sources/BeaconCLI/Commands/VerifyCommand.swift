@@ -53,56 +53,12 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Reports") var reports: VerifyReportOptions
 
-    @Flag(help: "Audit continuously: report every change of a beacon's state until SIGINT/SIGTERM or the end of --input.")
-    var watch = false
-
-    @Option(help: ArgumentHelp(
-        "With --watch: seconds without a reception before a beacon is missing, and in which two devices make a duplicate (default: 30).",
-        valueName: "seconds"))
-    var silence: Double?
-
-    @Option(help: ArgumentHelp(
-        "With --watch on a pipe (--input - or a FIFO): seconds without any sighting from it after which the pipe counts as stalled "
-            + "(input-lost: nothing is judged by silence until a sighting comes again). Off by default: a pipe's silence is the beacons'.",
-        valueName: "seconds"))
-    var stallAfter: Double?
-
-    /// With --watch: a program run on every change.
-    @OptionGroup var execHook: ExecHookOption
-    var exec: String? { execHook.command }
-
-    /// With --watch: the broker every change is also published to (PREFIX/audit/…).
-    @OptionGroup var publishing: MQTTPublishOption
-    var mqtt: String? { publishing.url }
-
-    @Flag(
-        name: .customLong("home-assistant"),
-        help: "With --watch --mqtt: announce every beacon to Home Assistant's MQTT discovery (a presence and a last-seen per beacon; docs/mqtt.md).")
-    var homeAssistant = false
-
-    @Option(
-        name: .customLong("state"),
-        help: ArgumentHelp(
-            "With --watch: keep every beacon's state in this file and start from it when restarted (only changes from it are reported).",
-            valueName: "file"))
-    var stateFile: String?
-
-    @Option(
-        name: .customLong("discovery-prefix"),
-        help: ArgumentHelp("With --home-assistant: Home Assistant's discovery prefix (default: homeassistant).", valueName: "prefix"))
-    var discoveryPrefix: String?
-
-    @Flag(help: """
-        With --watch: print the template unit beaconctl-watch@.service, whose instance NAME audits /etc/beaconctl/NAME.yaml \
-        with the settings of /etc/beaconctl/NAME.env, and exit.
-        """)
-    var printSystemdTemplate = false
-
-    @OptionGroup(title: "Metrics (with --watch)") var metrics: MetricsOptions
+    /// `--watch` and what applies only with it (`--silence`, `--exec`, `--mqtt`, `--state`, `--metrics` …).
+    @OptionGroup var watchOptions: WatchOptions
 
     func validate() throws {
-        if printSystemdTemplate {
-            try validateSystemdTemplate()
+        if watchOptions.printSystemdTemplate {
+            try watchOptions.checkSystemdTemplate(otherFlags: givenFlags)
             return
         }
         if manifests.isEmpty {
@@ -121,24 +77,29 @@ struct VerifyCommand: AsyncParsableCommand {
         if let requiredSightings, requiredSightings < 1 {
             throw ValidationError("--required-sightings must be at least 1; got \(requiredSightings).")
         }
-        if watch {
-            try validateWatch()
+        if watchOptions.watch {
+            try watchOptions.checkWatch(timeout: timeout, requiredSightings: requiredSightings, reports: reports, input: sightingInput)
         } else {
-            let watchOnly = [
-                silence.map { _ in "--silence" }, exec.map { _ in "--exec" }, mqtt.map { _ in "--mqtt" },
-                homeAssistant ? "--home-assistant" : nil, discoveryPrefix.map { _ in "--discovery-prefix" },
-                stateFile.map { _ in "--state" }, metrics.metrics.map { _ in "--metrics" }, stallAfter.map { _ in "--stall-after" },
-            ].compactMap { $0 }
-            if !watchOnly.isEmpty {
-                throw ValidationError("\(watchOnly.joined(separator: " and ")) only appl\(watchOnly.count == 1 ? "ies" : "y") with --watch; add --watch or leave \(watchOnly.count == 1 ? "it" : "them") out.")
-            }
+            try watchOptions.checkWithoutWatch()
             try reports.checkReportFormat(command: "verify without --watch")
         }
     }
 
+    /// The options of verify itself that were given, in the order of its help.
+    private var givenFlags: [String] {
+        [
+            manifests.isEmpty ? nil : "the manifest \(manifests.joined(separator: " "))",
+            venue.map { _ in "--venue" }, timeout.map { _ in "--timeout" }, requiredSightings.map { _ in "--required-sightings" },
+            controller.hci.map { _ in "--hci" }, controller.snoop.map { _ in "--snoop" },
+            controller.commandTimeout != 2 ? "--command-timeout" : nil,
+            input.map { _ in "--input" }, sightingInput.gateways.isEmpty ? nil : "--gateway", reports.format.map { _ in "--format" },
+            reports.reportFiles.isEmpty ? nil : "--report", reports.reportFormats.isEmpty ? nil : "--report-format",
+        ].compactMap { $0 }
+    }
+
     func run() async throws {
-        try UnexpectedErrorProbe.reached(watch ? "verify --watch" : "verify")
-        if printSystemdTemplate {
+        try UnexpectedErrorProbe.reached(watchOptions.watch ? "verify --watch" : "verify")
+        if watchOptions.printSystemdTemplate {
             Console.current.write(WatchSystemdUnit(globals: globals).text())
             return
         }
@@ -151,7 +112,7 @@ struct VerifyCommand: AsyncParsableCommand {
             throw CommandFailure(.usageOrInput, error.description)
         }
 
-        if watch {
+        if watchOptions.watch {
             // Home Assistant names a beacon's area after its venue, as the manifest names it.
             let venueNames = Dictionary(loaded.fleet.venues.compactMap { venue in venue.name.map { (venue.id, $0) } }, uniquingKeysWith: { first, _ in first })
             try await watchContinuously(plan: plan, venueNames: venueNames)
@@ -170,13 +131,12 @@ struct VerifyCommand: AsyncParsableCommand {
                 result = try await controller.scanning(logger: globals.makeLogger()) { try await verification.verify(scan: $0) }
             }
         } catch let failure as OneShotVerification.Failure {
-            switch failure {
-            case .policy, .input, .nothingArrived: throw CommandFailure(.usageOrInput, failure.description)
-            case .broker, .brokerNeverDelivered: throw CommandFailure(.controller, failure.description)
-            case .source(let error): throw CommandFailure(.controller, ExitStatus.message(for: error))
-            }
+            throw CommandFailure(failure)
         }
         try reports.emit(result, style: globals.style())
-        if !result.passed { throw ExitStatus.findings.exitCode }
+        if !result.passed {
+            // Beacons the pass could not see are the input's failure, not theirs.
+            throw (result.failedOnlyForBlindness ? ExitStatus.controller : ExitStatus.findings).exitCode
+        }
     }
 }

@@ -26,7 +26,7 @@ final class MonitorEventHook: Sendable {
             "BEACONCTL_REGION": event.regionIdentifier,
             "BEACONCTL_STATE": event.state.rawValue,
             "BEACONCTL_BEACONS": event.beacons.map(\.description).joined(separator: ","),
-            "BEACONCTL_TIME": String(event.time),
+            "BEACONCTL_TIME": String(event.time.seconds),
             "BEACONCTL_BEACON_COUNT": "\(event.beaconCount)\(event.beaconCountIsLowerBound ? "+" : "")",
             // Names come from the air or a broker: control characters (a NUL no environment
             // can carry) are escaped, as on a terminal.

@@ -35,6 +35,15 @@ struct RangingProfileOptions: ParsableArguments {
         [profile.map { _ in "--profile" }, noProfile ? "--no-profile" : nil, pathLossExponent.map { _ in "--path-loss-exponent" }].compactMap { $0 }
     }
 
+    /// Refuses these flags where nothing is ranged: without `flag` (`monitor --range`), which
+    /// they would change the estimates of.
+    func checkUnused(by flag: String) throws {
+        let given = givenFlags
+        if !given.isEmpty {
+            throw ValidationError("\(given.joined(separator: ", ")) choose\(given.count == 1 ? "s" : "") how \(flag) estimates distances; add \(flag) or leave \(given.count == 1 ? "it" : "them") out.")
+        }
+    }
+
     /// The ranging configuration these options ask for. Says on standard error which
     /// profile is in use; a profile fitted on another receiver than `receiver` is used with
     /// a warning (the room part of it still applies).

@@ -28,6 +28,25 @@ extension BrokerInput {
         }
     }
 
+    /// Opens the brokers `--input` names (none when the input is not a broker), runs `body`
+    /// with them, and closes them after it, whether `body` returned or threw (a failure to
+    /// close, exit 3, is the one reported then).
+    static func reading<Value>(
+        _ options: SightingInputOptions, role: String, environment: [String: String], logger: Logger,
+        _ body: (BrokerInput?) async throws -> Value
+    ) async throws -> Value {
+        let broker = try open(options, role: role, environment: environment, logger: logger)
+        let value: Value
+        do {
+            value = try await body(broker)
+        } catch {
+            try await broker?.close()
+            throw error
+        }
+        try await broker?.close()
+        return value
+    }
+
     /// Stops reading; a broker that refused the connection, TLS or the subscription for good
     /// (which ended the stream early) is a failure, exit 3.
     func close() async throws(CommandFailure) {

@@ -4,4 +4,10 @@ enum LossWording {
     static func reports(_ count: Int) -> String {
         count == 1 ? "1 report was" : "\(count) reports were"
     }
+
+    /// `monitor`'s warning at the end of a live run that lost `count` reports.
+    static func monitorLost(_ count: Int) -> String {
+        "\(reports(count)) lost between the controller and monitoring (this host could not keep up): "
+            + "an exit may have come from lost reports rather than silence"
+    }
 }

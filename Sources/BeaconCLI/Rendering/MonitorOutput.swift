@@ -35,7 +35,7 @@ struct MonitorOutput: MonitorReportSink {
                     let receiver = severalReceivers ? " from \(Self.printable(beacon.receiver))" : ""
                     return "\(name(beacon.identity)) \(beacon.proximity.rawValue) \(distance)\(receiver)"
                 }
-                Console.current.line("\(time(ranging.time))  range  \(Self.printable(ranging.regionIdentifier)): " + (beacons.isEmpty ? "none" : beacons.joined(separator: ", ")))
+                Console.current.line("\(time(ranging.time.seconds))  range  \(Self.printable(ranging.regionIdentifier)): " + (beacons.isEmpty ? "none" : beacons.joined(separator: ", ")))
             }
         }
     }
@@ -50,7 +50,7 @@ struct MonitorOutput: MonitorReportSink {
                 Self.printable(receiver.receiver) + (receiver.strongestRSSI.map { " (\($0) dBm)" } ?? "")
             }.joined(separator: ", ")
         }
-        return "\(time(event.time))  \(event.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Self.printable(event.regionIdentifier)) (\(event.state.rawValue))\(beacons)\(receivers)"
+        return "\(time(event.time.seconds))  \(event.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Self.printable(event.regionIdentifier)) (\(event.state.rawValue))\(beacons)\(receivers)"
     }
 
     private func name(_ identity: BeaconIdentity) -> String {

@@ -28,18 +28,18 @@ public struct BatteryReport: Hashable, Sendable {
     /// The level judged: the median of the latest readings in the threshold's unit (or of
     /// the latest reading when there is no threshold); `nil` with no telemetry.
     public var level: BatteryLevel?
-    /// The pass time of the latest reading, seconds.
-    public var heardAt: Double?
-    /// Seconds from the latest reading to the end of the pass: how old the level is.
-    public var age: Double?
+    /// The pass time of the latest reading.
+    public var heardAt: PassTime?
+    /// From the latest reading to the end of the pass: how old the level is.
+    public var age: Duration?
     public var temperature: Double?
     public var source: TelemetrySource?
     /// Readings paired with the beacon.
     public var readings: Int
 
     public init(
-        status: Status, threshold: BatteryLevel?, level: BatteryLevel? = nil, heardAt: Double? = nil,
-        age: Double? = nil, temperature: Double? = nil, source: TelemetrySource? = nil, readings: Int = 0
+        status: Status, threshold: BatteryLevel?, level: BatteryLevel? = nil, heardAt: PassTime? = nil,
+        age: Duration? = nil, temperature: Double? = nil, source: TelemetrySource? = nil, readings: Int = 0
     ) {
         self.status = status
         self.threshold = threshold
@@ -63,7 +63,7 @@ public struct BatteryReport: Hashable, Sendable {
             case .otherUnit: text += " (not judged: the threshold is in \(threshold.map(Self.unit) ?? "another unit"))"
             default: break
             }
-            if let age { text += ", \(Self.ageText(age)) old" }
+            if let age { text += ", \(Self.ageText(age.instantSeconds)) old" }
             return text
         }
     }
@@ -91,7 +91,7 @@ public struct BatteryReport: Hashable, Sendable {
 public struct BatteryReportBuilder: Sendable {
     private struct Entry: Sendable {
         var judge: BatteryJudge?
-        var latest: (level: BatteryLevel?, time: Double, temperature: Double?, source: TelemetrySource)?
+        var latest: (level: BatteryLevel?, time: PassTime, temperature: Double?, source: TelemetrySource)?
         var readings = 0
     }
 
@@ -106,7 +106,7 @@ public struct BatteryReportBuilder: Sendable {
     }
 
     /// Takes a reading of beacon `index` placed at `time` on the pass clock.
-    public mutating func take(_ reading: TelemetryReading, beacon index: Int, at time: Double) {
+    public mutating func take(_ reading: TelemetryReading, beacon index: Int, at time: PassTime) {
         guard beacons.indices.contains(index) else { return }
         var entry = entries[index] ?? Entry(judge: beacons[index].battery?.lowThreshold.map(BatteryJudge.init))
         entry.readings += 1
@@ -124,7 +124,7 @@ public struct BatteryReportBuilder: Sendable {
 
     /// The report of beacon `index` at the end of the pass (`end`, pass time); `nil` when the
     /// manifest expects no telemetry from it and none was heard.
-    public func report(beacon index: Int, end: Double) -> BatteryReport? {
+    public func report(beacon index: Int, end: PassTime) -> BatteryReport? {
         guard beacons.indices.contains(index) else { return nil }
         let beacon = beacons[index]
         let threshold = beacon.battery?.lowThreshold
@@ -133,7 +133,7 @@ public struct BatteryReportBuilder: Sendable {
         }
         var report = BatteryReport(
             status: .unjudged, threshold: threshold, level: latest.level, heardAt: latest.time,
-            age: max(0, end - latest.time), temperature: latest.temperature, source: latest.source, readings: entry.readings)
+            age: max(.zero, end - latest.time), temperature: latest.temperature, source: latest.source, readings: entry.readings)
         if let judge = entry.judge {
             switch judge.standing {
             case .unknown: report.status = .otherUnit

@@ -16,7 +16,7 @@ struct PassTelemetry: Sendable {
     private(set) var awaiting: Set<Int>
     /// Readings from addresses not tied to a beacon yet, each with its pass time: the latest
     /// `BatteryJudge.window` per address, for at most `maximumHeldAddresses` addresses.
-    private var held: [BluetoothAddress: [(reading: TelemetryReading, time: Double)]] = [:]
+    private var held: [BluetoothAddress: [(reading: TelemetryReading, time: PassTime)]] = [:]
     private(set) var received = 0
     /// Readings no rule could pair (or beyond the bound on held addresses): counted only.
     private(set) var unpaired = 0
@@ -32,7 +32,7 @@ struct PassTelemetry: Sendable {
         awaiting = Set(beacons.indices.filter { beacons[$0].expectsTelemetry })
     }
 
-    mutating func take(_ reading: TelemetryReading, at time: Double, identityIndex: (BeaconIdentity) -> Int?) {
+    mutating func take(_ reading: TelemetryReading, at time: PassTime, identityIndex: (BeaconIdentity) -> Int?) {
         received += 1
         if let index = pairing.beacon(for: reading, identityIndex: identityIndex) {
             credit(reading, to: index, at: time)
@@ -75,7 +75,7 @@ struct PassTelemetry: Sendable {
         }
     }
 
-    private mutating func credit(_ reading: TelemetryReading, to index: Int, at time: Double) {
+    private mutating func credit(_ reading: TelemetryReading, to index: Int, at time: PassTime) {
         builder.take(reading, beacon: index, at: time)
         awaiting.remove(index)
     }
@@ -83,7 +83,7 @@ struct PassTelemetry: Sendable {
     /// The beacons whose verdicts carry a battery report.
     var reportedBeacons: [Int] { builder.reportedBeacons }
 
-    func report(beacon index: Int, end: Double) -> BatteryReport? {
+    func report(beacon index: Int, end: PassTime) -> BatteryReport? {
         builder.report(beacon: index, end: end)
     }
 }

@@ -17,7 +17,7 @@ import BeaconCore
 public enum MonitorJSONLines {
     public static func encode(_ event: RegionEvent) -> String {
         var line = "{\"event\":\"\(event.kind.rawValue)\",\"region\":" + JSONText.stringLiteral(event.regionIdentifier)
-        line += ",\"state\":\"\(event.state.rawValue)\",\"time\":" + SightingJSONLines.timeText(event.time)
+        line += ",\"state\":\"\(event.state.rawValue)\",\"time\":" + SightingJSONLines.timeText(event.time.seconds)
         line += ",\"beacons\":[" + event.beacons.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         // Only when the list is shortened (see StayBeacons): the count of all identities heard.
         if event.isBeaconListShortened {
@@ -30,7 +30,7 @@ public enum MonitorJSONLines {
 
     public static func encode(_ ranging: RegionRanging) -> String {
         var line = "{\"event\":\"range\",\"region\":" + JSONText.stringLiteral(ranging.regionIdentifier)
-        line += ",\"time\":" + SightingJSONLines.timeText(ranging.time) + ",\"beacons\":["
+        line += ",\"time\":" + SightingJSONLines.timeText(ranging.time.seconds) + ",\"beacons\":["
         line += ranging.beacons.map(encode(_:)).joined(separator: ",") + "]}"
         return line
     }

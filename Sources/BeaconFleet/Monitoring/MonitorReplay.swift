@@ -11,7 +11,7 @@ import Logging
 /// the wall clock between sightings, so that a region is left after its exit period of
 /// silence even when nothing more arrives, and `duration` counts wall-clock seconds.
 public struct MonitorReplay: Sendable {
-    public let session: @Sendable (Double) -> MonitorSession
+    public let session: @Sendable (PassTime) -> MonitorSession
     public let schedule: MonitorSchedule
     /// Seconds of the clock from the first sighting after which monitoring ends.
     public let duration: Double?
@@ -19,7 +19,7 @@ public struct MonitorReplay: Sendable {
     public let logger: Logger
 
     public init(
-        session: @escaping @Sendable (Double) -> MonitorSession, schedule: MonitorSchedule, duration: Double?,
+        session: @escaping @Sendable (PassTime) -> MonitorSession, schedule: MonitorSchedule, duration: Double?,
         output: any MonitorReportSink, logger: Logger
     ) {
         self.session = session
@@ -68,7 +68,7 @@ public struct MonitorReplay: Sendable {
     /// The monitoring run as a reducer of the pass: the first placed sighting starts it, each
     /// sighting is observed where the clock stands (never back in time), keeping its
     /// receiver's own time, a tick (the wall clock followed) moves it on, and the duration
-    /// from the first sighting ends it. The run counts in seconds of the pass's clock.
+    /// from the first sighting ends it. The run takes the pass's times as they are.
     private struct Monitoring: PassReducer {
         let replay: MonitorReplay
         private(set) var run: MonitorRun?
@@ -85,26 +85,25 @@ public struct MonitorReplay: Sendable {
                 // time, once the clock has started.
                 guard placed.time != nil || run != nil else { return .more }
                 let time = placed.clock
-                let seconds = time.seconds
                 let current = run ?? MonitorRun(
-                    session: replay.session(seconds), schedule: replay.schedule, output: replay.output, logger: replay.logger)
+                    session: replay.session(time), schedule: replay.schedule, output: replay.output, logger: replay.logger)
                 if run == nil {
                     run = current
-                    current.startSchedule(at: seconds)
+                    current.startSchedule(at: time)
                     // A duration beyond any pass time (or NaN) never ends it.
                     end = replay.duration.flatMap { Duration(checkedSeconds: $0, within: PassTime.acceptedSeconds) }.map { time + $0 }
                 }
                 if let end, time > end { return .done }
                 // Never back in time: a late arrival counts at the clock's time.
-                current.advance(to: seconds)
-                current.observe(placed.sighting, at: seconds)
+                current.advance(to: time)
+                current.observe(placed.sighting, at: time)
             case .tick(let time):
                 guard let run else { return .more }
                 if let end, time > end {
-                    run.advance(to: end.seconds)
+                    run.advance(to: end)
                     return .done
                 }
-                run.advance(to: time.seconds)
+                run.advance(to: time)
             case .telemetry, .health, .receiverStatus, .notice, .ended:
                 break
             }

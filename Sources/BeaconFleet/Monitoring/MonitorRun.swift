@@ -27,19 +27,20 @@ public final class MonitorRun: Sendable {
         self.logger = logger
     }
 
+    /// Monitors one sighting at its own time (`MonitorSession.observe(_:)`).
     public func observe(_ sighting: Sighting) {
-        observe(sighting, at: sighting.time)
+        output.report(state.withLock { $0.session.observe(sighting) })
     }
 
     /// Monitors one sighting at `time` on the run's clock rather than its own (a replay's
     /// placed time: the sighting keeps its receiver's time).
-    public func observe(_ sighting: Sighting, at time: Double) {
+    public func observe(_ sighting: Sighting, at time: PassTime) {
         output.report(state.withLock { $0.session.observe(sighting, at: time) })
     }
 
     /// Reports what the schedule has due by `time`, then applies the exits due by then
     /// (monitoring's clock: exits happen on silence).
-    public func advance(to time: Double) {
+    public func advance(to time: PassTime) {
         let (due, exits) = state.withLock { state in
             let due = state.schedule.fire(until: time, session: &state.session)
             return (due, state.session.advance(to: time))
@@ -50,7 +51,7 @@ public final class MonitorRun: Sendable {
             case .ranging(let rangings): output.report(rangings)
             case .skipped(let count, let from, let to):
                 logger.warning("""
-                    the clock jumped from \(SightingJSONLines.timeText(from)) s to \(SightingJSONLines.timeText(to)) s: \
+                    the clock jumped from \(SightingJSONLines.timeText(from.seconds)) s to \(SightingJSONLines.timeText(to.seconds)) s: \
                     \(count) periodic reports in between were left out (exits in between were reported)
                     """)
             }
@@ -59,12 +60,12 @@ public final class MonitorRun: Sendable {
     }
 
     /// Starts the schedule's periods at `time`.
-    public func startSchedule(at time: Double) {
+    public func startSchedule(at time: PassTime) {
         state.withLock { $0.schedule.start(at: time) }
     }
 
     /// Every region's state, like `requestStateForRegion`.
-    public func reportStates(at time: Double) {
+    public func reportStates(at time: PassTime) {
         let reports = state.withLock { state in
             (state.session.advance(to: time), state.session.stateReports(at: time))
         }
@@ -79,11 +80,12 @@ public final class MonitorRun: Sendable {
     /// (a test clock in tests). `drops` counts the sightings monitoring dropped because it
     /// fell behind (read it however the run ended).
     public func runLive(_ scan: LiveScan, duration: Double?, drops: DropCounter = DropCounter()) async throws {
-        startSchedule(at: 0)
+        startSchedule(at: .origin)
         try await scan.read(until: duration, every: Self.liveTick, drops: drops) { sighting, _ in
             observe(sighting)
         } tick: { now in
-            advance(to: now)
+            // The scan's ticks are its pass's times: always readable.
+            if let now = PassTime(checkedSeconds: now) { advance(to: now) }
         }
     }
 }

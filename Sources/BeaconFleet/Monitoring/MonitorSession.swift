@@ -6,7 +6,9 @@ import FleetManifest
 ///
 /// `RegionMonitor` decides entries, exits and states; this adds, per region, the ranging
 /// CoreLocation offers with `startRangingBeacons(satisfying:)`: the beacons of the region,
-/// nearest first, while the device is inside it. Pure and clock-free, like both parts.
+/// nearest first, while the device is inside it. Pure and clock-free, like both parts. Its
+/// times are places on the caller's clock (`PassTime`); the ranger, which still counts in
+/// seconds, is told them as such.
 public struct MonitorSession: Sendable {
     public let regions: [MonitoredRegion]
     public let configuration: RegionMonitor.Configuration
@@ -18,7 +20,7 @@ public struct MonitorSession: Sendable {
     /// device is inside are ranged too.
     public init(
         regions: [MonitoredRegion], configuration: RegionMonitor.Configuration = .init(),
-        ranging: RangingConfiguration? = nil, start: Double
+        ranging: RangingConfiguration? = nil, start: PassTime
     ) {
         self.regions = regions
         self.configuration = configuration
@@ -29,32 +31,33 @@ public struct MonitorSession: Sendable {
     /// Whether `ranging(at:)` reports anything.
     public var isRanging: Bool { ranger != nil }
 
-    /// Feeds one sighting; returns the events it causes (and the exits due before it).
+    /// Feeds one sighting at its own time (seconds since the clock's origin); returns the
+    /// events it causes (and the exits due before it). A time that cannot be read is no place
+    /// on the clock: the sighting is left out.
     public mutating func observe(_ sighting: Sighting) -> [RegionEvent] {
-        observe(sighting, at: sighting.time)
+        guard let time = PassTime(checkedSeconds: sighting.time) else { return [] }
+        return observe(sighting, at: time)
     }
 
     /// Feeds one sighting at `time` on the session's clock rather than its own (a replay's
     /// placed time: the sighting keeps its receiver's time), as `observe(_:)`.
-    public mutating func observe(_ sighting: Sighting, at time: Double) -> [RegionEvent] {
-        guard time.isFinite else { return [] }
+    public mutating func observe(_ sighting: Sighting, at time: PassTime) -> [RegionEvent] {
         if ranger != nil, regions.contains(where: { $0.region.matches(sighting.identity) }) {
-            ranger?.add(sighting, at: time)
+            ranger?.add(sighting, at: time.seconds)
         }
         return monitor.observe(sighting, at: time)
     }
 
     /// Moves the clock to `now`; returns the exits (and start-up states) due by then.
-    public mutating func advance(to now: Double) -> [RegionEvent] {
-        guard now.isFinite else { return [] }
-        ranger?.forgetStale(at: now)
+    public mutating func advance(to now: PassTime) -> [RegionEvent] {
+        ranger?.forgetStale(at: now.seconds)
         return monitor.advance(to: now)
     }
 
     /// The state of every region as of `time`, in the order they were given: the answer
     /// to `requestStateForRegion` for each. Call `advance(to:)` first so that due exits
     /// are applied.
-    public func stateReports(at time: Double) -> [RegionEvent] {
+    public func stateReports(at time: PassTime) -> [RegionEvent] {
         regions.compactMap { monitored in
             guard var report = monitor.state(of: monitored.region.identifier) else { return nil }
             report.time = time
@@ -64,9 +67,9 @@ public struct MonitorSession: Sendable {
 
     /// For every region the device is inside, its beacons heard recently, nearest first
     /// (`didRangeBeacons`); regions outside are left out. Empty unless ranging was asked for.
-    public func ranging(at time: Double) -> [RegionRanging] {
+    public func ranging(at time: PassTime) -> [RegionRanging] {
         guard let ranger else { return [] }
-        let heard = ranger.snapshot(at: time)
+        let heard = ranger.snapshot(at: time.seconds)
         return regions.compactMap { monitored in
             let identifier = monitored.region.identifier
             guard monitor.state(of: identifier)?.state == .inside else { return nil }
@@ -79,10 +82,10 @@ public struct MonitorSession: Sendable {
 /// The beacons of one region as ranging sees them at a moment, nearest first.
 public struct RegionRanging: Hashable, Sendable {
     public var regionIdentifier: String
-    public var time: Double
+    public var time: PassTime
     public var beacons: [RangedBeacon]
 
-    public init(regionIdentifier: String, time: Double, beacons: [RangedBeacon]) {
+    public init(regionIdentifier: String, time: PassTime, beacons: [RangedBeacon]) {
         self.regionIdentifier = regionIdentifier
         self.time = time
         self.beacons = beacons

@@ -43,7 +43,7 @@ public struct RegionMonitoring: Sendable {
     /// `rangeEvery` applies only with `ranging`.
     public init(
         regions: [MonitoredRegion], configuration: RegionMonitor.Configuration, ranging: RangingConfiguration?,
-        stateEvery: Double?, rangeEvery: Double, duration: Double?, logger: Logger
+        stateEvery: Duration?, rangeEvery: Duration, duration: Double?, logger: Logger
     ) {
         self.regions = regions
         self.configuration = configuration
@@ -138,13 +138,13 @@ public struct RegionMonitoring: Sendable {
         _ scan: LiveScan, output: any MonitorReportSink, stops: any StopRequests, stateRequests: (any MonitorStateRequests)?
     ) async -> LiveEnd {
         let run = MonitorRun(
-            session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: 0),
+            session: MonitorSession(regions: regions, configuration: configuration, ranging: ranging, start: .origin),
             schedule: schedule, output: output, logger: logger)
         let dropped = DropCounter()
         var failure: (any Error)?
         do {
             try await stops.stoppableThrowing { [duration] in
-                let closing = stateRequests?.listen { run.reportStates(at: scan.elapsed()) }
+                let closing = stateRequests?.listen { run.reportStates(at: PassTime(sinceOrigin: scan.session.elapsedSinceStart())) }
                 defer { closing?() }
                 try await run.runLive(scan, duration: duration, drops: dropped)
             }

@@ -1,7 +1,8 @@
 import BeaconCore
 
 /// What was heard of one identity: the evidence a verdict rests on, as reports show it.
-/// Times are seconds since the verification started.
+/// Times are places on the pass's clock (`PassTime`, its origin where the verification
+/// started); gaps and spans between advertising events are `Duration`s on a receiver's clock.
 ///
 /// A fleet's pass keeps one per beacon until its report is written, and nearly every beacon
 /// is one device heard by one receiver with one measured power: that case is held inline
@@ -10,8 +11,8 @@ import BeaconCore
 public struct BeaconObservation: Hashable, Sendable {
     public var identity: BeaconIdentity
     public var sightings: Int
-    public var firstSeen: Double?
-    public var lastSeen: Double?
+    public var firstSeen: PassTime?
+    public var lastSeen: PassTime?
     /// Receptions by receivers beyond those told apart (`ReceiverTally.maximumReceivers`).
     public var untrackedReceiverSightings: Int
     /// Always the single form when it can hold the arrays exactly, so that two equal
@@ -20,7 +21,7 @@ public struct BeaconObservation: Hashable, Sendable {
 
     public init(
         identity: BeaconIdentity, sightings: Int = 0, addresses: [AddressObservation] = [],
-        measuredPowers: [MeasuredPowerCount] = [], firstSeen: Double? = nil, lastSeen: Double? = nil,
+        measuredPowers: [MeasuredPowerCount] = [], firstSeen: PassTime? = nil, lastSeen: PassTime? = nil,
         receivers: [ReceiverObservation] = [], untrackedReceiverSightings: Int = 0
     ) {
         self.identity = identity
@@ -119,8 +120,8 @@ private struct SingleSource: Hashable, Sendable {
     var isRandom: Bool
     var isPrivate: Bool
     var addressSightings: Int
-    var addressFirstSeen: Double
-    var addressLastSeen: Double
+    var addressFirstSeen: PassTime
+    var addressLastSeen: PassTime
     var strongestRSSI: Int?
     /// The one measured-power value and its receptions; `powerSightings` 0 when none.
     var power: Int8
@@ -128,8 +129,8 @@ private struct SingleSource: Hashable, Sendable {
     /// Whether the receiver timed advertising events of the address (else it is a gateway's).
     var hasEvents: Bool
     var events: Int
-    var shortestGap: Double?
-    var span: Double
+    var shortestGap: Duration?
+    var span: Duration
     var receiver: ReceiverObservation
 
     /// `nil` unless the three arrays are exactly what this form gives back.
@@ -154,7 +155,7 @@ private struct SingleSource: Hashable, Sendable {
         hasEvents = events != nil
         self.events = events?.events ?? 0
         shortestGap = events?.shortestGap
-        span = events?.span ?? 0
+        span = events?.span ?? .zero
         self.receiver = receiver
         // A count of 0 is what "no value" is stored as: such a list is not this form's.
         guard measuredPowers.allSatisfy({ $0.sightings != 0 }) else { return nil }
@@ -185,8 +186,8 @@ public struct AddressObservation: Hashable, Sendable {
     public var isPrivate: Bool
     public var sightings: Int
     public var measuredPowers: [MeasuredPowerCount]
-    public var firstSeen: Double
-    public var lastSeen: Double
+    public var firstSeen: PassTime
+    public var lastSeen: PassTime
     /// The advertising events each receiver heard, each on its own clock (receptions of one
     /// event on several channels count once), in order of first reception.
     public var eventsByReceiver: [ReceiverEvents]
@@ -194,7 +195,7 @@ public struct AddressObservation: Hashable, Sendable {
 
     public init(
         address: String, isRandom: Bool, isPrivate: Bool, sightings: Int, measuredPowers: [MeasuredPowerCount],
-        firstSeen: Double, lastSeen: Double, eventsByReceiver: [ReceiverEvents], strongestRSSI: Int?
+        firstSeen: PassTime, lastSeen: PassTime, eventsByReceiver: [ReceiverEvents], strongestRSSI: Int?
     ) {
         self.address = address
         self.isRandom = isRandom
@@ -211,10 +212,10 @@ public struct AddressObservation: Hashable, Sendable {
     /// receivers' clocks cannot tell which of their events were the same).
     public var events: Int { eventsByReceiver.map(\.events).max() ?? 0 }
 
-    /// The shortest gap between two advertising events any receiver heard, seconds: the best
+    /// The shortest gap between two advertising events any receiver heard: the best
     /// estimate of the advertising interval, since lost packets only lengthen gaps. `nil`
     /// below two events on one receiver.
-    public var shortestGap: Double? { eventsByReceiver.compactMap(\.shortestGap).min() }
+    public var shortestGap: Duration? { eventsByReceiver.compactMap(\.shortestGap).min() }
 
     /// Gaps measured between events, each between two of one receiver's events.
     public var gaps: Int { eventsByReceiver.reduce(0) { $0 + $1.gaps } }
@@ -241,12 +242,12 @@ public struct MeasuredPowerCount: Hashable, Sendable {
 public struct ReceiverEvents: Hashable, Sendable {
     public var receiver: String
     public var events: Int
-    /// The shortest gap between two of them, seconds; `nil` below two.
-    public var shortestGap: Double?
-    /// Seconds from the first of them to the last (the sum of their gaps).
-    public var span: Double
+    /// The shortest gap between two of them; `nil` below two.
+    public var shortestGap: Duration?
+    /// From the first of them to the last (the sum of their gaps).
+    public var span: Duration
 
-    public init(receiver: String, events: Int, shortestGap: Double?, span: Double = 0) {
+    public init(receiver: String, events: Int, shortestGap: Duration?, span: Duration = .zero) {
         self.receiver = receiver
         self.events = events
         self.shortestGap = shortestGap
@@ -261,9 +262,9 @@ public struct ReceiverObservation: Hashable, Sendable {
     /// The receiver's name as its sightings carry it (`HOST:CONTROLLER`, a file name).
     public var receiver: String
     public var sightings: Int
-    /// Seconds since the start, on the pass's clock.
-    public var firstSeen: Double
-    public var lastSeen: Double
+    /// Places on the pass's clock.
+    public var firstSeen: PassTime
+    public var lastSeen: PassTime
     public var strongestRSSI: Int?
     /// The mean of the RSSI values reported, dBm; `nil` when none were.
     public var meanRSSI: Double?
@@ -271,7 +272,7 @@ public struct ReceiverObservation: Hashable, Sendable {
     public var rssiSamples: Int
 
     public init(
-        receiver: String, sightings: Int = 0, firstSeen: Double, lastSeen: Double? = nil, strongestRSSI: Int? = nil,
+        receiver: String, sightings: Int = 0, firstSeen: PassTime, lastSeen: PassTime? = nil, strongestRSSI: Int? = nil,
         meanRSSI: Double? = nil, rssiSamples: Int = 0
     ) {
         self.receiver = receiver

@@ -19,6 +19,10 @@ public enum VerdictStatus: String, Hashable, Sendable, CaseIterable, Comparable 
     case slow
     /// Not in the manifest, yet using one of the fleet's UUIDs.
     case unexpected
+    /// Still open when the pass could no longer see (its input lost for as long as the
+    /// timeout, or the pass stopped while the input was not delivering): nothing is said of
+    /// it, neither that it is fine nor that it is gone. The watch's word for the same.
+    case unmonitored
 
     public var passed: Bool { self == .ok }
 
@@ -34,7 +38,8 @@ public enum VerdictStatus: String, Hashable, Sendable, CaseIterable, Comparable 
         case .wrongPower: return 4
         case .slow: return 5
         case .weak: return 6
-        case .ok: return 7
+        case .unmonitored: return 7
+        case .ok: return 8
         }
     }
 
@@ -48,8 +53,8 @@ public enum VerificationFinding: Hashable, Sendable {
     case wrongAddress(expected: String, heard: [String])
     /// Every address it came from, most receptions first.
     case duplicate(addresses: [String])
-    /// `shortestGap` over `gaps` gaps between advertising events, seconds.
-    case slow(shortestGap: Double, gaps: Int, configuredMilliseconds: Int)
+    /// `shortestGap` over `gaps` gaps between advertising events.
+    case slow(shortestGap: Duration, gaps: Int, configuredMilliseconds: Int)
 
     public var status: VerdictStatus {
         switch self {
@@ -65,11 +70,11 @@ public enum VerificationFinding: Hashable, Sendable {
 public struct BeaconVerdict: Hashable, Sendable {
     public var beacon: ExpectedBeacon
     public var status: VerdictStatus
-    /// Everything found wrong, worst first; empty for `ok`, `missing` and `weak`.
+    /// Everything found wrong, worst first; empty for `ok`, `missing`, `weak` and `unmonitored`.
     public var findings: [VerificationFinding]
     public var observation: BeaconObservation
-    /// Seconds since the start when the verdict was reached.
-    public var decidedAt: Double
+    /// When the verdict was reached, on the pass's clock (its origin: the start).
+    public var decidedAt: PassTime
     /// Whether it was reached before the timeout (or the end of the input).
     public var decidedEarly: Bool
     /// Its battery, judged beside the verdict (docs/health.md); `nil` when the manifest
@@ -88,7 +93,7 @@ public struct BeaconVerdict: Hashable, Sendable {
 
     public init(
         beacon: ExpectedBeacon, status: VerdictStatus, findings: [VerificationFinding],
-        observation: BeaconObservation, decidedAt: Double, decidedEarly: Bool
+        observation: BeaconObservation, decidedAt: PassTime, decidedEarly: Bool
     ) {
         self.beacon = beacon
         self.status = status

@@ -50,9 +50,14 @@ public struct BeaconVerifier: Sendable {
     /// `clock` (a test clock in tests). `telemetry` is where the source leaves the telemetry
     /// it decodes (`SightingSource.telemetry`): taken after each batch of a replay and at
     /// each tick of a live pass, and judged beside the verdicts (docs/health.md).
+    ///
+    /// `health`, for a live input that says whether it delivers (a broker), makes the pass
+    /// start blind: time it does not deliver is kept off the beacons' clock
+    /// (`ListeningClock`), and a pass blind for as long as the timeout ends `inputLost`
+    /// with the beacons still open `unmonitored` (the result's `blindness` says so).
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming, lostBeforehand: (any LossCounting)? = nil,
-        telemetry: TelemetryInbox? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        telemetry: TelemetryInbox? = nil, health: AsyncStream<InputHealthChange>? = nil, clock: any Clock<Duration> = ContinuousClock(),
         onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void = { _, _ in }
     ) async throws -> VerificationResult {
         let clocking: PassClocking
@@ -62,9 +67,11 @@ public struct BeaconVerifier: Sendable {
         }
         var settings = SightingPassSettings()
         settings.queueLimit = Self.liveQueueLimit
+        settings.health = health
         let pass = SightingPass(sightings, clocking: clocking, telemetry: telemetry, settings: settings)
         var reduction = VerificationReduction(
-            engine: VerificationEngine(plan: plan, policy: policy), onUpdate: onUpdate, reportsEverySighting: timing != .replay)
+            engine: VerificationEngine(plan: plan, policy: policy), onUpdate: onUpdate, reportsEverySighting: timing != .replay,
+            listening: ListeningClock(startsBlind: health != nil))
         let outcome = try await pass.run(&reduction)
         var result = reduction.conclude(outcome)
         result.lostReports = (lostBeforehand?.lostCount ?? 0) + settings.drops.value
@@ -79,31 +86,67 @@ public struct BeaconVerifier: Sendable {
 /// A verification pass as a reducer of a pass's inputs (`SightingPass`): the engine takes
 /// each sighting and telemetry reading at its place, ticks close settle windows and bring the
 /// timeout, the input's end ends the pass; `onUpdate` gets what each step decided. The engine
-/// counts in seconds: the pass's times are told to it as such.
+/// takes the pass's times less the time the input said it was blind (`ListeningClock`):
+/// the beacons' clock.
 struct VerificationReduction: PassReducer {
     var engine: VerificationEngine
     let onUpdate: @Sendable (VerificationProgress, [VerificationEvent]) -> Void
     /// Whether a sighting that decided nothing is reported too (a live pass's progress line
     /// counts them); a replay's millions are not.
     let reportsEverySighting: Bool
+    var listening: ListeningClock
+    /// The blind time after which the pass gives up: its timeout (`nil`: none, a recording
+    /// read to its end).
+    private let blindLimit: Duration?
+    /// The pass's latest time, for the blindness reported at the end.
+    private var latest = PassTime.origin
+
+    init(
+        engine: VerificationEngine, onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void,
+        reportsEverySighting: Bool, listening: ListeningClock = ListeningClock(startsBlind: false)
+    ) {
+        self.engine = engine
+        self.onUpdate = onUpdate
+        self.reportsEverySighting = reportsEverySighting
+        self.listening = listening
+        self.engine.inputBlind = listening.isBlind
+        blindLimit = Duration(checkedSeconds: engine.policy.timeout, within: PassTime.acceptedSeconds)
+    }
+
+    /// `time` on the engine's clock.
+    private mutating func engineTime(at time: PassTime) -> PassTime {
+        latest = max(latest, time)
+        return listening.listening(at: time)
+    }
 
     mutating func take(_ input: PassInput) -> PassStep {
         let events: [VerificationEvent]
         switch input {
         case .sighting(let placed):
             // A receiver beyond those whose clocks are told apart is heard at the latest time.
-            events = engine.observe(placed.sighting, at: (placed.time ?? placed.clock).seconds)
+            events = engine.observe(placed.sighting, at: engineTime(at: placed.time ?? placed.clock))
             if events.isEmpty, !engine.isFinished, !reportsEverySighting { return .more }
         case .telemetry(let reading, let time):
             guard !engine.isFinished else { return .done }
-            events = engine.observe(reading, at: time.seconds)
+            events = engine.observe(reading, at: engineTime(at: time))
             if events.isEmpty, !engine.isFinished { return .more }
         case .tick(let time):
-            events = engine.advance(to: time.seconds)
+            let listened = engineTime(at: time)
+            // Blind as long as the timeout: give up on what cannot be seen rather than wait on.
+            if let blindLimit, listening.blindLimitReached(blindLimit, by: time) {
+                events = engine.finish(at: listened, reason: .inputLost)
+            } else {
+                events = engine.advance(to: listened)
+            }
+        case .health(let change, let time):
+            latest = max(latest, time)
+            listening.take(change, at: time)
+            engine.inputBlind = listening.isBlind
+            return .more
         case .ended(let time):
-            events = engine.isFinished ? [] : engine.finish(at: time?.seconds ?? 0, reason: .inputEnded)
-        case .health, .receiverStatus, .notice:
-            // A one-shot pass has no health or receiver status source, and tells no dates.
+            events = engine.isFinished ? [] : engine.finish(at: time.map { engineTime(at: $0) } ?? .origin, reason: .inputEnded)
+        case .receiverStatus, .notice:
+            // A one-shot pass judges no receiver's status, and tells no dates.
             return .more
         }
         onUpdate(engine.progress, events)
@@ -111,11 +154,19 @@ struct VerificationReduction: PassReducer {
     }
 
     /// The pass's result: the engine's, or, when the pass stopped before the engine finished
-    /// (cancelled), what was heard judged as interrupted.
+    /// (cancelled), what was heard judged as interrupted (the beacons it could not see then,
+    /// `unmonitored`); with the time the input was blind.
     mutating func conclude(_ outcome: PassOutcome) -> VerificationResult {
-        if let result = engine.result { return result }
-        let (result, events) = engine.conclude(at: outcome.clock?.seconds ?? 0, reason: outcome.end == .inputEnded ? .inputEnded : .interrupted)
-        if !events.isEmpty { onUpdate(engine.progress, events) }
+        var result: VerificationResult
+        if let finished = engine.result {
+            result = finished
+        } else {
+            let listened = outcome.clock.map { engineTime(at: $0) } ?? .origin
+            let (concluded, events) = engine.conclude(at: listened, reason: outcome.end == .inputEnded ? .inputEnded : .interrupted)
+            if !events.isEmpty { onUpdate(engine.progress, events) }
+            result = concluded
+        }
+        result.blindness = listening.report(at: max(latest, outcome.clock ?? .origin))
         return result
     }
 }

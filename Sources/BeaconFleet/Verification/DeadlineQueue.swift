@@ -1,9 +1,11 @@
+import BeaconCore
+
 /// Moments things fall due, soonest first: a binary min-heap of (due, slot), where a slot is
-/// whatever its owner numbers (a beacon's index) and a moment whatever its owner counts in
-/// (`PassTime`, or seconds). Inserting and taking the soonest cost O(log n) and nothing else
-/// looks at the others, so a fleet of any size costs the same per deadline. Owners that move
-/// a deadline leave the old entry and skip it when it comes out (they know which entry is
-/// current); the heap does not search.
+/// whatever its owner numbers (a beacon's index). Inserting and taking the soonest cost
+/// O(log n) and nothing else looks at the others, so a fleet of any size costs the same
+/// per deadline. Owners that move a deadline leave the old entry and skip it when it comes
+/// out (they know which entry is current); the heap does not search. `Due` is the owner's
+/// instant (`PassTime`); entries compare exactly.
 struct DeadlineQueue<Due: Comparable & Sendable>: Sendable {
     private var heap: [(due: Due, slot: Int)] = []
 
@@ -42,12 +44,4 @@ struct DeadlineQueue<Due: Comparable & Sendable>: Sendable {
         }
         return first
     }
-}
-
-extension DeadlineQueue where Due == Double {
-    /// A queue of moments in seconds (`DeadlineQueue()`).
-    init() {}
-
-    /// The soonest due moment; infinity when empty.
-    var earliest: Double { soonest ?? .infinity }
 }

@@ -12,7 +12,7 @@ struct ObservationLog: Sendable {
     let identity: BeaconIdentity
     private(set) var sightings = 0
     /// Verification time of the K-th reception, once there was one.
-    private(set) var requiredSightingsReachedAt: Double?
+    private(set) var requiredSightingsReachedAt: PassTime?
     /// The first address heard; the others, rare, in `otherTracks`.
     private var firstTrack: AddressTrack?
     private var otherTracks: [BluetoothAddress?: AddressTrack] = [:]
@@ -30,7 +30,7 @@ struct ObservationLog: Sendable {
     /// Returns the gap to the previous advertising event its receiver heard from the same
     /// address, when the reception is a new event after one.
     @discardableResult
-    mutating func record(_ sighting: Sighting, at time: Double, requiredSightings: Int, sameEventWindow: Double) -> Double? {
+    mutating func record(_ sighting: Sighting, at time: PassTime, requiredSightings: Int, sameEventWindow: Duration) -> Duration? {
         sightings += 1
         if sightings == requiredSightings { requiredSightingsReachedAt = time }
         receivers.record(sighting, at: time)
@@ -89,8 +89,8 @@ struct ObservationLog: Sendable {
 struct AddressTrack: Sendable {
     let address: BluetoothAddress?
     let isRandom: Bool
-    let firstSeen: Double
-    private(set) var lastSeen: Double
+    let firstSeen: PassTime
+    private(set) var lastSeen: PassTime
     private(set) var sightings = 0
     private(set) var powers = PowerTally()
     private(set) var strongestRSSI: Int?
@@ -105,7 +105,7 @@ struct AddressTrack: Sendable {
     /// Receivers whose events are told apart per address; further ones only add receptions.
     static let maximumReceivers = 32
 
-    init(address: BluetoothAddress?, isRandom: Bool, firstSeen: Double) {
+    init(address: BluetoothAddress?, isRandom: Bool, firstSeen: PassTime) {
         self.address = address
         self.isRandom = isRandom
         self.firstSeen = firstSeen
@@ -113,7 +113,7 @@ struct AddressTrack: Sendable {
     }
 
     /// Returns the gap to the previous event of the sighting's receiver, when it is a new one.
-    mutating func record(_ sighting: Sighting, at time: Double, sameEventWindow: Double) -> Double? {
+    mutating func record(_ sighting: Sighting, at time: PassTime, sameEventWindow: Duration) -> Duration? {
         sightings += 1
         lastSeen = max(lastSeen, time)
         // A gateway that publishes no measured power gives a placeholder: not the beacon's.
@@ -122,19 +122,20 @@ struct AddressTrack: Sendable {
 
         // A throttling gateway's gaps are its cadence, not the beacon's interval: its
         // receptions count, but time no advertising events.
-        guard sighting.evidence.contains(.everyAdvertisement) else { return nil }
+        // A time that cannot be read (`ReceiverTime`) times no event either.
+        guard sighting.evidence.contains(.everyAdvertisement), let own = ReceiverTime(of: sighting)?.sinceOrigin else { return nil }
         if firstReceiverEvents == nil {
-            firstReceiverEvents = ReceiverEventTrack(receiver: sighting.receiver, firstEventTime: sighting.time)
+            firstReceiverEvents = ReceiverEventTrack(receiver: sighting.receiver, firstEventTime: own)
         } else if firstReceiverEvents?.receiver == sighting.receiver {
-            return firstReceiverEvents?.record(sighting.time, sameEventWindow: sameEventWindow)
+            return firstReceiverEvents?.record(own, sameEventWindow: sameEventWindow)
         } else if lastOtherIndex < otherReceiverEvents.count, otherReceiverEvents[lastOtherIndex].receiver == sighting.receiver {
-            return otherReceiverEvents[lastOtherIndex].record(sighting.time, sameEventWindow: sameEventWindow)
+            return otherReceiverEvents[lastOtherIndex].record(own, sameEventWindow: sameEventWindow)
         } else if let index = otherReceiverEvents.firstIndex(where: { $0.receiver == sighting.receiver }) {
             lastOtherIndex = index
-            return otherReceiverEvents[index].record(sighting.time, sameEventWindow: sameEventWindow)
+            return otherReceiverEvents[index].record(own, sameEventWindow: sameEventWindow)
         } else if 1 + otherReceiverEvents.count < Self.maximumReceivers {
             lastOtherIndex = otherReceiverEvents.count
-            otherReceiverEvents.append(ReceiverEventTrack(receiver: sighting.receiver, firstEventTime: sighting.time))
+            otherReceiverEvents.append(ReceiverEventTrack(receiver: sighting.receiver, firstEventTime: own))
         }
         return nil
     }
@@ -183,32 +184,35 @@ struct PowerTally: Sendable {
     }
 }
 
-/// The advertising events one receiver heard from one address, on that receiver's clock.
+/// The advertising events one receiver heard from one address, on that receiver's clock
+/// (each time its `ReceiverTime.sinceOrigin`: one receiver, one clock).
 struct ReceiverEventTrack: Sendable {
     let receiver: String
     /// Source time of the first advertising event counted.
-    private let firstEventTime: Double
+    private let firstEventTime: Duration
     /// Source time of the last advertising event counted.
-    private var lastEventTime: Double
+    private var lastEventTime: Duration
     private(set) var events = 1
-    private(set) var shortestGap: Double?
+    private(set) var shortestGap: Duration?
 
-    init(receiver: String, firstEventTime: Double) {
+    init(receiver: String, firstEventTime: Duration) {
         self.receiver = receiver
         self.firstEventTime = firstEventTime
         self.lastEventTime = firstEventTime
     }
 
     /// Returns the gap to the previous event when `time` starts a new one.
-    mutating func record(_ time: Double, sameEventWindow: Double) -> Double? {
-        let gap = time - lastEventTime
+    mutating func record(_ time: Duration, sameEventWindow: Duration) -> Duration? {
+        // On `attoseconds` (Int128, inlined; `Duration`'s operators are runtime calls): this
+        // runs at every reception.
+        let gap = time.attoseconds - lastEventTime.attoseconds
         // Earlier than the last event (a source that reordered) or within the same event:
         // no new gap. The event keeps the time of its first reception.
-        guard gap >= sameEventWindow, gap.isFinite else { return nil }
+        guard gap >= sameEventWindow.attoseconds else { return nil }
         events += 1
-        shortestGap = min(shortestGap ?? gap, gap)
+        if shortestGap.map({ gap < $0.attoseconds }) ?? true { shortestGap = Duration(attoseconds: gap) }
         lastEventTime = time
-        return gap
+        return Duration(attoseconds: gap)
     }
 
     var observation: ReceiverEvents {
@@ -224,7 +228,7 @@ struct ReceiverTally: Sendable {
         var observation: ReceiverObservation
         var rssiSum = 0
 
-        mutating func add(_ sighting: Sighting, at time: Double) {
+        mutating func add(_ sighting: Sighting, at time: PassTime) {
             observation.sightings += 1
             observation.lastSeen = max(observation.lastSeen, time)
             if let rssi = sighting.rssi {
@@ -251,7 +255,7 @@ struct ReceiverTally: Sendable {
 
     static let maximumReceivers = 64
 
-    mutating func record(_ sighting: Sighting, at time: Double) {
+    mutating func record(_ sighting: Sighting, at time: PassTime) {
         if first == nil {
             first = Entry(observation: ReceiverObservation(receiver: sighting.receiver, firstSeen: time))
             first?.add(sighting, at: time)

@@ -1,6 +1,5 @@
 import BeaconCore
 import Logging
-import Synchronization
 
 /// `verify` without `--watch`: one verification pass over what the user named — a recorded
 /// file (all of it, as fast as it reads), a pipe or a broker (live, for the timeout), or this
@@ -82,9 +81,11 @@ public struct OneShotVerification: Sendable {
     /// A broker's sightings, read like a pipe: live, for the timeout; the interval rule
     /// measures each receiver's gaps on its own clock. The broker is closed at the end.
     ///
-    /// The pass starts once every broker is connected: time a broker is not delivering says
-    /// nothing of the beacons, so it must not count against them. One that does not connect
-    /// within the timeout fails the run (`brokerNeverDelivered`) instead of giving verdicts.
+    /// Time the broker is not delivering (connecting, lost, reconnecting) says nothing of the
+    /// beacons, so it is kept off their clock (`ListeningClock`): the pass starts blind, and
+    /// its timeout counts only the time the broker delivered. Blind for as long as the
+    /// timeout, it gives up: never connected, the run fails (`brokerNeverDelivered`) instead
+    /// of giving verdicts; lost after delivering, the beacons still open are `unmonitored`.
     public func verify(broker: BrokerInput) async throws -> VerificationResult {
         let result: VerificationResult
         do {
@@ -93,14 +94,10 @@ public struct OneShotVerification: Sendable {
                 gateways: broker.feed.subscriptions.map(\.gateway), requiredSightings: policy.requiredSightings, timeout: policy.timeout) {
                 logger.warning("\(warning)")
             }
-            switch await Self.firstDelivery(of: broker.health, within: policy.timeout, stops: stops, clock: clock) {
-            case .delivering:
-                result = try await pass(broker.feed.sightings, timing: .live, policy: policy, telemetry: broker.feed.sightings.telemetry)
-            case .notWithin(let reason):
-                throw Failure.brokerNeverDelivered(seconds: policy.timeout, reason: reason)
-            case .stopped:
-                var engine = VerificationEngine(plan: plan, policy: policy)
-                result = engine.conclude(at: 0, reason: .interrupted).result
+            result = try await pass(
+                broker.feed.sightings, timing: .live, policy: policy, telemetry: broker.feed.sightings.telemetry, health: broker.health)
+            if let blindness = result.blindness, blindness.neverDelivered, result.endReason == .inputLost {
+                throw Failure.brokerNeverDelivered(seconds: policy.timeout, reason: blindness.lastReason)
             }
         } catch {
             try await close(broker)
@@ -110,36 +107,14 @@ public struct OneShotVerification: Sendable {
         return result
     }
 
-    enum FirstDelivery: Sendable {
-        case delivering
-        /// Not within the time given; the last failure heard, if any.
-        case notWithin(String?)
-        case stopped
-    }
-
-    /// Waits for `health` to say the input delivers, at most `seconds` of `clock`.
-    static func firstDelivery(
-        of health: AsyncStream<InputHealthChange>, within seconds: Double, stops: any StopRequests, clock: any Clock<Duration>
-    ) async -> FirstDelivery {
-        // The last failure heard, for the message when the wait ends unanswered.
-        final class LastFailure: Sendable {
-            let reason = Mutex<String?>(nil)
-        }
-        let lastFailure = LastFailure()
-        let outcome = await firstWithin(seconds, of: clock, stops: stops) { () -> FirstDelivery? in
-            for await change in health {
-                switch change {
-                case .restored, .incomplete: return .delivering
-                case .lost(let reason): lastFailure.reason.withLock { $0 = reason }
-                }
-            }
-            return nil
-        }
-        switch outcome {
-        case .value(let delivery): return delivery
-        case .deadline: return .notWithin(lastFailure.reason.withLock { $0 })
-        case .stopped: return .stopped
-        }
+    /// The result of a pass stopped before its input delivered anything: every beacon
+    /// `unmonitored`, said to be so.
+    static func unseen(plan: VerificationPlan, policy: VerificationPolicy, reason: String?) -> VerificationResult {
+        var engine = VerificationEngine(plan: plan, policy: policy)
+        engine.inputBlind = true
+        var result = engine.conclude(at: .origin, reason: .interrupted).result
+        result.blindness = InputBlindness(seconds: 0, atEnd: true, neverDelivered: true, lastReason: reason)
+        return result
     }
 
     private func close(_ broker: BrokerInput) async throws(Failure) {
@@ -171,8 +146,8 @@ public struct OneShotVerification: Sendable {
             // The pipe never said what it carries: blind, so no beacon is judged by its silence.
             throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, seconds: seconds)
         case .stopped:
-            var engine = VerificationEngine(plan: plan, policy: policy(live: true))
-            return engine.conclude(at: 0, reason: .interrupted).result
+            // Stopped before the pipe said anything: nothing was seen, so nothing is judged.
+            return Self.unseen(plan: plan, policy: policy(live: true), reason: nil)
         }
         let timing: VerificationTiming = isFile ? .replay : .live
         let policy = policy(live: !isFile)
@@ -183,6 +158,12 @@ public struct OneShotVerification: Sendable {
                 if let truncation = capture.summary.values?.truncation { logger.warning("\(truncation)") }
             }
             var result = try await pass(capture, timing: timing, policy: policy, telemetry: opened.telemetry)
+            // A pipe that gave a capture's header and then not one record is as silent as one
+            // that gave nothing: blind, not evidence (a capture of a live scan has records
+            // even where no beacon is heard).
+            if !isFile, result.endReason == .timeout, (capture.summary.values?.recordCount ?? 0) == 0 {
+                throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, seconds: policy.timeout)
+            }
             if let undecodable = opened.undecodableWarning { result.inputWarnings.append(undecodable) }
             return result
         case .jsonLines(let lines):
@@ -197,7 +178,7 @@ public struct OneShotVerification: Sendable {
     /// verdicts reached so far.
     private func pass<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, timing: VerificationTiming, policy: VerificationPolicy, lostBeforehand: (any LossCounting)? = nil,
-        telemetry: TelemetryInbox?
+        telemetry: TelemetryInbox?, health: AsyncStream<InputHealthChange>? = nil
     ) async throws(Failure) -> VerificationResult {
         if let problem = policy.problem { throw .policy(problem) }
         let verifier = BeaconVerifier(plan: plan, policy: policy)
@@ -208,7 +189,9 @@ public struct OneShotVerification: Sendable {
                 logger.info("listening until every beacon is decided or \(VerdictWording.seconds(policy.timeout)) have passed; Ctrl-C ends the pass with what was heard")
             }
             do {
-                return .success(try await verifier.run(sightings, timing: timing, lostBeforehand: lostBeforehand, telemetry: telemetry) { state, _ in
+                return .success(try await verifier.run(
+                    sightings, timing: timing, lostBeforehand: lostBeforehand, telemetry: telemetry, health: health, clock: clock
+                ) { state, _ in
                     observer.progressed(state)
                 })
             } catch {

@@ -44,9 +44,9 @@ struct ReceiverReception: Sendable {
 
     /// One gap between two advertising events of a beacon configured at
     /// `intervalMilliseconds`, heard by `receiver`.
-    mutating func add(gap: Double, intervalMilliseconds: Int, receiver: String) {
-        guard intervalMilliseconds > 0, gap.isFinite, gap >= 0 else { return }
-        let intervals = gap / (Double(intervalMilliseconds) / 1000)
+    mutating func add(gap: Duration, intervalMilliseconds: Int, receiver: String) {
+        guard intervalMilliseconds > 0, gap.attoseconds >= 0 else { return }
+        let intervals = Self.intervals(in: gap, intervalMilliseconds: intervalMilliseconds)
         let index: Int
         if receiver == lastReceiver {
             index = lastIndex
@@ -72,13 +72,21 @@ struct ReceiverReception: Sendable {
     /// to say.
     func loss(of events: ReceiverEvents, intervalMilliseconds: Int) -> Double? {
         guard intervalMilliseconds > 0, let index = indexByReceiver[events.receiver] else { return nil }
-        let ownIntervals = events.span / (Double(intervalMilliseconds) / 1000)
+        let ownIntervals = Self.intervals(in: events.span, intervalMilliseconds: intervalMilliseconds)
         let gaps = heardGaps[index] - events.gaps
         let spanned = spannedIntervals[index] - ownIntervals
         guard gaps > 0, spanned >= Self.minimumSpannedIntervals else { return nil }
         // Each gap is one packet heard after `spanned / gaps` intervals on average.
         let heard = min(1, Double(gaps) / spanned)
         return min(1 - heard, Self.highestLoss)
+    }
+
+    /// How many intervals of `intervalMilliseconds` `span` covers. A gap (under 9 s) is
+    /// divided as integer attoseconds, which inline, at every reception; a longer span as a
+    /// `Duration` (a call into the runtime).
+    private static func intervals(in span: Duration, intervalMilliseconds: Int) -> Double {
+        guard let attoseconds = Int64(exactly: span.attoseconds) else { return span / .milliseconds(intervalMilliseconds) }
+        return Double(attoseconds) / (Double(intervalMilliseconds) * 1e15)
     }
 
     /// Losses are never taken as total: a gap still counts for something.

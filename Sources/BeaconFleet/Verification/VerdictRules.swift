@@ -14,9 +14,9 @@ enum VerdictRules {
         /// Gaps all longer, and so many lost packets needed to explain them on a healthy
         /// beacon (`VerificationPolicy.slowEvidenceLosses`, weighed against what the
         /// receivers lose of the other beacons): slow, without waiting for the timeout.
-        case slow(shortestGap: Double, gaps: Int)
+        case slow(shortestGap: Duration, gaps: Int)
         /// Some gaps, all longer, but too few to be sure yet.
-        case suspect(shortestGap: Double, gaps: Int)
+        case suspect(shortestGap: Duration, gaps: Int)
         /// Fewer than two advertising events heard.
         case none
         /// Heard only through gateways that throttle or sample (`SightingEvidence`): no gap

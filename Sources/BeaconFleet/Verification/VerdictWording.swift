@@ -30,6 +30,10 @@ extension BeaconVerdict {
                 : "bring the scanner closer or listen longer"
             return "heard only \(VerdictWording.times(observation.sightings)) (\(result.policy.requiredSightings) needed) "
                 + "in \(VerdictWording.listened(result)): \(remedy)"
+        case .unmonitored:
+            let heard = observation.sightings == 0 ? "not heard" : "heard only \(VerdictWording.times(observation.sightings))"
+            return "\(heard) before the input stopped delivering: not judged (its silence was the input's); "
+                + "verify again once the input delivers"
         default:
             return findings.map { $0.explanation(observation: observation) }.joined(separator: "; ")
         }
@@ -85,6 +89,12 @@ public enum VerdictWording {
         guard let milliseconds = Int64(checked: seconds * 1000) else { return seconds < 0 ? "-∞ ms" : "∞ ms" }
         return "\(milliseconds) ms"
     }
+
+    /// "102 ms" from a span (a gap between advertising events).
+    public static func milliseconds(_ span: Duration) -> String { milliseconds(span.instantSeconds) }
+
+    /// "2.3 s" from a span, one decimal.
+    public static func seconds(_ span: Duration) -> String { seconds(span.instantSeconds) }
 
     /// "2.3 s" from seconds, one decimal.
     public static func seconds(_ seconds: Double) -> String {

@@ -1,8 +1,8 @@
 import BeaconCore
 
 /// The verification pass as a pure state machine: sightings and the time go in, verdicts
-/// come out. No clock, no I/O: the caller says what time it is (seconds since the pass
-/// started), so tests script every verdict exactly and the same code audits a live
+/// come out. No clock, no I/O: the caller says what time it is (a `PassTime`, its origin
+/// where the pass started), so tests script every verdict exactly and the same code audits a live
 /// controller or a capture file.
 ///
 /// Decision rule for an expected beacon, before the timeout (docs/verify.md explains why):
@@ -34,7 +34,7 @@ public struct VerificationEngine: Sendable {
     private let indexByIdentity: IdentityTable
     /// Beacons with K receptions whose settle window is still open, soonest end first. Only
     /// these can fall due as time passes, so a tick costs nothing for the others.
-    private var settling = DeadlineQueue()
+    private var settling = DeadlineQueue<PassTime>()
     /// Beacons past their settle window whose interval is still open: only a reception of
     /// their own can decide them (or the timeout).
     private var awaitingEvidence: Set<Int> = []
@@ -48,7 +48,10 @@ public struct VerificationEngine: Sendable {
     private var otherHeard: [BeaconIdentity: Int] = [:]
     private var ignoredSightings = 0
     private var sightings = 0
-    private var now = 0.0
+    private var now = PassTime.origin
+    /// Where the timeout falls (`policy.timeout` from the start); `nil` when it never comes
+    /// (infinite, or beyond what a pass's clock can tell).
+    private let deadline: PassTime?
     /// Telemetry paired with the beacons, and those still expected to send some.
     private var telemetry: PassTelemetry
 
@@ -60,11 +63,12 @@ public struct VerificationEngine: Sendable {
     public init(plan: VerificationPlan, policy: VerificationPolicy) {
         self.plan = plan
         self.policy = policy
+        deadline = PassTime(checkedSeconds: policy.timeout)
         logs = plan.expected.map { ObservationLog(identity: $0.identity) }
         verdicts = plan.expected.map {
             BeaconVerdict(
                 beacon: $0, status: .missing, findings: [], observation: BeaconObservation(identity: $0.identity),
-                decidedAt: 0, decidedEarly: false)
+                decidedAt: .origin, decidedEarly: false)
         }
         isDecided = Array(repeating: false, count: plan.expected.count)
         indexByIdentity = IdentityTable(plan.expected.map(\.identity))
@@ -79,7 +83,7 @@ public struct VerificationEngine: Sendable {
     /// Takes one telemetry reading placed at `time`: paired with its beacon (docs/health.md),
     /// it may end the pass when it was the last telemetry the pass waited for.
     @discardableResult
-    public mutating func observe(_ reading: TelemetryReading, at time: Double) -> [VerificationEvent] {
+    public mutating func observe(_ reading: TelemetryReading, at time: PassTime) -> [VerificationEvent] {
         var events = advance(to: time)
         guard !isFinished else { return events }
         telemetry.take(reading, at: now, identityIndex: beaconIndex(of:))
@@ -90,16 +94,22 @@ public struct VerificationEngine: Sendable {
     /// `result != nil`, kept as a flag: every sighting asks, and a recording brings millions.
     public private(set) var isFinished = false
 
+    /// Whether the input is not delivering (a broker lost), as its source says. A pass that
+    /// ends meanwhile, or ends because of it (`inputLost`), leaves the beacons still open
+    /// `unmonitored`, with only the findings what was heard proves: their silence is the
+    /// input's, not evidence (the caller keeps such time off the engine's clock).
+    public var inputBlind = false
+
     public var progress: VerificationProgress {
         VerificationProgress(
-            elapsed: now, decided: decidedCount, expected: plan.expected.count, sightings: sightings,
+            elapsed: now - .origin, decided: decidedCount, expected: plan.expected.count, sightings: sightings,
             unexpected: unexpectedOrder.count)
     }
 
-    /// Takes one reception heard at `time` (seconds since the start). Times never go back:
-    /// an earlier `time` counts as the latest one seen.
+    /// Takes one reception heard at `time`. Times never go back: an earlier `time` counts as
+    /// the latest one seen.
     @discardableResult
-    public mutating func observe(_ sighting: Sighting, at time: Double) -> [VerificationEvent] {
+    public mutating func observe(_ sighting: Sighting, at time: PassTime) -> [VerificationEvent] {
         var events = advance(to: time)
         guard !isFinished else { return events }
         sightings += 1
@@ -136,11 +146,11 @@ public struct VerificationEngine: Sendable {
     /// Moves the time to `time`: decides beacons whose settle window has passed, and at the
     /// timeout judges every open beacon and ends the pass.
     @discardableResult
-    public mutating func advance(to time: Double) -> [VerificationEvent] {
+    public mutating func advance(to time: PassTime) -> [VerificationEvent] {
         guard !isFinished else { return [] }
-        if time.isFinite { now = max(now, time) }
-        if now >= policy.timeout {
-            return finish(at: policy.timeout, reason: .timeout)
+        now = max(now, time)
+        if let deadline, now >= deadline {
+            return finish(at: deadline, reason: .timeout)
         }
         return decideSettled() + finishIfAllDecided()
     }
@@ -148,7 +158,7 @@ public struct VerificationEngine: Sendable {
     /// Ends the pass at `time` (the input ended, or the user interrupted it): every open
     /// beacon is judged on what was heard.
     @discardableResult
-    public mutating func finish(at time: Double, reason: VerificationEndReason) -> [VerificationEvent] {
+    public mutating func finish(at time: PassTime, reason: VerificationEndReason) -> [VerificationEvent] {
         guard !isFinished else { return [] }
         return close(at: time, reason: reason).events
     }
@@ -156,30 +166,31 @@ public struct VerificationEngine: Sendable {
     /// The result, ending the pass first at `time` with `reason` if it is still running
     /// (then with the events of that ending).
     public mutating func conclude(
-        at time: Double, reason: VerificationEndReason
+        at time: PassTime, reason: VerificationEndReason
     ) -> (result: VerificationResult, events: [VerificationEvent]) {
         if let result { return (result, []) }
         return close(at: time, reason: reason)
     }
 
     private mutating func close(
-        at time: Double, reason: VerificationEndReason
+        at time: PassTime, reason: VerificationEndReason
     ) -> (result: VerificationResult, events: [VerificationEvent]) {
-        if time.isFinite { now = max(now, time) }
-        let end = reason == .timeout ? min(now, policy.timeout) : now
+        now = max(now, time)
+        let end = reason == .timeout ? min(now, deadline ?? now) : now
+        let blind = inputBlind || reason == .inputLost
         var events: [VerificationEvent] = []
         for index in verdicts.indices where !isDecided[index] {
-            let verdict = judge(index, at: end, final: true)
+            let verdict = blind ? judgeUnseen(index, at: end) : judge(index, at: end, final: true)
             record(verdict, of: index)
             events.append(.decided(verdict))
         }
-        settling = DeadlineQueue()
+        settling = DeadlineQueue<PassTime>()
         awaitingEvidence.removeAll()
         telemetry.settle(verdicts: verdicts, identityIndex: beaconIndex(of:))
         for index in telemetry.reportedBeacons {
             verdicts[index].battery = telemetry.report(beacon: index, end: end)
         }
-        let result = makeResult(duration: end, reason: reason)
+        let result = makeResult(duration: end - .origin, reason: reason)
         self.result = result
         events.append(.finished(reason))
         return (result, events)
@@ -230,7 +241,7 @@ public struct VerificationEngine: Sendable {
         logs[index] = ObservationLog(identity: logs[index].identity)
     }
 
-    private func judge(_ index: Int, at time: Double, final: Bool) -> BeaconVerdict {
+    private func judge(_ index: Int, at time: PassTime, final: Bool) -> BeaconVerdict {
         let beacon = plan.expected[index]
         let log = logs[index]
         let observation = log.snapshot()
@@ -250,6 +261,16 @@ public struct VerificationEngine: Sendable {
         return BeaconVerdict(
             beacon: beacon, status: status, findings: findings, observation: observation,
             decidedAt: time, decidedEarly: !final)
+    }
+
+    /// Judges an open beacon the pass can no longer see: a finding what was heard proves
+    /// stands (a wrong power heard is wrong however long the input was lost); anything else
+    /// is `unmonitored`, never `missing` or `weak` by the input's silence.
+    private func judgeUnseen(_ index: Int, at time: PassTime) -> BeaconVerdict {
+        var verdict = judge(index, at: time, final: false)
+        if verdict.findings.isEmpty { verdict.status = .unmonitored }
+        verdict.decidedEarly = false
+        return verdict
     }
 
     /// Ends the pass once every identity is decided and every beacon expected to send
@@ -284,7 +305,7 @@ public struct VerificationEngine: Sendable {
         return .unexpected(identity)
     }
 
-    private func makeResult(duration: Double, reason: VerificationEndReason) -> VerificationResult {
+    private func makeResult(duration: Duration, reason: VerificationEndReason) -> VerificationResult {
         let unexpected = unexpectedOrder.compactMap { identity in
             unexpectedLogs[identity].map { log in
                 UnexpectedBeacon(
@@ -313,14 +334,14 @@ public enum VerificationEvent: Hashable, Sendable {
 
 /// Where a verification pass stands.
 public struct VerificationProgress: Hashable, Sendable {
-    /// Seconds since the start.
-    public var elapsed: Double
+    /// Since the start.
+    public var elapsed: Duration
     public var decided: Int
     public var expected: Int
     public var sightings: Int
     public var unexpected: Int
 
-    public init(elapsed: Double, decided: Int, expected: Int, sightings: Int, unexpected: Int) {
+    public init(elapsed: Duration, decided: Int, expected: Int, sightings: Int, unexpected: Int) {
         self.elapsed = elapsed
         self.decided = decided
         self.expected = expected

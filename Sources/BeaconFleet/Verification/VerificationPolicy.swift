@@ -1,6 +1,7 @@
 import BeaconCore
 
-/// The rules that turn sightings into verdicts. Every time is in seconds.
+/// The rules that turn sightings into verdicts. Spans are `Duration`s; the timeout, the
+/// user's setting, is in seconds (`.infinity`: until the input ends).
 ///
 /// The reasoning behind each default is written up in docs/verify.md; in short:
 /// - a beacon is judged only after `requiredSightings` receptions, so one stray packet
@@ -21,7 +22,7 @@ public struct VerificationPolicy: Hashable, Sendable {
     /// The settle window after the K-th reception, in the beacon's advertising intervals.
     public var settleIntervals: Double
     /// The shortest settle window, whatever the interval.
-    public var minimumSettle: Double
+    public var minimumSettle: Duration
     /// A gap between two receptions counts as "one advertising interval" when it is at most
     /// `slowFactor` × the configured interval + the largest advertising delay. 1.5 sits
     /// halfway between one interval (the beacon heard twice in a row) and two (one
@@ -41,7 +42,7 @@ public struct VerificationPolicy: Hashable, Sendable {
     public static let assumedLoss = 0.5
     /// Receptions closer together than this are one advertising event heard twice (a
     /// scanner that changes channel during the event hears it on two of 37/38/39).
-    public var sameEventWindow: Double
+    public var sameEventWindow: Duration
     /// What a measured power of `auto` accepts when the value the advertiser computed is not
     /// known: what a real beacon's 1 m RSSI can be.
     public var plausibleMeasuredPower: ClosedRange<Int>
@@ -49,12 +50,12 @@ public struct VerificationPolicy: Hashable, Sendable {
     /// advDelay: the 0–10 ms pseudo-random delay a controller adds to every advertising
     /// event (Core v5.4 Vol 6 Part B 4.4.2.2.1), so consecutive events are up to 10 ms
     /// further apart than the interval.
-    public static let maximumAdvertisingDelay = 0.010
+    public static let maximumAdvertisingDelay = Duration.milliseconds(10)
 
     public init(
         requiredSightings: Int = 3, timeout: Double = 10, settleIntervals: Double = 3,
-        minimumSettle: Double = 0.3, slowFactor: Double = 1.5, slowEvidenceLosses: Int = 14,
-        sameEventWindow: Double = 0.010, plausibleMeasuredPower: ClosedRange<Int> = MeasuredPower.plausibleRange
+        minimumSettle: Duration = .milliseconds(300), slowFactor: Double = 1.5, slowEvidenceLosses: Int = 14,
+        sameEventWindow: Duration = .milliseconds(10), plausibleMeasuredPower: ClosedRange<Int> = MeasuredPower.plausibleRange
     ) {
         self.requiredSightings = requiredSightings
         self.timeout = timeout
@@ -68,21 +69,30 @@ public struct VerificationPolicy: Hashable, Sendable {
 
     /// How long a beacon advertising every `intervalMilliseconds` is still listened to after
     /// its K-th reception.
-    public func settleWindow(intervalMilliseconds: Int) -> Double {
-        max(minimumSettle, settleIntervals * Double(intervalMilliseconds) / 1000)
+    public func settleWindow(intervalMilliseconds: Int) -> Duration {
+        max(minimumSettle, Self.span(intervals: settleIntervals, intervalMilliseconds: intervalMilliseconds))
     }
 
     /// The longest gap that still counts as one advertising interval of `intervalMilliseconds`.
-    public func slowThreshold(intervalMilliseconds: Int) -> Double {
-        slowFactor * Double(intervalMilliseconds) / 1000 + Self.maximumAdvertisingDelay
+    public func slowThreshold(intervalMilliseconds: Int) -> Duration {
+        Self.span(intervals: slowFactor, intervalMilliseconds: intervalMilliseconds) + Self.maximumAdvertisingDelay
+    }
+
+    /// `intervals` advertising intervals of `intervalMilliseconds`, to the nearest
+    /// nanosecond: a factor the user set (NaN, negative, absurd) gives the longest span a
+    /// pass can tell rather than a trap (`problem` refuses such settings beforehand).
+    private static func span(intervals: Double, intervalMilliseconds: Int) -> Duration {
+        let seconds = intervals * Double(intervalMilliseconds) / 1000
+        return Duration(checkedSeconds: seconds, within: PassTime.acceptedSeconds)
+            ?? .seconds(Int64(seconds < 0 ? PassTime.acceptedSeconds.lowerBound : PassTime.acceptedSeconds.upperBound))
     }
 
     /// How many packets in a row a beacon advertising every `intervalMilliseconds` must
     /// have lost, at the least, for two receptions to be `gap` apart: the fewest intervals
     /// (each up to one advertising delay longer) that cover the gap, minus one.
-    public func lostPackets(inGap gap: Double, intervalMilliseconds: Int) -> Int {
-        let longestInterval = Double(intervalMilliseconds) / 1000 + Self.maximumAdvertisingDelay
-        guard gap.isFinite, gap > 0, longestInterval > 0 else { return 0 }
+    public func lostPackets(inGap gap: Duration, intervalMilliseconds: Int) -> Int {
+        let longestInterval = Duration.milliseconds(intervalMilliseconds) + Self.maximumAdvertisingDelay
+        guard gap > .zero, longestInterval > .zero else { return 0 }
         // Bounded so that an absurd gap (a source's clock jumping) cannot overflow Int.
         return Int(saturating: min(gap / longestInterval, 1e9), rounding: .up) - 1
     }
@@ -92,13 +102,13 @@ public struct VerificationPolicy: Hashable, Sendable {
         if requiredSightings < 1 { return "required sightings must be at least 1; got \(requiredSightings)" }
         // An infinite timeout is allowed: a replayed capture is then read to its end.
         if !(timeout > 0) { return "the timeout must be a positive number of seconds; got \(timeout)" }
-        if !(settleIntervals >= 0) || !(minimumSettle >= 0) || !settleIntervals.isFinite || !minimumSettle.isFinite {
-            return "the settle window must be zero or more; got \(settleIntervals) intervals, at least \(minimumSettle) s"
+        if !(settleIntervals >= 0) || minimumSettle < .zero || !settleIntervals.isFinite {
+            return "the settle window must be zero or more; got \(settleIntervals) intervals, at least \(minimumSettle.instantSeconds) s"
         }
         if !(slowFactor >= 1) || !slowFactor.isFinite { return "the slow factor must be at least 1; got \(slowFactor)" }
         if slowEvidenceLosses < 1 { return "slow evidence must be at least 1 lost packet; got \(slowEvidenceLosses)" }
-        if !(sameEventWindow >= 0) || !sameEventWindow.isFinite {
-            return "the same-event window must be zero or more; got \(sameEventWindow)"
+        if sameEventWindow < .zero {
+            return "the same-event window must be zero or more; got \(sameEventWindow.instantSeconds) s"
         }
         return nil
     }

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Why a verification pass ended.
 public enum VerificationEndReason: String, Hashable, Sendable {
     /// Every expected beacon was decided before the timeout.
@@ -7,6 +9,30 @@ public enum VerificationEndReason: String, Hashable, Sendable {
     case inputEnded = "input-ended"
     /// Stopped by the user (SIGINT, SIGTERM) before the timeout.
     case interrupted
+    /// The input stopped delivering (a broker lost) and was not back within the timeout:
+    /// the beacons still open are `unmonitored`, not judged by the silence.
+    case inputLost = "input-lost"
+}
+
+/// Time a pass's input said it was not delivering: not counted against the beacons
+/// (docs/verify.md, "Inputs and time").
+public struct InputBlindness: Hashable, Sendable {
+    /// Seconds the input was not delivering while the pass ran.
+    public var seconds: Double
+    /// Whether it was not delivering when the pass ended: the beacons still open then are
+    /// `unmonitored`.
+    public var atEnd: Bool
+    /// Whether it never delivered at all.
+    public var neverDelivered: Bool
+    /// The last reason it gave for not delivering (a broker's error), when it gave one.
+    public var lastReason: String?
+
+    public init(seconds: Double, atEnd: Bool, neverDelivered: Bool, lastReason: String?) {
+        self.seconds = seconds
+        self.atEnd = atEnd
+        self.neverDelivered = neverDelivered
+        self.lastReason = lastReason
+    }
 }
 
 /// Telemetry readings a pass took, and those paired with no beacon (docs/health.md).
@@ -38,8 +64,8 @@ public struct VerificationResult: Hashable, Sendable {
     public var sightings: Int
     /// Receptions of identities outside the fleet's UUIDs.
     public var ignoredSightings: Int
-    /// Seconds from the start to the end of the pass.
-    public var duration: Double
+    /// From the start to the end of the pass.
+    public var duration: Duration
     public var endReason: VerificationEndReason
     /// Reports lost between the controller and the verifier because a queue was full (a
     /// host that could not keep up). Non-zero means the pass did not see everything the
@@ -50,11 +76,14 @@ public struct VerificationResult: Hashable, Sendable {
     public var inputWarnings: [String] = []
     /// Telemetry readings the pass took, and those it could pair with no beacon.
     public var telemetry: TelemetryCounts
+    /// When the input said it was not delivering (a broker lost) during the pass: for how
+    /// long, and whether it still was at the end. `nil` when it always delivered, or cannot tell.
+    public var blindness: InputBlindness?
 
     public init(
         scope: String, policy: VerificationPolicy, verdicts: [BeaconVerdict], unexpected: [UnexpectedBeacon],
         untrackedUnexpectedSightings: Int = 0, otherManifestBeacons: [OtherManifestBeacon] = [], sightings: Int,
-        ignoredSightings: Int, duration: Double, endReason: VerificationEndReason,
+        ignoredSightings: Int, duration: Duration, endReason: VerificationEndReason,
         telemetry: TelemetryCounts = TelemetryCounts()
     ) {
         self.telemetry = telemetry
@@ -79,9 +108,32 @@ public struct VerificationResult: Hashable, Sendable {
             + (judged ? ": the missing, weak and slow verdicts may be wrong; verify again on a less loaded host" : "")
     }
 
-    /// Everything a report must warn of: lost reports, then what the input could not give.
+    /// What every report says when the input did not deliver for a while, or `nil`.
+    public var blindnessWarning: String? {
+        guard let blindness else { return nil }
+        let last = blindness.lastReason.map { " (last: \($0))" } ?? ""
+        let lost = blindness.neverDelivered
+            ? "the input delivered nothing before the pass ended\(last)"
+            : "the input did not deliver for \(VerdictWording.seconds(blindness.seconds))\(last)"
+        guard blindness.atEnd else { return lost + "; that time was not counted against the beacons" }
+        let unmonitored = count(.unmonitored)
+        return lost + (blindness.neverDelivered ? ": " : " and was not delivering when the pass ended: ")
+            + (unmonitored == 0 ? "every beacon was decided before" : "\(NumberText.count(unmonitored, "beacon")) could not be judged")
+            + "; check the input (the broker and its network), then verify again"
+    }
+
+    /// True when the pass did not pass only because it could not see: no beacon failed on
+    /// evidence, but some are `unmonitored` (the command's exit status then says the input
+    /// failed, not the beacons).
+    public var failedOnlyForBlindness: Bool {
+        !passed && verdicts.allSatisfy { $0.passed || ($0.status == .unmonitored && !($0.battery?.status.isFinding ?? false)) }
+            && unexpected.isEmpty && untrackedUnexpectedSightings == 0
+    }
+
+    /// Everything a report must warn of: lost reports, time the input was blind, then what
+    /// the input could not give.
     public var warnings: [String] {
-        (lossWarning.map { [$0] } ?? []) + inputWarnings
+        (lossWarning.map { [$0] } ?? []) + (blindnessWarning.map { [$0] } ?? []) + inputWarnings
     }
 
     /// Every receiver that heard a beacon of the pass or an unexpected identity, sorted.

@@ -5,7 +5,8 @@ import Logging
 /// run's retained standings unconfirmed first, each beacon announced to Home Assistant), the
 /// state file the watch restarts from and keeps current, and the end that flushes the file
 /// and says whether the broker took every change. The command adds the sinks of its own
-/// (standard output, `--exec`) and chooses the input; this holds everything in between.
+/// (standard output, `--exec`) and names the input; this holds everything in between, the
+/// watch over each input included (`AuditWatchService+Inputs.swift`).
 public struct AuditWatchService: Sendable {
     /// What the watch is asked for, beside its input.
     public struct Settings: Sendable {
@@ -51,7 +52,7 @@ public struct AuditWatchService: Sendable {
     public let publishing: ReportPublishing?
     private let stateFile: AuditStateFile?
     private let restored: AuditStateFile.Contents?
-    private let logger: Logger
+    let logger: Logger
 
     /// Connects the publishing (in the background: a broker not up yet is retried while the
     /// changes queue), announces the beacons, and reads the state file. `sinks` are the

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// The receivers a continuous audit follows (docs/verify.md, "Receivers"): each one's status
 /// and the moments that decide it, in places numbered from 0 that never move, so that a
 /// beacon's track keeps the number of each receiver that hears it and a reception finds its

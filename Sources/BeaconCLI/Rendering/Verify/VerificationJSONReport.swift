@@ -42,7 +42,7 @@ package final class VerificationJSONReport: StreamedVerificationReport {
             json.key("battery")
             self.battery(battery)
         }
-        json.member("decided_at_s", finite(verdict.decidedAt))
+        json.member("decided_at_s", finite(verdict.decidedAt.seconds))
         json.member("decided_early", verdict.decidedEarly)
         json.key("expected")
         expected(beacon)
@@ -73,7 +73,7 @@ package final class VerificationJSONReport: StreamedVerificationReport {
     func end(_ context: VerificationReportContext) {
         let result = context.result
         json.endArray()
-        json.member("duration_s", finite(result.duration))
+        json.member("duration_s", finite(result.duration.instantSeconds))
         json.member("end", result.endReason.rawValue)
         json.key("other_manifest_beacons")
         json.beginArray()
@@ -116,7 +116,8 @@ package final class VerificationJSONReport: StreamedVerificationReport {
     }
 
     private func summary(_ result: VerificationResult) {
-        var counts = VerdictStatus.allCases.map { ($0.rawValue, result.count($0)) }
+        // `unmonitored` only when a pass could not see (its input lost): other reports unchanged.
+        var counts = VerdictStatus.allCases.filter { $0 != .unmonitored || result.count($0) > 0 }.map { ($0.rawValue, result.count($0)) }
         counts.append(("expected", result.verdicts.count))
         counts.append(("sightings", result.sightings))
         counts.append(("ignored_sightings", result.ignoredSightings))
@@ -140,7 +141,7 @@ package final class VerificationJSONReport: StreamedVerificationReport {
 
     private func policy(_ policy: VerificationPolicy) {
         json.beginObject()
-        json.member("minimum_settle_s", policy.minimumSettle)
+        json.member("minimum_settle_s", policy.minimumSettle.instantSeconds)
         json.member("required_sightings", policy.requiredSightings)
         json.member("settle_intervals", policy.settleIntervals)
         json.member("slow_evidence_losses", policy.slowEvidenceLosses)
@@ -154,10 +155,10 @@ package final class VerificationJSONReport: StreamedVerificationReport {
     /// `battery_mv` or `battery_percent` by the level's unit; unknown values left out.
     private func battery(_ battery: BatteryReport) {
         json.beginObject()
-        json.member("age_s", battery.age.flatMap(finite))
+        json.member("age_s", battery.age.flatMap { finite($0.instantSeconds) })
         if case .millivolts(let value)? = battery.level { json.member("battery_mv", Int(value)) }
         if case .percent(let value)? = battery.level { json.member("battery_percent", Int(value)) }
-        json.member("heard_at_s", battery.heardAt.flatMap(finite))
+        json.member("heard_at_s", battery.heardAt.flatMap { finite($0.seconds) })
         json.member("level", battery.level?.description)
         json.member("readings", battery.readings)
         json.member("source", battery.source?.rawValue)
@@ -204,8 +205,8 @@ package final class VerificationJSONReport: StreamedVerificationReport {
             self.address(address)
         }
         json.endArray()
-        json.member("first_seen_s", observation.firstSeen.flatMap(finite))
-        json.member("last_seen_s", observation.lastSeen.flatMap(finite))
+        json.member("first_seen_s", observation.firstSeen.flatMap { finite($0.seconds) })
+        json.member("last_seen_s", observation.lastSeen.flatMap { finite($0.seconds) })
         json.key("measured_power")
         json.beginArray()
         for power in observation.measuredPowers {
@@ -233,11 +234,11 @@ package final class VerificationJSONReport: StreamedVerificationReport {
         json.beginObject()
         json.member("address", address.address)
         json.member("events", address.events)
-        json.member("first_seen_s", finite(address.firstSeen))
-        json.member("last_seen_s", finite(address.lastSeen))
+        json.member("first_seen_s", finite(address.firstSeen.seconds))
+        json.member("last_seen_s", finite(address.lastSeen.seconds))
         json.member("private", address.isPrivate)
         json.member("random", address.isRandom)
-        json.member("shortest_gap_ms", address.shortestGap.flatMap { $0.isFinite ? ($0 * 10_000).rounded() / 10 : nil })
+        json.member("shortest_gap_ms", address.shortestGap.map { ($0.instantSeconds * 10_000).rounded() / 10 })
         json.member("sightings", address.sightings)
         json.member("strongest_rssi", address.strongestRSSI)
         json.endObject()
@@ -245,8 +246,8 @@ package final class VerificationJSONReport: StreamedVerificationReport {
 
     private func receiver(_ receiver: ReceiverObservation) {
         json.beginObject()
-        json.member("first_seen_s", finite(receiver.firstSeen))
-        json.member("last_seen_s", finite(receiver.lastSeen))
+        json.member("first_seen_s", finite(receiver.firstSeen.seconds))
+        json.member("last_seen_s", finite(receiver.lastSeen.seconds))
         // A tenth of a dB: the mean of whole-dB readings carries no more.
         json.member("mean_rssi", receiver.meanRSSI.flatMap { $0.isFinite ? ($0 * 10).rounded() / 10 : nil })
         json.member("receiver", receiver.receiver)

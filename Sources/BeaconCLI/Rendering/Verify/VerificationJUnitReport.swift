@@ -30,7 +30,7 @@ package final class VerificationJUnitReport: StreamedVerificationReport {
         sink.write(#"<?xml version="1.0" encoding="UTF-8"?>"# + "\n")
         sink.write("<testsuites" + Self.attributes([
             ("name", "beaconctl verify"), ("tests", "\(tests)"), ("failures", "\(failures)"), ("errors", "0"),
-            ("time", Self.time(result.duration)),
+            ("time", Self.time(result.duration.instantSeconds)),
         ]) + ">\n")
     }
 
@@ -41,7 +41,7 @@ package final class VerificationJUnitReport: StreamedVerificationReport {
             openVenue = venueID
             let venue = context.venue(venueID) ?? .init(id: venueID)
             sink.write(Self.suite(
-                name: venueID, tests: venue.beacons, failures: venue.failures, time: venue.lastDecided,
+                name: venueID, tests: venue.beacons, failures: venue.failures, time: venue.lastDecided.seconds,
                 scope: context.result.scope, warnings: context.warnings))
         }
         sink.write(Self.testCase(verdict, explanation: explanation))
@@ -53,7 +53,7 @@ package final class VerificationJUnitReport: StreamedVerificationReport {
         if !result.unexpected.isEmpty {
             sink.write(Self.suite(
                 name: "unexpected", tests: result.unexpected.count, failures: result.unexpected.count,
-                time: result.duration, scope: result.scope, warnings: context.warnings))
+                time: result.duration.instantSeconds, scope: result.scope, warnings: context.warnings))
             for unexpected in result.unexpected {
                 sink.write("    <testcase" + Self.attributes([
                     ("name", unexpected.identity.description), ("classname", "unexpected"), ("time", "0"),
@@ -81,7 +81,7 @@ package final class VerificationJUnitReport: StreamedVerificationReport {
         let beacon = verdict.beacon
         let xml = "    <testcase" + attributes([
             ("name", "\(beacon.beaconID) (\(beacon.identity))"), ("classname", beacon.venueID),
-            ("time", time(verdict.decidedAt)),
+            ("time", time(verdict.decidedAt.seconds)),
         ])
         let batteryText = verdict.battery.map { "; " + $0.summary } ?? ""
         guard verdict.passed else {

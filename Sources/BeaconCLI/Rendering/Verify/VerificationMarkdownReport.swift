@@ -124,6 +124,7 @@ public enum VerificationSummary {
         case .timeout: return "timeout"
         case .inputEnded: return "end of input"
         case .interrupted: return "interrupted"
+        case .inputLost: return "input lost"
         }
     }
 }

@@ -1,3 +1,4 @@
+import BeaconCore
 import BeaconFleet
 
 /// A report written as the verdicts are handed to it, one at a time (`VerificationReportPass`
@@ -20,7 +21,7 @@ struct VerificationReportContext {
         var beacons = 0
         var failures = 0
         /// The latest verdict among its beacons, seconds since the start.
-        var lastDecided = 0.0
+        var lastDecided = PassTime.origin
     }
 
     let result: VerificationResult

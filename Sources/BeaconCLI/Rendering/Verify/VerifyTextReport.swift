@@ -111,7 +111,7 @@ final class VerifyTextReport: StreamedVerificationReport {
     private static func colour(_ status: VerdictStatus, _ text: String, _ style: Style) -> String {
         switch status {
         case .ok: return style.success(text)
-        case .slow, .weak: return style.warning(text)
+        case .slow, .weak, .unmonitored: return style.warning(text)
         default: return style.error(text)
         }
     }

@@ -1,8 +1,8 @@
-import BeaconCore
-
-// The pass's typed time. Here, beside the pass, rather than in BeaconCore: a `Sighting` keeps
-// its time as `Double` seconds (it is decoded millions of times a second and written to
-// JSON), and only the pass, its timeline and its reducers speak of places on a pass's clock.
+// Typed time, the one home of it: instants on a clock (`PassTime`, `ReceiverTime`) and spans
+// (`Duration`). Here in BeaconCore so that the library's reducers (`BeaconRanger`,
+// `RegionMonitor`) and the fleet's pass and engines speak of the same instants. A `Sighting`
+// still keeps its own time as `Double` seconds: it is decoded millions of times a second and
+// written to JSON, and is read into a `ReceiverTime` or placed as a `PassTime` where it is used.
 
 /// An instant on a pass's clock: the time since the clock's origin, in whole nanoseconds (a
 /// replay's clock may be Unix time itself, 1.8e9 s from its origin: far within range). Two
@@ -11,6 +11,7 @@ public struct PassTime: Comparable, Hashable, Sendable {
     /// The time since the clock's origin (negative: before it).
     public var sinceOrigin: Duration
 
+    @inlinable
     public init(sinceOrigin: Duration) {
         self.sinceOrigin = sinceOrigin
     }
@@ -24,33 +25,36 @@ public struct PassTime: Comparable, Hashable, Sendable {
 
     /// `seconds` since the origin, to the nearest nanosecond; `nil` when NaN, infinite or
     /// beyond `acceptedSeconds`. Never traps.
-    @inline(__always)
+    @inlinable @inline(__always)
     public init?(checkedSeconds seconds: Double) {
         guard let duration = Duration(checkedSeconds: seconds, within: Self.acceptedSeconds) else { return nil }
         sinceOrigin = duration
     }
 
     /// Seconds since the origin, for the engines and reports that count in seconds.
-    @inline(__always)
+    @inlinable @inline(__always)
     public var seconds: Double { sinceOrigin.instantSeconds }
 
-    // Compared and moved by their attoseconds, in line: `Duration`'s own operators are calls
-    // into the standard library, paid per sighting by a reducer that keeps deadlines (the watch).
-    @inline(__always)
+    // Compared and moved on `Duration.attoseconds`, which inlines: `Duration`'s own operators
+    // are calls into the runtime, and an engine compares times at every sighting.
+    @inlinable
     public static func < (lhs: PassTime, rhs: PassTime) -> Bool { lhs.sinceOrigin.attoseconds < rhs.sinceOrigin.attoseconds }
-    @inline(__always)
+
+    @inlinable
     public static func == (lhs: PassTime, rhs: PassTime) -> Bool { lhs.sinceOrigin.attoseconds == rhs.sinceOrigin.attoseconds }
 
-    @inline(__always)
+    public func hash(into hasher: inout Hasher) { hasher.combine(sinceOrigin) }
+
+    @inlinable
     public static func + (time: PassTime, duration: Duration) -> PassTime {
         PassTime(sinceOrigin: Duration(attoseconds: time.sinceOrigin.attoseconds + duration.attoseconds))
     }
-    @inline(__always)
+    @inlinable
     public static func - (time: PassTime, duration: Duration) -> PassTime {
         PassTime(sinceOrigin: Duration(attoseconds: time.sinceOrigin.attoseconds - duration.attoseconds))
     }
     /// The duration from `earlier` to `later` (negative when `later` is earlier).
-    @inline(__always)
+    @inlinable
     public static func - (later: PassTime, earlier: PassTime) -> Duration {
         Duration(attoseconds: later.sinceOrigin.attoseconds - earlier.sinceOrigin.attoseconds)
     }
@@ -65,6 +69,7 @@ public struct ReceiverTime: Hashable, Sendable {
     public var sinceOrigin: Duration
     public var clock: SightingClock
 
+    @inlinable
     public init(sinceOrigin: Duration, clock: SightingClock) {
         self.sinceOrigin = sinceOrigin
         self.clock = clock
@@ -73,19 +78,20 @@ public struct ReceiverTime: Hashable, Sendable {
     /// A time read from outside, to the nearest nanosecond; `nil` when NaN, infinite or
     /// beyond `PassTime.acceptedSeconds` (the readers already refuse times outside
     /// `Sighting.acceptedTimes`). Never traps.
-    @inline(__always)
+    @inlinable @inline(__always)
     public init?(checkedSeconds seconds: Double, clock: SightingClock) {
         guard let duration = Duration(checkedSeconds: seconds, within: PassTime.acceptedSeconds) else { return nil }
         self.init(sinceOrigin: duration, clock: clock)
     }
 
     /// The sighting's own time; `nil` when it cannot be told (see `init(checkedSeconds:clock:)`).
-    @inline(__always)
+    @inlinable @inline(__always)
     public init?(of sighting: Sighting) {
         self.init(checkedSeconds: sighting.time, clock: sighting.clock)
     }
 
     /// Seconds since its clock's origin.
+    @inlinable
     public var seconds: Double { sinceOrigin.instantSeconds }
 }
 
@@ -94,8 +100,8 @@ extension Duration {
     /// 2^53 ns (104 days) the nanoseconds divided once, which rounds once; beyond, whole
     /// seconds plus the fraction, whose rounding is far below a `Double`'s step there. Read
     /// per sighting: the common case is one integer division and one floating one.
-    @inline(__always)
-    var instantSeconds: Double {
+    @inlinable @inline(__always)
+    public var instantSeconds: Double {
         if let nanoseconds = Int64(exactly: attoseconds / 1_000_000_000), nanoseconds.magnitude < 1 << 53 {
             return Double(nanoseconds) / 1_000_000_000
         }
