@@ -280,7 +280,7 @@ enum PasswordEncoding {
             guard (1...20).contains(password.byteCount) else { return .failure(ValueEncodingError("the password must be 1…20 characters long")) }
             return .success(password.utf8)
         case .hex(let length):
-            guard password.byteCount == 2 * length, let bytes = hex(password.utf8) else {
+            guard password.byteCount == 2 * length, let bytes = HexDigit.bytes(password.utf8) else {
                 return .failure(ValueEncodingError("the password must be \(2 * length) hexadecimal digits (\(length) bytes)"))
             }
             return .success(bytes)
@@ -293,17 +293,5 @@ enum PasswordEncoding {
             }
             return .success(bytes)
         }
-    }
-
-    private static func hex(_ digits: [UInt8]) -> [UInt8]? {
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < digits.count {
-            guard let high = HexDigit.value(digits[index]), let low = HexDigit.value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
     }
 }

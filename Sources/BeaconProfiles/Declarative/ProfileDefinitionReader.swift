@@ -315,7 +315,7 @@ public enum ProfileDefinitionReader {
             if let node = mapping.required("value", "the bytes to write, in hexadecimal (\"01\")", problems: &problems),
                 let text = node.text("the commit's `value`", problems: &problems)
             {
-                value = Self.hexBytes(text)
+                value = HexDigit.bytes(text.utf8)
                 if value == nil || value?.isEmpty == true || (value?.count ?? 0) > 20 {
                     problems.report("invalid-hex", "the commit's `value` must be 1…20 bytes as hexadecimal digits (\"01\")", at: node.mark,
                         hint: "quote it, so that YAML reads `01` as text")
@@ -341,19 +341,6 @@ public enum ProfileDefinitionReader {
                 return nil
             }
             return RecognitionSpec(advertisedService: service, namePrefix: prefix, manufacturerID: company.map { UInt16(truncatingIfNeeded: $0) })
-        }
-
-        static func hexBytes(_ text: String) -> [UInt8]? {
-            let digits = Array(text.utf8)
-            guard digits.count % 2 == 0 else { return nil }
-            var bytes: [UInt8] = []
-            var index = 0
-            while index < digits.count {
-                guard let high = HexDigit.value(digits[index]), let low = HexDigit.value(digits[index + 1]) else { return nil }
-                bytes.append(high << 4 | low)
-                index += 2
-            }
-            return bytes
         }
     }
 }
