@@ -21,7 +21,7 @@ public func fuzzProfileFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
         switch ProfileDefinitionReader.read(input, file: "fuzz.yaml") {
         case .success(let definition):
             guard !definition.name.isEmpty, !definition.source.isEmpty,
-                definition.values[.uuid] != nil, definition.values[.major] != nil, definition.values[.minor] != nil
+                definition.values[.setting(.uuid)] != nil, definition.values[.setting(.major)] != nil, definition.values[.setting(.minor)] != nil
             else { fatalError("a profile read without its name, source or identity") }
         case .failure(let error):
             // libyaml ends a line at \n, \r\n and a lone \r (and YAML 1.1's NEL, LS and PS, whose

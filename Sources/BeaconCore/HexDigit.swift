@@ -11,4 +11,20 @@ public enum HexDigit {
         if letter < 6 { return letter &+ 10 }
         return nil
     }
+
+    /// Hexadecimal text as bytes, two digits a byte, the high digit first (`"0aFF"` is
+    /// `[0x0A, 0xFF]`); `nil` for an odd number of digits or anything that is not one.
+    public static func bytes(_ digits: some Collection<UInt8>) -> [UInt8]? {
+        let digits = Array(digits)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
 }

@@ -35,16 +35,11 @@ public struct VirtualEddystoneBeacon: VirtualPeripheral {
     /// The Battery Service and its level (Bluetooth SIG assigned numbers).
     static let batteryService = AttributeUUID(0x180F)
     static let batteryLevel = AttributeUUID(0x2A19)
-    /// The largest L2CAP frame the beacon reassembles: an ATT PDU at its MTU, and the header.
-    private static let maximumFrameLength = 517
 
     public let configuration: Configuration
     private var firmware: EddystoneFirmware
-    private let table: AttributeTable
     private let characteristics: [UInt16: EddystoneFirmware.Characteristic]
-    private var server: ATTServer
-    private var reassembler = L2CAPReassembler(maximumFrameLength: VirtualEddystoneBeacon.maximumFrameLength)
-    private var handle: UInt16?
+    private var link: AttributeLink
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -63,13 +58,12 @@ public struct VirtualEddystoneBeacon: VirtualPeripheral {
                 .init(uuid: $0.uuid, properties: $0.properties)
             }),
         ])
-        self.table = table
         var characteristics: [UInt16: EddystoneFirmware.Characteristic] = [:]
         for characteristic in EddystoneFirmware.Characteristic.allCases {
             if let handle = table.valueHandles[characteristic.uuid] { characteristics[handle] = characteristic }
         }
         self.characteristics = characteristics
-        server = ATTServer(table: table, maximumMTU: configuration.maximumMTU)
+        link = AttributeLink(table: table, maximumMTU: configuration.maximumMTU)
     }
 
     // MARK: What a test or a scenario reads
@@ -85,7 +79,7 @@ public struct VirtualEddystoneBeacon: VirtualPeripheral {
     public var challengesIssued: Int { firmware.challengesIssued }
     /// How many factory resets it performed.
     public var factoryResets: Int { firmware.factoryResets }
-    public var isConnected: Bool { handle != nil }
+    public var isConnected: Bool { link.handle != nil }
 
     // MARK: VirtualPeripheral
 
@@ -119,28 +113,21 @@ public struct VirtualEddystoneBeacon: VirtualPeripheral {
     static let serviceFrame: [UInt8] = [0x02, 0x01, 0x06, 0x11, 0x07] + EddystoneFirmware.service.littleEndian
 
     public mutating func connected(handle: UInt16, central: BluetoothAddress, at time: AirTime) {
-        self.handle = handle
-        server = ATTServer(table: table, maximumMTU: configuration.maximumMTU)
-        reassembler = L2CAPReassembler(maximumFrameLength: Self.maximumFrameLength)
+        link.connected(handle: handle)
         firmware.startSession()
     }
 
     public mutating func received(_ fragment: ACLDataPacket, at time: AirTime) -> VirtualPeripheralReply {
-        guard fragment.handle == handle else { return .none }
-        let step = reassembler.receive(fragment)
-        // Only the attribute channel is served (Core v5.4 Vol 3 Part A 4: frames on other
-        // channels are discarded).
-        guard let frame = step.frame, frame.channel == L2CAPChannel.attribute else { return .none }
+        guard let pdu = link.attributePDU(in: fragment) else { return .none }
         var values = FirmwareValues(firmware: firmware, characteristics: characteristics)
-        let answer = server.receive(frame.payload, values: &values)
+        let answer = link.server.receive(pdu, values: &values)
         firmware = values.firmware
         guard let response = answer.response else { return .none }
-        return VirtualPeripheralReply(
-            fragments: L2CAPFrame(channel: L2CAPChannel.attribute, payload: response).fragments(handle: fragment.handle, fragmentLength: 27) ?? [])
+        return link.reply([response])
     }
 
     public mutating func disconnected(handle: UInt16, reason: HCIStatus, at time: AirTime) {
-        self.handle = nil
+        link.disconnected()
         firmware.startSession()
     }
 }

@@ -30,22 +30,19 @@ public struct VirtualKBeacon: VirtualPeripheral {
     static let service = AttributeUUID(0xFEA0)
     static let writeCharacteristic = AttributeUUID(0xFEA1)
     static let notifyCharacteristic = AttributeUUID(0xFEA2)
-    /// The largest L2CAP frame the beacon reassembles: an ATT PDU at its MTU, and the header.
-    private static let maximumFrameLength = 517
 
     public let configuration: Configuration
     private var firmware: KBeaconFirmware
-    private let table: AttributeTable
-    private var server: ATTServer
-    private var reassembler = L2CAPReassembler(maximumFrameLength: VirtualKBeacon.maximumFrameLength)
-    private var handle: UInt16?
+    /// Where the central's writes land, among the table's value handles.
+    private let writeHandle: UInt16?
+    private var link: AttributeLink
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         firmware = KBeaconFirmware(
             state: configuration.state, address: configuration.address, attemptsBeforeLockOut: configuration.attemptsBeforeLockOut,
             seed: configuration.address.value)
-        table = AttributeTable([
+        let table = AttributeTable([
             // Generic Access (Core v5.4 Vol 3 Part C 12): the device name.
             .init(uuid: AttributeUUID(0x1800), characteristics: [
                 .init(uuid: AttributeUUID(0x2A00), properties: .read, value: Array("KBeacon-virtual".utf8))
@@ -55,7 +52,8 @@ public struct VirtualKBeacon: VirtualPeripheral {
                 .init(uuid: Self.notifyCharacteristic, properties: .notify),
             ]),
         ])
-        server = ATTServer(table: table, maximumMTU: configuration.maximumMTU)
+        writeHandle = table.valueHandles[Self.writeCharacteristic]
+        link = AttributeLink(table: table, maximumMTU: configuration.maximumMTU)
     }
 
     // MARK: What a test or a scenario reads
@@ -66,7 +64,7 @@ public struct VirtualKBeacon: VirtualPeripheral {
     public var isLockedOut: Bool { firmware.lockedOut }
     public var failedAttempts: Int { firmware.failedAttempts }
     /// Whether a central is connected.
-    public var isConnected: Bool { handle != nil }
+    public var isConnected: Bool { link.handle != nil }
 
     // MARK: VirtualPeripheral
 
@@ -97,35 +95,27 @@ public struct VirtualKBeacon: VirtualPeripheral {
     }
 
     public mutating func connected(handle: UInt16, central: BluetoothAddress, at time: AirTime) {
-        self.handle = handle
-        server = ATTServer(table: table, maximumMTU: configuration.maximumMTU)
-        reassembler = L2CAPReassembler(maximumFrameLength: Self.maximumFrameLength)
+        link.connected(handle: handle)
         firmware.startSession()
     }
 
     public mutating func received(_ fragment: ACLDataPacket, at time: AirTime) -> VirtualPeripheralReply {
-        guard fragment.handle == handle else { return .none }
-        let step = reassembler.receive(fragment)
-        // Only the attribute channel is served; the signalling and security channels get
-        // nothing from a beacon that asks for neither (Core v5.4 Vol 3 Part A 4: frames on
-        // other channels are discarded).
-        guard let frame = step.frame, frame.channel == L2CAPChannel.attribute else { return .none }
+        guard let pdu = link.attributePDU(in: fragment) else { return .none }
         var pdus: [[UInt8]] = []
-        let answer = server.receive(frame.payload)
+        let answer = link.server.receive(pdu)
         if let response = answer.response { pdus.append(response) }
-        if let written = answer.written, written.handle == table.valueHandles[Self.writeCharacteristic] {
-            let notifications = firmware.write(written.value, frameLength: server.mtu - 3, mtu: server.mtu)
-            if server.notifies(Self.notifyCharacteristic) {
-                pdus += notifications.compactMap { server.notification(Self.notifyCharacteristic, $0) }
+        if let written = answer.written, written.handle == writeHandle {
+            let mtu = link.server.mtu
+            let notifications = firmware.write(written.value, frameLength: mtu - 3, mtu: mtu)
+            if link.server.notifies(Self.notifyCharacteristic) {
+                pdus += notifications.compactMap { link.server.notification(Self.notifyCharacteristic, $0) }
             }
         }
-        return VirtualPeripheralReply(fragments: pdus.flatMap { pdu in
-            L2CAPFrame(channel: L2CAPChannel.attribute, payload: pdu).fragments(handle: fragment.handle, fragmentLength: 27) ?? []
-        })
+        return link.reply(pdus)
     }
 
     public mutating func disconnected(handle: UInt16, reason: HCIStatus, at time: AirTime) {
-        self.handle = nil
+        link.disconnected()
         firmware.startSession()
     }
 }

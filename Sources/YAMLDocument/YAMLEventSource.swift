@@ -116,6 +116,26 @@ public struct YAMLEventSource: ~Copyable {
         return kind
     }
 
+    /// Skips the node that starts with the current event, all of it however deep (a scalar
+    /// or an alias is a whole node already). Inside a node only node events can come.
+    public mutating func skipNode() throws(YAMLStreamFailure) {
+        guard kind == .mappingStart || kind == .sequenceStart else { return }
+        var open = 1
+        while open > 0 {
+            switch try advance() {
+            case .mappingStart, .sequenceStart: open += 1
+            case .mappingEnd, .sequenceEnd: open -= 1
+            case .scalar, .alias: break
+            default: throw unexpectedEvent()
+            }
+        }
+    }
+
+    /// The failure for an event that cannot stand where it is, at its place.
+    public func unexpectedEvent() -> YAMLStreamFailure {
+        .syntax(problem: "unexpected YAML event", at: mark, context: nil, contextMark: nil)
+    }
+
     /// Where the current event starts. This and the scalar accessors are read once or
     /// more per event: forced inline, they read two fields where a call copied the source.
     @inlinable public var mark: Mark { Mark(event.pointee.start_mark) }

@@ -57,14 +57,14 @@ public enum YAMLTreeReader {
         }
 
         mutating func document(problems: inout YAMLProblems) throws(YAMLStreamFailure) -> YAMLNode? {
-            guard try events.advance() == .streamStart else { throw unexpected() }
+            guard try events.advance() == .streamStart else { throw events.unexpectedEvent() }
             guard try events.advance() == .documentStart else {
                 problems.report("empty-document", "the file holds no YAML document", at: nil)
                 return nil
             }
             _ = try events.advance()
             let root = try node(problems: &problems)
-            guard try events.advance() == .documentEnd else { throw unexpected() }
+            guard try events.advance() == .documentEnd else { throw events.unexpectedEvent() }
             if try events.advance() == .documentStart {
                 problems.report("multiple-documents", "a second YAML document starts here; the file holds one", at: events.mark,
                     hint: "remove the `---` line and what follows, or put it in a file of its own")
@@ -82,12 +82,12 @@ public enum YAMLTreeReader {
             nodes += 1
             if nodes > maxNodes {
                 overflow = mark
-                throw unexpected()
+                throw events.unexpectedEvent()
             }
             if let tag = events.explicitTag {
                 problems.report("yaml-tag", "explicit YAML tags (`\(tag)`) are not used here", at: mark,
                     hint: "remove the tag; quote the value if it is meant as text")
-                try skip()
+                try events.skipNode()
                 return nil
             }
             switch events.kind {
@@ -121,25 +121,8 @@ public enum YAMLTreeReader {
                 }
                 return YAMLNode(.mapping(pairs), at: mark)
             default:
-                throw unexpected()
+                throw events.unexpectedEvent()
             }
-        }
-
-        /// Skips the node that starts with the current event.
-        mutating func skip() throws(YAMLStreamFailure) {
-            guard events.kind == .mappingStart || events.kind == .sequenceStart else { return }
-            var open = 1
-            while open > 0 {
-                switch try events.advance() {
-                case .mappingStart, .sequenceStart: open += 1
-                case .mappingEnd, .sequenceEnd: open -= 1
-                default: break
-                }
-            }
-        }
-
-        func unexpected() -> YAMLStreamFailure {
-            .syntax(problem: "unexpected YAML event", at: events.mark, context: nil, contextMark: nil)
         }
     }
 }

@@ -12,19 +12,19 @@ import VirtualRadio
 /// `unsupported`, said plainly, with the beacon's lock never touched. (The profile's unlock,
 /// writes and lock code on the same beacons: EddystoneGATTProfileOnVirtualRadioTests.)
 ///
-/// The air runs in real time, ten times as fast as the wall clock, as in
-/// ProvisionVirtualBeaconsTests: the command's own waits are on the wall clock.
+/// The air runs in real time (`withRealTimeTestAir`): the command's own waits are on the
+/// wall clock.
 @Suite("beaconctl provision --hardware against virtual Eddystone beacons", .timeLimit(.minutes(2)))
 struct ProvisionVirtualEddystoneTests {
     static let manifest = ProvisionVirtualBeaconsTests.manifest
-
-    private func makeAir() -> VirtualAir {
-        let air = VirtualAir(
-            name: "provision-eddystone-\(UInt32.random(in: 0...UInt32.max))",
-            configuration: VirtualAir.Configuration(seed: 3, timeMode: .realTime(speed: 10)))
-        VirtualAirRegistry.register(air)
-        return air
-    }
+    /// The same shop with the KBeacon's address known, and a second beacon at the Eddystone
+    /// beacon's address.
+    static let mixedManifest = manifest + "\n" + """
+                mac: "06:BE:AC:BA:00:01"
+              - id: hall
+                minor: 2
+                mac: "06:BE:AC:BA:01:01"
+        """
 
     private func eddystones(on air: VirtualAir) -> [VirtualEddystoneBeacon] {
         air.peripheralIDs.compactMap { air.peripheral($0) as? VirtualEddystoneBeacon }
@@ -33,71 +33,47 @@ struct ProvisionVirtualEddystoneTests {
     @Test("--profile eddystone-gatt, and --profile auto recognising it: unsupported (no iBeacon identity), the lock untouched, no mac: written",
         arguments: ["eddystone-gatt", "auto"])
     func identityCannotBeCarried(profile: String) async throws {
-        let air = makeAir()
-        defer {
-            air.shutdown()
-            VirtualAirRegistry.remove(named: air.name)
-        }
-        let scratch = try ScratchFolder()
-        let manifest = try scratch.write("shop.yaml", Self.manifest)
-        let code = try scratch.write("code", String(repeating: "0", count: 32) + "\n")
-        let run = await runBeaconctl([
-            "provision", manifest, "--hardware", "--hci", "virtual:\(air.name),eddystone-beacons=1,battery=55", "--password-file", code,
-            "--profile", profile, "--assign", "nearest", "--yes", "--discovery-seconds", "1", "--format", "json",
-        ])
-        #expect(run.status == 1, "\(run.output)\(run.error)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
-        let door = try #require((document["beacons"] as? [[String: Any]])?.first)
-        #expect(door["address"] as? String == "06:BE:AC:BA:01:01")
-        #expect(door["profile"] as? String == "eddystone-gatt")
-        #expect(door["status"] as? String == "unsupported")
-        #expect((door["detail"] as? String)?.contains("cannot carry an iBeacon identity") == true, "\(door)")
-        #expect(document["passed"] as? Bool == false)
+        try await withRealTimeTestAir(named: "provision-eddystone") { air in
+            let scratch = try ScratchFolder()
+            let manifest = try scratch.write("shop.yaml", Self.manifest)
+            let code = try scratch.write("code", String(repeating: "0", count: 32) + "\n")
+            let run = await runBeaconctl([
+                "provision", manifest, "--hardware", "--hci", "virtual:\(air.name),eddystone-beacons=1,battery=55", "--password-file", code,
+                "--profile", profile, "--assign", "nearest", "--yes", "--discovery-seconds", "1", "--format", "json",
+            ])
+            #expect(run.status == 1, "\(run.output)\(run.error)")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+            let door = try #require((document["beacons"] as? [[String: Any]])?.first)
+            #expect(door["address"] as? String == "06:BE:AC:BA:01:01")
+            #expect(door["profile"] as? String == "eddystone-gatt")
+            #expect(door["status"] as? String == "unsupported")
+            #expect((door["detail"] as? String)?.contains("cannot carry an iBeacon identity") == true, "\(door)")
+            #expect(document["passed"] as? Bool == false)
 
-        let beacon = try #require(eddystones(on: air).first)
-        #expect(beacon.challengesIssued == 0 && beacon.failedAttempts == 0)
-        #expect(beacon.state == EddystoneBeaconState.factory(instance: beacon.configuration.address.value, batteryPercent: 55))
-        #expect(!(try scratch.read("shop.yaml").contains("mac:")))
+            let beacon = try #require(eddystones(on: air).first)
+            #expect(beacon.challengesIssued == 0 && beacon.failedAttempts == 0)
+            #expect(beacon.state == EddystoneBeaconState.factory(instance: beacon.configuration.address.value, batteryPercent: 55))
+            #expect(!(try scratch.read("shop.yaml").contains("mac:")))
+        }
     }
 
     @Test("both kinds on one air with --profile auto: the KBeacon provisioned and verified, the Eddystone beacon unsupported")
     func mixedAir() async throws {
-        let air = makeAir()
-        defer {
-            air.shutdown()
-            VirtualAirRegistry.remove(named: air.name)
+        try await withRealTimeTestAir(named: "provision-eddystone") { air in
+            let scratch = try ScratchFolder()
+            let manifest = try scratch.write("shop.yaml", Self.mixedManifest)
+            let password = try scratch.write("password", KBeaconState.factoryPassword + "\n")
+            let run = await runBeaconctl([
+                "provision", manifest, "--hardware", "--hci", "virtual:\(air.name),battery-beacons=1,eddystone-beacons=1", "--password-file",
+                password, "--discovery-seconds", "1",
+            ])
+            #expect(run.status == 1, "\(run.output)\(run.error)")
+            let rows = run.output.split(separator: "\n").map { $0.split(separator: " ").prefix(4).map(String.init) }
+            #expect(rows.contains(["door", "06:BE:AC:BA:00:01", "kbeacon", "provisioned"]), "\(run.output)")
+            #expect(rows.contains(["hall", "06:BE:AC:BA:01:01", "eddystone-gatt", "unsupported"]), "\(run.output)")
+            #expect(run.output.contains("cannot carry an iBeacon identity"), "\(run.output)")
+            let beacon = try #require(eddystones(on: air).first)
+            #expect(beacon.challengesIssued == 0)
         }
-        let scratch = try ScratchFolder()
-        let manifest = try scratch.write("shop.yaml", """
-            version: 1
-            fleet: battery-shop
-            uuid: 04F6CBA0-321A-40F4-BDE2-A613959BBF4B
-            defaults:
-              interval_ms: 200
-              tx_power: -4
-              measured_power: -62
-            venues:
-              - id: shop
-                major: 7
-                beacons:
-                  - id: door
-                    minor: 1
-                    mac: "06:BE:AC:BA:00:01"
-                  - id: hall
-                    minor: 2
-                    mac: "06:BE:AC:BA:01:01"
-            """)
-        let password = try scratch.write("password", KBeaconState.factoryPassword + "\n")
-        let run = await runBeaconctl([
-            "provision", manifest, "--hardware", "--hci", "virtual:\(air.name),battery-beacons=1,eddystone-beacons=1", "--password-file",
-            password, "--discovery-seconds", "1",
-        ])
-        #expect(run.status == 1, "\(run.output)\(run.error)")
-        let rows = run.output.split(separator: "\n").map { $0.split(separator: " ").prefix(4).map(String.init) }
-        #expect(rows.contains(["door", "06:BE:AC:BA:00:01", "kbeacon", "provisioned"]), "\(run.output)")
-        #expect(rows.contains(["hall", "06:BE:AC:BA:01:01", "eddystone-gatt", "unsupported"]), "\(run.output)")
-        #expect(run.output.contains("cannot carry an iBeacon identity"), "\(run.output)")
-        let beacon = try #require(eddystones(on: air).first)
-        #expect(beacon.challengesIssued == 0)
     }
 }

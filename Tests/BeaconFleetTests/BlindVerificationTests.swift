@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconTestKit
+import Synchronization
 import Testing
 
 @testable import BeaconFleet
@@ -12,10 +13,13 @@ struct BlindVerificationTests {
     static let door = Script.identity(minor: 1)
     static let hall = Script.identity(minor: 2)
 
-    static func reduction(startsBlind: Bool = true, timeout: Double = 10) throws -> VerificationReduction {
+    static func reduction(
+        startsBlind: Bool = true, timeout: Double = 10,
+        onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void = { _, _ in }
+    ) throws -> VerificationReduction {
         let plan = try Script.plan([Script.beacon("door", minor: 1), Script.beacon("hall", minor: 2)])
         return VerificationReduction(
-            engine: VerificationEngine(plan: plan, policy: VerificationPolicy(timeout: timeout)), onUpdate: { _, _ in },
+            engine: VerificationEngine(plan: plan, policy: VerificationPolicy(timeout: timeout)), onUpdate: onUpdate,
             reportsEverySighting: true, listening: ListeningClock(startsBlind: startsBlind))
     }
 
@@ -128,5 +132,19 @@ struct BlindVerificationTests {
         let result = reduction.conclude(PassOutcome(end: .interrupted, clock: Self.at(3)))
         #expect(result.verdicts.map(\.status) == [.missing, .missing])
         #expect(result.blindness == nil)
+    }
+
+    @Test("the input's loss and return are told once each, however many failures it reports meanwhile")
+    func toldOnce() throws {
+        let told = Mutex<[VerificationEvent]>([])
+        var reduction = try Self.reduction { _, events in
+            told.withLock { $0 += events.filter { if case .inputLost = $0 { true } else { $0 == .inputRestored } } }
+        }
+        _ = reduction.take(.health(.restored, at: Self.at(1)))
+        _ = reduction.take(.health(.lost(reason: "a: connection lost"), at: Self.at(2)))
+        _ = reduction.take(.health(.lost(reason: "a: connection refused"), at: Self.at(3)))
+        _ = reduction.take(.health(.incomplete(reason: "2 messages lost"), at: Self.at(4)))
+        _ = reduction.take(.health(.incomplete(reason: "1 message lost"), at: Self.at(5)))
+        #expect(told.withLock { $0 } == [.inputRestored, .inputLost(reason: "a: connection lost"), .inputRestored])
     }
 }

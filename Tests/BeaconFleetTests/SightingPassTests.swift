@@ -34,6 +34,31 @@ struct SightingPassTests {
         }
     }
 
+    /// A `Recorder` that says what it has been fed after every input, for a live test to wait on.
+    struct Telling: PassReducer {
+        var recorder = Recorder()
+        let feeding: AsyncStream<[String]>.Continuation
+
+        mutating func take(_ input: PassInput) -> PassStep {
+            let step = recorder.take(input)
+            feeding.yield(recorder.inputs)
+            return step
+        }
+    }
+
+    /// Runs `pass` in a task with a `Telling` reducer: the inputs fed so far come on `fed`
+    /// after every input.
+    static func runTelling(
+        _ pass: SightingPass<AsyncThrowingStream<Sighting, any Error>>
+    ) -> (running: Task<PassOutcome, any Error>, fed: AsyncStream<[String]>) {
+        let (fed, feeding) = AsyncStream<[String]>.makeStream()
+        let running = Task {
+            var reducer = Telling(feeding: feeding)
+            return try await pass.run(&reducer)
+        }
+        return (running, fed)
+    }
+
     static func sighting(at time: Double, by receiver: String, _ clock: SightingClock = .elapsed) -> Sighting {
         VerificationScript.sighting(door, at: time, receiver: receiver, clock: clock)
     }
@@ -118,22 +143,7 @@ struct SightingPassTests {
     func live() async throws {
         let clock = TestClock()
         let (stream, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
-        let (fed, feeding) = AsyncStream<[String]>.makeStream()
-        /// Says what it has been fed after every input, for the test to wait on.
-        struct Telling: PassReducer {
-            var recorder = Recorder()
-            let feeding: AsyncStream<[String]>.Continuation
-            mutating func take(_ input: PassInput) -> PassStep {
-                let step = recorder.take(input)
-                feeding.yield(recorder.inputs)
-                return step
-            }
-        }
-        let pass = SightingPass(stream, clocking: .live(tick: .seconds(1), clock: clock))
-        let running = Task {
-            var reducer = Telling(feeding: feeding)
-            return try await pass.run(&reducer)
-        }
+        let (running, fed) = Self.runTelling(SightingPass(stream, clocking: .live(tick: .seconds(1), clock: clock)))
         var updates = fed.makeAsyncIterator()
         try await clock.sleepers(atLeast: 1)
         clock.advance(by: .seconds(1))
@@ -151,21 +161,8 @@ struct SightingPassTests {
     func liveCheckingArrivals() async throws {
         let clock = TestClock()
         let (stream, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
-        let (fed, feeding) = AsyncStream<[String]>.makeStream()
-        struct Telling: PassReducer {
-            var recorder = Recorder()
-            let feeding: AsyncStream<[String]>.Continuation
-            mutating func take(_ input: PassInput) -> PassStep {
-                let step = recorder.take(input)
-                feeding.yield(recorder.inputs)
-                return step
-            }
-        }
         let pass = SightingPass(stream, clocking: .liveCheckingArrivals(tick: .seconds(1), clock: clock, arrivalTolerance: .seconds(5)))
-        let running = Task {
-            var reducer = Telling(feeding: feeding)
-            return try await pass.run(&reducer)
-        }
+        let (running, fed) = Self.runTelling(pass)
         var updates = fed.makeAsyncIterator()
         let first = try #require(await updates.next())
         #expect(first.count == 1 && first[0].hasPrefix("notice unixTimeKnown(offset: "))

@@ -25,14 +25,14 @@ struct ProfileDefinitionReaderTests {
         let definition = try ProfileDefinitionReader.read(fixture.bytes, file: "test-table.yaml").get()
         #expect(definition.name == "test-table")
         #expect(definition.service == AttributeUUID(0xFFF0))
-        #expect(definition.values[.uuid] == CharacteristicSpec(service: AttributeUUID(0xFFF0), characteristic: AttributeUUID(0xFFF1), encoding: .uuid))
-        #expect(definition.values[.major]?.encoding == .integer(IntegerLayout(width: 2, signed: false, byteOrder: .big)))
-        #expect(definition.values[.minor]?.encoding == .integer(IntegerLayout(width: 2, signed: false, byteOrder: .little)))
-        #expect(definition.values[.measuredPower]?.encoding == .integer(IntegerLayout(width: 1, signed: true)))
-        #expect(definition.values[.advertisingInterval]?.encoding == .interval(IntegerLayout(width: 2, signed: false, byteOrder: .little), unitMicroseconds: 625))
-        #expect(definition.values[.txPower]?.encoding == .levels(IntegerLayout(width: 1, signed: false), levels: [-30, -20, -16, -12, -8, -4, 0, 4]))
-        #expect(definition.values[.model] == CharacteristicSpec(service: AttributeUUID(0x180A), characteristic: AttributeUUID(0x2A24), encoding: .ascii(maxLength: 20)))
-        #expect(definition.values[.battery]?.service == AttributeUUID(0x180F))
+        #expect(definition.values[.setting(.uuid)] == CharacteristicSpec(service: AttributeUUID(0xFFF0), characteristic: AttributeUUID(0xFFF1), encoding: .uuid))
+        #expect(definition.values[.setting(.major)]?.encoding == .integer(IntegerLayout(width: 2, signed: false, byteOrder: .big)))
+        #expect(definition.values[.setting(.minor)]?.encoding == .integer(IntegerLayout(width: 2, signed: false, byteOrder: .little)))
+        #expect(definition.values[.setting(.measuredPower)]?.encoding == .integer(IntegerLayout(width: 1, signed: true)))
+        #expect(definition.values[.setting(.advertisingInterval)]?.encoding == .interval(IntegerLayout(width: 2, signed: false, byteOrder: .little), unitMicroseconds: 625))
+        #expect(definition.values[.setting(.txPower)]?.encoding == .levels(IntegerLayout(width: 1, signed: false), levels: [-30, -20, -16, -12, -8, -4, 0, 4]))
+        #expect(definition.values[.readOnly(.model)] == CharacteristicSpec(service: AttributeUUID(0x180A), characteristic: AttributeUUID(0x2A24), encoding: .ascii(maxLength: 20)))
+        #expect(definition.values[.readOnly(.battery)]?.service == AttributeUUID(0x180F))
         #expect(
             definition.password
                 == PasswordSpec(

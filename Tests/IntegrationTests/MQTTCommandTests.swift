@@ -114,6 +114,33 @@ struct MQTTCommandTests {
         }
     }
 
+    @Test("a one-shot verify whose broker is lost mid-pass judges nothing by the silence: stopped while blind, its beacon is unmonitored, exit 3", .timeLimit(.minutes(3)))
+    func verifyThroughLostBroker() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("fleet.yaml")
+        try Self.manifest.write(to: manifest, atomically: true, encoding: .utf8)
+        try await withMosquitto { broker in
+            let clientID = "verify-lost-\(UUID().uuidString.prefix(8))"
+            // The timeout only bounds a run that went wrong: the pass ends by the stop below.
+            let verify = try BeaconctlProcess(
+                ["verify", manifest.path, "--input", broker.url, "--timeout", "600", "--format", "json"],
+                environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": clientID])
+            try await Self.waitForSubscription(broker, clientID: clientID)
+            await broker.stop()
+            // Said once the pass took the loss: from then on the beacons' clock stands still.
+            try await verify.waitForError(containing: "the input is not delivering")
+            kill(verify.processIdentifier, SIGINT)
+            #expect(await verify.waitForExit() == 3, "\(verify.standardOutput)\(verify.standardError)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.standardOutput.utf8)) as? [String: Any])
+            #expect(report["end"] as? String == "interrupted")
+            let statuses = (report["beacons"] as? [[String: Any]])?.compactMap { $0["status"] as? String }
+            #expect(statuses == ["unmonitored"], "\(verify.standardOutput)")
+            let warnings = (report["warnings"] as? [String]) ?? []
+            #expect(warnings.contains { $0.contains("could not be judged") }, "\(warnings)")
+        }
+    }
+
     @Test("a one-shot verify over a broker that never answers: no verdict, exit 3, the reason said", .timeLimit(.minutes(3)))
     func verifyThroughNoBroker() async throws {
         let folder = try folder()

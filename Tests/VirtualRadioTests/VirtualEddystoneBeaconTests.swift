@@ -7,17 +7,15 @@ import VirtualRadio
 
 @testable import VirtualBeacons
 
-/// A central's end of one link to a ``VirtualEddystoneBeacon``, without an air: ATT PDUs in,
-/// the beacon's ATT PDUs out, through L2CAP frames cut into 27-byte ACL fragments.
-struct EddystoneLink {
-    var beacon: VirtualEddystoneBeacon
-    private var reassembler = L2CAPReassembler(maximumFrameLength: 600)
-    let handle: UInt16 = 0x0040
-    static let address = BluetoothAddress(value: 0x06_BE_AC_BA_01_01) ?? .zero
+/// A central's end of one link to a ``VirtualEddystoneBeacon``, with the configuration
+/// service's steps.
+typealias EddystoneLink = CentralLink<VirtualEddystoneBeacon>
+
+extension CentralLink where Peripheral == VirtualEddystoneBeacon {
+    static var address: BluetoothAddress { BluetoothAddress(value: 0x06_BE_AC_BA_01_01) ?? .zero }
 
     init(_ configuration: VirtualEddystoneBeacon.Configuration = .init(address: EddystoneLink.address)) {
-        beacon = VirtualEddystoneBeacon(configuration)
-        beacon.connected(handle: handle, central: .zero, at: .zero)
+        self.init(VirtualEddystoneBeacon(configuration), central: .zero)
     }
 
     /// The value handle of the service's characteristic n (1…12): Generic Access takes
@@ -25,24 +23,6 @@ struct EddystoneLink {
     /// characteristic a declaration and its value.
     static func value(_ characteristic: EddystoneFirmware.Characteristic) -> UInt16 {
         7 + 2 * UInt16(characteristic.rawValue)
-    }
-
-    mutating func send(_ pdu: ATTPDU) throws -> [ATTPDU] {
-        try send(bytes: pdu.bytes)
-    }
-
-    mutating func send(bytes: [UInt8]) throws -> [ATTPDU] {
-        let fragments = try #require(L2CAPFrame(channel: L2CAPChannel.attribute, payload: bytes).fragments(handle: handle, fragmentLength: 27))
-        var answers: [ATTPDU] = []
-        for fragment in fragments {
-            for packet in beacon.received(fragment, at: .zero).fragments {
-                #expect(packet.data.count <= 27)
-                if let frame = reassembler.receive(packet).frame {
-                    answers.append(try ATTPDU(bytes: frame.payload))
-                }
-            }
-        }
-        return answers
     }
 
     /// The read's value, or the error code it got.
@@ -74,12 +54,6 @@ struct EddystoneLink {
         let challenge = try #require(try read(.unlock).bytes)
         #expect(challenge.count == 16)
         return try write(.unlock, try #require(Cryptography.aes128ECB(key: code, block: challenge)))
-    }
-
-    /// Ends the link and makes a new one.
-    mutating func reconnect() {
-        beacon.disconnected(handle: handle, reason: .remoteUserTerminatedConnection, at: .zero)
-        beacon.connected(handle: handle, central: .zero, at: .zero)
     }
 }
 

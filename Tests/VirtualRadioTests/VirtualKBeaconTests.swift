@@ -7,35 +7,12 @@ import VirtualRadio
 
 @testable import VirtualBeacons
 
-/// A central's end of one link to a ``VirtualKBeacon``, without an air: ATT PDUs in,
-/// the beacon's ATT PDUs out, through L2CAP frames cut into 27-byte ACL fragments.
-struct BeaconLink {
-    var beacon: VirtualKBeacon
-    private var reassembler = L2CAPReassembler(maximumFrameLength: 600)
-    let handle: UInt16 = 0x0040
+/// A central's end of one link to a ``VirtualKBeacon``, with KKM's protocol steps.
+typealias BeaconLink = CentralLink<VirtualKBeacon>
 
+extension CentralLink where Peripheral == VirtualKBeacon {
     init(_ configuration: VirtualKBeacon.Configuration = .init(address: BluetoothAddress(value: 0x06_BE_AC_BA_00_01) ?? .zero)) {
-        beacon = VirtualKBeacon(configuration)
-        beacon.connected(handle: handle, central: BluetoothAddress(value: 0x06_BE_AC_00_00_01) ?? .zero, at: .zero)
-    }
-
-    /// Sends `pdu` and returns what the beacon answered, in order.
-    mutating func send(_ pdu: ATTPDU) throws -> [ATTPDU] {
-        try send(bytes: pdu.bytes)
-    }
-
-    mutating func send(bytes: [UInt8]) throws -> [ATTPDU] {
-        let fragments = try #require(L2CAPFrame(channel: L2CAPChannel.attribute, payload: bytes).fragments(handle: handle, fragmentLength: 27))
-        var answers: [ATTPDU] = []
-        for fragment in fragments {
-            for packet in beacon.received(fragment, at: .zero).fragments {
-                #expect(packet.data.count <= 27)
-                if let frame = reassembler.receive(packet).frame {
-                    answers.append(try ATTPDU(bytes: frame.payload))
-                }
-            }
-        }
-        return answers
+        self.init(VirtualKBeacon(configuration), central: BluetoothAddress(value: 0x06_BE_AC_00_00_01) ?? .zero)
     }
 
     /// Subscribes to 0xFEA2 and returns the handle of 0xFEA1 (after Exchange MTU at `mtu`).

@@ -491,7 +491,7 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
         makeAsyncIterator()
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol, SightingBatchIterator {
+    public struct AsyncIterator: AsyncIteratorProtocol, BatchHandingIterator {
         private var bytes: SightingLineReader.AsyncIterator
         private let source: String
         private let format: Format
@@ -504,8 +504,8 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
         private var decoder: SightingCaptureDecoder?
         /// Sightings decoded ahead, handed out from `batchIndex`; an error found after them
         /// waits in `pendingFailure` until they are all out.
-        private var batch: [Sighting] = []
-        private var batchIndex = 0
+        var batch: [Sighting] = []
+        var batchIndex = 0
         private var pendingFailure: SightingStreamError?
         private var finished = false
 
@@ -525,16 +525,7 @@ public struct SightingCaptureStream: AsyncSequence, Sendable, SightingBatchSeque
         }
 
         public mutating func next() async throws -> Sighting? {
-            if batchIndex < batch.count {
-                defer { batchIndex += 1 }
-                return batch[batchIndex]
-            }
-            var taken: [Sighting] = []
-            swap(&taken, &batch)
-            batchIndex = 1
-            guard try await nextBatch(into: &taken) else { return nil }
-            swap(&taken, &batch)
-            return batch[0]
+            try await nextFromBatches()
         }
 
         package mutating func nextBatch(into sightings: inout [Sighting]) async throws -> Bool {

@@ -28,7 +28,7 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
         makeAsyncIterator()
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol, SightingBatchIterator {
+    public struct AsyncIterator: AsyncIteratorProtocol, BatchHandingIterator {
         private var lines: Lines.AsyncIterator?
         /// A file or standard input: decoded a chunk of lines at a time, in place.
         private var file: SightingLineReader.AsyncIterator?
@@ -40,8 +40,8 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
         private var fast = SightingJSONFastDecoder()
         /// Sightings decoded ahead, handed out from `batchIndex`; an error found after them
         /// waits in `pendingFailure` until they are all out.
-        private var batch: [Sighting] = []
-        private var batchIndex = 0
+        var batch: [Sighting] = []
+        var batchIndex = 0
         private var pendingFailure: SightingStreamError?
         /// `nil` once the first sighting was looked at.
         private var hint: UndeclaredUnixTimeHint?
@@ -64,17 +64,9 @@ public struct SightingJSONLineSequence<Lines: AsyncSequence>: AsyncSequence, Sig
         }
 
         public mutating func next() async throws -> Sighting? {
-            if batchIndex < batch.count {
-                defer { batchIndex += 1 }
-                return batch[batchIndex]
-            }
-            if file != nil {
-                var taken: [Sighting] = []
-                swap(&taken, &batch)
-                batchIndex = 1
-                guard try await nextBatch(into: &taken) else { return nil }
-                swap(&taken, &batch)
-                return batch[0]
+            // Only a file is decoded in batches; other lines, one at a time below.
+            if batchIndex < batch.count || file != nil {
+                return try await nextFromBatches()
             }
             guard !finished else { return nil }
             do {

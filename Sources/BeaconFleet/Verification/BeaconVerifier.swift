@@ -140,9 +140,14 @@ struct VerificationReduction: PassReducer {
             }
         case .health(let change, let time):
             latest = max(latest, time)
+            let wasBlind = listening.isBlind
             listening.take(change, at: time)
             engine.inputBlind = listening.isBlind
-            return .more
+            switch (wasBlind, change) {
+            case (false, .lost(let reason)): events = [.inputLost(reason: reason)]
+            case (true, .restored), (true, .incomplete): events = [.inputRestored]
+            default: return .more
+            }
         case .ended(let time):
             events = engine.isFinished ? [] : engine.finish(at: time.map { engineTime(at: $0) } ?? .origin, reason: .inputEnded)
         case .receiverStatus, .notice:

@@ -191,7 +191,16 @@ public struct OneShotVerification: Sendable {
             do {
                 return .success(try await verifier.run(
                     sightings, timing: timing, lostBeforehand: lostBeforehand, telemetry: telemetry, health: health, clock: clock
-                ) { state, _ in
+                ) { state, events in
+                    for event in events {
+                        switch event {
+                        case .inputLost(let reason):
+                            logger.warning("\(reason): the input is not delivering; until it is back, time does not count against the beacons")
+                        case .inputRestored:
+                            logger.notice("the input delivers; the beacons' clock runs")
+                        case .decided, .unexpected, .finished: break
+                        }
+                    }
                     observer.progressed(state)
                 })
             } catch {

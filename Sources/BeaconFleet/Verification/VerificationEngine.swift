@@ -330,6 +330,11 @@ public enum VerificationEvent: Hashable, Sendable {
     /// The first reception of an identity not in the manifest using a fleet UUID.
     case unexpected(BeaconIdentity)
     case finished(VerificationEndReason)
+    /// The input stopped delivering (a broker lost; `reason`, its words): the beacons' clock
+    /// stands still until it is back (told by the pass, not the engine: `ListeningClock`).
+    case inputLost(reason: String)
+    /// The input delivers again (a broker connected, at the start or after a loss).
+    case inputRestored
 }
 
 /// Where a verification pass stands.

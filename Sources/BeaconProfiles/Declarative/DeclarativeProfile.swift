@@ -125,7 +125,7 @@ public actor DeclarativeProfile: BeaconProfile {
             // A beacon that ends the link on a wrong password does it on the next request
             // at the latest: read the password characteristic's neighbour, the identity.
             do throws(LECentralError) {
-                _ = try await gatt.read(try handle(spec: definition.values[.uuid]))
+                _ = try await gatt.read(try handle(spec: definition.values[.setting(.uuid)]))
             } catch {
                 if case .disconnected = error.kind { return .refused(.refusedByBeacon) }
                 throw .link(error, context: context)
@@ -150,24 +150,24 @@ public actor DeclarativeProfile: BeaconProfile {
             guard handles[key] != nil else { continue }
             let bytes = try await read(spec.service, spec.characteristic)
             switch value {
-            case .uuid:
+            case .setting(.uuid):
                 settings.uuid = try decoded(value, ValueEncoding.decodeUUID(bytes))
-            case .major:
+            case .setting(.major):
                 settings.major = UInt16(exactly: try decoded(value, spec.encoding.decodeNumber(bytes)))
-            case .minor:
+            case .setting(.minor):
                 settings.minor = UInt16(exactly: try decoded(value, spec.encoding.decodeNumber(bytes)))
-            case .measuredPower:
+            case .setting(.measuredPower):
                 settings.measuredPower = try decoded(value, spec.encoding.decodeNumber(bytes))
-            case .txPower:
+            case .setting(.txPower):
                 settings.txPower = try decoded(value, spec.encoding.decodeNumber(bytes))
-            case .advertisingInterval:
+            case .setting(.advertisingInterval):
                 settings.advertisingInterval = try decoded(value, spec.encoding.decodeNumber(bytes))
-            case .battery:
+            case .readOnly(.battery):
                 reading.batteryPercent = try decoded(value, spec.encoding.decodeNumber(bytes))
-            case .model, .firmware:
+            case .readOnly(.model), .readOnly(.firmware):
                 guard case .ascii(let maxLength) = spec.encoding else { continue }
                 let text = try decoded(value, ValueEncoding.decodeASCII(bytes, maxLength: maxLength))
-                if value == .model { reading.model = text } else { reading.firmware = text }
+                if value == .readOnly(.model) { reading.model = text } else { reading.firmware = text }
             }
         }
         reading.settings = settings
@@ -180,7 +180,7 @@ public actor DeclarativeProfile: BeaconProfile {
         // the beacon untouched.
         var writes: [(CharacteristicSpec, [UInt8])] = []
         for field in fields {
-            guard let value = ProfileValue(rawValue: field.rawValue), let spec = definition.values[value] else {
+            guard let spec = definition.values[.setting(field)] else {
                 throw failure(.unsupported(field, whyNotWritable(field)))
             }
             let bytes: [UInt8]
@@ -280,7 +280,7 @@ enum PasswordEncoding {
             guard (1...20).contains(password.byteCount) else { return .failure(ValueEncodingError("the password must be 1…20 characters long")) }
             return .success(password.utf8)
         case .hex(let length):
-            guard password.byteCount == 2 * length, let bytes = hex(password.utf8) else {
+            guard password.byteCount == 2 * length, let bytes = HexDigit.bytes(password.utf8) else {
                 return .failure(ValueEncodingError("the password must be \(2 * length) hexadecimal digits (\(length) bytes)"))
             }
             return .success(bytes)
@@ -293,17 +293,5 @@ enum PasswordEncoding {
             }
             return .success(bytes)
         }
-    }
-
-    private static func hex(_ digits: [UInt8]) -> [UInt8]? {
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < digits.count {
-            guard let high = HexDigit.value(digits[index]), let low = HexDigit.value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
     }
 }

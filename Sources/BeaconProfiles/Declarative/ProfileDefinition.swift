@@ -35,21 +35,42 @@ public struct ProfileDefinition: Hashable, Sendable {
     }
 }
 
-/// The values a profile file may map to characteristics: the settings beaconctl writes and
-/// what a beacon says about itself (read only).
-public enum ProfileValue: String, CaseIterable, Hashable, Sendable {
-    case uuid
-    case major
-    case minor
-    case measuredPower = "measured-power"
-    case txPower = "tx-power"
-    case advertisingInterval = "advertising-interval"
-    case model
-    case firmware
-    case battery
+/// The values a profile file may map to characteristics, under their names in the file: the
+/// settings beaconctl writes and what a beacon says about itself (read only).
+public enum ProfileValue: RawRepresentable, CaseIterable, Hashable, Sendable {
+    case setting(BeaconField)
+    case readOnly(ReadOnly)
+
+    /// What a beacon says about itself and no profile writes.
+    public enum ReadOnly: String, CaseIterable, Hashable, Sendable {
+        case model
+        case firmware
+        case battery
+    }
+
+    /// The settings in `BeaconField` order, then the read-only values.
+    public static let allCases = BeaconField.allCases.map(Self.setting) + ReadOnly.allCases.map(Self.readOnly)
+
+    public init?(rawValue: String) {
+        guard let value = BeaconField(rawValue: rawValue).map(Self.setting) ?? ReadOnly(rawValue: rawValue).map(Self.readOnly) else {
+            return nil
+        }
+        self = value
+    }
+
+    /// Its name in a profile file (`measured-power`, `battery`).
+    public var rawValue: String {
+        switch self {
+        case .setting(let field): field.rawValue
+        case .readOnly(let value): value.rawValue
+        }
+    }
 
     /// The setting it is, `nil` for the read-only values.
-    public var field: BeaconField? { BeaconField(rawValue: rawValue) }
+    public var field: BeaconField? {
+        guard case .setting(let field) = self else { return nil }
+        return field
+    }
 }
 
 /// One characteristic and how its bytes encode a value.

@@ -77,7 +77,7 @@ public enum ProfileDefinitionReader {
                     claim(CharacteristicKey(spec.service, spec.characteristic), "`\(value.rawValue)`", at: mapping.keyMark(value.rawValue) ?? node.mark, in: &used, problems: &problems)
                     values[value] = spec
                 }
-                for required in [ProfileValue.uuid, .major, .minor] where mapping[required.rawValue] == nil {
+                for required in [BeaconField.uuid, .major, .minor].map(ProfileValue.setting) where mapping[required.rawValue] == nil {
                     problems.report("missing-key", "`values` has no `\(required.rawValue)`", at: mapping.mark,
                         hint: "a profile writes a beacon's iBeacon identity: give the characteristic of uuid, major and minor")
                 }
@@ -174,9 +174,9 @@ public enum ProfileDefinitionReader {
 
         /// Which encodings each value may take, for the message when another is given.
         static let encodings: [ProfileValue: [String]] = [
-            .uuid: ["uuid"], .major: ["uint16"], .minor: ["uint16"], .measuredPower: ["int8"],
-            .txPower: ["int8", "uint8", "uint16"], .advertisingInterval: ["uint16", "uint32"],
-            .model: ["ascii"], .firmware: ["ascii"], .battery: ["uint8"],
+            .setting(.uuid): ["uuid"], .setting(.major): ["uint16"], .setting(.minor): ["uint16"], .setting(.measuredPower): ["int8"],
+            .setting(.txPower): ["int8", "uint8", "uint16"], .setting(.advertisingInterval): ["uint16", "uint32"],
+            .readOnly(.model): ["ascii"], .readOnly(.firmware): ["ascii"], .readOnly(.battery): ["uint8"],
         ]
 
         func characteristic(
@@ -202,7 +202,7 @@ public enum ProfileDefinitionReader {
                 encoding = length.map { .ascii(maxLength: $0) }
             default:
                 guard let layout = layout(encodingName, byteOrder: mapping["byte-order"], at: encodingNode.mark, problems: &problems) else { return nil }
-                if value == .advertisingInterval {
+                if value == .setting(.advertisingInterval) {
                     guard let unitNode = mapping.required("unit-ms", "the length of one unit in milliseconds (1, or 0.625 for Bluetooth slots)", problems: &problems),
                         let unit = unitNode.number("\(what)'s `unit-ms`", in: 0.001...10_000, problems: &problems)
                     else { return nil }
@@ -211,7 +211,7 @@ public enum ProfileDefinitionReader {
                         return nil
                     }
                     encoding = .interval(layout, unitMicroseconds: micro)
-                } else if value == .txPower, !layout.signed {
+                } else if value == .setting(.txPower), !layout.signed {
                     guard let levelsNode else {
                         problems.report("missing-key", "\(what) as \(encodingName) needs `levels`: the dBm of each value 0, 1, 2, …", at: mapping.mark,
                             hint: "take the table from the vendor's document, or use `encoding: int8` if the beacon takes dBm")
@@ -236,7 +236,7 @@ public enum ProfileDefinitionReader {
             if let levelsNode, !(encoding.map { if case .levels = $0 { true } else { false } } ?? true) {
                 problems.report("unused-key", "`levels` is for a tx-power given as a level (uint8, uint16)", at: levelsNode.mark, hint: "remove it")
             }
-            if let unitNode, value != .advertisingInterval {
+            if let unitNode, value != .setting(.advertisingInterval) {
                 problems.report("unused-key", "`unit-ms` is for advertising-interval", at: unitNode.mark, hint: "remove it")
             }
             if let byteOrderNode = mapping["byte-order"], encodingName == "uuid" || encodingName == "ascii" {
@@ -315,7 +315,7 @@ public enum ProfileDefinitionReader {
             if let node = mapping.required("value", "the bytes to write, in hexadecimal (\"01\")", problems: &problems),
                 let text = node.text("the commit's `value`", problems: &problems)
             {
-                value = Self.hexBytes(text)
+                value = HexDigit.bytes(text.utf8)
                 if value == nil || value?.isEmpty == true || (value?.count ?? 0) > 20 {
                     problems.report("invalid-hex", "the commit's `value` must be 1…20 bytes as hexadecimal digits (\"01\")", at: node.mark,
                         hint: "quote it, so that YAML reads `01` as text")
@@ -341,19 +341,6 @@ public enum ProfileDefinitionReader {
                 return nil
             }
             return RecognitionSpec(advertisedService: service, namePrefix: prefix, manufacturerID: company.map { UInt16(truncatingIfNeeded: $0) })
-        }
-
-        static func hexBytes(_ text: String) -> [UInt8]? {
-            let digits = Array(text.utf8)
-            guard digits.count % 2 == 0 else { return nil }
-            var bytes: [UInt8] = []
-            var index = 0
-            while index < digits.count {
-                guard let high = HexDigit.value(digits[index]), let low = HexDigit.value(digits[index + 1]) else { return nil }
-                bytes.append(high << 4 | low)
-                index += 2
-            }
-            return bytes
         }
     }
 }

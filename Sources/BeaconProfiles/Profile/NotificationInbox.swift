@@ -1,3 +1,4 @@
+import HCI
 import LECentral
 
 /// The notifications of one characteristic, kept in order until a profile takes them, each
@@ -58,15 +59,7 @@ actor NotificationInbox {
                     continuation.resume(returning: .cancelled)
                     return
                 }
-                let clock = clock
-                let timer = Task { [weak self] in
-                    do {
-                        try await clock.sleep(for: timeout)
-                    } catch {
-                        return
-                    }
-                    await self?.resolve(id, .timedOut)
-                }
+                let timer = clock.timer(after: timeout) { [weak self] in await self?.resolve(id, .timedOut) }
                 waiter = (id, continuation, timer)
             }
         } onCancel: {

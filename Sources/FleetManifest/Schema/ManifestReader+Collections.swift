@@ -17,9 +17,9 @@ extension ManifestReader {
             report(.emptyValue, "`\(field.key)` has no value; it must be \(expectation())", at: events.mark)
         case .scalar, .sequenceStart:
             report(.wrongType, "`\(field.key)` must be \(expectation()), not \(currentShape)", at: events.mark)
-            try skipNode()
+            try events.skipNode()
         default:
-            throw unexpectedEvent()
+            throw events.unexpectedEvent()
         }
         return false
     }
@@ -39,9 +39,9 @@ extension ManifestReader {
             break
         case .scalar, .mappingStart:
             report(.wrongType, "`\(field.key)` must be \(expectation()), not \(currentShape)", at: events.mark)
-            try skipNode()
+            try events.skipNode()
         default:
-            throw unexpectedEvent()
+            throw events.unexpectedEvent()
         }
         return false
     }
@@ -57,7 +57,7 @@ extension ManifestReader {
             reportAlias()
         default:
             report(.wrongType, "\(itemPhrase), not \(currentShape)", at: events.mark)
-            try skipNode()
+            try events.skipNode()
         }
         return false
     }

@@ -15,7 +15,7 @@ extension ManifestReader {
     }
 
     private mutating func readStream() throws(YAMLStreamFailure) -> DocumentDraft? {
-        guard try events.advance() == .streamStart else { throw unexpectedEvent() }
+        guard try events.advance() == .streamStart else { throw events.unexpectedEvent() }
         guard try events.advance() == .documentStart else {
             report(
                 .emptyDocument, "the file holds no YAML document", at: .startOfFile,
@@ -43,7 +43,7 @@ extension ManifestReader {
                 at: events.mark)
             return nil
         }
-        guard try events.advance() == .documentEnd else { throw unexpectedEvent() }
+        guard try events.advance() == .documentEnd else { throw events.unexpectedEvent() }
         if try events.advance() == .documentStart {
             report(
                 .multipleDocuments, "a second YAML document starts here; a manifest file holds one",

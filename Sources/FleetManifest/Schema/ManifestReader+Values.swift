@@ -24,10 +24,10 @@ extension ManifestReader {
         case .mappingStart, .sequenceStart:
             let shape = events.kind == .mappingStart ? "a mapping" : "a list"
             report(.wrongType, "`\(field.key)` must be \(expectation()), not \(shape)", at: events.mark)
-            try skipNode()
+            try events.skipNode()
             return nil
         default:
-            throw unexpectedEvent()
+            throw events.unexpectedEvent()
         }
     }
 

@@ -237,7 +237,7 @@ extension ManifestReader {
                 failed = true
             default:
                 report(.wrongType, "the \(axis) of `position` must be a number of metres, not \(currentShape)", at: events.mark)
-                try skipNode()
+                try events.skipNode()
                 failed = true
             }
         }

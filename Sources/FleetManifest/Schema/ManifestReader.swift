@@ -6,7 +6,7 @@ import YAMLDocument
 /// compared as bytes and turned into values on the spot.
 ///
 /// The schema itself nests six levels, so the recursion here is bounded by the schema;
-/// whatever the schema does not know is skipped iteratively (`skipNode`), however deep.
+/// whatever the schema does not know is skipped iteratively (`YAMLEventSource.skipNode`), however deep.
 struct ManifestReader: ~Copyable {
     var events: YAMLEventSource
     let log: DiagnosticLog
@@ -94,38 +94,20 @@ struct ManifestReader: ~Copyable {
             report(
                 .wrongType, "a key in \(kind.phrase) must be a field name, not a \(events.kind == .mappingStart ? "mapping" : "sequence")",
                 at: events.mark)
-            try skipNode()
+            try events.skipNode()
             try skipValue()
             return .skipped
         default:
-            throw unexpectedEvent()
+            throw events.unexpectedEvent()
         }
     }
 
     // MARK: Skipping
 
-    /// Skips the node that starts with the current event (all of it, however deep).
-    mutating func skipNode() throws(YAMLStreamFailure) {
-        guard events.kind == .mappingStart || events.kind == .sequenceStart else { return }
-        var open = 1
-        while open > 0 {
-            switch try events.advance() {
-            case .mappingStart, .sequenceStart: open += 1
-            case .mappingEnd, .sequenceEnd: open -= 1
-            case .scalar, .alias: break
-            default: throw unexpectedEvent()
-            }
-        }
-    }
-
     /// Skips the value that follows a key.
     mutating func skipValue() throws(YAMLStreamFailure) {
         _ = try events.advance()
-        try skipNode()
-    }
-
-    func unexpectedEvent() -> YAMLStreamFailure {
-        .syntax(problem: "unexpected YAML event", at: events.mark, context: nil, contextMark: nil)
+        try events.skipNode()
     }
 
     func reportAlias() {

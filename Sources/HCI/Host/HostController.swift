@@ -139,15 +139,7 @@ public actor HostController {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HCICommandAnswer, HCIError>, Never>) in
                 requests[id] = PendingCommand(opcode: opcode, packet: command.packet, timeout: timeout, continuation: continuation)
                 creditQueue.append(id)
-                let clock = clock
-                requests[id]?.timeoutTask = Task { [weak self] in
-                    do {
-                        try await clock.sleep(for: timeout)
-                    } catch {
-                        return  // answered or cancelled in time
-                    }
-                    await self?.expire(id)
-                }
+                requests[id]?.timeoutTask = clock.timer(after: timeout) { [weak self] in await self?.expire(id) }
                 scheduleWrites()
             }
         } onCancel: {

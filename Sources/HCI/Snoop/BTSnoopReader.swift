@@ -10,11 +10,17 @@ import BeaconCore
 /// packets, such as index or system notes, are skipped).
 ///
 /// The file header is judged here; the records by `BTSnoopRecordDecoder`, through the
-/// framing loop every capture format shares (`FramingReader`).
-public struct BTSnoopReader {
-    public let datalink: BTSnoopDatalink
+/// framing loop every capture format shares (`FramedCaptureReader`).
+///
+/// `next()` gives the next HCI packet record. A record whose lengths no HCI packet can
+/// have, or whose packet says another length than the record, is corrupt: an error naming
+/// it, never "the capture ended early". A record cut off by the end of the capture is
+/// `truncatedRecord`.
+public struct BTSnoopReader: FramedCaptureReader {
     /// The records after the file header, through the one framing loop.
-    private var framing: FramingReader<BTSnoopRecordDecoder>
+    public var framing: FramingReader<BTSnoopRecordDecoder>
+
+    public var datalink: BTSnoopDatalink { framing.decoder.datalink }
 
     /// Reads the file header from the first 16 bytes of `prefix`, and keeps the rest of
     /// `prefix` as the start of the records. More bytes come through `append(_:)`; the
@@ -34,7 +40,6 @@ public struct BTSnoopReader {
         guard let datalink = BTSnoopDatalink(rawValue: datalinkValue) else {
             throw .unsupportedDatalink(datalinkValue)
         }
-        self.datalink = datalink
         self.framing = FramingReader(
             decoder: BTSnoopRecordDecoder(datalink: datalink), prefix: bytes, start: BTSnoopFormat.fileHeaderLength)
     }
@@ -43,39 +48,6 @@ public struct BTSnoopReader {
     public init(bytes: [UInt8]) throws(BTSnoopError) {
         try self.init(prefix: bytes)
         finish()
-    }
-
-    /// Where the record `next()` returned last starts: its number from 0 and its byte offset.
-    public var lastRecordPosition: (index: Int, offset: Int) { framing.lastRecordPosition }
-
-    /// More bytes of the capture, in file order.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
-        framing.append(bytes)
-    }
-
-    /// No more bytes will come: a record cut short is then `truncatedRecord`.
-    public mutating func finish() {
-        framing.finish()
-    }
-
-    /// Whether `finish()` was called.
-    public var isFinished: Bool { framing.isFinished }
-
-    /// Bytes held: fed and not read yet, plus at most one chunk already read (a measure of
-    /// the reader's memory, whatever the capture's length).
-    public var bufferedByteCount: Int { framing.bufferedByteCount }
-
-    /// How many more bytes `next()` needs before it can say anything (0 when it can).
-    public var bytesNeeded: Int { framing.bytesNeeded }
-
-    /// The next HCI packet record; `nil` at the end of the capture, or, before `finish()`,
-    /// when the bytes fed so far hold no whole record (`bytesNeeded` says how many more).
-    ///
-    /// A record whose lengths no HCI packet can have, or whose packet says another length
-    /// than the record, is corrupt: an error naming it, never "the capture ended early".
-    /// A record cut off by the end of the capture is `truncatedRecord`.
-    public mutating func next() throws(BTSnoopError) -> BTSnoopRecord? {
-        try framing.next()
     }
 
     /// Every remaining record.

@@ -16,20 +16,18 @@ import BeaconCore
 ///
 /// The packets are handed over whatever their link type: the caller picks what it reads.
 /// The formats are judged by `PcapRecordDecoder`, through the framing loop every capture
-/// format shares (`FramingReader`).
-public struct PcapReader {
+/// format shares (`FramedCaptureReader`): `next()` gives the next packet.
+public struct PcapReader: FramedCaptureReader {
     public enum Format: String, Sendable {
         case pcap
         case pcapng
     }
 
     /// The packets, through the one framing loop.
-    private var framing = FramingReader(decoder: PcapRecordDecoder())
+    public var framing = FramingReader(decoder: PcapRecordDecoder())
 
     /// Known once the first four bytes are in.
     public var format: Format? { framing.decoder.format }
-    /// Where the record `next()` returned last starts: its number from 0 and its byte offset.
-    public var lastRecordPosition: (index: Int, offset: Int) { framing.lastRecordPosition }
 
     /// The longest pcap record or pcapng block read: libpcap's largest snapshot length
     /// (256 KiB) and room for a block's header and options. A longer one is corruption.
@@ -53,31 +51,6 @@ public struct PcapReader {
         default:
             return nil
         }
-    }
-
-    /// More bytes of the capture, in file order.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
-        framing.append(bytes)
-    }
-
-    /// No more bytes will come: a record cut short is then `truncatedRecord`.
-    public mutating func finish() {
-        framing.finish()
-    }
-
-    public var isFinished: Bool { framing.isFinished }
-
-    /// Bytes held (a measure of the reader's memory).
-    public var bufferedByteCount: Int { framing.bufferedByteCount }
-
-    /// How many more bytes `next()` needs before it can say anything (at least 1 when it
-    /// cannot, 0 when it can).
-    public var bytesNeeded: Int { framing.bytesNeeded }
-
-    /// The next packet; `nil` at the end of the capture, or, before `finish()`, when the
-    /// bytes fed so far hold no whole record (`bytesNeeded` says how many more).
-    public mutating func next() throws(PcapError) -> PcapPacket? {
-        try framing.next()
     }
 }
 

@@ -93,16 +93,7 @@ public actor ATTClient {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ATTPDU, LECentralError>, Never>) in
                 pending = Pending(id: id, request: request.opcode, response: responseOpcode, continuation: continuation)
-                let clock = clock
-                let timeout = transactionTimeout
-                pending?.timeout = Task { [weak self] in
-                    do {
-                        try await clock.sleep(for: timeout)
-                    } catch {
-                        return
-                    }
-                    await self?.expire(id)
-                }
+                pending?.timeout = clock.timer(after: transactionTimeout) { [weak self] in await self?.expire(id) }
                 Task { await self.write(bytes, for: id) }
             }
         } onCancel: {

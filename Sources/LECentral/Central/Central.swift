@@ -214,15 +214,7 @@ public actor Central {
             return .completed(arrived)
         }
         if let ended { return .ended(ended) }
-        let clock = clock
-        let timer = Task { [weak self] in
-            do {
-                try await clock.sleep(for: timeout)
-            } catch {
-                return
-            }
-            await self?.settleAttempt(.deadline)
-        }
+        let timer = clock.timer(after: timeout) { [weak self] in await self?.settleAttempt(.deadline) }
         defer { timer.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<AttemptOutcome, Never>) in
