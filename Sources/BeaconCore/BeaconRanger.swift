@@ -30,8 +30,8 @@ public struct BeaconRanger: Sendable {
         var filter: RSSIFilter
         var packetTimes: PacketTimes
         var packetCount: Int
-        var firstSeen: Double
-        var lastSeen: Double
+        var firstSeen: PassTime
+        var lastSeen: PassTime
     }
 
     public init(configuration: RangingConfiguration = RangingConfiguration()) {
@@ -43,14 +43,15 @@ public struct BeaconRanger: Sendable {
 
     /// Takes one sighting into account. Sightings of a beacon are expected in time order;
     /// an older one still counts as a packet but does not move `lastSeen` back.
+    /// A sighting whose time cannot be told (`PassTime(checkedSeconds:)`) is left out.
     public mutating func add(_ sighting: Sighting) {
-        add(sighting, at: sighting.time)
+        guard let time = PassTime(checkedSeconds: sighting.time) else { return }
+        add(sighting, at: time)
     }
 
     /// Takes one sighting into account at `time` rather than its own (where a run placed it on
     /// its clock: the sighting keeps its receiver's time).
-    public mutating func add(_ sighting: Sighting, at time: Double) {
-        guard time.isFinite else { return }
+    public mutating func add(_ sighting: Sighting, at time: PassTime) {
         let key = Key(identity: sighting.identity, address: sighting.address, receiver: sighting.receiver)
         if tracks[key] == nil {
             makeRoom(at: time)
@@ -77,37 +78,43 @@ public struct BeaconRanger: Sendable {
         for sighting in sightings { add(sighting) }
     }
 
-    /// Every beacon heard within `forgetAfter` seconds before `time`, nearest first.
-    public func snapshot(at time: Double) -> [RangedBeacon] {
+    /// Every beacon heard within `forgetAfter` before `time`, nearest first.
+    public func snapshot(at time: PassTime) -> [RangedBeacon] {
         tracks.compactMap { key, track in
-            time - track.lastSeen > configuration.forgetAfter ? nil : ranged(key, track, at: time)
+            isForgotten(track, at: time) ? nil : ranged(key, track, at: time)
         }
         .sorted(by: RangedBeacon.nearestFirst)
     }
 
     /// One beacon as of `time`, or `nil` when it is not tracked.
-    public func beacon(_ key: Key, at time: Double) -> RangedBeacon? {
+    public func beacon(_ key: Key, at time: PassTime) -> RangedBeacon? {
         tracks[key].map { ranged(key, $0, at: time) }
     }
 
-    /// Forgets the beacons unseen for more than `forgetAfter` seconds, and every sample
-    /// older than the filter window: call it now and then on a long-running scan.
-    public mutating func forgetStale(at time: Double) {
-        tracks = tracks.filter { time - $0.value.lastSeen <= configuration.forgetAfter }
+    /// Forgets the beacons unseen for more than `forgetAfter`, and every sample older than
+    /// the filter window: call it now and then on a long-running scan.
+    public mutating func forgetStale(at time: PassTime) {
+        tracks = tracks.filter { !isForgotten($0.value, at: time) }
         for key in tracks.keys {
             tracks[key]?.filter.expire(at: time)
             tracks[key]?.packetTimes.expire(at: time)
         }
     }
 
-    private func ranged(_ key: Key, _ track: Track, at time: Double) -> RangedBeacon {
+    /// Whether `track` was last heard more than `forgetAfter` before `time` (never, without one).
+    private func isForgotten(_ track: Track, at time: PassTime) -> Bool {
+        guard let forgetAfter = configuration.forgetAfter else { return false }
+        return (time - track.lastSeen).attoseconds > forgetAfter.attoseconds
+    }
+
+    private func ranged(_ key: Key, _ track: Track, at time: PassTime) -> RangedBeacon {
         let samples = track.filter.samples(at: time)
         let filtered = RSSIFilter.trimmedMean(samples, trimFraction: track.filter.configuration.trimFraction)
         let sampleCount = samples.count
         let powerIsPlausible = configuration.plausibleMeasuredPower.contains(Int(track.measuredPower))
         var accuracy: Double?
         var interval: ClosedRange<Double>?
-        let isCurrent = time - track.lastSeen <= configuration.unseenTimeout
+        let isCurrent = (time - track.lastSeen).attoseconds <= configuration.unseenTimeout.attoseconds
         let hasEnoughSamples = sampleCount >= max(1, configuration.minimumSamples)
         if powerIsPlausible, isCurrent, hasEnoughSamples, let filtered {
             accuracy = configuration.distanceModel.distance(
@@ -126,11 +133,11 @@ public struct BeaconRanger: Sendable {
             proximity: configuration.thresholds.classify(interval: interval),
             packetsPerSecond: track.packetTimes.rate(at: time, firstSeen: track.firstSeen),
             sampleCount: sampleCount, packetCount: track.packetCount,
-            firstSeen: track.firstSeen, lastSeen: track.lastSeen, receiver: key.receiver)
+            firstSeen: track.firstSeen.seconds, lastSeen: track.lastSeen.seconds, receiver: key.receiver)
     }
 
     /// Forgets the beacon unseen longest when the table is full.
-    private mutating func makeRoom(at time: Double) {
+    private mutating func makeRoom(at time: PassTime) {
         guard tracks.count >= max(1, configuration.maximumTrackedBeacons) else { return }
         if let stalest = tracks.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key {
             tracks[stalest] = nil
@@ -140,17 +147,21 @@ public struct BeaconRanger: Sendable {
 
 /// The arrival times of a beacon's packets inside a window, for its packet rate.
 struct PacketTimes: Sendable {
-    let window: Double
-    private var times: [Double] = []
+    let window: Duration
+    /// `window` in seconds, the rate's denominator once the beacon was heard for a window.
+    let windowSeconds: Double
+    private var times: [PassTime] = []
     private var head = 0
     /// A 100 ms beacon sends 10 packets/s; this bounds memory for one that floods.
     private static let capacity = 1000
 
-    init(window: Double) {
-        self.window = window.isFinite && window > 0 ? window : 1
+    /// A window that is not positive is 1 s.
+    init(window: Duration) {
+        self.window = window > .zero ? window : .seconds(1)
+        windowSeconds = self.window.instantSeconds
     }
 
-    mutating func add(_ time: Double) {
+    mutating func add(_ time: PassTime) {
         times.append(time)
         expire(at: time)
         if times.count - head > Self.capacity { head = times.count - Self.capacity }
@@ -160,21 +171,22 @@ struct PacketTimes: Sendable {
         }
     }
 
-    mutating func expire(at time: Double) {
-        while head < times.count, times[head] < time - window { head += 1 }
+    mutating func expire(at time: PassTime) {
+        let oldestKept = time - window
+        while head < times.count, times[head] < oldestKept { head += 1 }
     }
 
     /// Packets per second over the window ending at `time`. While the beacon has been
     /// heard for less than the window, the rate is taken over the time since its first
     /// packet (intervals between packets, so two packets 0.1 s apart make 10/s).
-    func rate(at time: Double, firstSeen: Double) -> Double? {
+    func rate(at time: PassTime, firstSeen: PassTime) -> Double? {
         let start = time - window
         let inWindow = times[head...].filter { $0 >= start && $0 <= time }
         if firstSeen >= start {
-            let span = time - firstSeen
+            let span = (time - firstSeen).instantSeconds
             guard inWindow.count >= 2, span > 0 else { return nil }
             return Double(inWindow.count - 1) / span
         }
-        return Double(inWindow.count) / window
+        return Double(inWindow.count) / windowSeconds
     }
 }

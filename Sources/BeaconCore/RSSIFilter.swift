@@ -21,12 +21,12 @@
 /// Samples are averaged in dBm (a geometric mean of power), which matches the log-normal
 /// shadowing the distance model assumes.
 ///
-/// Time is injected: every call says what time it is, in seconds on the caller's clock, so
-/// the filter is deterministic and never reads a clock itself.
+/// Time is injected: every call says what time it is on the caller's clock (a `PassTime`),
+/// so the filter is deterministic and never reads a clock itself.
 public struct RSSIFilter: Sendable {
     public struct Configuration: Hashable, Sendable {
-        /// Samples older than this many seconds are forgotten.
-        public var window: Double
+        /// Samples older than this are forgotten.
+        public var window: Duration
         /// The newest samples kept, whatever their age: bounds memory and cost for a beacon
         /// advertising far faster than the usual 10 Hz.
         public var maximumSamples: Int
@@ -34,26 +34,26 @@ public struct RSSIFilter: Sendable {
         public var trimFraction: Double
 
         /// 10 s, 100 samples (10 s of a 100 ms beacon), 40 % off each end.
-        public init(window: Double = 10, maximumSamples: Int = 100, trimFraction: Double = 0.4) {
+        public init(window: Duration = .seconds(10), maximumSamples: Int = 100, trimFraction: Double = 0.4) {
             self.window = window
             self.maximumSamples = maximumSamples
             self.trimFraction = trimFraction
         }
 
-        /// Seconds after a step in the level until the estimate is on the new level, for a
+        /// The time after a step in the level until the estimate is on the new level, for a
         /// step larger than the spread of the samples and packets arriving steadily.
-        public var settlingTime: Double { (1 - trimFraction) * window }
+        public var settlingTime: Duration { window * (1 - trimFraction) }
 
         /// Whether the values make sense; a filter built from other values clamps them.
         public var isValid: Bool {
-            window.isFinite && window > 0 && maximumSamples >= 1
+            window > .zero && maximumSamples >= 1
                 && trimFraction.isFinite && trimFraction >= 0 && trimFraction < 0.5
         }
     }
 
     public let configuration: Configuration
     /// Samples oldest first; `head` marks the oldest still kept, so expiring is O(1) per sample.
-    private var times: [Double] = []
+    private var times: [PassTime] = []
     private var values: [Double] = []
     private var head = 0
 
@@ -61,7 +61,7 @@ public struct RSSIFilter: Sendable {
     /// one sample, a trim fraction in 0..<0.5.
     public init(configuration: Configuration = Configuration()) {
         var clamped = configuration
-        if !(clamped.window.isFinite && clamped.window > 0) { clamped.window = 0.001 }
+        if clamped.window <= .zero { clamped.window = .milliseconds(1) }
         clamped.maximumSamples = max(1, clamped.maximumSamples)
         if !(clamped.trimFraction.isFinite && clamped.trimFraction >= 0) { clamped.trimFraction = 0 }
         clamped.trimFraction = min(clamped.trimFraction, 0.49)
@@ -72,8 +72,8 @@ public struct RSSIFilter: Sendable {
     public var sampleCount: Int { times.count - head }
 
     /// Adds one RSSI reading taken at `time`. Non-finite readings are ignored.
-    public mutating func add(_ rssi: Double, at time: Double) {
-        guard rssi.isFinite, time.isFinite else { return }
+    public mutating func add(_ rssi: Double, at time: PassTime) {
+        guard rssi.isFinite else { return }
         times.append(time)
         values.append(rssi)
         expire(at: time)
@@ -83,8 +83,7 @@ public struct RSSIFilter: Sendable {
     }
 
     /// Forgets the samples older than the window as seen at `time`.
-    public mutating func expire(at time: Double) {
-        guard time.isFinite else { return }
+    public mutating func expire(at time: PassTime) {
         let oldestKept = time - configuration.window
         while head < times.count, times[head] < oldestKept {
             head += 1
@@ -94,12 +93,12 @@ public struct RSSIFilter: Sendable {
 
     /// The trimmed mean of the samples inside the window at `time`, or `nil` when there
     /// are none. Does not change the filter: call `expire(at:)` to release memory.
-    public func value(at time: Double) -> Double? {
+    public func value(at time: PassTime) -> Double? {
         Self.trimmedMean(samples(at: time), trimFraction: configuration.trimFraction)
     }
 
     /// The readings inside the window at `time`, oldest first.
-    public func samples(at time: Double) -> [Double] {
+    public func samples(at time: PassTime) -> [Double] {
         let oldestKept = time - configuration.window
         var inside: [Double] = []
         inside.reserveCapacity(sampleCount)

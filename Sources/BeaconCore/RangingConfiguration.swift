@@ -11,11 +11,12 @@ public struct RangingConfiguration: Hashable, Sendable {
     /// RSSI samples needed inside the window before a proximity is given: one or two
     /// packets say little about a signal that fades by 10 dB from one packet to the next.
     public var minimumSamples: Int
-    /// Seconds without a packet after which the proximity turns `unknown`, as CoreLocation
+    /// Time without a packet after which the proximity turns `unknown`, as CoreLocation
     /// does for a beacon that went out of range.
-    public var unseenTimeout: Double
-    /// Seconds without a packet after which the beacon is dropped from snapshots.
-    public var forgetAfter: Double
+    public var unseenTimeout: Duration
+    /// Time without a packet after which the beacon is dropped from snapshots; `nil`: never
+    /// (a recording ranged to its end).
+    public var forgetAfter: Duration?
     /// Measured power values a real beacon can have: 1 m from a transmitter of −40 to
     /// +20 dBm is roughly −81 to −21 dBm. Outside, no distance is estimated.
     public var plausibleMeasuredPower: ClosedRange<Int>
@@ -39,7 +40,7 @@ public struct RangingConfiguration: Hashable, Sendable {
         distanceModel: PathLossModel = PathLossModel(pathLossExponent: RangingConfiguration.defaultPathLossExponent),
         uncertainty: DistanceUncertainty = DistanceUncertainty(),
         thresholds: ProximityThresholds = ProximityThresholds(),
-        minimumSamples: Int = 3, unseenTimeout: Double = 5, forgetAfter: Double = 30,
+        minimumSamples: Int = 3, unseenTimeout: Duration = .seconds(5), forgetAfter: Duration? = .seconds(30),
         plausibleMeasuredPower: ClosedRange<Int> = -100 ... -20, maximumTrackedBeacons: Int = 10_000,
         measuredPowerOffset: Double = 0
     ) {

@@ -52,7 +52,7 @@ public enum DistanceEstimator: Sendable {
     /// Seconds of readings it needs before its estimate means what it says.
     public var warmUp: Double {
         switch self {
-        case .beaconctl(_, let configuration): configuration.filter.window
+        case .beaconctl(_, let configuration): configuration.filter.window.instantSeconds
         case .logDistance(_, let window): window
         case .androidBeaconLibrary: 20
         case .homeAssistant, .constant: 0
@@ -99,11 +99,18 @@ public struct EstimatorState: Sendable {
     /// interval for beaconctl, from the distance for the others.
     public func ranged(at time: Double, thresholds: ProximityThresholds = ProximityThresholds()) -> (estimate: Double?, interval: ClosedRange<Double>?, proximity: Proximity) {
         if ranger != nil {
-            let beacon = ranger?.snapshot(at: time).first
+            let beacon = rangedBeacon(at: time)
             return (beacon?.accuracy, beacon?.accuracyInterval, thresholds.classify(interval: beacon?.accuracyInterval))
         }
         let estimate = estimate(at: time)
         return (estimate, nil, thresholds.classify(distance: estimate))
+    }
+
+    /// beaconctl's ranging of the beacon as of `time`; `nil` for another estimator, or a
+    /// time that is no pass time (`PassTime(checkedSeconds:)`).
+    private func rangedBeacon(at time: Double) -> RangedBeacon? {
+        guard let ranger, let passTime = PassTime(checkedSeconds: time) else { return nil }
+        return ranger.snapshot(at: passTime).first
     }
 
     /// The estimate as of `time`, metres, or `nil` when the estimator gives none.
@@ -113,7 +120,7 @@ public struct EstimatorState: Sendable {
         case .constant(let metres):
             return metres
         case .beaconctl:
-            return ranger?.snapshot(at: time).first?.accuracy
+            return rangedBeacon(at: time)?.accuracy
         case .logDistance(let exponent, let window):
             let inside = readings.filter { $0.time > time - window }.map(\.rssi)
             guard let mean = RSSIFilter.trimmedMean(inside, trimFraction: 0) else { return nil }

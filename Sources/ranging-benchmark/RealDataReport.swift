@@ -123,7 +123,7 @@ struct RealDataReport {
         }
         for (window, trim) in [(20.0, 0.4), (10.0, 0.1), (20.0, 0.1)] {
             var configuration = RangingConfiguration()
-            configuration.filter = RSSIFilter.Configuration(window: window, maximumSamples: Int(window) * 10, trimFraction: trim)
+            configuration.filter = RSSIFilter.Configuration(window: .seconds(window), maximumSamples: Int(window) * 10, trimFraction: trim)
             choices.append(("n = 3.5, \(format(window, 0)) s, \(format(trim * 100, 0)) % trimmed at each end", configuration))
         }
         print("The choice of the default: median |error| at 0.5–3 m (pooled / median of recordings) per rig, 1 m calibration, no profile:")

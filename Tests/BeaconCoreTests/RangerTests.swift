@@ -30,12 +30,12 @@ struct RangerTests {
         var ranger = BeaconRanger()
         ranger.add(Self.sighting(Self.door, rssi: -59, at: 0))
         ranger.add(Self.sighting(Self.door, rssi: -59, at: 0.1))
-        var beacon = try #require(ranger.snapshot(at: 0.1).first)
+        var beacon = try #require(ranger.snapshot(at: .seconds(0.1)).first)
         #expect(beacon.proximity == .unknown)
         #expect(beacon.accuracy == nil)
         #expect(beacon.filteredRSSI == -59)
         ranger.add(Self.sighting(Self.door, rssi: -59, at: 0.2))
-        beacon = try #require(ranger.snapshot(at: 0.2).first)
+        beacon = try #require(ranger.snapshot(at: .seconds(0.2)).first)
         // RSSI equal to the measured power: one metre, and its whole interval (0.72–2 m)
         // "near" (0.5 m ≤ d < 3 m).
         #expect(beacon.accuracy == 1)
@@ -49,7 +49,7 @@ struct RangerTests {
     @Test func accuracyFollowsThePathLossExponent() throws {
         var ranger = BeaconRanger(configuration: RangingConfiguration(distanceModel: PathLossModel(pathLossExponent: 3)))
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -89, count: 20))
-        let beacon = try #require(ranger.snapshot(at: 1.9).first)
+        let beacon = try #require(ranger.snapshot(at: .seconds(1.9)).first)
         // −59 − 30·log10(d) = −89  ⇒  d = 10 m.
         #expect(abs(try #require(beacon.accuracy) - 10) < 1e-9)
         #expect(beacon.proximity == .far)
@@ -59,14 +59,14 @@ struct RangerTests {
         var ranger = BeaconRanger()
         // −59 − 35·log10(0.19) ≈ −34 dBm: 0.19 m, interval 0.14–0.39 m, all below 0.5 m.
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -34, count: 10))
-        #expect(ranger.snapshot(at: 0.9).first?.proximity == .immediate)
+        #expect(ranger.snapshot(at: .seconds(0.9)).first?.proximity == .immediate)
     }
 
     @Test("the default ranges with n = 3.5 and keeps the 1 m calibration: RSSI at the measured power is 1 m")
     func defaultExponent() throws {
         var ranger = BeaconRanger()
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -59 - 35, count: 10))
-        let beacon = try #require(ranger.snapshot(at: 0.9).first)
+        let beacon = try #require(ranger.snapshot(at: .seconds(0.9)).first)
         #expect(abs(try #require(beacon.accuracy) - 10) < 1e-9)
         #expect(beacon.proximity == .far)
     }
@@ -76,7 +76,7 @@ struct RangerTests {
         var ranger = BeaconRanger()
         // −59 − 35·log10(2.1) ≈ −70 dBm: 2.1 m, interval 1.5–4.2 m across the 3 m near/far line.
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -70, count: 10))
-        let beacon = try #require(ranger.snapshot(at: 0.9).first)
+        let beacon = try #require(ranger.snapshot(at: .seconds(0.9)).first)
         let accuracy = try #require(beacon.accuracy)
         let interval = try #require(beacon.accuracyInterval)
         #expect(abs(accuracy - 2.06) < 0.01)
@@ -85,7 +85,7 @@ struct RangerTests {
         // Across 0.5 m (immediate/near) too: 0.49 m, interval 0.35–0.97 m.
         var close = BeaconRanger()
         close.add(contentsOf: Self.tenHertz(Self.door, rssi: -48, count: 10))
-        #expect(close.snapshot(at: 0.9).first?.proximity == .unknown)
+        #expect(close.snapshot(at: .seconds(0.9)).first?.proximity == .unknown)
     }
 
     @Test("the filter's spread widens the interval: readings spread wide say less than steady ones")
@@ -98,8 +98,8 @@ struct RangerTests {
         for (index, rssi) in readings.enumerated() {
             spread.add(Self.sighting(Self.door, rssi: rssi, at: Double(index) / 10))
         }
-        let calm = try #require(steady.snapshot(at: 0.9).first)
-        let wide = try #require(spread.snapshot(at: 0.9).first)
+        let calm = try #require(steady.snapshot(at: .seconds(0.9)).first)
+        let wide = try #require(spread.snapshot(at: .seconds(0.9)).first)
         #expect(calm.accuracy == wide.accuracy)
         let calmInterval = try #require(calm.accuracyInterval)
         let wideInterval = try #require(wide.accuracyInterval)
@@ -109,14 +109,14 @@ struct RangerTests {
     @Test func unknownWhenUnseenThenForgotten() throws {
         var ranger = BeaconRanger()
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -63, count: 10))
-        #expect(ranger.snapshot(at: 5.8).first?.proximity == .near)
-        let stale = try #require(ranger.snapshot(at: 6.0).first)
+        #expect(ranger.snapshot(at: .seconds(5.8)).first?.proximity == .near)
+        let stale = try #require(ranger.snapshot(at: .seconds(6.0)).first)
         #expect(stale.proximity == .unknown)
         #expect(stale.accuracy == nil)
         #expect(stale.lastSeen == 0.9)
-        #expect(ranger.snapshot(at: 30.9).count == 1)
-        #expect(ranger.snapshot(at: 31.0).isEmpty)
-        ranger.forgetStale(at: 31)
+        #expect(ranger.snapshot(at: .seconds(30.9)).count == 1)
+        #expect(ranger.snapshot(at: .seconds(31.0)).isEmpty)
+        ranger.forgetStale(at: .seconds(31))
         #expect(ranger.trackedCount == 0)
     }
 
@@ -124,7 +124,7 @@ struct RangerTests {
         var ranger = BeaconRanger()
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -60, count: 5, address: "C4:5B:BE:00:00:01"))
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -75, count: 5, address: "C4:5B:BE:00:00:02"))
-        let snapshot = ranger.snapshot(at: 0.4)
+        let snapshot = ranger.snapshot(at: .seconds(0.4))
         #expect(snapshot.map(\.address?.description) == ["C4:5B:BE:00:00:01", "C4:5B:BE:00:00:02"])
         #expect(snapshot.allSatisfy { $0.identity == Self.door })
     }
@@ -136,7 +136,7 @@ struct RangerTests {
             ranger.add(Self.sighting(Self.door, rssi: -59, at: Double(index) / 10, receiver: "near-box"))
             ranger.add(Self.sighting(Self.door, rssi: -79, at: Double(index) / 10, receiver: "far-box"))
         }
-        let snapshot = ranger.snapshot(at: 0.9)
+        let snapshot = ranger.snapshot(at: .seconds(0.9))
         #expect(snapshot.map(\.receiver) == ["near-box", "far-box"])
         #expect(snapshot.map(\.filteredRSSI) == [-59, -79])
         #expect(snapshot.map(\.packetCount) == [10, 10])
@@ -153,30 +153,31 @@ struct RangerTests {
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -55, count: 10))
         let lonely = BeaconIdentity(uuid: Self.uuid, major: 1, minor: 3)
         ranger.add(Self.sighting(lonely, rssi: -40, at: 0.9))
-        let order = ranger.snapshot(at: 0.9).map(\.identity.minor)
+        let order = ranger.snapshot(at: .seconds(0.9)).map(\.identity.minor)
         #expect(order == [1, 2, 3])
-        #expect(ranger.snapshot(at: 0.9).last?.proximity == .unknown)
+        #expect(ranger.snapshot(at: .seconds(0.9)).last?.proximity == .unknown)
     }
 
     @Test func packetRateOverTheWindow() throws {
         var ranger = BeaconRanger()
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -60, count: 11))
         // 11 packets from 0 to 1.0 s: ten intervals in one second.
-        #expect(abs(try #require(ranger.snapshot(at: 1.0).first?.packetsPerSecond) - 10) < 1e-9)
+        // Counted on exact times: 1.0 s from the first packet is one second, to the nanosecond.
+        #expect(try #require(ranger.snapshot(at: .seconds(1.0)).first?.packetsPerSecond) == 10)
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -60, from: 1.1, count: 200))
         // Steady state: 100 packets in the 10 s window.
-        let steady = try #require(ranger.snapshot(at: 20.9).first?.packetsPerSecond)
+        let steady = try #require(ranger.snapshot(at: .seconds(20.9)).first?.packetsPerSecond)
         #expect(abs(steady - 10) < 0.2)
         var single = BeaconRanger()
         single.add(Self.sighting(Self.door, rssi: -60, at: 0))
-        #expect(single.snapshot(at: 0).first?.packetsPerSecond == nil)
+        #expect(single.snapshot(at: .seconds(0)).first?.packetsPerSecond == nil)
     }
 
     @Test func implausibleMeasuredPowerGivesNoDistance() throws {
         // −3 dBm at 1 m: a misprogrammed byte that would put a −90 dBm beacon 35 km away.
         var ranger = BeaconRanger()
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -90, count: 10, power: -3))
-        let beacon = try #require(ranger.snapshot(at: 0.9).first)
+        let beacon = try #require(ranger.snapshot(at: .seconds(0.9)).first)
         #expect(!beacon.measuredPowerIsPlausible)
         #expect(beacon.accuracy == nil)
         #expect(beacon.proximity == .unknown)
@@ -186,7 +187,7 @@ struct RangerTests {
     @Test func packetsWithoutRSSICountButDoNotRange() throws {
         var ranger = BeaconRanger()
         ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: nil, count: 10))
-        let beacon = try #require(ranger.snapshot(at: 0.9).first)
+        let beacon = try #require(ranger.snapshot(at: .seconds(0.9)).first)
         #expect(beacon.packetCount == 10)
         #expect(beacon.sampleCount == 0)
         #expect(beacon.rssi == nil)
@@ -201,17 +202,56 @@ struct RangerTests {
         }
         #expect(ranger.trackedCount == 50)
         // The newest survive.
-        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 199), address: BluetoothAddress("C4:5B:BE:12:34:56"), receiver: "test"), at: 199) != nil)
-        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 0), address: BluetoothAddress("C4:5B:BE:12:34:56"), receiver: "test"), at: 199) == nil)
+        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 199), address: BluetoothAddress("C4:5B:BE:12:34:56"), receiver: "test"), at: .seconds(199)) != nil)
+        #expect(ranger.beacon(.init(identity: BeaconIdentity(uuid: Self.uuid, major: 9, minor: 0), address: BluetoothAddress("C4:5B:BE:12:34:56"), receiver: "test"), at: .seconds(199)) == nil)
     }
 
     @Test func newestAdvertisementWinsForPower() throws {
         var ranger = BeaconRanger()
         ranger.add(Self.sighting(Self.door, rssi: -60, at: 0, power: -59))
         ranger.add(Self.sighting(Self.door, rssi: -61, at: 0.1, power: -65))
-        let beacon = try #require(ranger.snapshot(at: 0.1).first)
+        let beacon = try #require(ranger.snapshot(at: .seconds(0.1)).first)
         #expect(beacon.measuredPower == -65)
         #expect(beacon.rssi == -61)
         #expect(beacon.firstSeen == 0 && beacon.lastSeen == 0.1)
+    }
+
+    @Test("staleness is counted on exact pass times: current up to the unseen timeout, kept up to forgetAfter, a nanosecond more is past")
+    func stalenessOnExactTimes() throws {
+        var ranger = BeaconRanger()
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -63, count: 10))
+        // Last heard at 0.9 s; the limits hold to the nanosecond.
+        let lastSeen = PassTime.seconds(0.9)
+        #expect(ranger.snapshot(at: lastSeen + .seconds(5)).first?.proximity == .near)
+        #expect(ranger.snapshot(at: lastSeen + .seconds(5) + .nanoseconds(1)).first?.proximity == .unknown)
+        #expect(ranger.snapshot(at: lastSeen + .seconds(30)).count == 1)
+        #expect(ranger.snapshot(at: lastSeen + .seconds(30) + .nanoseconds(1)).isEmpty)
+        ranger.forgetStale(at: lastSeen + .seconds(30))
+        #expect(ranger.trackedCount == 1)
+        ranger.forgetStale(at: lastSeen + .seconds(30) + .nanoseconds(1))
+        #expect(ranger.trackedCount == 0)
+    }
+
+    @Test("without forgetAfter a beacon is never forgotten (a recording ranged to its end)")
+    func neverForgottenWithoutForgetAfter() throws {
+        var ranger = BeaconRanger(configuration: RangingConfiguration(forgetAfter: nil))
+        ranger.add(contentsOf: Self.tenHertz(Self.door, rssi: -63, count: 10))
+        ranger.forgetStale(at: .seconds(1e9))
+        let beacon = try #require(ranger.snapshot(at: .seconds(1e9)).first)
+        #expect(beacon.proximity == .unknown)
+        #expect(beacon.packetCount == 10)
+    }
+
+    @Test("a sighting whose time is no pass time is left out; one placed on the pass's clock ranges at that place")
+    func sightingTimes() throws {
+        var ranger = BeaconRanger()
+        ranger.add(Self.sighting(Self.door, rssi: -60, at: .nan))
+        ranger.add(Self.sighting(Self.door, rssi: -60, at: .infinity))
+        ranger.add(Self.sighting(Self.door, rssi: -60, at: 2e12))
+        #expect(ranger.trackedCount == 0)
+        // Heard at 1.7e9 s on its receiver's clock, placed at 3 s on the pass's.
+        ranger.add(Self.sighting(Self.door, rssi: -60, at: 1.7e9), at: .seconds(3))
+        let beacon = try #require(ranger.snapshot(at: .seconds(3)).first)
+        #expect(beacon.firstSeen == 3 && beacon.lastSeen == 3)
     }
 }

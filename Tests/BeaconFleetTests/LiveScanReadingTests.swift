@@ -11,7 +11,7 @@ struct LiveScanReadingTests {
     /// What the reading handed out, in order, for the test to wait on.
     enum Handed: Equatable, Sendable {
         case sighting(minor: UInt16, at: Double)
-        case tick(Double)
+        case tick(PassTime)
     }
 
     @Test("sightings with the scan's time, a tick every interval, and the end at the duration itself")
@@ -36,7 +36,7 @@ struct LiveScanReadingTests {
             }
             try await reading.value
         }
-        #expect(handed.elements == [.sighting(minor: 2, at: 0), .tick(0.5), .tick(1), .tick(1.2)])
+        #expect(handed.elements == [.sighting(minor: 2, at: 0), .tick(.seconds(0.5)), .tick(.seconds(1)), .tick(.seconds(1.2))])
     }
 
     @Test("a dropped link ends the reading with its error")

@@ -18,9 +18,9 @@ struct ScanRunSourceTests {
     /// What the observer was told, in order.
     enum Told: Equatable, Sendable {
         case started(live: Bool, counted: Bool)
-        case tick(Double)
-        case endedLive(elapsed: Double, failed: Bool, lost: Int)
-        case endedRecording(latestTime: Double?)
+        case tick(PassTime)
+        case endedLive(elapsed: PassTime, failed: Bool, lost: Int)
+        case endedRecording(latestTime: PassTime?)
     }
 
     final class Observer: ScanObserver {
@@ -28,7 +28,7 @@ struct ScanRunSourceTests {
         func started(_ start: ScanStart) {
             told.append(.started(live: start.live != nil, counted: start.loss != nil))
         }
-        func tick(_ now: Double) { told.append(.tick(now)) }
+        func tick(_ now: PassTime) { told.append(.tick(now)) }
         func ended(_ end: ScanEnd) {
             switch end {
             case .live(let end): told.append(.endedLive(elapsed: end.elapsed, failed: end.failure != nil, lost: end.lostCount))
@@ -58,7 +58,7 @@ struct ScanRunSourceTests {
             try await running.value
         }
         #expect(observer.told.elements == [
-            .started(live: true, counted: true), .tick(0), .tick(0.5), .tick(1), .endedLive(elapsed: 1, failed: false, lost: 0),
+            .started(live: true, counted: true), .tick(.seconds(0)), .tick(.seconds(0.5)), .tick(.seconds(1)), .endedLive(elapsed: .seconds(1), failed: false, lost: 0),
         ])
         #expect(controller.parameters(of: .leSetScanEnable).last == [0x00, 0x00])
     }
@@ -80,7 +80,7 @@ struct ScanRunSourceTests {
             try await running.value
         }
         #expect(observer.told.elements.first == .started(live: true, counted: true))
-        #expect(observer.told.elements.last == .endedLive(elapsed: 0, failed: false, lost: 0))
+        #expect(observer.told.elements.last == .endedLive(elapsed: .seconds(0), failed: false, lost: 0))
         #expect(stops.started == 1)
     }
 
@@ -127,13 +127,13 @@ struct ScanRunSourceTests {
     @Test("a recording: started without a loss to count, ranged to its end, told its newest time")
     func recording() async throws {
         let observer = Observer()
-        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: .infinity))
+        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: nil))
         try await Self.withRecording([ScanRunTests.line(minor: 2, time: 1), ScanRunTests.line(minor: 3, time: 3)]) { recording in
             try await run.range(
                 .recording(recording), named: "scan.jsonl", duration: nil, publishing: nil, writesUnixTime: false, tickEvery: 0.5,
                 stops: ManualStops(), observer: observer, logger: Self.logger)
         }
-        #expect(observer.told.elements == [.started(live: false, counted: false), .endedRecording(latestTime: 3)])
+        #expect(observer.told.elements == [.started(live: false, counted: false), .endedRecording(latestTime: .seconds(3))])
         #expect(run.sightingCount == 2)
     }
 

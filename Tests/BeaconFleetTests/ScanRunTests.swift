@@ -31,22 +31,22 @@ struct ScanRunTests {
     @Test("a recording is ranged to its end and every sighting is written unchanged")
     func recordingRangedAndWritten() async throws {
         let written = RecordedLog<Sighting>()
-        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: .infinity), write: { written.append($0) })
+        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: nil), write: { written.append($0) })
         try await Self.withRecording([Self.line(minor: 2, time: 1), Self.line(minor: 3, time: 2), Self.line(minor: 2, time: 3)]) {
             try await run.rangeRecording($0, name: "scan.jsonl", duration: nil, publisher: nil, logger: Self.logger)
         }
         #expect(run.sightingCount == 3)
-        #expect(run.latestTime == 3)
+        #expect(run.latestTime == .seconds(3))
         #expect(written.elements.map(\.identity.minor) == [2, 3, 2])
         #expect(written.elements.map(\.time) == [1, 2, 3])
-        #expect(Set(run.snapshot(at: 3).map(\.identity.minor)) == [2, 3])
+        #expect(Set(run.snapshot(at: .seconds(3)).map(\.identity.minor)) == [2, 3])
     }
 
     @Test("a region filters what is ranged and written; a duration of the recording's clock ends it")
     func regionAndDuration() async throws {
         let written = RecordedLog<Sighting>()
         let region = BeaconRegion(identifier: "scan", uuid: testUUID, major: 1, minor: 3)
-        let run = ScanRun(region: region, ranging: RangingConfiguration(forgetAfter: .infinity), write: { written.append($0) })
+        let run = ScanRun(region: region, ranging: RangingConfiguration(forgetAfter: nil), write: { written.append($0) })
         let lines = [Self.line(minor: 2, time: 10), Self.line(minor: 3, time: 11), Self.line(minor: 3, time: 12), Self.line(minor: 3, time: 20)]
         try await Self.withRecording(lines) {
             try await run.rangeRecording($0, name: "scan.jsonl", duration: 5, publisher: nil, logger: Self.logger)
@@ -54,25 +54,25 @@ struct ScanRunTests {
         // The duration counts from the first sighting taken (11): 20 is past it and ends the run.
         #expect(written.elements.map(\.time) == [11, 12])
         #expect(run.sightingCount == 2)
-        #expect(run.snapshot(at: 12).map(\.identity.minor) == [3])
+        #expect(run.snapshot(at: .seconds(12)).map(\.identity.minor) == [3])
     }
 
     @Test("receivers appended together each keep their own time base")
     func receiversOnOneClock() async throws {
-        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: .infinity))
+        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: nil))
         let lines = [Self.line(minor: 2, time: 100, receiver: "a"), Self.line(minor: 2, time: 101, receiver: "a"), Self.line(minor: 3, time: 5, receiver: "b")]
         try await Self.withRecording(lines) {
             try await run.rangeRecording($0, name: "scan.jsonl", duration: nil, publisher: nil, logger: Self.logger)
         }
         // b's first sighting lands where the clock stands (a's 101), not at 5.
-        #expect(run.latestTime == 101)
+        #expect(run.latestTime == .seconds(101))
         #expect(run.sightingCount == 3)
     }
 
     @Test("a ranged recording keeps each sighting's own time and clock: written as its receiver stamped it, ranged at its place")
     func receiverTimeKeptBesidePlacedTime() async throws {
         let written = RecordedLog<Sighting>()
-        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: .infinity), write: { written.append($0) })
+        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: nil), write: { written.append($0) })
         let lines = [Self.line(minor: 2, time: 100, receiver: "a"), Self.line(minor: 3, time: 5, receiver: "b"), Self.line(minor: 3, time: 6.5, receiver: "b")]
         try await Self.withRecording(lines) {
             try await run.rangeRecording($0, name: "scan.jsonl", duration: nil, publisher: nil, logger: Self.logger)
@@ -81,10 +81,10 @@ struct ScanRunTests {
         #expect(written.elements.map(\.time) == [100, 5, 6.5])
         #expect(written.elements.map(\.clock) == [.elapsed, .elapsed, .elapsed])
         // Ranged at their places on the run's clock: b joined at a's 100, and keeps its gap.
-        let beacon = try #require(run.snapshot(at: 101.5).first { $0.identity.minor == 3 })
+        let beacon = try #require(run.snapshot(at: .seconds(101.5)).first { $0.identity.minor == 3 })
         #expect(beacon.firstSeen == 100)
         #expect(beacon.lastSeen == 101.5)
-        #expect(run.latestTime == 101.5)
+        #expect(run.latestTime == .seconds(101.5))
     }
 
     @Test("a malformed recording throws its error, naming the line")
@@ -104,7 +104,7 @@ struct ScanRunTests {
         let clock = TestClock()
         let channel = BatchChannel<Sighting>(producers: 1, depth: 4)
         let written = RecordedLog<Sighting>()
-        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: .infinity), write: { written.append($0) })
+        let run = ScanRun(region: nil, ranging: RangingConfiguration(forgetAfter: nil), write: { written.append($0) })
         let sightings = try SightingRecording.jsonLines(
             text: [Self.line(minor: 2, time: 1_700_000_000), Self.line(minor: 3, time: 1_700_000_100)].joined(separator: "\n"),
             source: "broker")
@@ -127,7 +127,7 @@ struct ScanRunTests {
     /// What a live run handed out, in order.
     enum Handed: Equatable, Sendable {
         case written(minor: UInt16, time: Double, clock: SightingClock)
-        case tick(Double)
+        case tick(PassTime)
     }
 
     @Test("a live scan: sightings ranged and written on the scan's clock, a tick every interval, the end at the duration")
@@ -154,7 +154,7 @@ struct ScanRunTests {
             }
             return await running.value
         }
-        #expect(handed.elements == [.tick(0), .written(minor: 2, time: 0, clock: .elapsed), .tick(0.5), .tick(1), .tick(1.2)])
+        #expect(handed.elements == [.tick(.seconds(0)), .written(minor: 2, time: 0, clock: .elapsed), .tick(.seconds(0.5)), .tick(.seconds(1)), .tick(.seconds(1.2))])
         #expect(end.failure == nil)
         #expect(end.lostCount == 0)
         #expect(run.sightingCount == 1)
@@ -171,7 +171,7 @@ struct ScanRunTests {
         let run = ScanRun(
             region: nil, ranging: RangingConfiguration(), write: { sightings.append($0) }, writeTelemetry: { readings.append($0) })
         try await withScriptedScan(controller, clock: clock) { scan in
-            let ticks = RecordedLog<Double>()
+            let ticks = RecordedLog<PassTime>()
             let running = Task {
                 await run.rangeLive(scan, duration: nil, publisher: nil, writesUnixTime: false, tickEvery: 0.5) { ticks.append($0) }
             }
@@ -216,7 +216,7 @@ struct ScanRunTests {
         let sighting = try #require(written.elements.first)
         #expect(sighting.clock == .unix)
         #expect(sighting.time >= 1_000_000_000)
-        #expect(run.latestTime == 0)
+        #expect(run.latestTime == .seconds(0))
     }
 
     @Test("a dropped link ends a live run with its failure, the scan stopped")

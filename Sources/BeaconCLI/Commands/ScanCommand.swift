@@ -103,7 +103,7 @@ struct ScanCommand: AsyncParsableCommand {
         // HOST:CONTROLLER unless renamed: many receivers' streams merged still say who heard what.
         let receiverName = receiver ?? spec.map(ReceiverName.standard(controller:))
         // A recording is ranged as a whole: its last table lists every beacon heard in it.
-        if input != nil { ranging.forgetAfter = .infinity }
+        if input != nil { ranging.forgetAfter = nil }
         // JSON lines go to standard output as the run takes them; the table is drawn from it.
         let run = ScanRun(
             region: try regionOptions.region(), ranging: ranging, write: outputFormat == .jsonl ? ScanOutput.writeJSONLine : nil,

@@ -21,7 +21,7 @@ final class ScanOutput: ScanObserver {
     private let broker: BrokerInput?
     private let logger: Logger
     private let display = ScanLiveDisplayBox()
-    private let state = Mutex<(header: String, controller: String, lastFrame: Double?)>(("", "", nil))
+    private let state = Mutex<(header: String, controller: String, lastFrame: PassTime?)>(("", "", nil))
 
     init(
         run: ScanRun, table: ScanTable, path: String, drawsLive: Bool, drawsAtEnd: Bool, serving: MetricsServing?,
@@ -48,10 +48,10 @@ final class ScanOutput: ScanObserver {
         }
     }
 
-    func tick(_ now: Double) {
+    func tick(_ now: PassTime) {
         guard drawsLive else { return }
         let header: String? = state.withLock { state in
-            guard state.lastFrame.map({ now - $0 >= Self.redrawInterval }) ?? true else { return nil }
+            guard state.lastFrame.map({ (now - $0).instantSeconds >= Self.redrawInterval }) ?? true else { return nil }
             state.lastFrame = now
             return state.header
         }
@@ -64,11 +64,11 @@ final class ScanOutput: ScanObserver {
         case .recording(let latestTime):
             guard drawsAtEnd else { return }
             let header = "\(path == "-" ? "<stdin>" : path): \(NumberText.count(run.sightingCount, "sighting")) of "
-            printFinalTable(at: latestTime ?? 0, header: header)
+            printFinalTable(at: latestTime ?? .origin, header: header)
         case .live(let end):
             let (header, controller) = state.withLock { ($0.header, $0.controller) }
             let elapsed = end.elapsed
-            let seconds = ScanTable.decimal(elapsed, places: 1)
+            let seconds = ScanTable.decimal(elapsed.seconds, places: 1)
             logger.info("scan ended", metadata: ["hci": "\(controller)", "seconds": "\(seconds)", "counts": "\(end.counts)"])
             // Lost before the run (the scan's queue) and in it: one count, as the metric's.
             if end.lostCount > 0 {
@@ -82,18 +82,18 @@ final class ScanOutput: ScanObserver {
         }
     }
 
-    private func frameLines(at time: Double, header: String) -> [String] {
+    private func frameLines(at time: PassTime, header: String) -> [String] {
         let beacons = run.snapshot(at: time)
-        let title = header + ", \(ScanTable.decimal(time, places: 1)) s: \(NumberText.count(beacons.count, "beacon"))"
-        return [title, ""] + table.lines(beacons, at: time) + TelemetryText.lines(run.latestTelemetry(), style: table.style)
+        let title = header + ", \(ScanTable.decimal(time.seconds, places: 1)) s: \(NumberText.count(beacons.count, "beacon"))"
+        return [title, ""] + table.lines(beacons, at: time.seconds) + TelemetryText.lines(run.latestTelemetry(), style: table.style)
     }
 
-    private func printFinalTable(at time: Double, header: String) {
+    private func printFinalTable(at time: PassTime, header: String) {
         let beacons = run.snapshot(at: time)
         let console = Console.current
         console.line(header + NumberText.count(beacons.count, "beacon"))
         console.line()
-        for line in table.lines(beacons, at: time) + TelemetryText.lines(run.latestTelemetry(), style: table.style) {
+        for line in table.lines(beacons, at: time.seconds) + TelemetryText.lines(run.latestTelemetry(), style: table.style) {
             console.line(line)
         }
     }

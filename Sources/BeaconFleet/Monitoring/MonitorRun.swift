@@ -84,8 +84,7 @@ public final class MonitorRun: Sendable {
         try await scan.read(until: duration, every: Self.liveTick, drops: drops) { sighting, _ in
             observe(sighting)
         } tick: { now in
-            // The scan's ticks are its pass's times: always readable.
-            if let now = PassTime(checkedSeconds: now) { advance(to: now) }
+            advance(to: now)
         }
     }
 }

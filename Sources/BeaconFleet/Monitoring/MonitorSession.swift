@@ -43,14 +43,14 @@ public struct MonitorSession: Sendable {
     /// placed time: the sighting keeps its receiver's time), as `observe(_:)`.
     public mutating func observe(_ sighting: Sighting, at time: PassTime) -> [RegionEvent] {
         if ranger != nil, regions.contains(where: { $0.region.matches(sighting.identity) }) {
-            ranger?.add(sighting, at: time.seconds)
+            ranger?.add(sighting, at: time)
         }
         return monitor.observe(sighting, at: time)
     }
 
     /// Moves the clock to `now`; returns the exits (and start-up states) due by then.
     public mutating func advance(to now: PassTime) -> [RegionEvent] {
-        ranger?.forgetStale(at: now.seconds)
+        ranger?.forgetStale(at: now)
         return monitor.advance(to: now)
     }
 
@@ -69,7 +69,7 @@ public struct MonitorSession: Sendable {
     /// (`didRangeBeacons`); regions outside are left out. Empty unless ranging was asked for.
     public func ranging(at time: PassTime) -> [RegionRanging] {
         guard let ranger else { return [] }
-        let heard = ranger.snapshot(at: time.seconds)
+        let heard = ranger.snapshot(at: time)
         return regions.compactMap { monitored in
             let identifier = monitored.region.identifier
             guard monitor.state(of: identifier)?.state == .inside else { return nil }

@@ -17,7 +17,7 @@ extension LiveScan {
     /// loop's queue dropped because the caller fell behind.
     public func read(
         until duration: Double?, every interval: Duration, drops: DropCounter = DropCounter(),
-        take: (Sighting, _ now: Double) -> Void, tick: (_ now: Double) -> Void
+        take: (Sighting, _ now: Double) -> Void, tick: (_ now: PassTime) -> Void
     ) async throws {
         var settings = SightingPassSettings()
         settings.queueLimit = Self.readingQueueLimit
@@ -42,13 +42,13 @@ extension LiveScan {
 /// A scan's reader as a reducer: each sighting with the scan's time when it came, each tick.
 private struct ScanReading: PassReducer {
     let take: (Sighting, _ now: Double) -> Void
-    let tick: (_ now: Double) -> Void
+    let tick: (_ now: PassTime) -> Void
 
     mutating func take(_ input: PassInput) -> PassStep {
         switch input {
         // The scan stamps its sightings on the pass's clock: their placed time is that stamp.
         case .sighting(let placed): take(placed.sighting, placed.time?.seconds ?? placed.sighting.time)
-        case .tick(let time): tick(time.seconds)
+        case .tick(let time): tick(time)
         case .telemetry, .health, .receiverStatus, .notice, .ended:
             // A live scan's telemetry is taken from its inbox by the reader; it has no health
             // or receiver status inputs; its end ends the reading.

@@ -31,6 +31,9 @@ public final class LiveScan: Sendable {
     public var lostCount: Int { session.lostCount }
     /// Seconds since scanning started, on the clock of the sightings' times.
     public func elapsed() -> Double { session.elapsed() }
+    /// The time since scanning started as a time on the scan's clock, the one its reading's
+    /// pass counts on (`read(until:every:…)`, `PassClocking.scan`).
+    public func now() -> PassTime { PassTime(sinceOrigin: session.elapsedSinceStart()) }
 
     /// What to add to a sighting's time to get Unix time (seconds since 1970, UTC), read
     /// once from the wall clock: sightings keep the monotonic clock's gaps however the wall

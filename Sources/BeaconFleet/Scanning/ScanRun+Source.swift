@@ -7,7 +7,7 @@ import Logging
 public protocol ScanObserver: Sendable {
     func started(_ start: ScanStart)
     /// A live scan's time, at its start and every tick.
-    func tick(_ now: Double)
+    func tick(_ now: PassTime)
     func ended(_ end: ScanEnd)
 }
 
@@ -24,7 +24,7 @@ public struct ScanStart: Sendable {
 public enum ScanEnd: Sendable {
     /// A recording (or a broker's stream) read to its end, its duration or a stop; `latestTime`
     /// is its newest sighting's time, "now" for its last table.
-    case recording(latestTime: Double?)
+    case recording(latestTime: PassTime?)
     /// A live scan stopped; a failure in it is thrown after this, as `ScanFailure.controller`.
     case live(ScanRun.LiveEnd)
 }

@@ -23,8 +23,8 @@ public final class ScanRun: Sendable {
     private struct State {
         var ranger: BeaconRanger
         var sightingCount = 0
-        var latestTime: Double?
-        var firstTime: Double?
+        var latestTime: PassTime?
+        var firstTime: PassTime?
         /// The latest telemetry reading of each advertiser (or identity, for a gateway's
         /// readings without an address), for the table; at most `telemetryTableLimit`.
         var latestTelemetry: [TelemetryKey: TelemetryReading] = [:]
@@ -32,7 +32,7 @@ public final class ScanRun: Sendable {
 
         /// `sighting` into ranging at `time` on the scan's clock (the sighting keeps its
         /// receiver's own time).
-        mutating func range(_ sighting: Sighting, at time: Double) {
+        mutating func range(_ sighting: Sighting, at time: PassTime) {
             ranger.add(sighting, at: time)
             sightingCount += 1
             latestTime = max(latestTime ?? time, time)
@@ -103,10 +103,10 @@ public final class ScanRun: Sendable {
         }
     }
     /// The newest sighting time: "now" for a recorded input.
-    public var latestTime: Double? { state.withLock { $0.latestTime } }
+    public var latestTime: PassTime? { state.withLock { $0.latestTime } }
 
     /// The ranging table as of `time` on the scan's clock.
-    public func snapshot(at time: Double) -> [RangedBeacon] {
+    public func snapshot(at time: PassTime) -> [RangedBeacon] {
         state.withLock { state in
             state.ranger.forgetStale(at: time)
             return state.ranger.snapshot(at: time)
@@ -129,7 +129,7 @@ public final class ScanRun: Sendable {
     /// (before the run, in the scan's queue, and in it), and what stopped the reading early
     /// (the scan failed), if anything did.
     public struct LiveEnd: Sendable {
-        public let elapsed: Double
+        public let elapsed: PassTime
         public let counts: SightingExtractionCounts
         public let lostCount: Int
         public let failure: (any Error)?
@@ -144,22 +144,23 @@ public final class ScanRun: Sendable {
     /// carry); ranging keeps the scan's clock either way.
     public func rangeLive(
         _ scan: LiveScan, duration: Double?, publisher: SightingPublishing?, writesUnixTime: Bool, tickEvery: Double,
-        drops: DropCounter = DropCounter(), onTick: (_ now: Double) -> Void
+        drops: DropCounter = DropCounter(), onTick: (_ now: PassTime) -> Void
     ) async -> LiveEnd {
         let tick = publisher == nil
             ? Duration(checkedSeconds: tickEvery) ?? .milliseconds(500)
             : Duration(checkedSeconds: MQTTSightingPublisher.flushInterval) ?? .milliseconds(100)
         let writtenTimeOffset = writesUnixTime ? publisher?.publisher.wallClockOffset ?? scan.unixTimeOffset() : nil
         var failure: (any Error)?
-        onTick(scan.elapsed())
+        onTick(scan.now())
         do {
             try await scan.read(until: duration, every: tick, drops: drops) { sighting, now in
                 take(sighting, writtenTimeOffset: writtenTimeOffset)
                 publisher?.add(sighting, now: now) { ranged(sighting) }
             } tick: { now in
                 // Telemetry is rare (a frame every few seconds a beacon): taken at each tick.
-                takeTelemetry(from: scan.telemetry, writtenTimeOffset: writtenTimeOffset, publisher: publisher, now: now)
-                publisher?.publisher.flushIfDue(now: now)
+                // The publisher's clock counts in seconds.
+                takeTelemetry(from: scan.telemetry, writtenTimeOffset: writtenTimeOffset, publisher: publisher, now: now.seconds)
+                publisher?.publisher.flushIfDue(now: now.seconds)
                 onTick(now)
             }
         } catch is CancellationError {
@@ -170,7 +171,7 @@ public final class ScanRun: Sendable {
         // Stopped here rather than at the end of the scan's scope: the final counts need it.
         await scan.close()
         takeTelemetry(from: scan.telemetry, writtenTimeOffset: writtenTimeOffset, publisher: publisher, now: scan.elapsed())
-        return LiveEnd(elapsed: scan.elapsed(), counts: scan.counts, lostCount: scan.lostCount + drops.value, failure: failure)
+        return LiveEnd(elapsed: scan.now(), counts: scan.counts, lostCount: scan.lostCount + drops.value, failure: failure)
     }
 
     /// Takes a live sighting that passes the filter into ranging, and writes it, moved to
@@ -178,7 +179,10 @@ public final class ScanRun: Sendable {
     @discardableResult
     func take(_ sighting: Sighting, writtenTimeOffset: Double? = nil) -> Bool {
         if let region, !region.matches(sighting.identity) { return false }
-        state.withLock { state in state.range(sighting, at: sighting.time) }
+        // A time that cannot be told is no place on the scan's clock: written, not ranged.
+        if let time = PassTime(checkedSeconds: sighting.time) {
+            state.withLock { state in state.range(sighting, at: time) }
+        }
         if let write { write(writtenTimeOffset.map { sighting.onUnixTime(offset: $0) } ?? sighting) }
         return true
     }
@@ -199,7 +203,8 @@ public final class ScanRun: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     // A duration over a live stream counts the clock's seconds (below).
-                    var ranging = RecordedRanging(run: self, duration: live ? nil : duration, publisher: publisher)
+                    var ranging = RecordedRanging(
+                        run: self, duration: live ? nil : duration.flatMap(Duration.init(checkedSeconds:)), publisher: publisher)
                     _ = try await recording.pass(
                         &ranging, clocking: .replay(origin: .firstSighting), named: name, logger: logger, whatWasDone: "ranged")
                 }
@@ -225,7 +230,7 @@ public final class ScanRun: Sendable {
     /// unchanged, published), each telemetry reading kept, written and published.
     private struct RecordedRanging: PassReducer {
         let run: ScanRun
-        let duration: Double?
+        let duration: Duration?
         let publisher: SightingPublishing?
 
         mutating func take(_ input: PassInput) -> PassStep {
@@ -246,14 +251,14 @@ public final class ScanRun: Sendable {
     /// receiver keeps the time base its first sighting gave it (`SightingTimeline`), so that
     /// recordings of several boxes appended together neither jump the clock nor age each
     /// other's beacons; written unchanged. Returns false, taking nothing, for a sighting
-    /// past `duration` seconds of that clock from the first one taken.
-    func takeRecorded(_ placed: PlacedSighting, duration: Double?) -> Bool {
+    /// past `duration` of that clock from the first one taken.
+    func takeRecorded(_ placed: PlacedSighting, duration: Duration?) -> Bool {
         let sighting = placed.sighting
         let matches = region?.matches(sighting.identity) ?? true
         let isPastDuration = state.withLock { state -> Bool in
             // Beyond the receivers told apart, a receiver on an elapsed clock is written but
             // not ranged.
-            let time = placed.time?.seconds
+            let time = placed.time
             if let duration, let first = state.firstTime, let time, time > first + duration { return true }
             if matches, let time { state.range(sighting, at: time) }
             return false
