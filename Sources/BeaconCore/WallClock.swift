@@ -15,6 +15,12 @@ public enum WallClock {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
     }
 
+    /// The time since 1970-01-01 00:00 UTC, to the nanosecond the system gives.
+    public static func sinceUnixEpoch() -> Duration {
+        let now = read()
+        return .seconds(Int64(now.tv_sec)) + .nanoseconds(Int64(now.tv_nsec))
+    }
+
     /// Whole microseconds since 1970-01-01 00:00 UTC (what btsnoop records count in).
     public static func unixMicroseconds() -> Int64 {
         let now = read()

@@ -21,7 +21,7 @@ struct LiveScanReadingTests {
         let handed = RecordedLog<Handed>()
         try await withScriptedScan(controller, clock: clock) { scan in
             let reading = Task {
-                try await scan.read(until: 1.2, every: .milliseconds(500)) { sighting, now in
+                try await scan.read(until: .milliseconds(1200), every: .milliseconds(500)) { sighting, now in
                     handed.append(.sighting(minor: sighting.identity.minor, at: now))
                 } tick: { now in
                     handed.append(.tick(now))

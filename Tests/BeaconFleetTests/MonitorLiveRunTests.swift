@@ -30,7 +30,7 @@ struct MonitorLiveRunTests {
 
         // No quiet-controller watch (`withScriptedScan`): the run's ticks are the only sleeper on the clock.
         try await withScriptedScan(controller, clock: clock) { scan in
-            let running = Task { try await run.runLive(scan, duration: 3) }
+            let running = Task { try await run.runLive(scan, duration: .seconds(3)) }
             try await controller.send(.le(.advertisingReport([LEAdvertisingReport(
                 eventType: .advNonconnInd, addressType: .random, address: try bluetoothAddress("C4:5B:BE:12:34:56"),
                 data: testIBeaconData, rssi: -60)])))

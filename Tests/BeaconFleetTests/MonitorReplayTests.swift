@@ -19,7 +19,7 @@ struct MonitorReplayTests {
     static let logger = Logger(label: "monitor-replay-tests") { _ in SwiftLogNoOpLogHandler() }
     static let door = VerificationScript.identity(minor: 1)
 
-    static func replay(exitPeriod: Double, duration: Double? = nil, sink: RecordingSink) throws -> MonitorReplay {
+    static func replay(exitPeriod: Double, duration: Duration? = nil, sink: RecordingSink) throws -> MonitorReplay {
         let region = try #require(BeaconRegion(identifier: "store", uuid: testUUID, major: 1))
         return MonitorReplay(
             session: { MonitorSession(regions: [MonitoredRegion(region: region)], configuration: .init(exitPeriod: .passSeconds(exitPeriod)), start: $0) },
@@ -51,7 +51,7 @@ struct MonitorReplayTests {
     func durationOnTheClock() async throws {
         let sink = RecordingSink()
         let sightings = CountedSightings((0..<10).map { Self.heard(at: 2e9 + Double($0), by: "uptime") })
-        _ = try await Self.replay(exitPeriod: 30, duration: 3, sink: sink).run(sightings, followsWallClock: false)
+        _ = try await Self.replay(exitPeriod: 30, duration: .seconds(3), sink: sink).run(sightings, followsWallClock: false)
         // An elapsed time of 2e9 s stays elapsed: the duration counts from it, no date is guessed.
         #expect(sightings.read == 5, "0 to 3 s of the recording, and the one at 4 s that ends it: nothing after")
         #expect(sink.events.elements.first?.time == .seconds(2e9))
@@ -61,10 +61,10 @@ struct MonitorReplayTests {
     func followsTheWallClock() async throws {
         let sink = RecordingSink()
         let clock = TestClock()
-        let wall = Mutex(1_790_000_000.0)
+        let wall = Mutex(Duration.seconds(1_790_000_000))
         // Kept open to the end: a finished stream would end the run.
         let (stream, open) = AsyncThrowingStream<Sighting, any Error>.makeStream()
-        let replay = try Self.replay(exitPeriod: 2, duration: 5, sink: sink)
+        let replay = try Self.replay(exitPeriod: 2, duration: .seconds(5), sink: sink)
         // Then nothing more arrives, until the run ends.
         open.yield(Self.heard(at: 1_790_000_000, by: "store-12:hci0", .unix))
         let running = Task {
@@ -73,14 +73,14 @@ struct MonitorReplayTests {
         let entered = try await sink.events.wait(for: "the enter") { !$0.isEmpty }
         #expect(entered.map(\.time) == [.seconds(1_790_000_000)])
         // 3 s of the wall clock pass with nothing heard: the next tick moves the clock there.
-        wall.withLock { $0 += 3 }
+        wall.withLock { $0 += .seconds(3) }
         try await clock.sleepers(atLeast: 1)
         clock.advance(by: MonitorRun.liveTick)
         let exited = try await sink.events.wait(for: "the exit") { $0.count == 2 }
         #expect(exited.last?.kind == .exit)
         #expect(exited.last?.time == .seconds(1_790_000_002))
         // Past --duration (5 s of the wall clock): the run ends of itself.
-        wall.withLock { $0 += 3 }
+        wall.withLock { $0 += .seconds(3) }
         try await clock.sleepers(atLeast: 1)
         clock.advance(by: MonitorRun.liveTick)
         #expect(try await running.value)

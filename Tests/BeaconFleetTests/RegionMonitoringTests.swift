@@ -43,7 +43,7 @@ struct RegionMonitoringTests {
         }
     }
 
-    static func monitoring(duration: Double? = nil) throws -> RegionMonitoring {
+    static func monitoring(duration: Duration? = nil) throws -> RegionMonitoring {
         let region = try #require(BeaconRegion(identifier: "store", uuid: testUUID, major: 1))
         return RegionMonitoring(
             regions: [MonitoredRegion(region: region)], configuration: .init(exitPeriod: .seconds(30)), ranging: nil, stateEvery: nil,

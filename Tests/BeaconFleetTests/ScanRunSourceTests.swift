@@ -46,7 +46,7 @@ struct ScanRunSourceTests {
         try await withScriptedScan(controller, clock: clock) { scan in
             let running = Task {
                 try await run.range(
-                    .live(scan), named: "-", duration: 1, publishing: nil, writesUnixTime: false, tickEvery: 0.5,
+                    .live(scan), named: "-", duration: .seconds(1), publishing: nil, writesUnixTime: false, tickEvery: 0.5,
                     stops: NoStopRequests(), observer: observer, logger: Self.logger)
             }
             _ = try await observer.told.wait(for: "the first tick") { $0.count == 2 }

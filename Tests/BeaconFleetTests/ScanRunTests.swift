@@ -49,7 +49,7 @@ struct ScanRunTests {
         let run = ScanRun(region: region, ranging: RangingConfiguration(forgetAfter: nil), write: { written.append($0) })
         let lines = [Self.line(minor: 2, time: 10), Self.line(minor: 3, time: 11), Self.line(minor: 3, time: 12), Self.line(minor: 3, time: 20)]
         try await Self.withRecording(lines) {
-            try await run.rangeRecording($0, name: "scan.jsonl", duration: 5, publisher: nil, logger: Self.logger)
+            try await run.rangeRecording($0, name: "scan.jsonl", duration: .seconds(5), publisher: nil, logger: Self.logger)
         }
         // The duration counts from the first sighting taken (11): 20 is past it and ends the run.
         #expect(written.elements.map(\.time) == [11, 12])
@@ -110,7 +110,7 @@ struct ScanRunTests {
             source: "broker")
         let ranging = Task {
             try await run.rangeRecording(
-                .broker(BrokerSightings(channel: channel)), name: "mqtt://broker/beacons", duration: 30, publisher: nil,
+                .broker(BrokerSightings(channel: channel)), name: "mqtt://broker/beacons", duration: .seconds(30), publisher: nil,
                 logger: Self.logger, clock: clock)
         }
         // 100 s apart on their own clock, yet both within 30 s of the test clock: both taken.
@@ -140,7 +140,7 @@ struct ScanRunTests {
         })
         let end = try await withScriptedScan(controller, clock: clock) { scan in
             let running = Task {
-                await run.rangeLive(scan, duration: 1.2, publisher: nil, writesUnixTime: false, tickEvery: 0.5) { now in
+                await run.rangeLive(scan, duration: .milliseconds(1200), publisher: nil, writesUnixTime: false, tickEvery: 0.5) { now in
                     handed.append(.tick(now))
                 }
             }

@@ -71,7 +71,7 @@ struct MonitorCommand: AsyncParsableCommand {
     var input: String? { sightingInput.input }
 
     @OptionGroup var runDuration: RunDurationOption
-    var duration: Double? { runDuration.seconds }
+    var duration: Duration? { runDuration.duration }
 
     @Option(help: "Output: text (a log) or jsonl. Default: text on a terminal, jsonl otherwise.")
     var format: MonitorOutput.Format?
@@ -90,12 +90,8 @@ struct MonitorCommand: AsyncParsableCommand {
         guard minSightings >= 1 else { throw ValidationError("--min-sightings must be at least 1; got \(minSightings).") }
         if !range { try rangingOptions.checkUnused(by: "--range") }
         // Periodic reports: a period below a millisecond would only flood the output.
-        for (name, value) in [("--state-every", stateEvery), ("--range-every", rangeEvery)] {
-            try SecondsFlag.check(value, name)
-            if let value, value < MonitorSchedule.shortestPeriod.instantSeconds {
-                throw ValidationError("\(name) must be at least \(MonitorSchedule.shortestPeriod.instantSeconds) s; got \(value).")
-            }
-        }
+        try SecondsFlag.checkPeriod(stateEvery, "--state-every", atLeast: MonitorSchedule.shortestPeriod)
+        try SecondsFlag.checkPeriod(rangeEvery, "--range-every", atLeast: MonitorSchedule.shortestPeriod)
         if input != nil {
             let controllerFlags = controller.givenFlags
             if !controllerFlags.isEmpty {

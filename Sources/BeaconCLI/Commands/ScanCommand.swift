@@ -41,7 +41,7 @@ struct ScanCommand: AsyncParsableCommand {
     var input: String? { sightingInput.input }
 
     @OptionGroup var runDuration: RunDurationOption
-    var duration: Double? { runDuration.seconds }
+    var duration: Duration? { runDuration.duration }
 
     @Option(help: "Output: text (a table) or jsonl (one sighting per line). Default: text on a terminal, jsonl otherwise.")
     var format: Format?

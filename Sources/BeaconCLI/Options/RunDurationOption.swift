@@ -12,6 +12,9 @@ struct RunDurationOption: ParsableArguments, Sendable {
 
     init() {}
 
+    /// The duration given, once `validate` accepted it; `nil`: run until stopped.
+    var duration: Duration? { seconds.flatMap(SecondsFlag.duration) }
+
     func validate() throws {
         try SecondsFlag.check(seconds, "--duration", hint: "Leave it out to run until stopped.")
     }

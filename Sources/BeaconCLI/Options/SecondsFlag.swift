@@ -19,6 +19,15 @@ enum SecondsFlag {
         }
     }
 
+    /// `check`, and no shorter than `shortest` (a report's period: shorter would only flood
+    /// the output).
+    static func checkPeriod(_ value: Double?, _ flag: String, atLeast shortest: Duration) throws {
+        try check(value, flag)
+        if let value, value < shortest.instantSeconds {
+            throw ValidationError("\(flag) must be at least \(shortest.instantSeconds) s; got \(value).")
+        }
+    }
+
     /// A value that `check` accepted, as a duration (infinity, where allowed, is `nil`).
     static func duration(_ value: Double) -> Duration? {
         Duration(checkedSeconds: value)

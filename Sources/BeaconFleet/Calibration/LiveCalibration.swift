@@ -13,7 +13,8 @@ extension CalibrationSampler {
     public static func collect(_ identity: BeaconIdentity, from scan: LiveScan, for seconds: Double) async throws -> CalibrationSampler {
         var collected = CalibrationSampler(identity: identity)
         do {
-            try await scan.read(until: seconds, every: collectionTick) { sighting, _ in
+            // Seconds the calibration accepted (`--seconds`: positive and bounded).
+            try await scan.read(until: Duration(checkedSeconds: seconds), every: collectionTick) { sighting, _ in
                 collected.add(sighting)
             } tick: { _ in }
         } catch is CancellationError {

@@ -14,12 +14,12 @@ public struct MonitorReplay: Sendable {
     public let session: @Sendable (PassTime) -> MonitorSession
     public let schedule: MonitorSchedule
     /// Seconds of the clock from the first sighting after which monitoring ends.
-    public let duration: Double?
+    public let duration: Duration?
     public let output: any MonitorReportSink
     public let logger: Logger
 
     public init(
-        session: @escaping @Sendable (PassTime) -> MonitorSession, schedule: MonitorSchedule, duration: Double?,
+        session: @escaping @Sendable (PassTime) -> MonitorSession, schedule: MonitorSchedule, duration: Duration?,
         output: any MonitorReportSink, logger: Logger
     ) {
         self.session = session
@@ -31,11 +31,11 @@ public struct MonitorReplay: Sendable {
 
     /// Monitors `recording` (or a broker's stream) until it ends, `duration` has passed or
     /// the task is cancelled, its warnings naming it `name`. Following the wall clock, the
-    /// clock is moved every `tick` of `clock` to `wallClock`'s time (Unix seconds); both are
+    /// clock is moved every `tick` of `clock` to `wallClock`'s time (since the Unix epoch); both are
     /// injected so that tests move them by hand. Returns whether any sighting was monitored.
     public func run(
         _ recording: SightingRecording, named name: String, followsWallClock: Bool, tick: Duration = MonitorRun.liveTick,
-        clock: any Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Double = { WallClock.unixTime() }
+        clock: any Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Duration? = { WallClock.sinceUnixEpoch() }
     ) async throws -> Bool {
         var monitoring = Monitoring(replay: self)
         _ = try await recording.pass(
@@ -47,7 +47,7 @@ public struct MonitorReplay: Sendable {
     /// `run(_:named:followsWallClock:tick:clock:wallClock:)` over any sequence of sightings.
     public func run<Sightings: AsyncSequence<Sighting, any Error> & Sendable>(
         _ sightings: Sightings, followsWallClock: Bool, tick: Duration = MonitorRun.liveTick,
-        clock: any Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Double = { WallClock.unixTime() }
+        clock: any Clock<Duration> = ContinuousClock(), wallClock: @escaping @Sendable () -> Duration? = { WallClock.sinceUnixEpoch() }
     ) async throws -> Bool {
         var monitoring = Monitoring(replay: self)
         _ = try await SightingPass(
@@ -57,7 +57,7 @@ public struct MonitorReplay: Sendable {
     }
 
     private func clocking(
-        followsWallClock: Bool, tick: Duration, clock: any Clock<Duration>, wallClock: @escaping @Sendable () -> Double
+        followsWallClock: Bool, tick: Duration, clock: any Clock<Duration>, wallClock: @escaping @Sendable () -> Duration?
     ) -> PassClocking {
         // Nothing heard yet: the duration still ends a silent stream.
         followsWallClock
@@ -90,8 +90,7 @@ public struct MonitorReplay: Sendable {
                 if run == nil {
                     run = current
                     current.startSchedule(at: time)
-                    // A duration beyond any pass time (or NaN) never ends it.
-                    end = replay.duration.flatMap { Duration(checkedSeconds: $0, within: PassTime.acceptedSeconds) }.map { time + $0 }
+                    end = replay.duration.map { time + $0 }
                 }
                 if let end, time > end { return .done }
                 // Never back in time: a late arrival counts at the clock's time.

@@ -79,7 +79,7 @@ public final class MonitorRun: Sendable {
     /// live loop (`LiveScan.read`) on the scan's own clock, the clock of its sightings' times
     /// (a test clock in tests). `drops` counts the sightings monitoring dropped because it
     /// fell behind (read it however the run ended).
-    public func runLive(_ scan: LiveScan, duration: Double?, drops: DropCounter = DropCounter()) async throws {
+    public func runLive(_ scan: LiveScan, duration: Duration?, drops: DropCounter = DropCounter()) async throws {
         startSchedule(at: .origin)
         try await scan.read(until: duration, every: Self.liveTick, drops: drops) { sighting, _ in
             observe(sighting)

@@ -37,13 +37,13 @@ public struct RegionMonitoring: Sendable {
     public let ranging: RangingConfiguration?
     public let schedule: MonitorSchedule
     /// Seconds of monitoring: of the scan, or from a recording's first sighting.
-    public let duration: Double?
+    public let duration: Duration?
     public let logger: Logger
 
     /// `rangeEvery` applies only with `ranging`.
     public init(
         regions: [MonitoredRegion], configuration: RegionMonitor.Configuration, ranging: RangingConfiguration?,
-        stateEvery: Duration?, rangeEvery: Duration, duration: Double?, logger: Logger
+        stateEvery: Duration?, rangeEvery: Duration, duration: Duration?, logger: Logger
     ) {
         self.regions = regions
         self.configuration = configuration

@@ -32,19 +32,6 @@ public enum PassClocking: Sendable {
     case followingWallClock(
         tick: Duration, clock: any Clock<Duration>, wallClock: @Sendable () -> Duration?, silentStreamEnds: Duration?)
 
-    /// `followingWallClock` for a caller that reads the wall clock, and counts the silent
-    /// stream's limit, in seconds (`WallClock.unixTime()`): each reading, and the limit, taken
-    /// to the nearest nanosecond by the checked conversion (a reading that cannot be, NaN or
-    /// beyond `PassTime.acceptedSeconds`, is one that cannot be told; such a limit, none).
-    public static func followingWallClock(
-        tick: Duration, clock: any Clock<Duration>, wallClock: @escaping @Sendable () -> Double, silentStreamEnds: Double?
-    ) -> PassClocking {
-        .followingWallClock(
-            tick: tick, clock: clock,
-            wallClock: { Duration(checkedSeconds: wallClock(), within: PassTime.acceptedSeconds) },
-            silentStreamEnds: silentStreamEnds.flatMap { Duration(checkedSeconds: $0, within: PassTime.acceptedSeconds) })
-    }
-
     var isReplay: Bool {
         if case .replay = self { return true }
         return false

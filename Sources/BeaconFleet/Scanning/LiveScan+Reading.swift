@@ -6,7 +6,7 @@ extension LiveScan {
     static let readingQueueLimit = 100_000
 
     /// Reads this scan's sightings and a clock's tick through the one loop over
-    /// sightings (`SightingPass`), on the scan's own clock, until `duration` seconds of the scan
+    /// sightings (`SightingPass`), on the scan's own clock, until `duration` of the scan
     /// (the last tick comes at that instant), the end of the scan, a failed scan (which
     /// throws) or cancellation (`CancellationError`). scan's live run, monitor's and
     /// calibrate's collection all read a scan this way.
@@ -16,14 +16,13 @@ extension LiveScan {
     /// the state they touch needs no lock for their sake. `drops` counts the sightings the
     /// loop's queue dropped because the caller fell behind.
     public func read(
-        until duration: Double?, every interval: Duration, drops: DropCounter = DropCounter(),
+        until duration: Duration?, every interval: Duration, drops: DropCounter = DropCounter(),
         take: (Sighting, _ now: Double) -> Void, tick: (_ now: PassTime) -> Void
     ) async throws {
         var settings = SightingPassSettings()
         settings.queueLimit = Self.readingQueueLimit
         settings.drops = drops
-        // A duration beyond any the commands accept (or NaN) never comes: no deadline.
-        let deadline = duration.flatMap { Duration(checkedSeconds: max(0, $0)) }
+        let deadline = duration.map { max(.zero, $0) }
         let pass = SightingPass(
             sightings,
             clocking: .scan(tick: interval, clock: session.clock, elapsed: { [session] in session.elapsedSinceStart() }, deadline: deadline),

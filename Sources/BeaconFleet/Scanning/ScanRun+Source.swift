@@ -64,7 +64,7 @@ extension ScanRun {
     /// `stops` as its end would, then delivers what is left to the broker. A live scan ticks
     /// `observer` every `tickEvery` seconds; `name` names a recording in its warnings.
     public func range(
-        _ source: SightingSource, named name: String, duration: Double?, publishing: PublishingRequest?,
+        _ source: SightingSource, named name: String, duration: Duration?, publishing: PublishingRequest?,
         writesUnixTime: Bool, tickEvery: Double, stops: any StopRequests, observer: any ScanObserver, logger: Logger
     ) async throws(ScanFailure) {
         var wallClockOffset: Double?

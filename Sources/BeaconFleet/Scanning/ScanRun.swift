@@ -136,14 +136,14 @@ public final class ScanRun: Sendable {
     }
 
     /// Ranges (writes and publishes) `scan`'s sightings through `LiveScan.read` until
-    /// `duration` seconds of the scan, the scan's failure, or cancellation (Ctrl-C: a normal
+    /// `duration` of the scan, the scan's failure, or cancellation (Ctrl-C: a normal
     /// end); then stops the scan, for its final counts. `onTick` gets the scan's time at the
     /// start and every `tickEvery` seconds (every publisher flush interval instead, when
     /// publishing, so that a quiet air's last batch still goes out). `writesUnixTime` writes
     /// sightings on Unix time (`--unix-time`; with a publisher, the very offset its sightings
     /// carry); ranging keeps the scan's clock either way.
     public func rangeLive(
-        _ scan: LiveScan, duration: Double?, publisher: SightingPublishing?, writesUnixTime: Bool, tickEvery: Double,
+        _ scan: LiveScan, duration: Duration?, publisher: SightingPublishing?, writesUnixTime: Bool, tickEvery: Double,
         drops: DropCounter = DropCounter(), onTick: (_ now: PassTime) -> Void
     ) async -> LiveEnd {
         let tick = publisher == nil
@@ -189,26 +189,25 @@ public final class ScanRun: Sendable {
 
     // MARK: A recording
 
-    /// Ranges a recording to its end, or to `duration` seconds of its own clock; a broker's
-    /// stream (`recording.isLive`) for `duration` seconds of `clock` instead, as its
+    /// Ranges a recording to its end, or to `duration` of its own clock; a broker's
+    /// stream (`recording.isLive`) for `duration` of `clock` instead, as its
     /// sightings may stop coming at any moment. Cancellation (Ctrl-C) is a normal end: what
     /// was read is ranged. A malformed recording throws its error; a capture cut off or with
     /// undecodable records is logged, `name` naming it.
     public func rangeRecording(
-        _ recording: SightingRecording, name: String, duration: Double?, publisher: SightingPublishing?, logger: Logger,
+        _ recording: SightingRecording, name: String, duration: Duration?, publisher: SightingPublishing?, logger: Logger,
         clock: any Clock<Duration> = ContinuousClock()
     ) async throws(SightingStreamError) {
         let live = recording.isLive
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    // A duration over a live stream counts the clock's seconds (below).
-                    var ranging = RecordedRanging(
-                        run: self, duration: live ? nil : duration.flatMap(Duration.init(checkedSeconds:)), publisher: publisher)
+                    // A duration over a live stream counts the clock's time (below).
+                    var ranging = RecordedRanging(run: self, duration: live ? nil : duration, publisher: publisher)
                     _ = try await recording.pass(
                         &ranging, clocking: .replay(origin: .firstSighting), named: name, logger: logger, whatWasDone: "ranged")
                 }
-                if live, let wait = duration.flatMap(Duration.init(checkedSeconds:)) {
+                if live, let wait = duration {
                     group.addTask { try await clock.sleep(for: wait) }
                 }
                 // The end of the input, of the duration on a live stream, or an error.
