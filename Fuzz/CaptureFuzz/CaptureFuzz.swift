@@ -62,8 +62,13 @@ public func fuzzCapture(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             measuredPower: .calibrated(-59))]
         guard let plan = try? VerificationPlan(expected: expected) else { fatalError("the fixed plan is valid") }
         var engine = VerificationEngine(plan: plan, policy: VerificationPolicy())
-        for sighting in capture.sightings where !engine.isFinished { _ = engine.observe(sighting, at: sighting.time) }
-        let (result, _) = engine.conclude(at: capture.sightings.last?.time ?? 0, reason: .inputEnded)
+        // Placed as a replay places them: a time that is no pass time counts at the clock's.
+        var clock = PassTime.origin
+        for sighting in capture.sightings where !engine.isFinished {
+            clock = max(clock, PassTime(checkedSeconds: sighting.time) ?? clock)
+            _ = engine.observe(sighting, at: clock)
+        }
+        let (result, _) = engine.conclude(at: clock, reason: .inputEnded)
         _ = VerificationJSONReport.render(result)
     case .failure(let error):
         // A file whose header is bad fails before any chunk; otherwise both fail alike.

@@ -64,8 +64,13 @@ public func fuzzPcap(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             measuredPower: .calibrated(-59))]
         guard let plan = try? VerificationPlan(expected: expected) else { fatalError("the fixed plan is valid") }
         var engine = VerificationEngine(plan: plan, policy: VerificationPolicy())
-        for sighting in capture.sightings where !engine.isFinished { _ = engine.observe(sighting, at: sighting.time) }
-        _ = engine.conclude(at: capture.sightings.last?.time ?? 0, reason: .inputEnded)
+        // Placed as a replay places them: a time that is no pass time counts at the clock's.
+        var clock = PassTime.origin
+        for sighting in capture.sightings where !engine.isFinished {
+            clock = max(clock, PassTime(checkedSeconds: sighting.time) ?? clock)
+            _ = engine.observe(sighting, at: clock)
+        }
+        _ = engine.conclude(at: clock, reason: .inputEnded)
     case .failure(let error):
         guard chunkedError == error else {
             fatalError("whole reading failed with \(error), chunked reading with \(String(describing: chunkedError))")

@@ -33,8 +33,9 @@ public func fuzzVerification(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     guard let plan = try? VerificationPlan(expected: expected, scope: "fleet fuzz") else {
         fatalError("the fixed plan is valid")
     }
-    var engine = VerificationEngine(plan: plan, policy: VerificationPolicy(timeout: bytes.first.map { Double($0) } ?? 10))
+    var engine = VerificationEngine(plan: plan, policy: VerificationPolicy(timeout: .seconds(Int(bytes.first ?? 10))))
     var time = 0.0
+    var clock = PassTime.origin
     var index = 1
     while index + 12 <= bytes.count, !engine.isFinished {
         let record = bytes[index..<(index + 12)]
@@ -59,10 +60,14 @@ public func fuzzVerification(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
             advertisement: IBeaconAdvertisement(identity: identity, measuredPower: Int8(bitPattern: record[first + 1])),
             address: BluetoothAddress(truncating: 0xC000_0000_0000 | UInt64(record[first + 3] & 0x03)), addressIsRandom: true,
             rssi: rawRSSI == 127 ? nil : Int(rawRSSI), time: time, clock: .elapsed, receiver: "fuzz")
-        _ = engine.observe(sighting, at: time)
-        if record[first] & 0x08 != 0 { _ = engine.advance(to: time) }
+        // Placed as the pass places it: a time that is no pass time counts at the clock's.
+        clock = max(clock, PassTime(checkedSeconds: time) ?? clock)
+        // The input said it was blind, or delivers again (a broker lost, back).
+        engine.inputBlind = record[first] & 0x10 != 0
+        _ = engine.observe(sighting, at: PassTime(checkedSeconds: time) ?? clock)
+        if record[first] & 0x08 != 0 { _ = engine.advance(to: clock) }
     }
-    let (result, _) = engine.conclude(at: time, reason: .inputEnded)
+    let (result, _) = engine.conclude(at: clock, reason: bytes.last.map { $0 & 1 == 0 } == true ? .inputEnded : .inputLost)
     // Every renderer, and every sentence a report is built from.
     _ = VerificationJSONReport.render(result)
     _ = VerificationJUnitReport.render(result)

@@ -98,7 +98,7 @@ private func verifyPass(_ path: String) async -> Int? {
 /// when it failed, said on standard error.
 func replayedPass(_ path: String, plan: () throws -> VerificationPlan) async -> Int? {
     do {
-        let verifier = BeaconVerifier(plan: try plan(), policy: VerificationPolicy(timeout: .infinity))
+        let verifier = BeaconVerifier(plan: try plan(), policy: VerificationPolicy(timeout: nil))
         let result: VerificationResult
         switch try await SightingRecording.open(path: path) {
         case .capture(let capture):

@@ -67,7 +67,7 @@ enum BenchmarkRuns {
         let request = HardwareProvisioningRequest(
             fleet: loaded.fleet, password: factoryPassword,
             discoveryWindow: .milliseconds(Int((options.discoverySeconds * 1000).rounded())), connectTimeout: .seconds(30),
-            policy: VerificationPolicy(requiredSightings: 3, timeout: 60))
+            policy: VerificationPolicy(requiredSightings: 3, timeout: .seconds(60)))
         let host = try await host(on: air)
         let timeline = PhaseTimeline()
         let provisioner = HardwareProvisioner(

@@ -23,7 +23,7 @@ import Testing
             battery(Script.beacon("door", minor: 1)), battery(Script.beacon("till", minor: 2)),
             battery(Script.beacon("shelf", minor: 3)), Script.beacon("pi", minor: 4),
         ]
-        var feed = VerificationFeed(try Script.plan(beacons), policy: VerificationPolicy(timeout: 10))
+        var feed = VerificationFeed(try Script.plan(beacons), policy: VerificationPolicy(timeout: .seconds(10)))
         for minor in 1...4 {
             feed.play(Script.train(Script.identity(minor: UInt16(minor)), address: "C0:00:00:00:00:0\(minor)", count: 5))
         }

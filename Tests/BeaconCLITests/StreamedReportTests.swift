@@ -20,7 +20,7 @@ private func scatteredPass() throws -> VerificationResult {
     ]
     let other = VerificationScript.identity(minor: 40)
     var feed = VerificationFeed(
-        try VerificationScript.plan(beacons, otherKnown: [other: "elsewhere"]), policy: VerificationPolicy(timeout: 5))
+        try VerificationScript.plan(beacons, otherKnown: [other: "elsewhere"]), policy: VerificationPolicy(timeout: .seconds(5)))
     feed.play(VerificationScript.train(VerificationScript.identity(minor: 1), address: "C0:00:00:00:00:01", count: 5))
     feed.play(VerificationScript.train(VerificationScript.identity(minor: 1), address: "C0:00:00:00:00:01", count: 3, rssi: -80, receiver: "back-room"))
     feed.play(VerificationScript.train(VerificationScript.identity(minor: 2), power: -71, address: "C0:00:00:00:00:02", count: 5))

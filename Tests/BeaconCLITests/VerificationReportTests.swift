@@ -22,7 +22,7 @@ private func everyVerdict() throws -> VerificationResult {
         VerificationScript.beacon("attic", minor: 6, venue: "annex"),
         VerificationScript.beacon("porch", minor: 7, venue: "annex"),
     ]
-    var feed = VerificationFeed(try VerificationScript.plan(beacons), policy: VerificationPolicy(timeout: 5))
+    var feed = VerificationFeed(try VerificationScript.plan(beacons), policy: VerificationPolicy(timeout: .seconds(5)))
     feed.play(VerificationScript.train(VerificationScript.identity(minor: 1), address: "C0:00:00:00:00:01", count: 5))
     feed.play(VerificationScript.train(VerificationScript.identity(minor: 3), power: -70, address: "C0:00:00:00:00:03", count: 5))
     feed.play(VerificationScript.train(VerificationScript.identity(minor: 4), address: "C0:00:00:00:00:44", count: 5))

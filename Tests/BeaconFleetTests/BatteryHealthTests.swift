@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func noTelemetryIsSaidAtTheTimeoutOnlyWhereExpected() throws {
-        var feed = VerificationFeed(try plan(), policy: VerificationPolicy(timeout: 10))
+        var feed = VerificationFeed(try plan(), policy: VerificationPolicy(timeout: .seconds(10)))
         feed.play(Script.train(Script.identity(minor: 1), count: 5))
         feed.play(Script.train(Script.identity(minor: 2), address: Script.deviceB, count: 5))
         feed.advance(to: 10)

@@ -14,7 +14,7 @@ struct BlindVerificationTests {
     static let hall = Script.identity(minor: 2)
 
     static func reduction(
-        startsBlind: Bool = true, timeout: Double = 10,
+        startsBlind: Bool = true, timeout: Duration = .seconds(10),
         onUpdate: @escaping @Sendable (VerificationProgress, [VerificationEvent]) -> Void = { _, _ in }
     ) throws -> VerificationReduction {
         let plan = try Script.plan([Script.beacon("door", minor: 1), Script.beacon("hall", minor: 2)])

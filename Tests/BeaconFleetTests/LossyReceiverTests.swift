@@ -22,7 +22,7 @@ struct LossyReceiverTests {
 
     @Test("a scanner that hears one packet in ten of every beacon: none called slow before the timeout, all ok once it hears better")
     func lossyScannerIsNotASlowFleet() throws {
-        var feed = VerificationFeed(try VerificationScript.plan(Self.beacons), policy: VerificationPolicy(timeout: 30))
+        var feed = VerificationFeed(try VerificationScript.plan(Self.beacons), policy: VerificationPolicy(timeout: .seconds(30)))
         // Four gaps of a second each: 36 lost packets per beacon, beyond the 14 a receiver
         // losing half its packets would need; but this one loses nine in ten of every
         // other beacon's packets, so they prove nothing yet (about 93 would).
@@ -42,7 +42,7 @@ struct LossyReceiverTests {
 
     @Test("a slow fleet on that scanner: slow once the gaps are too many even for its losses")
     func slowFleetNeedsMoreGaps() throws {
-        var feed = VerificationFeed(try VerificationScript.plan(Self.beacons), policy: VerificationPolicy(timeout: 30))
+        var feed = VerificationFeed(try VerificationScript.plan(Self.beacons), policy: VerificationPolicy(timeout: .seconds(30)))
         // Ten gaps of nine lost packets each: 90 at 90 % loss is not yet the 14 at 50 %.
         feed.play(Self.everySecond(from: 0, count: 11))
         feed.advance(to: 10.5)
@@ -57,7 +57,7 @@ struct LossyReceiverTests {
 
     @Test("one slow beacon among beacons heard at every interval: slow after two gaps, as on any good receiver")
     func slowBeaconAmongHealthyOnes() throws {
-        var feed = VerificationFeed(try VerificationScript.plan(Self.beacons), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan(Self.beacons), policy: VerificationPolicy(timeout: .seconds(60)))
         var sightings: [Sighting] = []
         for (offset, beacon) in Self.beacons.dropFirst().enumerated() {
             sightings += VerificationScript.train(
@@ -101,7 +101,7 @@ struct LossyReceiverTests {
         let track = AddressObservation(
             address: "C0:00:00:00:00:01", isRandom: true, isPrivate: false, sightings: 21, measuredPowers: [],
             firstSeen: .origin, lastSeen: .seconds(20), eventsByReceiver: [events], strongestRSSI: -60)
-        let beyond = VerdictRules.intervalEvidence(track, intervalMilliseconds: 100, policy: VerificationPolicy(timeout: 60), reception: reception)
+        let beyond = VerdictRules.intervalEvidence(track, intervalMilliseconds: 100, policy: VerificationPolicy(timeout: .seconds(60)), reception: reception)
         guard case .suspect = beyond else {
             Issue.record("expected suspect, got \(beyond)")
             return
@@ -112,7 +112,7 @@ struct LossyReceiverTests {
                 address: "C0:00:00:00:00:01", isRandom: true, isPrivate: false, sightings: 21, measuredPowers: [],
                 firstSeen: .origin, lastSeen: .seconds(20), eventsByReceiver: [ReceiverEvents(receiver: "hci0", events: 21, shortestGap: .seconds(1), span: .seconds(20))],
                 strongestRSSI: -60),
-            intervalMilliseconds: 100, policy: VerificationPolicy(timeout: 60), reception: reception)
+            intervalMilliseconds: 100, policy: VerificationPolicy(timeout: .seconds(60)), reception: reception)
         guard case .slow = measured else {
             Issue.record("expected slow, got \(measured)")
             return

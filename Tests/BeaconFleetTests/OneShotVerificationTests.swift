@@ -15,7 +15,7 @@ struct OneShotVerificationTests {
     /// Counts what a front end is told.
     final class Observer: VerificationObserver {
         let told = Mutex<[String]>([])
-        func passStarted(policy: VerificationPolicy) { told.withLock { $0.append("started, timeout \(policy.timeout)") } }
+        func passStarted(policy: VerificationPolicy) { told.withLock { $0.append("started, timeout \(policy.timeout.map { "\($0.instantSeconds) s" } ?? "none")") } }
         func progressed(_ progress: VerificationProgress) {}
         func passEnded() { told.withLock { $0.append("ended") } }
     }
@@ -36,9 +36,11 @@ struct OneShotVerificationTests {
         let result = try await Self.verification(observer: observer).verify(recording: path)
         #expect(result.verdicts.map(\.status) == [.ok, .missing])
         #expect(result.endReason == .inputEnded)
-        #expect(observer.told.withLock { $0 } == ["started, timeout inf", "ended"])
+        #expect(observer.told.withLock { $0 } == ["started, timeout none", "ended"])
         #expect(try Self.verification().policy(live: true).timeout == OneShotVerification.liveTimeout)
-        #expect(try Self.verification(timeout: 3).policy(live: false).timeout == 3)
+        #expect(try Self.verification(timeout: 3).policy(live: false).timeout == .seconds(3))
+        #expect(try Self.verification(timeout: .infinity).policy(live: true).timeout == nil, "inf: to the end of the input")
+        #expect(try Self.verification(timeout: .nan).policy(live: true).problem != nil, "a timeout that is no duration is refused, not taken as none")
     }
 
     @Test("a policy that cannot be met fails before the pass starts; a malformed file names its line")

@@ -54,7 +54,7 @@ struct ProvisionerTests {
                     fleet: loaded.fleet, host: host, advertisingController: try HCITransportSpec(parsing: "tcp-client:127.0.0.1:1"),
                     listeningController: try HCITransportSpec(parsing: "tcp-client:127.0.0.1:2"),
                     // The timeout is a safety net only: the test plays frames until a verdict.
-                    policy: VerificationPolicy(timeout: 50), restart: nil),
+                    policy: VerificationPolicy(timeout: .seconds(50)), restart: nil),
                 logger: logger,
                 openAdvertisingTransport: { () async throws(HCITransportError) -> any HCITransport in advertiser.hostEnd },
                 // Both controllers are exclusive (tcp-client): bluetoothd holds nothing there.

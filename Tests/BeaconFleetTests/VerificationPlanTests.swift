@@ -111,9 +111,9 @@ struct VerificationPlanTests {
     @Test("policy problems name the bad value")
     func policyProblems() {
         #expect(VerificationPolicy().problem == nil)
-        #expect(VerificationPolicy(timeout: .infinity).problem == nil)
+        #expect(VerificationPolicy(timeout: nil).problem == nil)
         #expect(VerificationPolicy(requiredSightings: 0).problem == "required sightings must be at least 1; got 0")
-        #expect(VerificationPolicy(timeout: 0).problem == "the timeout must be a positive number of seconds; got 0.0")
-        #expect(VerificationPolicy(timeout: .nan).problem != nil)
+        #expect(VerificationPolicy(timeout: .seconds(0)).problem == "the timeout must be a positive number of seconds; got 0.0")
+        #expect(VerificationPolicy(timeout: .seconds(-1)).problem == "the timeout must be a positive number of seconds; got -1.0")
     }
 }

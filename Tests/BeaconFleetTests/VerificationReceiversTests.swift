@@ -47,7 +47,7 @@ struct VerificationReceiversTests {
 
     @Test("a slow beacon stays slow when two receivers' clocks differ by less than its interval")
     func skewedClocksDoNotHideASlowBeacon() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(60)))
         // Configured at 100 ms, advertising every 1.28 s; the second box's clock runs 40 ms
         // behind. Mixed on one clock, 40 ms gaps would pass for "fast enough".
         feed.play(merged(
@@ -72,12 +72,12 @@ struct VerificationReceiversTests {
         let a = VerificationScript.train(door, every: 0.2, count: 9, receiver: "store-a:hci0")
         let b = VerificationScript.train(door, from: 0.05, every: 0.2, count: 9, receiver: "store-b:hci0")
 
-        var alone = VerificationFeed(plan, policy: VerificationPolicy(timeout: 60))
+        var alone = VerificationFeed(plan, policy: VerificationPolicy(timeout: .seconds(60)))
         alone.play(a)
         alone.advance(to: 5)
         #expect(alone.decided.isEmpty, "eight gaps of 200 ms on one receiver leave the interval open")
 
-        var together = VerificationFeed(plan, policy: VerificationPolicy(timeout: 60))
+        var together = VerificationFeed(plan, policy: VerificationPolicy(timeout: .seconds(60)))
         together.play(merged(a, b))
         together.advance(to: 5)
         #expect(together.verdict("door")?.status == .slow)
@@ -86,7 +86,7 @@ struct VerificationReceiversTests {
 
     @Test("a fast gap on any receiver proves the beacon fast enough, whatever the others lost")
     func anyReceiverProvesFastEnough() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(60)))
         feed.play(merged(
             // A far receiver that lost most packets, a near one that heard two in a row.
             VerificationScript.train(door, every: 0.9, count: 4, receiver: "far:hci0"),
@@ -101,7 +101,7 @@ struct VerificationReceiversTests {
             plan: try VerificationScript.plan([
                 VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2),
             ]),
-            policy: VerificationPolicy(timeout: 30))
+            policy: VerificationPolicy(timeout: .seconds(30)))
         // Two boxes' scans concatenated: the second's elapsed times start at 0 again, so one
         // clock for both would move back 20 s and put "till" before the pass began.
         let first = VerificationScript.train(door, from: 0, every: 0.1, count: 200, receiver: "store-a:hci0")
@@ -118,7 +118,7 @@ struct VerificationReceiversTests {
     func replayWallClockIsShared() async throws {
         let verifier = BeaconVerifier(
             plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]),
-            policy: VerificationPolicy(requiredSightings: 6, timeout: 30))
+            policy: VerificationPolicy(requiredSightings: 6, timeout: .seconds(30)))
         let start = 1_790_000_000.0
         let sightings = merged(
             VerificationScript.train(door, from: start, count: 3, receiver: "store-a:hci0", clock: .unix),
@@ -131,7 +131,7 @@ struct VerificationReceiversTests {
 
     @Test("receivers per identity are bounded; further receptions are counted")
     func receiversAreBounded() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(60)))
         let count = ReceiverTally.maximumReceivers + 5
         feed.play((0..<count).map {
             VerificationScript.sighting(door, at: Double($0) * 0.01, receiver: "box-\($0)")

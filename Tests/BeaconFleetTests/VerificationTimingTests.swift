@@ -11,7 +11,7 @@ struct VerificationTimingTests {
     @Test("the pass ends as soon as every beacon is decided, not at the timeout")
     func earlyStop() throws {
         let beacons = (1...3).map { VerificationScript.beacon("b\($0)", minor: UInt16($0)) }
-        var feed = VerificationFeed(try VerificationScript.plan(beacons), policy: VerificationPolicy(timeout: 30))
+        var feed = VerificationFeed(try VerificationScript.plan(beacons), policy: VerificationPolicy(timeout: .seconds(30)))
         for (offset, beacon) in beacons.enumerated() {
             feed.play(VerificationScript.train(beacon.identity, address: "C0:00:00:00:00:0\(offset + 1)", from: Double(offset) * 0.7, count: 4))
         }
@@ -51,7 +51,7 @@ struct VerificationTimingTests {
             VerificationScript.beacon("slow-asked", minor: 1, intervalMilliseconds: 1000),
             VerificationScript.beacon("fast-asked", minor: 2),
         ])
-        var feed = VerificationFeed(plan, policy: VerificationPolicy(timeout: 30))
+        var feed = VerificationFeed(plan, policy: VerificationPolicy(timeout: .seconds(30)))
         // The 1 s beacon reaches K at 2.0 s (window 3 s, closes at 5.0 s); the 100 ms one
         // reaches K at 2.3 s (window 0.3 s, closes at 2.6 s).
         feed.play(
@@ -93,7 +93,7 @@ struct VerificationTimingTests {
 
     @Test("slow: far longer gaps decide before the timeout")
     func slowDecidedEarly() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(60)))
         // The advertiser ignored the 100 ms asked and uses 1.28 s (as some stacks do): each
         // gap would need 11 lost packets in a row from a healthy beacon, two gaps 22 ≥ 14.
         feed.play(VerificationScript.train(door, every: 1.28, count: 3))
@@ -114,7 +114,7 @@ struct VerificationTimingTests {
 
     @Test("slow: gaps of two intervals need 14 of them before the timeout")
     func slowNearTheThreshold() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(60)))
         feed.play(VerificationScript.train(door, every: 0.2, count: 14))
         feed.advance(to: 4)
         #expect(feed.decided.isEmpty, "13 gaps of 200 ms: 13 lost packets would explain them")
@@ -132,7 +132,7 @@ struct VerificationTimingTests {
 
     @Test("slow: at the timeout, the gaps there are decide")
     func slowAtTimeout() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 1.5))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(1.5)))
         // Four gaps of 300 ms: 8 lost packets would explain them, short of the 14 for an early call.
         feed.play(VerificationScript.train(door, every: 0.3, count: 5))
         feed.advance(to: 1.49)
@@ -144,7 +144,7 @@ struct VerificationTimingTests {
 
     @Test("one advertising event heard on two channels is one event, not a short gap")
     func sameEventReceptions() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(60)))
         // A 1 s beacon whose every event is heard on channel 37 and again 0.6 ms later on 38.
         let receptions = (0..<4).flatMap { event in
             [VerificationScript.sighting(door, at: Double(event)), VerificationScript.sighting(door, at: Double(event) + 0.0006)]
@@ -165,7 +165,7 @@ struct VerificationTimingTests {
         var decisionTimes: [PassTime] = []
         for seed in UInt64(0)..<200 {
             var generator = SplitMix64(seed: seed)
-            var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 10))
+            var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(10)))
             // Events every 100 ms plus advDelay (0–10 ms); each heard with probability 1/2.
             var time = 0.0
             var receptions: [Sighting] = []
@@ -186,7 +186,7 @@ struct VerificationTimingTests {
     @Test("a 250 ms beacon configured at 100 ms is slow even through 50 % loss")
     func slowThroughLoss() throws {
         var generator = SplitMix64(seed: 7)
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 30))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(30)))
         var time = 0.0
         var receptions: [Sighting] = []
         while time < 30 {
@@ -202,7 +202,7 @@ struct VerificationTimingTests {
 
     @Test("a settle window closes at its exact nanosecond, not a rounding before or after")
     func settleWindowClosesExactly() throws {
-        var engine = VerificationEngine(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var engine = VerificationEngine(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(60)))
         for time in [0.064, 0.164, 0.264] {
             _ = engine.observe(VerificationScript.sighting(door, at: time), at: .seconds(time))
         }
@@ -219,7 +219,7 @@ struct VerificationTimingTests {
 
     @Test("a reception one same-event window after the last is a new event, measured exactly")
     func sameEventWindowComparesExactly() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(60)))
         // 0.011 − 0.001 in seconds is 0.01 and a hair less; on the receiver's clock it is 10 ms.
         feed.play([VerificationScript.sighting(door, at: 0.001), VerificationScript.sighting(door, at: 0.011)])
         let result = feed.engine.conclude(at: .seconds(2), reason: .inputEnded).result

@@ -29,7 +29,7 @@ struct VerificationVerdictTests {
 
     @Test("missing: never before the timeout")
     func missing() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 5))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(5)))
         feed.advance(to: 4.999)
         #expect(feed.decided.isEmpty)
         #expect(feed.result == nil)
@@ -46,7 +46,7 @@ struct VerificationVerdictTests {
 
     @Test("weak: heard fewer than K times, nothing wrong")
     func weak() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 5))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(5)))
         feed.play(VerificationScript.train(door, count: 2))
         feed.advance(to: 4.9)
         #expect(feed.decided.isEmpty, "two receptions never decide before the timeout")
@@ -221,7 +221,7 @@ struct VerificationVerdictTests {
 
     @Test("unexpected identities are tracked up to a bound, then their receptions counted")
     func unexpectedBound() throws {
-        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 1))
+        var feed = VerificationFeed(try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(1)))
         let limit = VerificationEngine.maximumTrackedUnexpected
         feed.play((0..<(limit + 10)).map { VerificationScript.sighting(VerificationScript.identity(minor: 1000 + UInt16($0)), at: 0.5) })
         feed.play([VerificationScript.sighting(VerificationScript.identity(minor: 1000 + UInt16(limit)), at: 0.6)])

@@ -35,7 +35,7 @@ struct VerifierRunTests {
     func replayInputEnds() async throws {
         let verifier = BeaconVerifier(
             plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2)]),
-            policy: VerificationPolicy(timeout: .infinity))
+            policy: VerificationPolicy(timeout: nil))
         let updates = Mutex<[VerificationEvent]>([])
         let result = try await verifier.run(stream(VerificationScript.train(door, count: 20)), timing: .replay) { _, events in
             updates.withLock { $0 += events }
@@ -56,7 +56,7 @@ struct VerifierRunTests {
 
     @Test("live: decided once the settle window passes on the pass's clock, then stops")
     func liveEarlyStop() async throws {
-        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 20))
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(20)))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         // The stream stays open: only the decision may end the pass.
         for sighting in VerificationScript.train(door, count: 3) { continuation.yield(sighting) }
@@ -75,7 +75,7 @@ struct VerifierRunTests {
 
     @Test("live: each sighting is stamped once, by its receiver; the pass ties the receiver to its clock at the first")
     func liveKeepsTheReceiversTimes() async throws {
-        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 20))
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(20)))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         // A receiver whose scan started 50 s before the pass: three receptions 0.1 s apart,
         // delivered together. Their gaps are the receiver's, not the moments they arrived.
@@ -94,7 +94,7 @@ struct VerifierRunTests {
 
     @Test("live: the timeout comes on a silent air")
     func liveTimeout() async throws {
-        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 0.3))
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(0.3)))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         defer { continuation.finish() }
         let clock = TestClock()
@@ -110,7 +110,7 @@ struct VerifierRunTests {
     func liveCancelled() async throws {
         let verifier = BeaconVerifier(
             plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1), VerificationScript.beacon("till", minor: 2)]),
-            policy: VerificationPolicy(timeout: 60))
+            policy: VerificationPolicy(timeout: .seconds(60)))
         let (sightings, continuation) = AsyncThrowingStream<Sighting, any Error>.makeStream()
         for sighting in VerificationScript.train(door, count: 2) { continuation.yield(sighting) }
         let (heard, hearing) = AsyncStream<Int>.makeStream()
@@ -132,7 +132,7 @@ struct VerifierRunTests {
 
     @Test("live: a failing source (a controller gone) ends the pass with its error")
     func liveError() async throws {
-        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 60))
+        let verifier = BeaconVerifier(plan: try VerificationScript.plan([VerificationScript.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(60)))
         await #expect(throws: SourceFailed.self) {
             _ = try await verifier.run(stream([], failing: true), timing: .live, clock: TestClock())
         }

@@ -149,7 +149,7 @@ struct VerifyRootCanalTests {
         let plan = try VerificationPlan(
             expected: correct, fleetUUIDs: Set(fleet.beacons.map(\.identity.uuid)), scope: "32 correct beacons")
         // The timeout is a safety net: the pass must end before it, by deciding everything.
-        let verifier = BeaconVerifier(plan: plan, policy: VerificationPolicy(timeout: 45))
+        let verifier = BeaconVerifier(plan: plan, policy: VerificationPolicy(timeout: .seconds(45)))
         let (result, wallClock) = try await listening(on: spec) { session in
             let started = ContinuousClock.now
             let result = try await verifier.run(session.sightings, timing: .live)
@@ -169,7 +169,7 @@ struct VerifyRootCanalTests {
     /// the timeout. 8 s of listening to beacons that advertise every 100 ms leaves room for
     /// a loaded machine to deliver each of them several times.
     private func checkVerdicts(fleet: Fleet, spec: HCITransportSpec) async throws {
-        let verifier = BeaconVerifier(plan: try VerificationPlan(fleet: fleet), policy: VerificationPolicy(timeout: 8))
+        let verifier = BeaconVerifier(plan: try VerificationPlan(fleet: fleet), policy: VerificationPolicy(timeout: .seconds(8)))
         let result = try await listening(on: spec) { session in
             try await verifier.run(session.sightings, timing: .live)
         }

@@ -48,7 +48,9 @@ struct ProvisionCommand: AsyncParsableCommand {
     var family: AdvertiseFamilyOption = .auto
 
     @Option(help: ArgumentHelp("Seconds to listen before beacons not yet decided are judged.", valueName: "seconds"))
-    var timeout: Double = OneShotVerification.liveTimeout
+    var timeout: Double = OneShotVerification.liveTimeout.instantSeconds
+    /// `--timeout` once `validate` accepted it (`nil`: `inf`, to the end).
+    var listeningTime: Duration? { SecondsFlag.duration(timeout) }
 
     @Option(
         name: .customLong("required-sightings"),
@@ -91,7 +93,7 @@ struct ProvisionCommand: AsyncParsableCommand {
         let capture = try controller.openCapture()
         defer { capture?.close() }
 
-        let policy = VerificationPolicy(requiredSightings: requiredSightings, timeout: timeout)
+        let policy = VerificationPolicy(requiredSightings: requiredSightings, timeout: listeningTime)
         let provisioner = BeaconProvisioner(
             configuration: ProvisionConfiguration(
                 fleet: loaded.fleet, host: hostName, advertisingController: advertising, listeningController: listeningSpec,
@@ -99,7 +101,7 @@ struct ProvisionCommand: AsyncParsableCommand {
             logger: globals.makeLogger(), platform: controller.platform, capture: capture)
         let printer = ProvisionEventPrinter(
             console: console, reports: reports, style: globals.style(), errorStyle: globals.style(forStandardError: true),
-            timeout: timeout, once: once)
+            timeout: listeningTime, once: once)
 
         let (outcome, _) = await TerminationSignals.cancellingOnSignal(onSignal: { signal in
             printer.noteSignal(TerminationSignals.name(of: signal))

@@ -11,7 +11,7 @@ extension ProvisionCommand {
         let log = try hardware.logFile.map { path throws(CommandFailure) in try ProvisioningWriteLog(path: path) }
         defer { log?.close() }
         let request = try hardware.request(
-            fleet: fleet, passwords: passwords, policy: VerificationPolicy(requiredSightings: requiredSightings, timeout: timeout))
+            fleet: fleet, passwords: passwords, policy: VerificationPolicy(requiredSightings: requiredSightings, timeout: listeningTime))
 
         let spec = try controller.transportSpec(environment: console.environment)
         let capture = try controller.openCapture()

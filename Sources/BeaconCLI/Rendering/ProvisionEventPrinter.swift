@@ -13,7 +13,7 @@ final class ProvisionEventPrinter: Sendable {
     private let progress: VerifyProgressLine
     private let failure = Mutex<CommandFailure?>(nil)
 
-    init(console: Console, reports: VerifyReportOptions, style: Style, errorStyle: Style, timeout: Double, once: Bool) {
+    init(console: Console, reports: VerifyReportOptions, style: Style, errorStyle: Style, timeout: Duration?, once: Bool) {
         self.console = console
         self.reports = reports
         self.style = style

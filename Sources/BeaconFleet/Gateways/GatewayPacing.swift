@@ -7,8 +7,9 @@ import BeaconCore
 /// (docs/gateways.md, "How long to listen").
 public enum GatewayPacing {
     /// The warning for a one-shot pass over `gateways` with `timeout` seconds, if it is short.
-    public static func timeoutWarning(gateways: [GatewayKind], requiredSightings: Int, timeout: Double) -> String? {
-        guard let (gateway, period) = slowest(gateways) else { return nil }
+    public static func timeoutWarning(gateways: [GatewayKind], requiredSightings: Int, timeout: Duration?) -> String? {
+        // No timeout (to the end of the input): the reports have all the time they need.
+        guard let (gateway, period) = slowest(gateways), let timeout = timeout?.instantSeconds else { return nil }
         // The first report may come up to one period after the start, then one per period.
         let needed = Double(max(1, requiredSightings)) * period
         guard timeout < needed else { return nil }

@@ -7,19 +7,19 @@ enum FirstWithin<Value: Sendable>: Sendable {
     case stopped
 }
 
-/// Runs `operation` until it gives a value, `seconds` of `clock` pass (never, when `nil`), or
+/// Runs `operation` until it gives a value, `limit` of `clock` passes (never, when `nil`), or
 /// the user stops it (`stops`), whichever comes first; the others are cancelled. `operation`
 /// returns `nil` when it has nothing to give (cancelled, or its input ended).
 func firstWithin<Value: Sendable>(
-    _ seconds: Double?, of clock: any Clock<Duration>, stops: any StopRequests,
+    _ limit: Duration?, of clock: any Clock<Duration>, stops: any StopRequests,
     _ operation: @escaping @Sendable () async -> Value?
 ) async -> FirstWithin<Value> {
     let (outcome, stop) = await stops.stoppable { () -> FirstWithin<Value> in
         await withTaskGroup(of: FirstWithin<Value>?.self) { group in
             group.addTask { await operation().map { .value($0) } }
-            if let seconds, let wait = Duration(checkedSeconds: seconds) {
+            if let limit {
                 group.addTask {
-                    try? await clock.sleep(for: wait)
+                    try? await clock.sleep(for: limit)
                     return Task.isCancelled ? nil : .deadline
                 }
             }

@@ -17,16 +17,16 @@ extension SightingRecording {
     public enum Opening: Sendable {
         case opened(SightingRecording)
         case failed(SightingStreamError)
-        /// Nothing arrived within these seconds (a pipe that never said what it carries).
-        case deadline(Double)
+        /// Nothing arrived within this long (a pipe that never said what it carries).
+        case deadline(Duration)
         /// The user stopped it first.
         case stopped
     }
 
     /// Opens `path` (which waits for its first bytes, to tell what it carries), giving up
-    /// after `deadline` seconds of `clock` when given, or when the user stops it (`stops`).
+    /// after `deadline` of `clock` when given, or when the user stops it (`stops`).
     public static func open(
-        path: String, within deadline: Double?, stops: any StopRequests, clock: any Clock<Duration> = ContinuousClock()
+        path: String, within deadline: Duration?, stops: any StopRequests, clock: any Clock<Duration> = ContinuousClock()
     ) async -> Opening {
         let outcome = await firstWithin(deadline, of: clock, stops: stops) { () -> Opening? in
             do throws(SightingStreamError) {
@@ -37,7 +37,7 @@ extension SightingRecording {
         }
         switch outcome {
         case .value(let opening): return opening
-        case .deadline: return .deadline(deadline ?? 0)
+        case .deadline: return .deadline(deadline ?? .zero)
         case .stopped: return .stopped
         }
     }

@@ -110,7 +110,7 @@ struct VerificationReduction: PassReducer {
         self.reportsEverySighting = reportsEverySighting
         self.listening = listening
         self.engine.inputBlind = listening.isBlind
-        blindLimit = Duration(checkedSeconds: engine.policy.timeout, within: PassTime.acceptedSeconds)
+        blindLimit = engine.policy.timeout
     }
 
     /// `time` on the engine's clock.

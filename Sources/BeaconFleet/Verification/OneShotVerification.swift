@@ -6,14 +6,15 @@ import Logging
 /// machine's scan — with the policy each calls for, its progress told to the front end, and a
 /// stop by the user ending the pass with the verdicts reached so far.
 public struct OneShotVerification: Sendable {
-    /// Seconds a live input is listened to when no timeout is given.
-    public static let liveTimeout = 10.0
+    /// How long a live input is listened to when no timeout is given.
+    public static let liveTimeout = Duration.seconds(10)
 
     public let plan: VerificationPlan
     /// Receptions of a beacon needed before it is judged; `nil`: the policy's default.
     public let requiredSightings: Int?
-    /// Seconds before the beacons not yet decided are judged; `nil`: `liveTimeout` live, all
-    /// of a recorded file.
+    /// Seconds before the beacons not yet decided are judged, as the user gave them
+    /// (`--timeout`; `.infinity`: to the end of the input); `nil`: `liveTimeout` live, all of
+    /// a recorded file. Read into a `Duration` by `policy(live:)`.
     public let timeout: Double?
     /// How the user stops a pass (SIGINT/SIGTERM on the command line).
     public let stops: any StopRequests
@@ -35,10 +36,10 @@ public struct OneShotVerification: Sendable {
         case broker(BrokerRefusal)
         /// The brokers did not all deliver within the timeout: nothing can be said of the
         /// beacons (`reason`: the last failure heard, when there was one).
-        case brokerNeverDelivered(seconds: Double, reason: String?)
+        case brokerNeverDelivered(within: Duration, reason: String?)
         /// A pipe (or standard input) gave no sighting (not even a whole first line or header) within the timeout: its silence says
         /// nothing of the beacons.
-        case nothingArrived(input: String, seconds: Double)
+        case nothingArrived(input: String, within: Duration)
 
         public var description: String {
             switch self {
@@ -46,12 +47,12 @@ public struct OneShotVerification: Sendable {
             case .input(let error): error.description
             case .source(let error): "\(error)"
             case .broker(let refusal): refusal.description
-            case .brokerNeverDelivered(let seconds, let reason):
-                "the broker input was not connected within \(VerdictWording.seconds(seconds))"
+            case .brokerNeverDelivered(let limit, let reason):
+                "the broker input was not connected within \(VerdictWording.seconds(limit))"
                     + (reason.map { " (last: \($0))" } ?? "")
                     + ": nothing can be said of the beacons; check that the broker is up and reachable, then run again"
-            case .nothingArrived(let input, let seconds):
-                "\(input): no sighting arrived within \(VerdictWording.seconds(seconds)): nothing can be said of the beacons; "
+            case .nothingArrived(let input, let limit):
+                "\(input): no sighting arrived within \(VerdictWording.seconds(limit)): nothing can be said of the beacons; "
                     + "check that what writes to it is running (a live `beaconctl scan --format jsonl`, `btmon -w -`), or give a longer --timeout"
             }
         }
@@ -73,9 +74,15 @@ public struct OneShotVerification: Sendable {
     /// The policy of a pass: a live one ends at the timeout (`liveTimeout` by default), a
     /// recorded file's at its end unless a timeout was given.
     public func policy(live: Bool) -> VerificationPolicy {
-        VerificationPolicy(
-            requiredSightings: requiredSightings ?? VerificationPolicy().requiredSightings,
-            timeout: timeout ?? (live ? Self.liveTimeout : .infinity))
+        VerificationPolicy(requiredSightings: requiredSightings ?? VerificationPolicy().requiredSightings, timeout: listening(live: live))
+    }
+
+    /// How long a pass listens: the timeout given (`.infinity`: to the end of the input; one
+    /// that cannot be read as a duration, none at all, which the policy refuses), else
+    /// `liveTimeout` live and to the end of a recorded file.
+    private func listening(live: Bool) -> Duration? {
+        guard let timeout else { return live ? Self.liveTimeout : nil }
+        return timeout == .infinity ? nil : Duration(checkedSeconds: timeout) ?? .zero
     }
 
     /// A broker's sightings, read like a pipe: live, for the timeout; the interval rule
@@ -97,7 +104,7 @@ public struct OneShotVerification: Sendable {
             result = try await pass(
                 broker.feed.sightings, timing: .live, policy: policy, telemetry: broker.feed.sightings.telemetry, health: broker.health)
             if let blindness = result.blindness, blindness.neverDelivered, result.endReason == .inputLost {
-                throw Failure.brokerNeverDelivered(seconds: policy.timeout, reason: blindness.lastReason)
+                throw Failure.brokerNeverDelivered(within: policy.timeout ?? .zero, reason: blindness.lastReason)
             }
         } catch {
             try await close(broker)
@@ -136,15 +143,15 @@ public struct OneShotVerification: Sendable {
     public func verify(recording path: String) async throws -> VerificationResult {
         let isFile = SightingRecording.isRegularFile(path)
         let opened: SightingRecording
-        switch await SightingRecording.open(path: path, within: isFile ? nil : timeout ?? Self.liveTimeout, stops: stops, clock: clock) {
+        switch await SightingRecording.open(path: path, within: isFile ? nil : listening(live: true), stops: stops, clock: clock) {
         case .opened(let input):
             opened = input
             opened.announceUndeclaredUnixTime { logger.warning("\($0)") }
         case .failed(let error):
             throw Failure.input(error)
-        case .deadline(let seconds):
+        case .deadline(let limit):
             // The pipe never said what it carries: blind, so no beacon is judged by its silence.
-            throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, seconds: seconds)
+            throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, within: limit)
         case .stopped:
             // Stopped before the pipe said anything: nothing was seen, so nothing is judged.
             return Self.unseen(plan: plan, policy: policy(live: true), reason: nil)
@@ -162,7 +169,7 @@ public struct OneShotVerification: Sendable {
             // that gave nothing: blind, not evidence (a capture of a live scan has records
             // even where no beacon is heard).
             if !isFile, result.endReason == .timeout, (capture.summary.values?.recordCount ?? 0) == 0 {
-                throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, seconds: policy.timeout)
+                throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, within: policy.timeout ?? .zero)
             }
             if let undecodable = opened.undecodableWarning { result.inputWarnings.append(undecodable) }
             return result
@@ -186,7 +193,8 @@ public struct OneShotVerification: Sendable {
         observer.passStarted(policy: policy)
         let (outcome, _) = await stops.stoppable { () -> Result<VerificationResult, any Error> in
             if case .live = timing {
-                logger.info("listening until every beacon is decided or \(VerdictWording.seconds(policy.timeout)) have passed; Ctrl-C ends the pass with what was heard")
+                let until = policy.timeout.map { "\(VerdictWording.seconds($0)) have passed" } ?? "the input ends"
+                logger.info("listening until every beacon is decided or \(until); Ctrl-C ends the pass with what was heard")
             }
             do {
                 return .success(try await verifier.run(

@@ -63,7 +63,7 @@ public struct VerificationEngine: Sendable {
     public init(plan: VerificationPlan, policy: VerificationPolicy) {
         self.plan = plan
         self.policy = policy
-        deadline = PassTime(checkedSeconds: policy.timeout)
+        deadline = policy.timeout.map { .origin + $0 }
         logs = plan.expected.map { ObservationLog(identity: $0.identity) }
         verdicts = plan.expected.map {
             BeaconVerdict(

@@ -1,7 +1,7 @@
 import BeaconCore
 
-/// The rules that turn sightings into verdicts. Spans are `Duration`s; the timeout, the
-/// user's setting, is in seconds (`.infinity`: until the input ends).
+/// The rules that turn sightings into verdicts. Spans are `Duration`s (the timeout's `nil`:
+/// until the input ends).
 ///
 /// The reasoning behind each default is written up in docs/verify.md; in short:
 /// - a beacon is judged only after `requiredSightings` receptions, so one stray packet
@@ -16,9 +16,9 @@ public struct VerificationPolicy: Hashable, Sendable {
     /// Receptions of a beacon needed before it can be judged (K).
     public var requiredSightings: Int
     /// How long to listen, from the start, before beacons still undecided are judged on
-    /// what was heard; a beacon never heard by then is missing. `.infinity` waits for the
-    /// end of the input.
-    public var timeout: Double
+    /// what was heard; a beacon never heard by then is missing. `nil` waits for the end of
+    /// the input.
+    public var timeout: Duration?
     /// The settle window after the K-th reception, in the beacon's advertising intervals.
     public var settleIntervals: Double
     /// The shortest settle window, whatever the interval.
@@ -53,7 +53,7 @@ public struct VerificationPolicy: Hashable, Sendable {
     public static let maximumAdvertisingDelay = Duration.milliseconds(10)
 
     public init(
-        requiredSightings: Int = 3, timeout: Double = 10, settleIntervals: Double = 3,
+        requiredSightings: Int = 3, timeout: Duration? = .seconds(10), settleIntervals: Double = 3,
         minimumSettle: Duration = .milliseconds(300), slowFactor: Double = 1.5, slowEvidenceLosses: Int = 14,
         sameEventWindow: Duration = .milliseconds(10), plausibleMeasuredPower: ClosedRange<Int> = MeasuredPower.plausibleRange
     ) {
@@ -100,8 +100,7 @@ public struct VerificationPolicy: Hashable, Sendable {
     /// What is wrong with these settings, in a sentence naming the value; `nil` when usable.
     public var problem: String? {
         if requiredSightings < 1 { return "required sightings must be at least 1; got \(requiredSightings)" }
-        // An infinite timeout is allowed: a replayed capture is then read to its end.
-        if !(timeout > 0) { return "the timeout must be a positive number of seconds; got \(timeout)" }
+        if let timeout, timeout <= .zero { return "the timeout must be a positive number of seconds; got \(timeout.instantSeconds)" }
         if !(settleIntervals >= 0) || minimumSettle < .zero || !settleIntervals.isFinite {
             return "the settle window must be zero or more; got \(settleIntervals) intervals, at least \(minimumSettle.instantSeconds) s"
         }

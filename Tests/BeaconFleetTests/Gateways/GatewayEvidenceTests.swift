@@ -66,7 +66,7 @@ struct GatewayEvidenceTests {
     @Test("ESPresense's one report per 5 s: decided ok once settled, with no interval figure; the same gaps from a controller are slow")
     func throttledReportsAreNotSlow() throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
-        let policy = VerificationPolicy(timeout: 60)
+        let policy = VerificationPolicy(timeout: .seconds(60))
         var feed = VerificationFeed(plan, policy: policy)
         feed.play(Self.reports(every: 5, count: 3, evidence: [.measuredPower]))
         feed.advance(to: 11)
@@ -92,7 +92,7 @@ struct GatewayEvidenceTests {
     @Test("a throttling gateway beside a controller: the controller's gaps decide the interval, fast or slow")
     func controllerBesideGateway() throws {
         let plan = try Script.plan([Script.beacon("door", minor: 1)])
-        var fast = VerificationFeed(plan, policy: VerificationPolicy(timeout: 60))
+        var fast = VerificationFeed(plan, policy: VerificationPolicy(timeout: .seconds(60)))
         fast.play(Self.reports(every: 5, count: 3, evidence: [.measuredPower]) + Self.reports(every: 0.1, count: 2, from: 0.05, receiver: "hci0", evidence: .complete))
         fast.advance(to: 11)
         let verdict = try #require(fast.verdict("door"))
@@ -100,7 +100,7 @@ struct GatewayEvidenceTests {
         #expect(verdict.observation.addresses.first?.eventsByReceiver.map(\.receiver) == ["hci0"])
         #expect(verdict.observation.addresses.first?.shortestGap == .milliseconds(100))
 
-        var slow = VerificationFeed(plan, policy: VerificationPolicy(timeout: 60))
+        var slow = VerificationFeed(plan, policy: VerificationPolicy(timeout: .seconds(60)))
         slow.play(Self.reports(every: 5, count: 3, evidence: [.measuredPower]) + Self.reports(every: 2, count: 3, from: 0.05, receiver: "hci0", evidence: .complete))
         slow.advance(to: 60)
         #expect(slow.verdict("door")?.status == .slow, "\(String(describing: slow.verdict("door")))")
@@ -108,7 +108,7 @@ struct GatewayEvidenceTests {
 
     @Test("room-assistant's placeholder measured power is never judged: ok, the beacon's power unknown")
     func placeholderPowerIsNotJudged() throws {
-        var feed = VerificationFeed(try Script.plan([Script.beacon("door", minor: 1, power: .calibrated(-59))]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try Script.plan([Script.beacon("door", minor: 1, power: .calibrated(-59))]), policy: VerificationPolicy(timeout: .seconds(60)))
         feed.play(Self.reports(
             power: MQTTRoomGatewayDecoder.unknownMeasuredPower, every: 2, count: 3, receiver: "hallway (room-assistant)", evidence: []))
         feed.advance(to: 5)
@@ -122,7 +122,7 @@ struct GatewayEvidenceTests {
 
     @Test("a wrong power heard by a gateway that carries it is still wrong-power beside room-assistant's placeholder")
     func wrongPowerBesidePlaceholder() throws {
-        var feed = VerificationFeed(try Script.plan([Script.beacon("door", minor: 1, power: .calibrated(-59))]), policy: VerificationPolicy(timeout: 60))
+        var feed = VerificationFeed(try Script.plan([Script.beacon("door", minor: 1, power: .calibrated(-59))]), policy: VerificationPolicy(timeout: .seconds(60)))
         feed.play(
             Self.reports(power: MQTTRoomGatewayDecoder.unknownMeasuredPower, every: 2, count: 3, receiver: "hallway (room-assistant)", evidence: [])
                 + Self.reports(power: -65, every: 5, count: 1, from: 0.5, evidence: [.measuredPower]))
@@ -134,7 +134,7 @@ struct GatewayEvidenceTests {
 
     @Test("weak from gateways alone says to listen longer, not to move the scanner")
     func weakThroughGateways() throws {
-        var feed = VerificationFeed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: 8))
+        var feed = VerificationFeed(try Script.plan([Script.beacon("door", minor: 1)]), policy: VerificationPolicy(timeout: .seconds(8)))
         feed.play(Self.reports(every: 5, count: 2, evidence: [.measuredPower]))
         feed.advance(to: 8)
         let verdict = try #require(feed.verdict("door"))
@@ -168,12 +168,12 @@ struct GatewayEvidenceTests {
 
     @Test("a timeout or a silence too short for a throttling gateway's reports is warned of, naming the slowest gateway and what to give")
     func pacing() {
-        #expect(GatewayPacing.timeoutWarning(gateways: [.espresense], requiredSightings: 3, timeout: 10)
+        #expect(GatewayPacing.timeoutWarning(gateways: [.espresense], requiredSightings: 3, timeout: .seconds(10))
             == "espresense reports a beacon at most once every 5 s per receiver: 3 reports (the required sightings) can take 15 s, longer than --timeout 10 s, so a beacon heard by one receiver may come out weak; give --timeout 15 or more")
-        #expect(GatewayPacing.timeoutWarning(gateways: [.espresense], requiredSightings: 3, timeout: 15) == nil)
-        #expect(GatewayPacing.timeoutWarning(gateways: [.espresense, .theengs], requiredSightings: 3, timeout: 25)?.hasPrefix("theengs reports") == true)
-        #expect(GatewayPacing.timeoutWarning(gateways: [.beaconctl, .roomAssistant, .monitor], requiredSightings: 3, timeout: 1) == nil)
-        #expect(GatewayPacing.timeoutWarning(gateways: [.openMQTTGateway], requiredSightings: 3, timeout: .infinity) == nil)
+        #expect(GatewayPacing.timeoutWarning(gateways: [.espresense], requiredSightings: 3, timeout: .seconds(15)) == nil)
+        #expect(GatewayPacing.timeoutWarning(gateways: [.espresense, .theengs], requiredSightings: 3, timeout: .seconds(25))?.hasPrefix("theengs reports") == true)
+        #expect(GatewayPacing.timeoutWarning(gateways: [.beaconctl, .roomAssistant, .monitor], requiredSightings: 3, timeout: .seconds(1)) == nil)
+        #expect(GatewayPacing.timeoutWarning(gateways: [.openMQTTGateway], requiredSightings: 3, timeout: nil) == nil)
         #expect(GatewayPacing.silenceWarning(gateways: [.beaconctl, .openMQTTGateway], silence: 30)
             == "openmqttgateway reports a beacon at most once every 55.5 s per receiver: --silence 30 s is shorter than two of its reports, so a beacon may come out missing between reports; give --silence 111 or more")
         #expect(GatewayPacing.silenceWarning(gateways: [.espresense], silence: 30) == nil)

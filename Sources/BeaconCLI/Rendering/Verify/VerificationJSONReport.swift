@@ -146,7 +146,7 @@ package final class VerificationJSONReport: StreamedVerificationReport {
         json.member("settle_intervals", policy.settleIntervals)
         json.member("slow_evidence_losses", policy.slowEvidenceLosses)
         json.member("slow_factor", policy.slowFactor)
-        json.member("timeout_s", finite(policy.timeout))
+        json.member("timeout_s", policy.timeout.flatMap { finite($0.instantSeconds) })
         json.endObject()
     }
 

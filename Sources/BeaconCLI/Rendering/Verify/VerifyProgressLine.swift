@@ -14,11 +14,12 @@ final class VerifyProgressLine: Sendable {
 
     private let console: Console
     private let enabled: Bool
-    private let timeout: Double
+    /// `nil`: the pass runs to the end of its input.
+    private let timeout: Duration?
     private let state = Mutex(State())
     private static let redrawInterval: Duration = .milliseconds(100)
 
-    init(console: Console, timeout: Double, enabled: Bool? = nil) {
+    init(console: Console, timeout: Duration?, enabled: Bool? = nil) {
         self.console = console
         self.timeout = timeout
         self.enabled = enabled ?? console.standardErrorIsTerminal
@@ -37,7 +38,7 @@ final class VerifyProgressLine: Sendable {
         var text = "verify: \(progress.decided)/\(progress.expected) decided · " + NumberText.count(progress.sightings, "sighting")
         if progress.unexpected > 0 { text += " · \(progress.unexpected) unexpected" }
         text += " · " + VerdictWording.seconds(progress.elapsed)
-        if timeout.isFinite { text += " of " + VerdictWording.seconds(timeout) }
+        if let timeout { text += " of " + VerdictWording.seconds(timeout) }
         // Carriage return and erase-line: the line is redrawn in place.
         console.writeToError("\r\u{1B}[K" + text)
     }

@@ -31,7 +31,7 @@ public struct HardwareProvisioningRequest: Sendable {
         fleet: Fleet, venueID: String? = nil, beaconIDs: [String] = [], profile: HardwareProfileChoice = .auto,
         password: BeaconPassword, newPassword: BeaconPassword? = nil, assignNearest: Bool = false, dryRun: Bool = false,
         force: Bool = false, discoveryWindow: Duration = .seconds(5), connectTimeout: Duration = .seconds(10),
-        policy: VerificationPolicy = VerificationPolicy(requiredSightings: 3, timeout: 15)
+        policy: VerificationPolicy = VerificationPolicy(requiredSightings: 3, timeout: .seconds(15))
     ) {
         self.fleet = fleet
         self.venueID = venueID
