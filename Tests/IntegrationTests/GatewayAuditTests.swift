@@ -141,6 +141,20 @@ struct GatewayAuditTests {
         Issue.record("\(clientIDPrefix) never subscribed \(count) times; broker log:\n\(broker.logTail())")
     }
 
+    /// Waits until the broker's log shows each of `clients` publishing more than its status:
+    /// its first report arrived.
+    static func waitForPublishing(_ broker: MosquittoBroker, clients: [String]) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let log = (try? String(contentsOf: broker.logFile, encoding: .utf8)) ?? ""
+            let publishes = log.split(separator: "\n").filter { $0.contains("Received PUBLISH from ") }
+            if clients.allSatisfy({ client in publishes.count { $0.contains("Received PUBLISH from \(client) ") } >= 2 }) { return }
+            // Polling the broker's log file: it says nothing when it grows.
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("\(clients) never all published twice; broker log:\n\(broker.logTail())")
+    }
+
     static func folderWithManifest() throws -> (folder: URL, manifest: URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-audit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -160,11 +174,14 @@ struct GatewayAuditTests {
             // 30 s: what beaconctl asks for 3 reports of a Theengs Gateway (a scan cycle of
             // 10 s each); `bag`'s third report comes 10 s after its first, with room to spare
             // on a busy machine; `spare` is judged missing at the timeout.
+            // The boards publish first, and the pass starts once the broker has their reports:
+            // its 30 s then never depend on how soon this busy test process gets to them.
+            let publishers = try Self.publishers(port: broker.port)
+            try await Self.waitForPublishing(broker, clients: ["espresense-living_room", "espresense-kitchen", "theengs-gateway"])
             let verify = try BeaconctlProcess(
                 ["verify", manifest.path] + Self.inputs(broker) + ["--timeout", "30", "--format", "json"],
                 environment: ["BEACONCTL_MQTT_CLIENT_ID_PREFIX": clientID])
             try await Self.waitForSubscriptions(broker, clientIDPrefix: clientID, count: 2)
-            let publishers = try Self.publishers(port: broker.port)
             let status = await verify.waitForExit()
             await Self.stop(publishers)
             #expect(status == 1, "verify: \(verify.standardError)")
