@@ -27,7 +27,7 @@ package final class VerificationMarkdownReport: StreamedVerificationReport {
         for warning in context.warnings { sink.write("**Warning:** " + Self.cell(warning) + "\n\n") }
         // A Receivers column only when there is more than one receiver to tell apart.
         // A Battery column only when some beacon's battery is reported.
-        let battery = result.hasBatteryReports
+        let battery = context.showsBattery
         sink.write("| Venue | Beacon | Identity | Verdict | Heard |" + (context.showsReceivers ? " Receivers |" : "")
             + (battery ? " Battery |" : "") + " Details |\n")
         sink.write("|---|---|---|---|---:|" + (context.showsReceivers ? "---|" : "") + (battery ? "---|" : "") + "---|\n")
@@ -42,7 +42,7 @@ package final class VerificationMarkdownReport: StreamedVerificationReport {
     }
 
     private static func battery(_ verdict: BeaconVerdict, _ context: VerificationReportContext) -> [String] {
-        guard context.result.hasBatteryReports else { return [] }
+        guard context.showsBattery else { return [] }
         guard let battery = verdict.battery else { return ["—"] }
         let text = cell(battery.summary)
         return [battery.status.isFinding ? "**\(text)**" : text]
@@ -54,7 +54,7 @@ package final class VerificationMarkdownReport: StreamedVerificationReport {
             sink.write(Self.row([
                 Self.cell(unexpected.likelyVenue ?? "—"), "—", "`\(unexpected.identity)`", Self.status(.unexpected),
                 "\(unexpected.observation.sightings)",
-            ] + Self.receivers(unexpected.observation, context) + (result.hasBatteryReports ? ["—"] : [])
+            ] + Self.receivers(unexpected.observation, context) + (context.showsBattery ? ["—"] : [])
                 + [Self.cell(unexpected.explanation)]))
         }
         if result.untrackedUnexpectedSightings > 0 {

@@ -34,6 +34,9 @@ struct VerificationReportContext {
     let showsReceivers: Bool
     /// `result.warnings`, worked out once (JUnit repeats them in every suite).
     let warnings: [String]
+    /// Some beacon's battery is reported (`result.hasBatteryReports`, a walk over every
+    /// verdict): worked out once, not for each beacon's row.
+    let showsBattery: Bool
     private let positions: [String: Int]
 
     init(_ result: VerificationResult) {
@@ -66,6 +69,7 @@ struct VerificationReportContext {
         venueOrder = contiguous ? nil : members.flatMap { $0 }
         showsReceivers = result.heardBySeveralReceivers
         warnings = result.warnings
+        showsBattery = result.hasBatteryReports
     }
 
     /// The figures of `venueID`'s venue.
