@@ -61,4 +61,13 @@ struct OneShotVerificationTests {
             return failure.description.contains("line 1")
         }
     }
+
+    @Test("a pass stopped before its input said anything judges nothing: every beacon unmonitored, said so, the input's failure")
+    func stoppedUnseen() throws {
+        let result = OneShotVerification.unseen(plan: try Self.verification().plan, policy: VerificationPolicy())
+        #expect(result.endReason == .interrupted)
+        #expect(result.verdicts.map(\.status) == [.unmonitored, .unmonitored])
+        #expect(result.failedOnlyForBlindness)
+        #expect(result.warnings.contains { $0.contains("the input delivered nothing before the pass ended: 2 beacons could not be judged") })
+    }
 }

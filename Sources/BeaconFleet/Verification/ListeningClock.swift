@@ -12,6 +12,9 @@ struct ListeningClock: Sendable {
     private(set) var blindSince: PassTime?
     /// Blind time of the spells that ended.
     private var pastBlindness: Duration = .zero
+    /// Whether it was ever blind: a pass that never was (a scan, a file, a broker that stayed
+    /// up) reads every sighting's time as it is, with no arithmetic.
+    private var everBlind: Bool
     private(set) var everDelivered: Bool
     /// The last reason the input gave for not delivering.
     private(set) var lastReason: String?
@@ -20,6 +23,7 @@ struct ListeningClock: Sendable {
     /// does; otherwise it delivers from the start (a scan, a pipe, a file).
     init(startsBlind: Bool) {
         blindSince = startsBlind ? .origin : nil
+        everBlind = startsBlind
         everDelivered = !startsBlind
     }
 
@@ -30,6 +34,7 @@ struct ListeningClock: Sendable {
         switch change {
         case .lost(let reason):
             lastReason = reason
+            everBlind = true
             if blindSince == nil { blindSince = time }
         case .restored, .incomplete:
             // Delivering again (`incomplete`: delivering, with some messages lost on the way,
@@ -51,7 +56,7 @@ struct ListeningClock: Sendable {
     /// (A sighting placed before the latest spell ended reads a little early; the engine
     /// never moves back, so it counts at the latest time, as any late sighting does.)
     func listening(at time: PassTime) -> PassTime {
-        time - blindness(by: time)
+        everBlind ? time - blindness(by: time) : time
     }
 
     /// Whether the input has been blind for `limit` in all by `time`, and still is.

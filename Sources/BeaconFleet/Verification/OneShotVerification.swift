@@ -116,11 +116,11 @@ public struct OneShotVerification: Sendable {
 
     /// The result of a pass stopped before its input delivered anything: every beacon
     /// `unmonitored`, said to be so.
-    static func unseen(plan: VerificationPlan, policy: VerificationPolicy, reason: String?) -> VerificationResult {
+    static func unseen(plan: VerificationPlan, policy: VerificationPolicy) -> VerificationResult {
         var engine = VerificationEngine(plan: plan, policy: policy)
         engine.inputBlind = true
         var result = engine.conclude(at: .origin, reason: .interrupted).result
-        result.blindness = InputBlindness(seconds: 0, atEnd: true, neverDelivered: true, lastReason: reason)
+        result.blindness = InputBlindness(seconds: 0, atEnd: true, neverDelivered: true, lastReason: nil)
         return result
     }
 
@@ -154,7 +154,7 @@ public struct OneShotVerification: Sendable {
             throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, within: limit)
         case .stopped:
             // Stopped before the pipe said anything: nothing was seen, so nothing is judged.
-            return Self.unseen(plan: plan, policy: policy(live: true), reason: nil)
+            return Self.unseen(plan: plan, policy: policy(live: true))
         }
         let timing: VerificationTiming = isFile ? .replay : .live
         let policy = policy(live: !isFile)
@@ -167,9 +167,13 @@ public struct OneShotVerification: Sendable {
             var result = try await pass(capture, timing: timing, policy: policy, telemetry: opened.telemetry)
             // A pipe that gave a capture's header and then not one record is as silent as one
             // that gave nothing: blind, not evidence (a capture of a live scan has records
-            // even where no beacon is heard).
-            if !isFile, result.endReason == .timeout, (capture.summary.values?.recordCount ?? 0) == 0 {
-                throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, within: policy.timeout ?? .zero)
+            // even where no beacon is heard). Stopped so, nothing is judged either.
+            if !isFile, (capture.summary.values?.recordCount ?? 0) == 0 {
+                switch result.endReason {
+                case .timeout: throw Failure.nothingArrived(input: path == "-" ? "<stdin>" : path, within: policy.timeout ?? .zero)
+                case .interrupted: return Self.unseen(plan: plan, policy: policy)
+                case .allDecided, .inputEnded, .inputLost: break
+                }
             }
             if let undecodable = opened.undecodableWarning { result.inputWarnings.append(undecodable) }
             return result
